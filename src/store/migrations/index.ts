@@ -1,0 +1,11 @@
+import { core } from './001-core.js';
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+// Versions are reserved by area so parallel work never collides:
+// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations.
+export const migrations: Migration[] = [core].sort((a, b) => a.version - b.version);
