@@ -1,4 +1,5 @@
 import { core } from './001-core.js';
+import { idempotency } from './010-idempotency.js';
 
 export interface Migration {
   version: number;
@@ -8,4 +9,4 @@ export interface Migration {
 
 // Versions are reserved by area so parallel work never collides:
 // 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations.
-export const migrations: Migration[] = [core].sort((a, b) => a.version - b.version);
+export const migrations: Migration[] = [core, idempotency].sort((a, b) => a.version - b.version);

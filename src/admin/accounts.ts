@@ -1,0 +1,98 @@
+import { Hono } from 'hono';
+import {
+  createAccount,
+  getAccount,
+  updateAccount,
+  type Account,
+  type AccountPatch,
+} from '../domain/accounts.js';
+import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
+import type { Deps } from '../domain/deps.js';
+import { depositAddressOf, isTronAddress } from '../domain/deposit-address.js';
+import { formatPpm, parseRatePpm } from '../domain/money.js';
+import { OK } from '../api/views.js';
+import type { AppEnv } from '../http/context.js';
+import { illegal } from '../http/errors.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalAmount, optionalBoolean, optionalString, type Body } from '../http/validate.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+async function readAddress(body: Body): Promise<'auto' | null | string | undefined> {
+  const v = body.depositAddress;
+  if (v === undefined || v === null || v === 'auto') return v;
+  if (typeof v !== 'string' || !(await isTronAddress(v))) {
+    throw illegal('depositAddress must be "auto", null or a TRON base58 address');
+  }
+  return v;
+}
+
+function readRate(body: Body): number | undefined {
+  if (body.depositFeeRate === undefined) return undefined;
+  const ppm = parseRatePpm(body.depositFeeRate);
+  if (ppm === null) throw illegal('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
+  return ppm;
+}
+
+function accountView(deps: Deps, a: Account) {
+  return {
+    accountId: a.id,
+    name: a.name,
+    depositFeeRate: formatPpm(a.depositFeeRatePpm),
+    requireIdempotencyKey: a.requireIdempotencyKey,
+    depositAddress: a.depositAddress,
+    defaultBinId: a.defaultBinId,
+    createdAt: new Date(a.createdAtMs).toISOString(),
+    keys: listKeys(deps, a.id).map((k) => ({
+      keyId: k.keyId,
+      prefix: k.prefix,
+      createdAt: iso(k.createdAtMs),
+      revokedAt: iso(k.revokedAtMs),
+    })),
+  };
+}
+
+export function accountRoutes(deps: Deps) {
+  return new Hono<AppEnv>()
+    .post('/accounts', async (c) => {
+      const body = await readJsonObject(c);
+      const name = optionalString(body, 'name');
+      const depositFeeRatePpm = readRate(body) ?? deps.config.depositFeeRatePpm;
+      const requireIdempotencyKey = optionalBoolean(body, 'requireIdempotencyKey');
+      const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
+      const depositAddress = (await readAddress(body)) ?? 'auto';
+      const { account, key } = deps.db.transaction(() => {
+        const account = createAccount(deps, { name, depositFeeRatePpm, requireIdempotencyKey, depositAddress, balanceMicros });
+        return { account, key: issueKey(deps, account.id) };
+      })();
+      const address = await depositAddressOf(deps, account.id);
+      return c.json({ accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, depositAddress: address }, 201);
+    })
+    .get('/accounts/:id', async (c) => {
+      const account = getAccount(deps, c.req.param('id'));
+      await depositAddressOf(deps, account.id);
+      return c.json(accountView(deps, getAccount(deps, account.id)));
+    })
+    .patch('/accounts/:id', async (c) => {
+      const id = getAccount(deps, c.req.param('id')).id;
+      const body = await readJsonObject(c);
+      const patch: AccountPatch = {
+        name: optionalString(body, 'name'),
+        depositFeeRatePpm: readRate(body),
+        requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
+        depositAddress: await readAddress(body),
+      };
+      updateAccount(deps, id, patch);
+      await depositAddressOf(deps, id);
+      return c.json(accountView(deps, getAccount(deps, id)));
+    })
+    .post('/accounts/:id/keys', async (c) => {
+      const id = getAccount(deps, c.req.param('id')).id;
+      return c.json(issueKey(deps, id), 201);
+    })
+    .delete('/accounts/:id/keys/:keyId', (c) => {
+      const id = getAccount(deps, c.req.param('id')).id;
+      revokeKey(deps, id, c.req.param('keyId'));
+      return c.json({ ...OK });
+    });
+}

@@ -1,0 +1,75 @@
+import { Hono } from 'hono';
+import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
+import type { Deps } from '../domain/deps.js';
+import { formatMicros, formatPpm, parseDecimal, parseRatePpm } from '../domain/money.js';
+import { putBin } from '../domain/bins.js';
+import type { AppEnv } from '../http/context.js';
+import { illegal } from '../http/errors.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalBoolean, optionalInteger, optionalString, type Body } from '../http/validate.js';
+
+function section(body: Body, field: string): Body {
+  const v = body[field];
+  if (v === undefined) return {};
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw illegal(`${field} must be an object`);
+  return v as Body;
+}
+
+function rate(obj: Body, path: string, key: string): number | undefined {
+  if (obj[key] === undefined) return undefined;
+  const ppm = parseRatePpm(obj[key]);
+  if (ppm === null) throw illegal(`${path}.${key} must be a decimal rate in [0, 1)`);
+  return ppm;
+}
+
+function money(obj: Body, path: string, key: string): number | undefined {
+  const v = obj[key];
+  if (v === undefined) return undefined;
+  const micros = typeof v === 'string' ? parseDecimal(v) : null;
+  if (micros === null) throw illegal(`${path}.${key} must be a decimal string, e.g. "100"`);
+  return micros;
+}
+
+function binAdminView(bin: Bin) {
+  return {
+    id: bin.id,
+    title: bin.title,
+    bin: bin.bin,
+    cardNetwork: bin.cardNetwork,
+    fee: { fx: formatPpm(bin.fxRatePpm), card: formatMicros(bin.openFeeMicros), atm: formatPpm(bin.atmRatePpm) },
+    limit: { spendDaily: formatMicros(bin.spendDailyMicros), minimalDeposit: formatMicros(bin.minimalDepositMicros) },
+    enabled: bin.enabled,
+    inventory: bin.inventory,
+    provisioning: bin.provisioning,
+  };
+}
+
+/** PUT /bins/:binId creates or updates a BIN; fields left out keep their value (or the default BIN's). */
+export function binRoutes(deps: Deps) {
+  return new Hono<AppEnv>().put('/bins/:binId', async (c) => {
+    const id = c.req.param('binId');
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw illegal('binId must be 1-64 letters, digits, dots, dashes or underscores');
+    const body = await readJsonObject(c);
+    const fee = section(body, 'fee');
+    const limit = section(body, 'limit');
+    const base = findBin(deps.db, id) ?? { ...DEFAULT_BIN, id, title: id };
+    const digits = optionalString(body, 'bin', 8);
+    if (digits !== undefined && !/^\d{6,8}$/.test(digits)) throw illegal('bin must be 6 to 8 digits');
+    const next: Bin = {
+      ...base,
+      title: optionalString(body, 'title') ?? base.title,
+      bin: digits ?? base.bin,
+      cardNetwork: optionalString(body, 'cardNetwork') ?? base.cardNetwork,
+      fxRatePpm: rate(fee, 'fee', 'fx') ?? base.fxRatePpm,
+      openFeeMicros: money(fee, 'fee', 'card') ?? base.openFeeMicros,
+      atmRatePpm: rate(fee, 'fee', 'atm') ?? base.atmRatePpm,
+      spendDailyMicros: money(limit, 'limit', 'spendDaily') ?? base.spendDailyMicros,
+      minimalDepositMicros: money(limit, 'limit', 'minimalDeposit') ?? base.minimalDepositMicros,
+      enabled: optionalBoolean(body, 'enabled') ?? base.enabled,
+      inventory: optionalInteger(body, 'inventory', 0, 1_000_000_000) ?? base.inventory,
+      provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
+    };
+    putBin(deps.db, next);
+    return c.json(binAdminView(next));
+  });
+}

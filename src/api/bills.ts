@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import { getOwnedCard } from '../domain/cards.js';
+import type { Deps } from '../domain/deps.js';
+import { listBills, type BillScope } from '../domain/transactions.js';
+import type { AppEnv } from '../http/context.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalInteger, optionalString } from '../http/validate.js';
+import { OK, billView } from './views.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export function billRoutes(deps: Deps) {
+  return new Hono<AppEnv>().post('/list', async (c) => {
+    const body = await readJsonObject(c);
+    const cardId = optionalString(body, 'cardId');
+    const binId = optionalString(body, 'binId');
+    const pageNumber = optionalInteger(body, 'pageNumber', 1, Number.MAX_SAFE_INTEGER) ?? 1;
+    const pageSize = optionalInteger(body, 'pageSize', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+    const accountId = c.get('account').id;
+    let scope: BillScope = { accountId };
+    if (cardId !== undefined) scope = { cardId: getOwnedCard(deps, accountId, cardId).id };
+    else if (binId !== undefined) scope = { accountId, binId };
+    const page = listBills(deps.db, scope, pageNumber, pageSize);
+    return c.json({
+      ...OK,
+      transactions: page.rows.map(billView),
+      last: page.last,
+      totalPages: page.totalPages,
+      totalElements: page.totalElements,
+    });
+  });
+}

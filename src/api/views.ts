@@ -1,0 +1,78 @@
+import type { Account } from '../domain/accounts.js';
+import { binView, getBin } from '../domain/bins.js';
+import { maskGrouped, maskStored } from '../domain/card-data.js';
+import type { Card } from '../domain/cards.js';
+import type { Deps } from '../domain/deps.js';
+import { balance } from '../domain/ledger.js';
+import { formatCents, formatMicros, microsToJsonNumber } from '../domain/money.js';
+import { LISTING_STATUS, type TxnRow } from '../domain/transactions.js';
+
+// Response shapes of the partner API (behaviour.md section 3), one function per resource view.
+
+export const OK = { code: 0, message: 'ok' } as const;
+
+export function cardCreatedView(deps: Deps, card: Card) {
+  return {
+    cardId: card.id,
+    binId: card.binId,
+    cardStatus: card.status,
+    maskedCardNo: maskGrouped(card.last4),
+    cardBrand: getBin(deps.db, card.binId).cardNetwork,
+    openFee: microsToJsonNumber(card.openFeeMicros),
+  };
+}
+
+function cardBalances(deps: Deps, card: Card) {
+  return {
+    availableMicros: balance(deps.db, card.accountId, 'card', card.id),
+    frozenMicros: balance(deps.db, card.accountId, 'held', card.id),
+  };
+}
+
+export function cardListItemView(deps: Deps, card: Card) {
+  const b = cardBalances(deps, card);
+  return {
+    cardId: card.id,
+    binId: card.binId,
+    cardStatus: card.status,
+    maskedCardNo: maskStored(card.last4),
+    availableBalance: microsToJsonNumber(b.availableMicros),
+    frozenAmount: microsToJsonNumber(b.frozenMicros),
+    currency: 'USD',
+  };
+}
+
+export function cardDetailView(deps: Deps, account: Account, card: Card) {
+  const bin = getBin(deps.db, card.binId);
+  const b = cardBalances(deps, card);
+  return {
+    cardId: card.id,
+    binId: card.binId,
+    alias: card.alias,
+    cardStatus: card.status,
+    maskedCardNo: maskStored(card.last4),
+    cardBrand: bin.cardNetwork,
+    currency: 'USD',
+    availableBalance: microsToJsonNumber(b.availableMicros),
+    frozenAmount: microsToJsonNumber(b.frozenMicros),
+    createdAt: new Date(card.createdAtMs).toISOString(),
+    bin: binView(bin, account.depositFeeRatePpm),
+  };
+}
+
+export function cardAssetView(deps: Deps, card: Card) {
+  const b = cardBalances(deps, card);
+  return { availableAmount: formatMicros(b.availableMicros), frozenAmount: formatMicros(b.frozenMicros), currency: 'USD' };
+}
+
+/** A bill/list row: signed two-decimal amount (a spend is negative, a refund positive). */
+export function billView(t: TxnRow) {
+  const sign = t.kind === 'REFUND' ? 1 : -1;
+  return {
+    transactionTime: new Date(t.created_at_ms).toISOString(),
+    merchant: t.merchant_name,
+    amount: formatCents(t.bill_amount_micros === 0 ? 0 : sign * t.bill_amount_micros),
+    currency: t.bill_currency,
+    status: LISTING_STATUS[t.status],
+  };
+}

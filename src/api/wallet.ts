@@ -1,0 +1,44 @@
+import { Hono } from 'hono';
+import type { Deps } from '../domain/deps.js';
+import { depositAddressOf } from '../domain/deposit-address.js';
+import { balance } from '../domain/ledger.js';
+import { formatMicros } from '../domain/money.js';
+import type { AppEnv } from '../http/context.js';
+import { ApiError } from '../http/errors.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { requiredEnum } from '../http/validate.js';
+import { OK } from './views.js';
+
+/** Deposits seen on chain but not yet confirmed: the wallet's frozenAmount. */
+function pendingDepositsMicros(deps: Deps, accountId: string): number {
+  return deps.chain?.pendingMicros(accountId) ?? 0;
+}
+
+export function walletRoutes(deps: Deps) {
+  return new Hono<AppEnv>()
+    .post('/assetList', async (c) => {
+      await readJsonObject(c);
+      const accountId = c.get('account').id;
+      return c.json({
+        ...OK,
+        assetList: [
+          {
+            currency: 'USDT',
+            availableAmount: formatMicros(balance(deps.db, accountId, 'wallet')),
+            frozenAmount: formatMicros(pendingDepositsMicros(deps, accountId)),
+            assetType: 'CRYPTO',
+            status: 'ACTIVE',
+          },
+          { currency: 'USDC', availableAmount: '0', frozenAmount: null, assetType: 'CRYPTO', status: null, active: false },
+        ],
+      });
+    })
+    .post('/getAddress', async (c) => {
+      const body = await readJsonObject(c);
+      requiredEnum(body, 'currency', ['USDT']);
+      const network = requiredEnum(body, 'network', ['TRX']);
+      const address = await depositAddressOf(deps, c.get('account').id);
+      if (!address) throw new ApiError('ADDRESS_ERROR');
+      return c.json({ ...OK, address, network });
+    });
+}

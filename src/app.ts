@@ -1,0 +1,32 @@
+import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import { adminApi } from './admin/index.js';
+import { partnerApi } from './api/index.js';
+import type { Deps } from './domain/deps.js';
+import type { AppEnv } from './http/context.js';
+import { ApiError, errorBody } from './http/errors.js';
+import { jsonBodyLimit } from './http/middleware/json-body.js';
+import { requestId } from './http/middleware/request-id.js';
+import { sandboxApi } from './sandbox/index.js';
+
+/** The whole HTTP surface: partner API, simulation API and operator API, with one error mapping. */
+export function createApp(deps: Deps) {
+  const app = new Hono<AppEnv>();
+  app.use('*', requestId({ ids: deps.ids }));
+  app.use('*', jsonBodyLimit());
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.route('/v1', partnerApi(deps));
+  app.route('/sandbox/v1', sandboxApi(deps));
+  app.route('/admin/v1', adminApi(deps));
+  app.notFound((c) => c.json(errorBody(new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)), 404));
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return c.json(errorBody(err), err.status);
+    if (err instanceof HTTPException && err.status < 500) {
+      return c.json({ code: 400, message: err.message || 'Bad request' }, err.status);
+    }
+    // The message of an unexpected error may hold anything; only its stack goes to the log, with the request id.
+    deps.logger.error({ err, requestId: c.get('requestId') }, 'unexpected error');
+    return c.json(errorBody(new ApiError('SYSTEM_ERROR')), 500);
+  });
+  return app;
+}

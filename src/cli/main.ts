@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// The card-sandbox command: each subcommand is imported only when used, so `serve` starts fast.
+
+const USAGE = `usage: card-sandbox <command> [options]
+
+commands:
+  serve      run the sandbox server (--port, --host, --db <path | :memory:>, --mode local|hosted)
+`;
+
+const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
+  serve: async () => (await import('./serve.js')).runServe,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE);
+    return name ? 0 : 2;
+  }
+  const load = commands[name];
+  if (!load) {
+    process.stderr.write(`card-sandbox: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
+    return 2;
+  }
+  return (await load())(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`card-sandbox: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

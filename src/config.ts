@@ -1,0 +1,140 @@
+import { parseArgs } from 'node:util';
+import { parseDecimal, parseRatePpm } from './domain/money.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** A file path, or ':memory:'. */
+  dbPath: string;
+  mode: 'local' | 'hosted';
+  adminToken: string | undefined;
+  /** When set, a bootstrap account owning this key exists. */
+  apiKey: string | undefined;
+  /** Create and print a fresh bootstrap key on an empty database (npm start). */
+  bootstrapAccount: boolean;
+  seedBalanceMicros: number;
+  depositFeeRatePpm: number;
+  missingKeyStatus: 401 | 403;
+  allowHttpWebhooks: boolean;
+  webhookHeaderPrefix: string;
+  topUpSettleSeconds: number;
+  cancelSeconds: number;
+  /** Server secret text; when absent it lives in `<db>.secret` (or is random for ':memory:'). */
+  secret: string | undefined;
+  logLevel: string;
+  /** Requests per second per API key in hosted mode. */
+  rateLimitPerSecond: number;
+  /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
+  backgroundJobs: boolean;
+}
+
+export const DEFAULT_CONFIG: Config = Object.freeze({
+  host: '127.0.0.1',
+  port: 8080,
+  dbPath: './data/sandbox.db',
+  mode: 'local',
+  adminToken: undefined,
+  apiKey: undefined,
+  bootstrapAccount: true,
+  seedBalanceMicros: 0,
+  depositFeeRatePpm: 20_000,
+  missingKeyStatus: 401,
+  allowHttpWebhooks: false,
+  webhookHeaderPrefix: 'Service',
+  topUpSettleSeconds: 3,
+  cancelSeconds: 5,
+  secret: undefined,
+  logLevel: 'info',
+  rateLimitPerSecond: 50,
+  backgroundJobs: true,
+});
+
+export class ConfigError extends Error {}
+
+const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  db: { type: 'string' },
+  mode: { type: 'string' },
+  'admin-token': { type: 'string' },
+  'api-key': { type: 'string' },
+  'seed-balance': { type: 'string' },
+  'deposit-fee-rate': { type: 'string' },
+  'missing-key-status': { type: 'string' },
+  'allow-http-webhooks': { type: 'boolean' },
+  'webhook-header-prefix': { type: 'string' },
+  'log-level': { type: 'string' },
+  'rate-limit': { type: 'string' },
+  seed: { type: 'string', multiple: true },
+} as const;
+
+/** Flags beat environment, environment beats defaults. Returns one frozen config and the remaining flags. */
+export function loadConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): { config: Config; seedFiles: string[] } {
+  const { values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false });
+  const pick = (flag: keyof typeof values, envName: string): string | undefined => {
+    const v = values[flag];
+    if (typeof v === 'string') return v;
+    const e = env[envName];
+    return e === undefined || e === '' ? undefined : e;
+  };
+  const mode = oneOf(pick('mode', 'SANDBOX_MODE') ?? 'local', ['local', 'hosted'] as const, 'mode');
+  const apiKey = pick('api-key', 'SANDBOX_API_KEY');
+  const bootstrap = env.SANDBOX_BOOTSTRAP;
+  const config: Config = {
+    ...DEFAULT_CONFIG,
+    host: pick('host', 'SANDBOX_HOST') ?? DEFAULT_CONFIG.host,
+    port: integer(pick('port', 'SANDBOX_PORT') ?? String(DEFAULT_CONFIG.port), 'port', 0, 65535),
+    dbPath: pick('db', 'SANDBOX_DB') ?? DEFAULT_CONFIG.dbPath,
+    mode,
+    adminToken: pick('admin-token', 'SANDBOX_ADMIN_TOKEN'),
+    apiKey,
+    // Hosted mode never invents an account unless asked to; local mode makes one so `npm start` is usable.
+    bootstrapAccount: bootstrap !== undefined ? bootstrap === 'true' : mode === 'local' || apiKey !== undefined,
+    seedBalanceMicros: amount(pick('seed-balance', 'SANDBOX_SEED_BALANCE') ?? '0', 'seed balance'),
+    depositFeeRatePpm: rate(pick('deposit-fee-rate', 'SANDBOX_DEPOSIT_FEE_RATE') ?? '0.02'),
+    missingKeyStatus: Number(
+      oneOf(pick('missing-key-status', 'SANDBOX_MISSING_KEY_STATUS') ?? '401', ['401', '403'] as const, 'missing key status'),
+    ) as 401 | 403,
+    allowHttpWebhooks:
+      values['allow-http-webhooks'] ?? (env.SANDBOX_ALLOW_HTTP_WEBHOOKS ?? 'false').toLowerCase() === 'true',
+    webhookHeaderPrefix: pick('webhook-header-prefix', 'SANDBOX_WEBHOOK_HEADER_PREFIX') ?? 'Service',
+    secret: env.SANDBOX_SECRET || undefined,
+    logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
+    rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+  };
+  if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
+    throw new ConfigError(`webhook header prefix must be a header token, got ${JSON.stringify(config.webhookHeaderPrefix)}`);
+  }
+  if (config.mode === 'hosted' && !config.adminToken) {
+    throw new ConfigError('hosted mode requires an admin token (SANDBOX_ADMIN_TOKEN or --admin-token)');
+  }
+  return { config: Object.freeze(config), seedFiles: values.seed ?? [] };
+}
+
+function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+  }
+  return value as T;
+}
+
+function integer(value: string, name: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new ConfigError(`${name} must be an integer in ${min}..${max}`);
+  return n;
+}
+
+function amount(value: string, name: string): number {
+  const micros = parseDecimal(value);
+  if (micros === null) throw new ConfigError(`${name} must be a non-negative decimal with at most 6 places`);
+  return micros;
+}
+
+function rate(value: string): number {
+  const ppm = parseRatePpm(value);
+  if (ppm === null) throw new ConfigError('deposit fee rate must be a decimal in [0, 1), e.g. 0.02');
+  return ppm;
+}

@@ -1,0 +1,129 @@
+import { ApiError } from '../http/errors.js';
+import { sql } from '../store/db.js';
+import { DEFAULT_BIN_ID } from './bins.js';
+import type { Deps } from './deps.js';
+import { transfer } from './ledger.js';
+
+export interface Account {
+  id: string;
+  name: string;
+  depositFeeRatePpm: number;
+  requireIdempotencyKey: boolean;
+  depositAddressMode: 'auto' | 'none' | 'fixed';
+  depositAddress: string | null;
+  defaultBinId: string;
+  createdAtMs: number;
+}
+
+interface AccountRow {
+  id: string;
+  name: string;
+  deposit_fee_rate_ppm: number;
+  require_idempotency_key: number;
+  deposit_address_mode: 'auto' | 'none' | 'fixed';
+  deposit_address: string | null;
+  default_bin_id: string;
+  created_at_ms: number;
+}
+
+const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  depositFeeRatePpm: r.deposit_fee_rate_ppm,
+  requireIdempotencyKey: r.require_idempotency_key === 1,
+  depositAddressMode: r.deposit_address_mode,
+  depositAddress: r.deposit_address,
+  defaultBinId: r.default_bin_id,
+  createdAtMs: r.created_at_ms,
+});
+
+export interface NewAccount {
+  name?: string;
+  depositFeeRatePpm: number;
+  requireIdempotencyKey?: boolean;
+  /** 'auto' makes a TRON address (lazily, see deposit-address.ts), null means none, else a fixed address. */
+  depositAddress: 'auto' | null | string;
+  balanceMicros?: number;
+}
+
+/** Creates an account (its clock starts running at wall time) and seeds its balance. */
+export function createAccount(deps: Deps, input: NewAccount): Account {
+  const id = deps.ids.accountId();
+  const now = deps.wallClock();
+  const mode = input.depositAddress === 'auto' ? 'auto' : input.depositAddress === null ? 'none' : 'fixed';
+  deps.db.transaction(() => {
+    sql(
+      deps.db,
+      `INSERT INTO accounts (id, name, deposit_fee_rate_ppm, require_idempotency_key, deposit_address_mode,
+         deposit_address, default_bin_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      id,
+      input.name ?? id,
+      input.depositFeeRatePpm,
+      input.requireIdempotencyKey ? 1 : 0,
+      mode,
+      mode === 'fixed' ? input.depositAddress : null,
+      DEFAULT_BIN_ID,
+      now,
+    );
+    if (input.balanceMicros) seedBalance(deps, id, input.balanceMicros, now);
+  })();
+  return getAccount(deps, id);
+}
+
+/** Credits the USDT balance from outside the system (the sandbox's seed). */
+export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
+  transfer(deps.db, {
+    accountId,
+    debit: { kind: 'seed' },
+    credit: { kind: 'wallet' },
+    amountMicros,
+    reason: 'sandbox.seed',
+    atMs,
+  });
+}
+
+export function findAccount(deps: Deps, id: string): Account | undefined {
+  const row = sql(deps.db, 'SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  return row && toAccount(row);
+}
+
+export function getAccount(deps: Deps, id: string): Account {
+  const account = findAccount(deps, id);
+  if (!account) throw new ApiError('NOT_FOUND', 'account not found');
+  return account;
+}
+
+export interface AccountPatch {
+  name?: string;
+  depositFeeRatePpm?: number;
+  requireIdempotencyKey?: boolean;
+  depositAddress?: 'auto' | null | string;
+}
+
+export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Account {
+  const current = getAccount(deps, id);
+  const next = { ...current };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (patch.depositFeeRatePpm !== undefined) next.depositFeeRatePpm = patch.depositFeeRatePpm;
+  if (patch.requireIdempotencyKey !== undefined) next.requireIdempotencyKey = patch.requireIdempotencyKey;
+  if (patch.depositAddress !== undefined) {
+    const a = patch.depositAddress;
+    next.depositAddressMode = a === 'auto' ? 'auto' : a === null ? 'none' : 'fixed';
+    next.depositAddress = a === 'auto' ? (current.depositAddressMode === 'auto' ? current.depositAddress : null) : a;
+  }
+  sql(
+    deps.db,
+    `UPDATE accounts SET name = ?, deposit_fee_rate_ppm = ?, require_idempotency_key = ?, deposit_address_mode = ?,
+       deposit_address = ? WHERE id = ?`,
+  ).run(next.name, next.depositFeeRatePpm, next.requireIdempotencyKey ? 1 : 0, next.depositAddressMode, next.depositAddress, id);
+  return getAccount(deps, id);
+}
+
+/** Records the generated deposit address unless one was set meanwhile. */
+export function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
+  sql(
+    deps.db,
+    "UPDATE accounts SET deposit_address = ? WHERE id = ? AND deposit_address_mode = 'auto' AND deposit_address IS NULL",
+  ).run(address, id);
+}

@@ -1,0 +1,213 @@
+import { ApiError, illegal } from '../http/errors.js';
+import { sql } from '../store/db.js';
+import { nextSeq } from '../store/sequences.js';
+import type { Account } from './accounts.js';
+import { getBin, inventoryFor, takeFromInventory } from './bins.js';
+import { derivePan } from './card-data.js';
+import type { Deps } from './deps.js';
+import { emitEvent } from './events.js';
+import { cardCredit } from './fees.js';
+import { balance, transfer } from './ledger.js';
+
+export type CardStatus = 'ACTIVE' | 'FROZEN' | 'CANCELLING' | 'CANCELLED';
+export const CARD_STATUSES: readonly CardStatus[] = ['ACTIVE', 'FROZEN', 'CANCELLING', 'CANCELLED'];
+
+export interface Card {
+  id: string;
+  accountId: string;
+  binId: string;
+  alias: string | null;
+  status: CardStatus;
+  last4: string;
+  openFeeMicros: number;
+  createdAtMs: number;
+}
+
+interface CardRow {
+  id: string;
+  account_id: string;
+  bin_id: string;
+  alias: string | null;
+  status: CardStatus;
+  last4: string;
+  open_fee_micros: number;
+  created_at_ms: number;
+}
+
+export const toCard = (r: CardRow): Card => ({
+  id: r.id,
+  accountId: r.account_id,
+  binId: r.bin_id,
+  alias: r.alias,
+  status: r.status,
+  last4: r.last4,
+  openFeeMicros: r.open_fee_micros,
+  createdAtMs: r.created_at_ms,
+});
+
+export const TOPUP_SETTLE_JOB = 'topup.settle';
+export const CARD_CANCEL_JOB = 'card.cancel';
+
+/** The account's card; another account's card is indistinguishable from none (4001). */
+export function getOwnedCard(deps: Deps, accountId: string, cardId: string): Card {
+  const row = sql(deps.db, 'SELECT * FROM cards WHERE id = ? AND account_id = ?').get(cardId, accountId) as
+    | CardRow
+    | undefined;
+  if (!row) throw new ApiError('CARD_NOT_FOUND');
+  return toCard(row);
+}
+
+export function listCards(deps: Deps, accountId: string, status?: CardStatus): Card[] {
+  const rows = status
+    ? sql(deps.db, 'SELECT * FROM cards WHERE account_id = ? AND status = ? ORDER BY seq DESC').all(accountId, status)
+    : sql(deps.db, 'SELECT * FROM cards WHERE account_id = ? ORDER BY seq DESC').all(accountId);
+  return (rows as CardRow[]).map(toCard);
+}
+
+export function hasSettlingTopUp(deps: Deps, cardId: string): boolean {
+  return sql(deps.db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined;
+}
+
+function hasPendingAuthorisation(deps: Deps, cardId: string): boolean {
+  return (
+    sql(deps.db, "SELECT 1 FROM transactions WHERE card_id = ? AND status = 'PENDING' LIMIT 1").get(cardId) !== undefined
+  );
+}
+
+/** State checks shared by the card mutations, in the documented order: 4008, 4007, then cancelled. */
+function assertMutable(deps: Deps, card: Card): void {
+  if (card.status === 'CANCELLING') throw new ApiError('CARD_IS_DELETING');
+  if (hasSettlingTopUp(deps, card.id)) throw new ApiError('REJECTED_HAVING_PENDING_ORDERS');
+  if (card.status === 'CANCELLED') throw illegal('card is cancelled');
+}
+
+/** Fails with 8001 below the BIN's minimum or when fees eat the amount, then with 3001 on a short balance. */
+function priceFunding(deps: Deps, account: Account, amountMicros: number, minimalMicros: number, openFeeMicros: number) {
+  if (amountMicros < minimalMicros) throw new ApiError('DEPOSIT_AMOUNT_TOO_SMALL');
+  const priced = cardCredit(amountMicros, account.depositFeeRatePpm, openFeeMicros);
+  if (priced.creditMicros <= 0) throw new ApiError('DEPOSIT_AMOUNT_TOO_SMALL');
+  if (balance(deps.db, account.id, 'wallet') < amountMicros) throw new ApiError('ASSET_NOT_ENOUGH');
+  return priced;
+}
+
+export interface CreateCardInput {
+  amountMicros: number;
+  binId?: string;
+  alias?: string;
+}
+
+/** card/create: issue from inventory, debit the wallet by the amount, credit the card net of fees, at once. */
+export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): Card {
+  const bin = getBin(deps.db, input.binId ?? account.defaultBinId);
+  if (!bin.enabled) throw new ApiError('BIN_DISABLED');
+  const inventory = inventoryFor(deps.db, account.id, bin);
+  if (inventory.provisioning) throw new ApiError('CARD_PROVISIONING');
+  if (inventory.available <= 0) throw new ApiError('CARD_OUT_OF_INVENTORY');
+  const { creditMicros, feeMicros } = priceFunding(deps, account, input.amountMicros, bin.minimalDepositMicros, bin.openFeeMicros);
+
+  return deps.db.transaction(() => {
+    takeFromInventory(deps.db, account.id, bin);
+    const id = deps.ids.cardId(nowMs);
+    const last4 = derivePan(deps.secret, id, bin.bin).slice(-4);
+    sql(
+      deps.db,
+      `INSERT INTO cards (id, account_id, bin_id, alias, status, last4, open_fee_micros, created_at_ms, seq)
+       VALUES (?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?)`,
+    ).run(id, account.id, bin.id, input.alias ?? null, last4, bin.openFeeMicros, nowMs, nextSeq(deps.db, `cards:${account.id}`));
+    const common = { accountId: account.id, ref: id, atMs: nowMs };
+    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'card', cardId: id }, amountMicros: creditMicros, reason: 'card.create' });
+    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'fee' }, amountMicros: feeMicros, reason: 'card.create.fee' });
+    emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
+    return getOwnedCard(deps, account.id, id);
+  })();
+}
+
+/**
+ * card/deposit: the USDT debit is synchronous; the card credit (net of the deposit fee, no open fee) settles
+ * `topUpSettleSeconds` later on the account clock.
+ */
+export function depositToCard(deps: Deps, account: Account, cardId: string, amountMicros: number, nowMs: number): void {
+  const card = getOwnedCard(deps, account.id, cardId);
+  assertMutable(deps, card);
+  const bin = getBin(deps.db, card.binId);
+  const { creditMicros, feeMicros } = priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
+  deps.db.transaction(() => {
+    const id = deps.ids.internalId('topup');
+    const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
+    sql(
+      deps.db,
+      `INSERT INTO topups (id, account_id, card_id, amount_micros, credit_micros, fee_micros, created_at_ms, settles_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, account.id, card.id, amountMicros, creditMicros, feeMicros, nowMs, settlesAt);
+    const common = { accountId: account.id, ref: id, atMs: nowMs };
+    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'settling' }, amountMicros: creditMicros, reason: 'topup' });
+    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'fee' }, amountMicros: feeMicros, reason: 'topup.fee' });
+    deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
+  })();
+}
+
+/** Job: a settling top-up reaches the card. */
+export function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
+  const t = sql(deps.db, 'SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL').get(topUpId) as
+    | { account_id: string; card_id: string; credit_micros: number }
+    | undefined;
+  if (!t) return;
+  sql(deps.db, 'UPDATE topups SET settled_at_ms = ? WHERE id = ?').run(nowMs, topUpId);
+  transfer(deps.db, {
+    accountId: t.account_id,
+    debit: { kind: 'settling' },
+    credit: { kind: 'card', cardId: t.card_id },
+    amountMicros: t.credit_micros,
+    reason: 'topup.settle',
+    ref: topUpId,
+    atMs: nowMs,
+  });
+}
+
+/** card/freeze and card/unfreeze: a move to the state it is already in succeeds without change or event. */
+export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen: boolean, nowMs: number): void {
+  const card = getOwnedCard(deps, accountId, cardId);
+  assertMutable(deps, card);
+  const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
+  if (card.status !== from) return;
+  deps.db.transaction(() => {
+    sql(deps.db, 'UPDATE cards SET status = ? WHERE id = ?').run(to, cardId);
+    emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', { cardId });
+  })();
+}
+
+/** card/cancel: CANCELLING now; CANCELLED with the balance returned to the wallet `cancelSeconds` later. */
+export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): void {
+  const card = getOwnedCard(deps, accountId, cardId);
+  assertMutable(deps, card);
+  if (hasPendingAuthorisation(deps, cardId)) throw new ApiError('REJECTED_HAVING_PENDING_ORDERS');
+  deps.db.transaction(() => {
+    sql(deps.db, "UPDATE cards SET status = 'CANCELLING' WHERE id = ?").run(cardId);
+    deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
+  })();
+}
+
+/** Job: the cancellation completes. */
+export function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
+  const row = sql(deps.db, "SELECT account_id FROM cards WHERE id = ? AND status = 'CANCELLING'").get(cardId) as
+    | { account_id: string }
+    | undefined;
+  if (!row) return;
+  const accountId = row.account_id;
+  sql(deps.db, "UPDATE cards SET status = 'CANCELLED' WHERE id = ?").run(cardId);
+  transfer(deps.db, {
+    accountId,
+    debit: { kind: 'card', cardId },
+    credit: { kind: 'wallet' },
+    amountMicros: balance(deps.db, accountId, 'card', cardId),
+    reason: 'card.cancel.refund',
+    ref: cardId,
+    atMs: nowMs,
+  });
+  emitEvent(deps, accountId, nowMs, 'card.cancelled', { cardId });
+}
+
+export function registerCardJobs(deps: Deps): void {
+  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (d, job) => settleTopUp(d, job.ref, job.dueAtMs) });
+  deps.jobs.register(CARD_CANCEL_JOB, { run: (d, job) => finishCancel(d, job.ref, job.dueAtMs) });
+}

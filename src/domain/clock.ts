@@ -1,0 +1,60 @@
+import { sql } from '../store/db.js';
+import type { Deps } from './deps.js';
+
+export type ClockMode = 'running' | 'frozen';
+
+interface ClockRow {
+  clock_offset_ms: number;
+  clock_frozen_at_ms: number | null;
+}
+
+/** The account clock: wall time plus an offset, or frozen at an instant (moves only when advanced). */
+export function accountNowMs(deps: Deps, accountId: string): number {
+  const row = sql(deps.db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(accountId) as
+    | ClockRow
+    | undefined;
+  if (!row) throw new Error(`unknown account ${accountId}`);
+  return clockNow(row, deps.wallClock());
+}
+
+function clockNow(row: ClockRow, wallMs: number): number {
+  return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
+}
+
+export function clockMode(deps: Deps, accountId: string): ClockMode {
+  const frozen = sql(deps.db, 'SELECT clock_frozen_at_ms FROM accounts WHERE id = ?').pluck().get(accountId);
+  return frozen === null ? 'running' : 'frozen';
+}
+
+/** Switches between running and frozen without a jump: the account's "now" is the same either side. */
+export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): void {
+  const now = accountNowMs(deps, accountId);
+  if (mode === 'frozen') {
+    sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = ? WHERE id = ?').run(now, accountId);
+  } else {
+    sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = NULL, clock_offset_ms = ? WHERE id = ?').run(
+      now - deps.wallClock(),
+      accountId,
+    );
+  }
+}
+
+/**
+ * Moves the account clock forward, running every job that falls due on the way in time order, each at its
+ * own due instant, before it returns. Returns the new account time.
+ */
+export async function advanceClock(deps: Deps, accountId: string, seconds: number): Promise<number> {
+  const deltaMs = Math.round(seconds * 1000);
+  const target = accountNowMs(deps, accountId) + deltaMs;
+  await deps.jobs.runDue(accountId, target, { includeBackground: true });
+  const shift = deps.db.transaction(() => {
+    sql(
+      deps.db,
+      `UPDATE accounts SET clock_offset_ms = clock_offset_ms + ?,
+         clock_frozen_at_ms = CASE WHEN clock_frozen_at_ms IS NULL THEN NULL ELSE clock_frozen_at_ms + ? END
+       WHERE id = ?`,
+    ).run(deltaMs, deltaMs, accountId);
+  });
+  shift();
+  return accountNowMs(deps, accountId);
+}

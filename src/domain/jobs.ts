@@ -1,0 +1,160 @@
+import { sql, type Db } from '../store/db.js';
+import type { Deps } from './deps.js';
+
+export interface Job {
+  id: number;
+  accountId: string;
+  dueAtMs: number;
+  kind: string;
+  ref: string;
+}
+
+export interface JobKind {
+  /** Runs at the job's due instant (`job.dueAtMs` is "now" for the handler). */
+  run(deps: Deps, job: Job): void | Promise<void>;
+  /**
+   * Background jobs (webhook attempts) may wait on the network, so the request path never runs them;
+   * the timer and clock advances do. Foreground jobs are synchronous and run inside one SQLite transaction.
+   */
+  background?: boolean;
+}
+
+interface JobRow {
+  id: number;
+  account_id: string;
+  due_at_ms: number;
+  kind: string;
+  ref: string;
+}
+
+const toJob = (r: JobRow): Job => ({ id: r.id, accountId: r.account_id, dueAtMs: r.due_at_ms, kind: r.kind, ref: r.ref });
+
+/** Timers on the account clock, stored in SQLite so they survive a restart. */
+export class JobRunner {
+  private readonly kinds = new Map<string, JobKind>();
+  private deps!: Deps;
+  private timer: NodeJS.Timeout | undefined;
+  private polling = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  bind(deps: Deps): void {
+    this.deps = deps;
+  }
+
+  register(kind: string, handler: JobKind): void {
+    if (this.kinds.has(kind)) throw new Error(`job kind ${kind} registered twice`);
+    this.kinds.set(kind, handler);
+    this.foregroundJson = undefined;
+  }
+
+  private foregroundJson: string | undefined;
+
+  private foregroundKinds(): string {
+    this.foregroundJson ??= JSON.stringify([...this.kinds].filter(([, k]) => !k.background).map(([name]) => name));
+    return this.foregroundJson;
+  }
+
+  /** Schedules a job; call inside the transaction of the change that needs it. */
+  schedule(db: Db, accountId: string, kind: string, ref: string, dueAtMs: number): void {
+    if (!this.kinds.has(kind)) throw new Error(`unknown job kind ${kind}`);
+    sql(db, 'INSERT INTO jobs (account_id, due_at_ms, kind, ref) VALUES (?, ?, ?, ?)').run(accountId, dueAtMs, kind, ref);
+  }
+
+  cancel(db: Db, accountId: string, kind: string, ref: string): void {
+    sql(db, 'DELETE FROM jobs WHERE account_id = ? AND kind = ? AND ref = ?').run(accountId, kind, ref);
+  }
+
+  /** Runs, in due order, every job of the account due at or before `untilMs`, including jobs they schedule. */
+  async runDue(accountId: string, untilMs: number, opts: { includeBackground: boolean }): Promise<void> {
+    for (;;) {
+      const job = this.next(accountId, untilMs, opts.includeBackground);
+      if (!job) return;
+      await this.execute(job);
+    }
+  }
+
+  /** The synchronous part of catching up, for the request path: never waits on the network. */
+  runForegroundDue(accountId: string, untilMs: number): void {
+    for (;;) {
+      const job = this.next(accountId, untilMs, false);
+      if (!job) return;
+      void this.execute(job);
+    }
+  }
+
+  private next(accountId: string, untilMs: number, includeBackground: boolean): Job | undefined {
+    const row = includeBackground
+      ? sql(this.deps.db, 'SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT 1').get(
+          accountId,
+          untilMs,
+        )
+      : sql(
+          this.deps.db,
+          `SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ?
+             AND kind IN (SELECT value FROM json_each(?)) ORDER BY due_at_ms, id LIMIT 1`,
+        ).get(accountId, untilMs, this.foregroundKinds());
+    return row ? toJob(row as JobRow) : undefined;
+  }
+
+  /** Claims the job (deletes its row) and runs it; a foreground job's claim and effects commit together. */
+  private execute(job: Job): Promise<void> | void {
+    const kind = this.kinds.get(job.kind);
+    const { db } = this.deps;
+    const claim = sql(db, 'DELETE FROM jobs WHERE id = ?');
+    if (!kind) {
+      this.deps.logger.error({ job: job.kind }, 'dropping job of unknown kind');
+      claim.run(job.id);
+      return;
+    }
+    if (!kind.background) {
+      db.transaction(() => {
+        if (claim.run(job.id).changes === 1) kind.run(this.deps, job);
+      })();
+      return;
+    }
+    if (claim.run(job.id).changes !== 1) return;
+    const p = Promise.resolve(kind.run(this.deps, job)).catch((err: unknown) => {
+      this.deps.logger.error({ err, job: job.kind }, 'background job failed');
+    });
+    this.inFlight.add(p);
+    return p.finally(() => this.inFlight.delete(p));
+  }
+
+  /** Starts the wall-clock timer that runs due jobs of running clocks even when no request arrives. */
+  start(intervalMs = 200): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.poll(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Asks the timer to look now (after an event was written, so a webhook goes out at once). */
+  kick(): void {
+    if (this.timer) setImmediate(() => this.poll());
+  }
+
+  async stop(graceMs = 5000): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const grace = new Promise((r) => setTimeout(r, graceMs).unref());
+    await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
+  }
+
+  private poll(): void {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      const rows = sql(
+        this.deps.db,
+        `SELECT j.* FROM jobs j JOIN accounts a ON a.id = j.account_id
+         WHERE a.clock_frozen_at_ms IS NULL AND j.due_at_ms <= ? + a.clock_offset_ms
+         ORDER BY j.due_at_ms, j.id LIMIT 100`,
+      ).all(this.deps.wallClock()) as JobRow[];
+      // Claimed jobs cannot run twice, so the timer never waits on a slow webhook receiver.
+      for (const row of rows) void this.execute(toJob(row));
+    } catch (err) {
+      this.deps.logger.error({ err }, 'job poll failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import { sql, type Db } from '../store/db.js';
+import { assertMicros } from './money.js';
+
+// Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
+// ledger account; a balance (credits - debits) is a counter updated in the same transaction. Source accounts
+// (seed, chain) go negative as money enters the system; every other account must never go below zero.
+
+export type LedgerKind = 'seed' | 'chain' | 'wallet' | 'settling' | 'fee' | 'merchant' | 'card' | 'held';
+
+const SOURCES: ReadonlySet<LedgerKind> = new Set(['seed', 'chain']);
+
+/** The ledger account of a kind: per card for `card` and `held`, per partner account otherwise. */
+export function ledgerId(accountId: string, kind: LedgerKind, cardId?: string): string {
+  if (kind === 'card' || kind === 'held') {
+    if (!cardId) throw new Error(`${kind} ledger account needs a card`);
+    return `${kind}:${cardId}`;
+  }
+  return `${kind}:${accountId}`;
+}
+
+export interface TransferInput {
+  accountId: string;
+  debit: { kind: LedgerKind; cardId?: string };
+  credit: { kind: LedgerKind; cardId?: string };
+  amountMicros: number;
+  /** What the movement is (`card.create`, `topup.settle`, `auth.hold`, ...). */
+  reason: string;
+  ref?: string;
+  atMs: number;
+}
+
+/** Posts one transfer; must run inside the caller's transaction. A zero amount posts nothing. */
+export function transfer(db: Db, t: TransferInput): void {
+  assertMicros(t.amountMicros);
+  if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
+  if (t.amountMicros === 0) return;
+  if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
+  const debitId = open(db, t.accountId, t.debit.kind, t.debit.cardId);
+  const creditId = open(db, t.accountId, t.credit.kind, t.credit.cardId);
+  sql(
+    db,
+    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(t.accountId, debitId, creditId, t.amountMicros, t.reason, t.ref ?? null, t.atMs);
+  const after = sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros')
+    .pluck()
+    .get(t.amountMicros, debitId) as number;
+  if (after < 0 && !SOURCES.has(t.debit.kind)) {
+    throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
+  }
+  sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros + ? WHERE id = ?').run(t.amountMicros, creditId);
+}
+
+function open(db: Db, accountId: string, kind: LedgerKind, cardId?: string): string {
+  const id = ledgerId(accountId, kind, cardId);
+  sql(db, 'INSERT OR IGNORE INTO ledger_accounts (id, account_id, kind) VALUES (?, ?, ?)').run(id, accountId, kind);
+  return id;
+}
+
+/** Balance of one ledger account (0 when it has never moved). */
+export function balance(db: Db, accountId: string, kind: LedgerKind, cardId?: string): number {
+  const v = sql(db, 'SELECT balance_micros FROM ledger_accounts WHERE id = ?').pluck().get(ledgerId(accountId, kind, cardId));
+  return (v as number | undefined) ?? 0;
+}
+
+/** Sum of balances by kind for a partner account (cards summed together). */
+export function balancesByKind(db: Db, accountId: string): Record<LedgerKind, number> {
+  const out: Record<LedgerKind, number> = { seed: 0, chain: 0, wallet: 0, settling: 0, fee: 0, merchant: 0, card: 0, held: 0 };
+  const rows = sql(
+    db,
+    'SELECT kind, SUM(balance_micros) AS total FROM ledger_accounts WHERE account_id = ? GROUP BY kind',
+  ).all(accountId) as { kind: LedgerKind; total: number }[];
+  for (const r of rows) out[r.kind] = r.total;
+  return out;
+}
+
+/**
+ * Debits equal credits: the balances of a partner account's ledger accounts sum to zero, and every balance
+ * counter equals what its transfer rows add up to.
+ */
+export function ledgerIsBalanced(db: Db, accountId: string): boolean {
+  const total = sql(db, 'SELECT COALESCE(SUM(balance_micros), 0) FROM ledger_accounts WHERE account_id = ?')
+    .pluck()
+    .get(accountId) as number;
+  const drifted = sql(
+    db,
+    `SELECT COUNT(*) FROM ledger_accounts la WHERE la.account_id = ? AND la.balance_micros !=
+       COALESCE((SELECT SUM(amount_micros) FROM transfers WHERE credit_id = la.id), 0) -
+       COALESCE((SELECT SUM(amount_micros) FROM transfers WHERE debit_id = la.id), 0)`,
+  )
+    .pluck()
+    .get(accountId) as number;
+  return total === 0 && drifted === 0;
+}

@@ -1,0 +1,102 @@
+import type { Context } from 'hono';
+import { accountNowMs } from '../domain/clock.js';
+import type { Deps } from '../domain/deps.js';
+import {
+  completeKey,
+  findKey,
+  purgeExpiredKeys,
+  releaseKey,
+  requestHash,
+  reserveKey,
+  type StoredResponse,
+} from '../domain/idempotency.js';
+import type { AppEnv } from './context.js';
+import { ApiError, illegal } from './errors.js';
+
+export const KEYED_ENDPOINTS = ['card/create', 'card/deposit', 'card/freeze', 'card/unfreeze', 'card/cancel'] as const;
+export type KeyedEndpoint = (typeof KEYED_ENDPOINTS)[number];
+
+const KEY_PATTERN = /^[\x20-\x7e]+$/;
+const MAX_KEY_LENGTH = 255;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The Idempotency-Key header, validated; undefined when absent. */
+function readKey(c: Context<AppEnv>): string | undefined {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined) return undefined;
+  if (key.trim() === '') throw illegal('Idempotency-Key must not be empty');
+  if (key.length > MAX_KEY_LENGTH) throw illegal(`Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`);
+  if (!KEY_PATTERN.test(key)) throw illegal('Idempotency-Key must contain only printable ASCII characters');
+  return key;
+}
+
+/**
+ * Runs a mutation under the spec's idempotency rules. `operation` runs synchronously inside one SQLite
+ * transaction together with the stored response, so there is no instant at which the operation happened and
+ * the key does not know it. Called after body validation (400) and before any existence or state check.
+ */
+export async function idempotent(
+  c: Context<AppEnv>,
+  deps: Deps,
+  endpoint: KeyedEndpoint,
+  body: unknown,
+  operation: (nowMs: number) => object,
+): Promise<Response> {
+  const account = c.get('account');
+  const key = readKey(c);
+  const latencyMs = c.get('faultLatencyMs') ?? 0;
+  if (key === undefined) {
+    if (account.requireIdempotencyKey) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+    if (latencyMs > 0) await sleep(latencyMs);
+    return c.json(operation(accountNowMs(deps, account.id)), 200);
+  }
+  c.header('Idempotency-Key', key);
+
+  const { db } = deps;
+  const hash = requestHash(body);
+  const startMs = accountNowMs(deps, account.id);
+  purgeExpiredKeys(db, account.id, startMs);
+  const existing = findKey(db, account.id, key, startMs);
+  if (existing) {
+    if (existing.endpoint !== endpoint || existing.requestHash !== hash) throw new ApiError('IDEMPOTENCY_KEY_MISMATCH');
+    if (existing.state === 'in_flight') throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+    return replay(c, key, existing.response);
+  }
+
+  if (latencyMs > 0) {
+    // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
+    reserveKey(db, account.id, key, endpoint, hash, startMs);
+    try {
+      await sleep(latencyMs);
+    } catch (err) {
+      releaseKey(db, account.id, key);
+      throw err;
+    }
+  }
+  try {
+    const response = db.transaction(() => {
+      const nowMs = accountNowMs(deps, account.id);
+      const stored: StoredResponse = {
+        status: 200,
+        body: JSON.stringify(operation(nowMs)),
+        headers: { 'content-type': 'application/json' },
+      };
+      completeKey(db, account.id, key, endpoint, hash, stored, nowMs);
+      return stored;
+    })();
+    return c.body(response.body, 200, response.headers);
+  } catch (err) {
+    // Failed results are not stored: the key is free for a retry.
+    releaseKey(db, account.id, key);
+    throw err;
+  }
+}
+
+function replay(c: Context<AppEnv>, key: string, stored: StoredResponse): Response {
+  return c.body(stored.body, stored.status as 200, {
+    ...stored.headers,
+    'Idempotency-Key': key,
+    'Idempotent-Replayed': 'true',
+  });
+}

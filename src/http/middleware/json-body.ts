@@ -1,0 +1,35 @@
+import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError, errorBody, illegal } from '../errors.js';
+import type { Body } from '../validate.js';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Refuses bodies over 1 MiB with 413 `{code: 400}` before they are read whole. */
+export function jsonBodyLimit() {
+  return bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: (c) => {
+      const err = new ApiError('PAYLOAD_TOO_LARGE');
+      return c.json(errorBody(err), err.status);
+    },
+  });
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/** The request body as a JSON object; wrong content type, bad JSON or a non-object is a 400. */
+export async function readJsonObject(c: Context): Promise<Body> {
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw illegal('Content-Type must be application/json');
+  const text = await c.req.text();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw illegal('request body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw illegal('request body must be a JSON object');
+  }
+  return value as Body;
+}

@@ -1,0 +1,5 @@
+// The package's programmatic surface: embed the sandbox in a test suite.
+export { createApp } from './app.js';
+export { loadConfig, DEFAULT_CONFIG, type Config } from './config.js';
+export { startServer, type RunningServer } from './server.js';
+export { createDeps, bootstrapAccount } from './runtime.js';

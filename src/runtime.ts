@@ -1,0 +1,98 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import type { Config } from './config.js';
+import { createAccount, findAccount } from './domain/accounts.js';
+import { findKeyByValue, issueKey } from './domain/api-keys.js';
+import { ensureDefaultBin } from './domain/bins.js';
+import { registerCardJobs } from './domain/cards.js';
+import type { Deps } from './domain/deps.js';
+import { EventBus } from './domain/events.js';
+import { releaseAllInFlight } from './domain/idempotency.js';
+import { Ids, type RandomSource } from './domain/ids.js';
+import { JobRunner } from './domain/jobs.js';
+import { silentLogger, type Logger } from './domain/logger.js';
+import { ServerSecret } from './domain/secrets.js';
+import { openDb, sql } from './store/db.js';
+
+export interface RuntimeOptions {
+  config: Config;
+  logger?: Logger;
+  wallClock?: () => number;
+  random?: RandomSource;
+}
+
+/** Opens the store, wires the domain together and prepares the first-start state. No network, no timers. */
+export function createDeps(opts: RuntimeOptions): Deps {
+  const { config } = opts;
+  const db = openDb(config.dbPath);
+  const deps: Deps = {
+    db,
+    config,
+    secret: loadSecret(config),
+    ids: new Ids(opts.random),
+    wallClock: opts.wallClock ?? Date.now,
+    jobs: new JobRunner(),
+    events: new EventBus(),
+    logger: opts.logger ?? silentLogger,
+    resets: [],
+  };
+  deps.jobs.bind(deps);
+  registerCardJobs(deps);
+  db.transaction(() => ensureDefaultBin(db))();
+  // Execution and completion of a keyed request commit together, so a key still in flight after a crash
+  // never executed: releasing it lets the client's retry run.
+  const released = releaseAllInFlight(db);
+  if (released > 0) deps.logger.warn({ released }, 'released idempotency keys left in flight by a crash');
+  return deps;
+}
+
+/** The server secret: configured text, else `<db>.secret` (created once, mode 0600), else random for :memory:. */
+function loadSecret(config: Config): ServerSecret {
+  if (config.secret) return new ServerSecret(createHash('sha256').update(config.secret).digest());
+  if (config.dbPath === ':memory:') return ServerSecret.random();
+  const file = `${config.dbPath}.secret`;
+  if (!existsSync(file)) {
+    writeFileSync(file, ServerSecret.randomText(), { mode: 0o600, flag: 'wx' });
+  }
+  return new ServerSecret(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url'));
+}
+
+export interface Bootstrap {
+  accountId: string;
+  /** The clear key, only when this start created it (it is shown once, then only its hash exists). */
+  newApiKey?: string;
+}
+
+/**
+ * The ready account: with SANDBOX_API_KEY, an account owning that key; otherwise, on a database without any
+ * account, a fresh account whose key is printed once.
+ */
+export function bootstrapAccount(deps: Deps): Bootstrap | undefined {
+  const { config, db } = deps;
+  if (!config.bootstrapAccount) return undefined;
+  if (config.apiKey) {
+    if (findKeyByValue(deps, config.apiKey)) return undefined;
+    return db.transaction(() => {
+      const account = newBootstrapAccount(deps);
+      issueKey(deps, account.id, config.apiKey);
+      return { accountId: account.id };
+    })();
+  }
+  const existing = sql(db, "SELECT value FROM meta WHERE key = 'bootstrap_account'").pluck().get() as string | undefined;
+  if (existing && findAccount(deps, existing)) return undefined;
+  return db.transaction(() => {
+    const account = newBootstrapAccount(deps);
+    const { apiKey } = issueKey(deps, account.id);
+    sql(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('bootstrap_account', ?)").run(account.id);
+    return { accountId: account.id, newApiKey: apiKey };
+  })();
+}
+
+function newBootstrapAccount(deps: Deps) {
+  return createAccount(deps, {
+    name: 'bootstrap',
+    depositFeeRatePpm: deps.config.depositFeeRatePpm,
+    depositAddress: 'auto',
+    balanceMicros: deps.config.seedBalanceMicros,
+  });
+}

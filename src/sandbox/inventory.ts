@@ -1,0 +1,23 @@
+import { Hono } from 'hono';
+import { getBin, inventoryFor, setAccountInventory } from '../domain/bins.js';
+import type { Deps } from '../domain/deps.js';
+import { OK } from '../api/views.js';
+import type { AppEnv } from '../http/context.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalBoolean, optionalInteger, requiredString } from '../http/validate.js';
+
+/** inventory: this account's view of a BIN's inventory (4009 at zero, 4010 while provisioning). */
+export function inventoryRoutes(deps: Deps) {
+  return new Hono<AppEnv>().post('/inventory', async (c) => {
+    const body = await readJsonObject(c);
+    const binId = requiredString(body, 'binId');
+    const available = optionalInteger(body, 'available', 0, 1_000_000_000);
+    const provisioning = optionalBoolean(body, 'provisioning');
+    const accountId = c.get('account').id;
+    const bin = getBin(deps.db, binId);
+    const current = inventoryFor(deps.db, accountId, bin);
+    const next = { available: available ?? current.available, provisioning: provisioning ?? current.provisioning };
+    setAccountInventory(deps.db, accountId, binId, next);
+    return c.json({ ...OK, binId, ...next });
+  });
+}

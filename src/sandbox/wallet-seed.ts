@@ -1,0 +1,20 @@
+import { Hono } from 'hono';
+import { seedBalance } from '../domain/accounts.js';
+import { accountNowMs } from '../domain/clock.js';
+import type { Deps } from '../domain/deps.js';
+import { balance } from '../domain/ledger.js';
+import { formatMicros } from '../domain/money.js';
+import { OK } from '../api/views.js';
+import type { AppEnv } from '../http/context.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { requiredAmount } from '../http/validate.js';
+
+/** wallet/seed: credits the USDT balance at once, as the operator's test-balance seeding does. */
+export function walletSeedRoutes(deps: Deps) {
+  return new Hono<AppEnv>().post('/wallet/seed', async (c) => {
+    const amountMicros = requiredAmount(await readJsonObject(c), 'amount');
+    const accountId = c.get('account').id;
+    deps.db.transaction(() => seedBalance(deps, accountId, amountMicros, accountNowMs(deps, accountId)))();
+    return c.json({ ...OK, availableAmount: formatMicros(balance(deps.db, accountId, 'wallet')) });
+  });
+}

@@ -1,0 +1,46 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import type { Deps } from './domain/deps.js';
+import { warmUpTronweb } from './domain/deposit-address.js';
+import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  deps: Deps;
+  bootstrap: Bootstrap | undefined;
+  close(): Promise<void>;
+}
+
+/** Opens the database, prepares the ready account, listens, and starts the account-clock timer. */
+export async function startServer(opts: RuntimeOptions): Promise<RunningServer> {
+  const deps = createDeps(opts);
+  const bootstrap = bootstrapAccount(deps);
+  const app = createApp(deps);
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: opts.config.port, hostname: opts.config.host }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  if (deps.config.backgroundJobs) deps.jobs.start();
+  // Off the start-up path: the first deposit address then costs nothing extra.
+  setTimeout(warmUpTronweb, 250).unref();
+  const host = opts.config.host.includes(':') ? `[${opts.config.host}]` : opts.config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
+    port,
+    deps,
+    bootstrap,
+    close: () =>
+      (closing ??= (async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await deps.jobs.stop();
+        if (deps.config.dbPath !== ':memory:') deps.db.pragma('wal_checkpoint(TRUNCATE)');
+        deps.db.close();
+      })()),
+  };
+}
+
+export type { Config };
