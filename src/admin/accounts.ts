@@ -60,7 +60,8 @@ export function accountRoutes(deps: Deps) {
       const depositFeeRatePpm = readRate(body) ?? deps.config.depositFeeRatePpm;
       const requireIdempotencyKey = optionalBoolean(body, 'requireIdempotencyKey');
       const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
-      const depositAddress = (await readAddress(body)) ?? 'auto';
+      const given = await readAddress(body);
+      const depositAddress = given === undefined ? 'auto' : given;
       const { account, key } = deps.db.transaction(() => {
         const account = createAccount(deps, { name, depositFeeRatePpm, requireIdempotencyKey, depositAddress, balanceMicros });
         return { account, key: issueKey(deps, account.id) };

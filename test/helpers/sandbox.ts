@@ -1,0 +1,85 @@
+import { createAdaptorServer } from '@hono/node-server';
+import type { Server } from 'node:http';
+import request from 'supertest';
+import { createApp } from '../../src/app.js';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import type { Deps } from '../../src/domain/deps.js';
+import type { Logger } from '../../src/domain/logger.js';
+import { createDeps } from '../../src/runtime.js';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+/** 2026-06-01T00:00:00Z: every test starts its wall clock here. */
+export const START_MS = Date.UTC(2026, 5, 1);
+
+export interface AccountHandle {
+  accountId: string;
+  apiKey: string;
+  keyId: string;
+}
+
+export interface TestSandbox {
+  deps: Deps;
+  server: Server;
+  /** The fake wall clock; account clocks run on it, so time moves only when a test moves it. */
+  wall: { ms: number };
+  config: Config;
+  /** A fresh account through the operator API. */
+  account(opts?: Record<string, unknown>): Promise<AccountHandle>;
+  /** A partner (or simulation) call: POST JSON with the account's key. */
+  post(key: string | undefined, path: string, body?: unknown, headers?: Record<string, string>): request.Test;
+  admin(method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: string, body?: unknown): request.Test;
+  /** Advance the account clock through the simulation API (runs due jobs). */
+  advance(key: string, seconds: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  config?: Partial<Config>;
+  logger?: Logger;
+}
+
+/** A fresh in-memory sandbox per test: no port, no timers, a fake wall clock. */
+export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
+  const config: Config = Object.freeze({
+    ...DEFAULT_CONFIG,
+    dbPath: ':memory:',
+    adminToken: ADMIN_TOKEN,
+    bootstrapAccount: false,
+    backgroundJobs: false,
+    ...opts.config,
+  });
+  const wall = { ms: START_MS };
+  const deps = createDeps({ config, wallClock: () => wall.ms, logger: opts.logger });
+  const server = createAdaptorServer({ fetch: createApp(deps).fetch }) as Server;
+  const sandbox: TestSandbox = {
+    deps,
+    server,
+    wall,
+    config,
+    async account(body = {}) {
+      const res = await sandbox.admin('post', '/admin/v1/accounts', { depositAddress: null, ...body });
+      if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body as AccountHandle;
+    },
+    post(key, path, body = {}, headers = {}) {
+      let req = request(server).post(path).set('Content-Type', 'application/json');
+      if (key !== undefined) req = req.set('X-API-KEY', key);
+      for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
+      return req.send(typeof body === 'string' ? body : JSON.stringify(body));
+    },
+    admin(method, path, body) {
+      const req = request(server)[method](path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+      return body === undefined ? req : req.set('Content-Type', 'application/json').send(JSON.stringify(body));
+    },
+    async advance(key, seconds) {
+      const res = await sandbox.post(key, '/sandbox/v1/clock', { advanceSeconds: seconds });
+      if (res.status !== 200) throw new Error(`clock advance failed: ${res.status} ${JSON.stringify(res.body)}`);
+    },
+    async close() {
+      server.close();
+      await deps.jobs.stop(0);
+      deps.db.close();
+    },
+  };
+  return sandbox;
+}
