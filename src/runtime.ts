@@ -35,6 +35,7 @@ export function createDeps(opts: RuntimeOptions): Deps {
     events: new EventBus(),
     logger: opts.logger ?? silentLogger,
     resets: [],
+    eventEnrichers: [],
   };
   deps.jobs.bind(deps);
   registerCardJobs(deps);

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
 import type { Db } from '../store/db.js';
-import type { EventBus } from './events.js';
+import type { EventBus, StoredEvent } from './events.js';
 import type { Ids } from './ids.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
@@ -21,4 +21,11 @@ export interface Deps {
   chain?: { pendingMicros(accountId: string): number };
   /** Called inside the sandbox reset transaction so each module wipes its own per-account state. */
   resets: ((db: Db, accountId: string) => void)[];
+  /** Set by the webhooks module: whether the account's webhook config asks for 3DS codes. */
+  webhooks?: { deliver3dsCode(accountId: string): boolean };
+  /**
+   * Delivery-only fields added to an event's data when its webhook body is built (the 3DS OTP, derived on
+   * demand, never stored in the outbox).
+   */
+  eventEnrichers: ((db: Db, event: StoredEvent) => Record<string, unknown> | undefined)[];
 }
