@@ -146,7 +146,7 @@ export class JobRunner {
       const rows = sql(
         this.deps.db,
         `SELECT j.* FROM jobs j JOIN accounts a ON a.id = j.account_id
-         WHERE a.clock_frozen_at_ms IS NULL AND j.due_at_ms <= ? + a.clock_offset_ms
+         WHERE j.due_at_ms <= COALESCE(a.clock_frozen_at_ms, ? + a.clock_offset_ms)
          ORDER BY j.due_at_ms, j.id LIMIT 100`,
       ).all(this.deps.wallClock()) as JobRow[];
       // Claimed jobs cannot run twice, so the timer never waits on a slow webhook receiver.

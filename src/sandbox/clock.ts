@@ -20,7 +20,7 @@ export function clockRoutes(deps: Deps) {
     }
     const accountId = c.get('account').id;
     if (mode) setClockMode(deps, accountId, mode);
-    if (advance) await advanceClock(deps, accountId, advance);
+    if (advance !== undefined) await advanceClock(deps, accountId, advance);
     return c.json({ ...OK, now: new Date(accountNowMs(deps, accountId)).toISOString(), mode: clockMode(deps, accountId) });
   });
 }
