@@ -63,7 +63,7 @@ export function worldSnapshot(sb: TestSandbox, accountId: string) {
 export function expectConserved(sb: TestSandbox, accountId: string): void {
   const b = balancesByKind(sb.deps.db, accountId);
   expect(ledgerIsBalanced(sb.deps.db, accountId)).toBe(true);
-  expect(-(b.seed + b.chain)).toBe(b.wallet + b.settling + b.card + b.held + b.fee + b.merchant);
+  expect(0 - (b.seed + b.chain) + 0).toBe(b.wallet + b.settling + b.card + b.held + b.fee + b.merchant + 0);
 }
 
 /** Seeds a card transaction row directly (the simulation API that creates them lives in another module). */
