@@ -379,3 +379,14 @@ describe('Idempotency: crash safety', () => {
     expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
   });
 });
+
+describe('Idempotency: the request hash', () => {
+  it('a keyed body nested 200,000 levels deep (under 1 MiB) is handled, never a 500', async () => {
+    const depth = 200_000;
+    const body = '{"amount":10,"currency":"USDT","x":' + '['.repeat(depth) + ']'.repeat(depth) + '}';
+    const first = await keyed('deep', '/v1/card/create', body);
+    expect(first.status).toBe(200);
+    const retry = await keyed('deep', '/v1/card/create', body);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+  });
+});
