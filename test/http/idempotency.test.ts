@@ -390,3 +390,22 @@ describe('Idempotency: the request hash', () => {
     expect(retry.headers['idempotent-replayed']).toBe('true');
   });
 });
+
+describe('Idempotency rule 3: every response to a keyed request echoes the key', () => {
+  it.each([
+    ['a validation error', '/v1/card/create', { currency: 'USDT' }, 400],
+    ['an unknown card', '/v1/card/freeze', { cardId: 'nope' }, 400],
+    ['a short balance', '/v1/card/create', { amount: 1000, currency: 'USDT' }, 400],
+    ['a success', '/v1/card/create', { amount: 1, currency: 'USDT' }, 200],
+  ])('on %s', async (_name, path, body, status) => {
+    const res = await keyed('echo-me', path, body);
+    expect(res.status).toBe(status);
+    expect(res.headers['idempotency-key']).toBe('echo-me');
+  });
+
+  it('on a malformed JSON body', async () => {
+    const res = await keyed('echo-json', '/v1/card/create', '{');
+    expect(res.status).toBe(400);
+    expect(res.headers['idempotency-key']).toBe('echo-json');
+  });
+});
