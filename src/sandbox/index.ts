@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Deps } from '../domain/deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
+import { rateLimit } from '../http/middleware/rate-limit.js';
 import { clockRoutes } from './clock.js';
 import { inventoryRoutes } from './inventory.js';
 import { resetRoutes } from './reset.js';
@@ -14,6 +15,7 @@ const modules: ((deps: Deps) => Hono<AppEnv>)[] = [walletSeedRoutes, clockRoutes
 export function sandboxApi(deps: Deps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
+  api.use('*', rateLimit(deps));
   for (const routes of modules) api.route('/', routes(deps));
   return api;
 }
