@@ -26,6 +26,8 @@ export interface Config {
   logLevel: string;
   /** Requests per second per API key in hosted mode. */
   rateLimitPerSecond: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests and deliveries may take before they are cut. */
+  shutdownGraceSeconds: number;
   /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
   backgroundJobs: boolean;
 }
@@ -49,6 +51,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   secret: undefined,
   logLevel: 'info',
   rateLimitPerSecond: 50,
+  shutdownGraceSeconds: 10,
   backgroundJobs: true,
 });
 
@@ -68,6 +71,7 @@ const FLAGS = {
   'webhook-header-prefix': { type: 'string' },
   'log-level': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'shutdown-grace': { type: 'string' },
   seed: { type: 'string', multiple: true },
 } as const;
 
@@ -108,6 +112,7 @@ export function loadConfig(
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+    shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
     throw new ConfigError(`webhook header prefix must be a header token, got ${JSON.stringify(config.webhookHeaderPrefix)}`);

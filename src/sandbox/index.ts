@@ -3,6 +3,7 @@ import type { Deps } from '../domain/deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
 import { chainRoutes } from './chain.js';
+import { rateLimit } from '../http/middleware/rate-limit.js';
 import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
 import { inventoryRoutes } from './inventory.js';
@@ -27,6 +28,7 @@ const modules: ((deps: Deps) => Hono<AppEnv>)[] = [
 export function sandboxApi(deps: Deps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
+  api.use('*', rateLimit(deps));
   for (const routes of modules) api.route('/', routes(deps));
   return api;
 }
