@@ -6,6 +6,7 @@ import { rateLimit } from '../http/middleware/rate-limit.js';
 import { billRoutes } from './bills.js';
 import { cardRoutes } from './cards.js';
 import { walletRoutes } from './wallet.js';
+import { webhookRoutes } from './webhook.js';
 
 /** The partner API under /v1: authentication first, then one sub-app per resource. */
 export function partnerApi(deps: Deps) {
@@ -15,5 +16,6 @@ export function partnerApi(deps: Deps) {
   api.route('/wallet', walletRoutes(deps));
   api.route('/card', cardRoutes(deps));
   api.route('/bill', billRoutes(deps));
+  api.route('/webhook', webhookRoutes(deps));
   return api;
 }
