@@ -23,6 +23,15 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   const { config } = loaded;
   const logger = createLogger({ level: config.logLevel });
+  // Node's default report of a crash prints the error raw on stderr; this one goes through the redaction.
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (err) => {
+    logger.fatal({ err }, 'unhandled rejection');
+    process.exit(1);
+  });
   const server = await startServer({ config, logger });
   if (server.bootstrap?.newApiKey) {
     // Shown once on purpose (the README's quick start); only its keyed hash is stored. Written straight to

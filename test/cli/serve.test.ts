@@ -142,6 +142,17 @@ describe('card-sandbox serve', () => {
     expect(proc.stdout()).not.toContain('op-token-1');
   });
 
+  it('hosted mode makes the ready account when asked for with SANDBOX_BOOTSTRAP=true', async () => {
+    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-2', SANDBOX_BOOTSTRAP: 'true' });
+    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted-boot.db')], { env });
+    try {
+      const key = /API key \(shown once, keep it\): (\S+)/.exec(proc.stdout())?.[1];
+      expect((await assetList(proc.url, key)).status).toBe(200);
+    } finally {
+      await stop(proc);
+    }
+  });
+
   it('runs as `npx --no-install card-sandbox serve` from the project folder', async () => {
     const proc = await startServe(['--no-install', 'card-sandbox', 'serve', '--port', '0', '--db', join(dir, 'npx.db')], {
       command: 'npx',

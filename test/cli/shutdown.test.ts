@@ -101,6 +101,9 @@ describe('graceful shutdown', () => {
       expect(response).toContain('"availableAmount":"25"');
       expect(await proc.exited).toEqual({ code: 0, signal: null });
       expect(proc.logs().some((r) => r.msg === 'stopped: database checkpointed and closed')).toBe(true);
+      // Debug logging of a real process: the request's headers were logged, its key was not.
+      expect(proc.logs().some((r) => r.msg === 'request received')).toBe(true);
+      expect(proc.stdout() + proc.stderr()).not.toContain(KEY);
 
       // Checkpointed: nothing left in a WAL file; the file is sound and holds the in-flight write.
       expect(!existsSync(db + '-wal') || statSync(db + '-wal').size === 0).toBe(true);
