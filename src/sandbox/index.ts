@@ -6,11 +6,12 @@ import { chainRoutes } from './chain.js';
 import { clockRoutes } from './clock.js';
 import { inventoryRoutes } from './inventory.js';
 import { resetRoutes } from './reset.js';
+import { threeDsRoutes } from './threeds.js';
 import { transactionRoutes } from './transactions.js';
 import { walletSeedRoutes } from './wallet-seed.js';
 
 /** Each simulation helper is a module of routes; adding a helper is adding it here. */
-const modules: ((deps: Deps) => Hono<AppEnv>)[] = [walletSeedRoutes, clockRoutes, inventoryRoutes, resetRoutes, transactionRoutes, chainRoutes];
+const modules: ((deps: Deps) => Hono<AppEnv>)[] = [walletSeedRoutes, clockRoutes, inventoryRoutes, resetRoutes, transactionRoutes, chainRoutes, threeDsRoutes];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */
 export function sandboxApi(deps: Deps) {
