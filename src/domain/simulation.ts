@@ -1,5 +1,6 @@
 import { registerCardTransactionJobs } from './card-transactions.js';
 import { registerChain } from './chain.js';
+import { registerFaults } from './faults.js';
 import { registerThreeDs } from './threeds.js';
 import type { Deps } from './deps.js';
 
@@ -8,4 +9,5 @@ export function registerSimulation(deps: Deps): void {
   registerCardTransactionJobs(deps);
   registerChain(deps);
   registerThreeDs(deps);
+  registerFaults(deps);
 }
