@@ -56,6 +56,11 @@ export function listFaults(db: Db, accountId: string): FaultRule[] {
   return (sql(db, 'SELECT * FROM faults WHERE account_id = ? AND remaining > 0 ORDER BY id').all(accountId) as FaultRow[]).map(toRule);
 }
 
+/** Whether any account has an armed rule: lets every request skip the key lookup in the common case. */
+export function anyArmedFault(db: Db): boolean {
+  return sql(db, 'SELECT 1 FROM faults WHERE remaining > 0 LIMIT 1').get() !== undefined;
+}
+
 /** The first armed rule for this path, counted down by one (atomically: two requests never take the same use). */
 export function takeFault(db: Db, accountId: string, path: string): FaultRule | undefined {
   const row = sql(

@@ -111,6 +111,12 @@ describe('3ds/verify', () => {
     expect((await sim(sb, key, '3ds/verify', { challengeId: b.challengeId, otp: b.otp })).body.result).toBe('EXPIRED');
   });
 
+  it('forgets challenges on reset', async () => {
+    const { challengeId, otp } = (await raise()).body;
+    await sim(sb, key, 'reset');
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 400, message: 'challenge not found' });
+  });
+
   it('answers 400 for an unknown challenge or another account\'s', async () => {
     const { challengeId, otp } = (await raise()).body;
     const other = await fundedAccount(sb);
