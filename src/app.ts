@@ -6,6 +6,7 @@ import type { Deps } from './domain/deps.js';
 import type { AppEnv } from './http/context.js';
 import { ApiError, errorBody } from './http/errors.js';
 import { accessLog } from './http/middleware/access-log.js';
+import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { sandboxApi } from './sandbox/index.js';
@@ -17,6 +18,7 @@ export function createApp(deps: Deps) {
   app.use('*', accessLog({ logger: deps.logger }));
   app.use('*', jsonBodyLimit());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.use('*', faults(deps));
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
