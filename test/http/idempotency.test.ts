@@ -276,7 +276,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   };
 
   it('a concurrent retry gets HTTP 409 code 4212; after the first completes the retry replays', async () => {
-    const first = send('c1', '/v1/card/create', CREATE, 800);
+    const first = send('c1', '/v1/card/create', CREATE, 1500);
     const firstDone = first.then((r) => r);
     await untilInFlight(sb, 'c1');
     const concurrent = await send('c1', '/v1/card/create', CREATE);
@@ -293,7 +293,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
 
   it('many concurrent retries: exactly one executes, the rest are 4212', async () => {
     const cardId = await newCard(sb, acct.apiKey, 10);
-    const first = send('c2', '/v1/card/deposit', { cardId, amount: 20 }, 800).then((r) => r);
+    const first = send('c2', '/v1/card/deposit', { cardId, amount: 20 }, 2000).then((r) => r);
     await untilInFlight(sb, 'c2');
     const others = await Promise.all(Array.from({ length: 8 }, () => send('c2', '/v1/card/deposit', { cardId, amount: 20 })));
     expect(others.map((r) => r.body.code)).toEqual(Array(8).fill(4212));
@@ -304,7 +304,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   });
 
   it('a concurrent request with a different body is 4211, not 4212', async () => {
-    const first = send('c3', '/v1/card/create', CREATE, 800).then((r) => r);
+    const first = send('c3', '/v1/card/create', CREATE, 1500).then((r) => r);
     await untilInFlight(sb, 'c3');
     const res = await send('c3', '/v1/card/create', { amount: 12, currency: 'USDT' });
     expect(res.status).toBe(409);
