@@ -409,3 +409,27 @@ describe('Idempotency rule 3: every response to a keyed request echoes the key',
     expect(res.headers['idempotency-key']).toBe('echo-json');
   });
 });
+
+describe('Idempotency: an in-flight key never expires under the request that holds it', () => {
+  it('advancing the account clock past 24 h while the first request waits still gives 4212, and it executes once', async () => {
+    const server = serverWithLatency(sb);
+    try {
+      const send = (latency?: number) => {
+        let req = request(server).post('/v1/card/create').set('Content-Type', 'application/json')
+          .set('X-API-KEY', acct.apiKey).set('Idempotency-Key', 'slow');
+        if (latency) req = req.set('x-test-latency-ms', String(latency));
+        return req.send(JSON.stringify(CREATE));
+      };
+      const first = send(1500).then((r) => r);
+      await untilInFlight(sb, 'slow');
+      await sb.advance(acct.apiKey, 25 * 3600);
+      const retry = await send();
+      expect(retry.status).toBe(409);
+      expect(retry.body.code).toBe(4212);
+      expect((await first).status).toBe(200);
+      expect(await walletAvailable(sb, acct.apiKey)).toBe('90');
+    } finally {
+      server.close();
+    }
+  });
+});
