@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newCard, worldSnapshot } from '../helpers/core.js';
@@ -65,6 +67,33 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ code: 400, message: 'Request body is larger than 1 MiB' });
     expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+  });
+
+  it('answers a chunked body (no Content-Length) over 1 MiB with 413 too', async () => {
+    await new Promise<void>((r) => sb.server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { port } = sb.server.address() as AddressInfo;
+      const res = await new Promise<{ status?: number; text: string }>((resolve, reject) => {
+        const req = http.request(
+          { port, host: '127.0.0.1', method: 'POST', path: '/v1/card/create',
+            headers: { 'content-type': 'application/json', 'x-api-key': acct.apiKey, 'transfer-encoding': 'chunked' } },
+          (r) => {
+            let text = '';
+            r.on('data', (d) => (text += d));
+            r.on('end', () => resolve({ status: r.statusCode, text }));
+          },
+        );
+        req.on('error', reject);
+        req.write('{"amount":10,"currency":"USDT","alias":"');
+        for (let i = 0; i < 12; i++) req.write('x'.repeat(100_000));
+        req.end('"}');
+      });
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.text)).toEqual({ code: 400, message: 'Request body is larger than 1 MiB' });
+      expect((await sb.post(acct.apiKey, '/v1/card/list', {})).body.cardList).toEqual([]);
+    } finally {
+      sb.server.close();
+    }
   });
 
   it('accepts a body just under 1 MiB (then validates its fields)', async () => {
