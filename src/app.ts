@@ -5,6 +5,7 @@ import { partnerApi } from './api/index.js';
 import type { Deps } from './domain/deps.js';
 import type { AppEnv } from './http/context.js';
 import { ApiError, errorBody } from './http/errors.js';
+import { accessLog } from './http/middleware/access-log.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { sandboxApi } from './sandbox/index.js';
@@ -13,6 +14,7 @@ import { sandboxApi } from './sandbox/index.js';
 export function createApp(deps: Deps) {
   const app = new Hono<AppEnv>();
   app.use('*', requestId({ ids: deps.ids }));
+  app.use('*', accessLog({ logger: deps.logger }));
   app.use('*', jsonBodyLimit());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.route('/v1', partnerApi(deps));

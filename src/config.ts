@@ -17,6 +17,8 @@ export interface Config {
   missingKeyStatus: 401 | 403;
   allowHttpWebhooks: boolean;
   webhookHeaderPrefix: string;
+  /** Wall-clock limit of one webhook attempt (connect, send, answer). */
+  webhookTimeoutMs: number;
   topUpSettleSeconds: number;
   cancelSeconds: number;
   /** Server secret text; when absent it lives in `<db>.secret` (or is random for ':memory:'). */
@@ -24,6 +26,8 @@ export interface Config {
   logLevel: string;
   /** Requests per second per API key in hosted mode. */
   rateLimitPerSecond: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests and deliveries may take before they are cut. */
+  shutdownGraceSeconds: number;
   /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
   backgroundJobs: boolean;
 }
@@ -41,11 +45,13 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   missingKeyStatus: 401,
   allowHttpWebhooks: false,
   webhookHeaderPrefix: 'Service',
+  webhookTimeoutMs: 10_000,
   topUpSettleSeconds: 3,
   cancelSeconds: 5,
   secret: undefined,
   logLevel: 'info',
   rateLimitPerSecond: 50,
+  shutdownGraceSeconds: 10,
   backgroundJobs: true,
 });
 
@@ -65,6 +71,7 @@ const FLAGS = {
   'webhook-header-prefix': { type: 'string' },
   'log-level': { type: 'string' },
   'rate-limit': { type: 'string' },
+  'shutdown-grace': { type: 'string' },
   seed: { type: 'string', multiple: true },
 } as const;
 
@@ -101,9 +108,11 @@ export function loadConfig(
     allowHttpWebhooks:
       values['allow-http-webhooks'] ?? (env.SANDBOX_ALLOW_HTTP_WEBHOOKS ?? 'false').toLowerCase() === 'true',
     webhookHeaderPrefix: pick('webhook-header-prefix', 'SANDBOX_WEBHOOK_HEADER_PREFIX') ?? 'Service',
+    webhookTimeoutMs: integer(env.SANDBOX_WEBHOOK_TIMEOUT_MS || '10000', 'webhook timeout', 1, 600_000),
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+    shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
     throw new ConfigError(`webhook header prefix must be a header token, got ${JSON.stringify(config.webhookHeaderPrefix)}`);

@@ -1,9 +1,11 @@
 import { serve, type ServerType } from '@hono/node-server';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Deps } from './domain/deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
+import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
 
 export interface RunningServer {
@@ -11,7 +13,11 @@ export interface RunningServer {
   port: number;
   deps: Deps;
   bootstrap: Bootstrap | undefined;
-  close(): Promise<void>;
+  /**
+   * Graceful stop: no new connections, in-flight requests and background deliveries get `graceMs` to finish
+   * (then they are cut and `cut` is true), then the WAL is checkpointed and the database closed.
+   */
+  close(graceMs?: number): Promise<{ cut: boolean }>;
 }
 
 /** Opens the database, prepares the ready account, listens, and starts the account-clock timer. */
@@ -27,18 +33,18 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   // Off the start-up path: the first deposit address then costs nothing extra.
   setTimeout(warmUpTronweb, 250).unref();
   const host = opts.config.host.includes(':') ? `[${opts.config.host}]` : opts.config.host;
-  let closing: Promise<void> | undefined;
+  let closing: Promise<{ cut: boolean }> | undefined;
   return {
     url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     port,
     deps,
     bootstrap,
-    close: () =>
+    close: (graceMs = deps.config.shutdownGraceSeconds * 1000) =>
       (closing ??= (async () => {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await deps.jobs.stop();
+        const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
         if (deps.config.dbPath !== ':memory:') deps.db.pragma('wal_checkpoint(TRUNCATE)');
         deps.db.close();
+        return http;
       })()),
   };
 }

@@ -14,7 +14,7 @@ import { getBin } from '../domain/bins.js';
 import type { Deps } from '../domain/deps.js';
 import type { AppEnv } from '../http/context.js';
 import { illegal } from '../http/errors.js';
-import { idempotent } from '../http/idempotency.js';
+import { echoIdempotencyKey, idempotent } from '../http/idempotency.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
 import { OK, cardAssetView, cardCreatedView, cardDetailView, cardListItemView } from './views.js';
@@ -22,7 +22,13 @@ import { OK, cardAssetView, cardCreatedView, cardDetailView, cardListItemView } 
 const CURRENCIES = ['USDT'] as const;
 
 export function cardRoutes(deps: Deps) {
+  const echo = echoIdempotencyKey();
   return new Hono<AppEnv>()
+    .use('/create', echo)
+    .use('/deposit', echo)
+    .use('/freeze', echo)
+    .use('/unfreeze', echo)
+    .use('/cancel', echo)
     .post('/binList', async (c) => {
       await readJsonObject(c);
       const rate = c.get('account').depositFeeRatePpm;

@@ -5,10 +5,14 @@ const USAGE = `usage: card-sandbox <command> [options]
 
 commands:
   serve      run the sandbox server (--port, --host, --db <path | :memory:>, --mode local|hosted)
+  verify     check any implementation of the API against the contracts (--base-url, --api-key, --allow-mutations)
+  listen     receive, verify and print webhook events (--secret whsec_..., --port, --forward-to URL, --jsonl FILE)
 `;
 
 const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
   serve: async () => (await import('./serve.js')).runServe,
+  verify: async () => (await import('./verify.js')).runVerify,
+  listen: async () => (await import('./listen.js')).runListen,
 };
 
 async function main(argv: string[]): Promise<number> {

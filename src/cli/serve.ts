@@ -1,12 +1,19 @@
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
+import { createLogger } from '../logging/logger.js';
 import { startServer } from '../server.js';
+
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 /** `card-sandbox serve`: flags beat environment; prints the ready account's key once, on the run that made it. */
 export async function runServe(argv: string[]): Promise<number> {
   let loaded;
   try {
     loaded = loadConfig(argv);
+    const level = loaded.config.logLevel;
+    if (level !== 'silent' && !(level in pino.levels.values)) {
+      throw new ConfigError(`log level must be one of ${Object.keys(pino.levels.values).join(', ')}, silent`);
+    }
   } catch (err) {
     if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`card-sandbox serve: ${(err as Error).message}\n`);
@@ -15,21 +22,46 @@ export async function runServe(argv: string[]): Promise<number> {
     throw err;
   }
   const { config } = loaded;
-  const logger = pino({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel });
+  // Node's default report of a crash prints the error raw on stderr; this one goes through the redaction.
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    process.exit(1);
+  });
+  process.on('unhandledRejection', (err) => {
+    logger.fatal({ err }, 'unhandled rejection');
+    process.exit(1);
+  });
   const server = await startServer({ config, logger });
   if (server.bootstrap?.newApiKey) {
-    // Shown once on purpose (the README's quick start); only its keyed hash is stored.
+    // Shown once on purpose (the README's quick start); only its keyed hash is stored. Written straight to
+    // stdout, not through the logger, which would mask it.
     process.stdout.write(
       `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
     );
   }
   logger.info({ url: server.url, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
+
   let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) process.exit(1);
+  const stop = (signal: keyof typeof SIGNAL_EXIT) => {
+    if (stopping) {
+      // The operator insists: leave now. SQLite in WAL mode recovers on the next open.
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(SIGNAL_EXIT[signal]);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    void server.close().then(() => process.exit(0));
+    logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'shutting down: finishing in-flight work');
+    server.close(config.shutdownGraceSeconds * 1000).then(
+      ({ cut }) => {
+        if (cut) logger.warn({ graceSeconds: config.shutdownGraceSeconds }, 'grace period over: open requests were cut');
+        logger.info({}, 'stopped: database checkpointed and closed');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

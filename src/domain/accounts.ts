@@ -1,8 +1,8 @@
-import { ApiError } from '../http/errors.js';
+import { ApiError, illegal } from '../http/errors.js';
 import { sql } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
 import type { Deps } from './deps.js';
-import { transfer } from './ledger.js';
+import { balance, transfer } from './ledger.js';
 
 export interface Account {
   id: string;
@@ -71,8 +71,19 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
   return getAccount(deps, id);
 }
 
+/**
+ * The most USDT an account may be seeded with in total (5,000,000,000). Every balance of the account is
+ * bounded by what entered it, so this keeps every amount an exact JavaScript integer of micro-units (below
+ * 2^53); without it, ten seeds of 1e9 made every balance read a 500.
+ */
+export const MAX_SEEDED_MICROS = 5_000_000_000 * 1_000_000;
+
 /** Credits the USDT balance from outside the system (the sandbox's seed). */
 export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
+  const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
+  if (entered + amountMicros > MAX_SEEDED_MICROS) {
+    throw illegal('amount would take the USDT seeded into this account past 5000000000, the sandbox limit; reset the account');
+  }
   transfer(deps.db, {
     accountId,
     debit: { kind: 'seed' },

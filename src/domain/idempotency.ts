@@ -23,14 +23,45 @@ interface KeyRow {
   expires_at_ms: number;
 }
 
-/** Canonical JSON (object keys sorted, no white space): "the same JSON value" compares equal. */
+type CanonicalTask = { text: string } | { value: unknown };
+
+/**
+ * Canonical JSON (object keys sorted, no white space): "the same JSON value" compares equal. Iterative, not
+ * recursive: a body nested a few hundred thousand levels deep still fits the 1 MiB limit and must not
+ * overflow the stack (that was a 500 caused by input).
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return '[' + value.map(canonicalJson).join(',') + ']';
-  if (value && typeof value === 'object') {
-    const obj = value as Record<string, unknown>;
-    return '{' + Object.keys(obj).sort().map((k) => JSON.stringify(k) + ':' + canonicalJson(obj[k])).join(',') + '}';
+  const out: string[] = [];
+  const tasks: CanonicalTask[] = [{ value }];
+  while (tasks.length > 0) {
+    const task = tasks.pop()!;
+    if ('text' in task) {
+      out.push(task.text);
+      continue;
+    }
+    const v = task.value;
+    if (Array.isArray(v)) {
+      // Pushed in reverse, so they pop as '[', v[0], ',', v[1], ..., ']'.
+      tasks.push({ text: ']' });
+      for (let i = v.length - 1; i >= 0; i--) {
+        tasks.push({ value: v[i] });
+        if (i > 0) tasks.push({ text: ',' });
+      }
+      tasks.push({ text: '[' });
+    } else if (v && typeof v === 'object') {
+      const obj = v as Record<string, unknown>;
+      const keys = Object.keys(obj).sort();
+      tasks.push({ text: '}' });
+      for (let i = keys.length - 1; i >= 0; i--) {
+        tasks.push({ value: obj[keys[i]!] });
+        tasks.push({ text: (i > 0 ? ',' : '') + JSON.stringify(keys[i]) + ':' });
+      }
+      tasks.push({ text: '{' });
+    } else {
+      out.push(JSON.stringify(v));
+    }
   }
-  return JSON.stringify(value);
+  return out.join('');
 }
 
 export function requestHash(body: unknown): string {

@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { accountNowMs } from '../domain/clock.js';
 import type { Deps } from '../domain/deps.js';
 import {
@@ -20,6 +20,19 @@ const KEY_PATTERN = /^[\x20-\x7e]+$/;
 const MAX_KEY_LENGTH = 255;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Spec rule 3: the key is echoed on every response to a keyed request, including the 400s of body validation
+ * that are answered before `idempotent` runs. Only a well-formed key is echoed (a malformed one gets the 400
+ * that names it). Register on the keyed endpoints only.
+ */
+export function echoIdempotencyKey(): MiddlewareHandler<AppEnv> {
+  return async function echoIdempotencyKey(c, next) {
+    await next();
+    const key = c.req.header('idempotency-key');
+    if (key !== undefined && key.length <= MAX_KEY_LENGTH && KEY_PATTERN.test(key)) c.res.headers.set('Idempotency-Key', key);
+  };
+}
 
 /** The Idempotency-Key header, validated; undefined when absent. */
 function readKey(c: Context<AppEnv>): string | undefined {

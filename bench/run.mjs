@@ -1,0 +1,159 @@
+// npm run bench: the sandbox against a bare Hono route on the same stack, on loopback. Prints and writes
+// bench/results.md. BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_TRANSACTIONS and BENCH_PROFILE=1 (--cpu-prof of the
+// server into bench/tmp/prof) tune it.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { benchAccount, client, ADMIN_TOKEN } from './lib/client.mjs';
+import { coldStart } from './lib/cold-start.mjs';
+import { sequentialLatency } from './lib/latency.mjs';
+import { CONNECTIONS, SECONDS, measure } from './lib/load.mjs';
+import { freePort, startNode } from './lib/procs.mjs';
+import { machine, render } from './lib/report.mjs';
+import { seedTransactions } from './lib/seed-bills.mjs';
+import { webhookSchedule } from './lib/webhook-schedule.mjs';
+
+const TXN_COUNT = Number(process.env.BENCH_TRANSACTIONS ?? 1_000_000);
+const TMP = 'bench/tmp';
+const log = (...a) => console.error('[bench]', ...a);
+
+async function bare() {
+  const port = await freePort();
+  const s = await startNode(['bench/lib/bare-server.mjs'], { env: { PORT: String(port) }, healthUrl: `http://127.0.0.1:${port}/healthz` });
+  try {
+    return await measure({ url: `http://127.0.0.1:${port}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+  } finally {
+    await s.stop();
+  }
+}
+
+async function startSandbox(dbPath) {
+  const port = await freePort();
+  const prof = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${TMP}/prof`] : [];
+  const s = await startNode([...prof, 'dist/src/cli/main.js', 'serve', '--db', dbPath, '--port', String(port), '--admin-token', ADMIN_TOKEN, '--log-level', 'warn'], {
+    env: { SANDBOX_BOOTSTRAP: 'false' },
+    healthUrl: `http://127.0.0.1:${port}/healthz`,
+  });
+  return { ...s, url: `http://127.0.0.1:${port}` };
+}
+
+function post(url, apiKey, body) {
+  return { url, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) };
+}
+
+/** Every request carries a fresh Idempotency-Key; `next()` gives the body. */
+function keyed(url, apiKey, prefix, next, onResponse) {
+  let n = 0;
+  return {
+    url,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest(req) {
+          req.headers = { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': `${prefix}-${process.pid}-${++n}` };
+          req.body = JSON.stringify(next());
+          return req;
+        },
+        onResponse,
+      },
+    ],
+  };
+}
+
+async function main() {
+  const when = new Date().toISOString();
+  const m = machine();
+  rmSync(TMP, { recursive: true, force: true });
+  mkdirSync(TMP, { recursive: true });
+  log(`machine ${m.cpu}, load ${m.loadavg}`);
+
+  log('bare Hono route');
+  const bareResult = await bare();
+  const throughput = [{ name: 'bare Hono route (ceiling)', ...bareResult, ratio: 1 }];
+
+  const dbPath = join(TMP, 'bench.db');
+  const server = await startSandbox(dbPath);
+  const api = client(server.url);
+  let pages;
+  let seedInfo;
+  let webhook;
+  try {
+    const reader = await benchAccount(api);
+    const cards = [];
+    for (let i = 0; i < 20; i++) cards.push((await api.post(reader.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).cardId);
+    log(`seeding ${TXN_COUNT} transactions`);
+    seedInfo = { count: TXN_COUNT, ...seedTransactions(dbPath, { accountId: reader.accountId, cardId: cards[0], count: TXN_COUNT }) };
+    const totalPages = Math.ceil(TXN_COUNT / 20);
+    pages = [];
+    for (const [name, pageNumber] of [['first', 1], ['middle', Math.ceil(totalPages / 2)], ['last', totalPages]]) {
+      const r = await sequentialLatency(`${server.url}/v1/bill/list`, { pageNumber }, { 'x-api-key': reader.apiKey });
+      if (r.body.totalElements !== TXN_COUNT) throw new Error(`bill/list saw ${r.body.totalElements} transactions`);
+      pages.push({ name, pageNumber, ...r });
+    }
+
+    const reads = [
+      ['wallet/assetList', '/v1/wallet/assetList', {}],
+      ['card/asset', '/v1/card/asset', { cardId: cards[1] }],
+      ['card/list (20 cards)', '/v1/card/list', {}],
+      [`bill/list (first page of ${TXN_COUNT.toLocaleString('en-US')})`, '/v1/bill/list', {}],
+    ];
+    for (const [name, path, body] of reads) {
+      log(name);
+      const r = await measure(post(server.url + path, reader.apiKey, body));
+      throughput.push({ name, ...r, ratio: r.rps / bareResult.rps, target: '>= 60 %', met: r.rps / bareResult.rps >= 0.6 });
+    }
+
+    const writer = await benchAccount(api);
+    const created = [];
+    log('card/create (keyed)');
+    const create = await measure(
+      keyed(server.url + '/v1/card/create', writer.apiKey, 'create', () => ({ amount: 5, currency: 'USDT' }), (status, body) => {
+        if (status === 200) created.push(JSON.parse(body).cardId);
+      }),
+    );
+    throughput.push({ name: 'card/create (keyed)', ...create, ratio: create.rps / bareResult.rps });
+
+    // A top-up settles 3 s later and the card refuses another deposit until then (4007): round-robin over every
+    // card the create run made, so each card is visited less often than that.
+    log(`card/deposit (keyed) over ${created.length} cards`);
+    let i = 0;
+    const deposit = await measure(
+      keyed(server.url + '/v1/card/deposit', writer.apiKey, 'deposit', () => ({ cardId: created[i++ % created.length], amount: 1, currency: 'USDT' })),
+    );
+    const depRatio = deposit.rps / bareResult.rps;
+    throughput.push({
+      name: `card/deposit (keyed, ${created.length.toLocaleString('en-US')} cards)`,
+      ...deposit,
+      ratio: depRatio,
+      target: '>= 25 %, p99 < 20 ms',
+      met: depRatio >= 0.25 && deposit.p99 < 20,
+    });
+
+    log('webhook retry schedule');
+    webhook = await webhookSchedule(api, await benchAccount(api));
+  } finally {
+    await server.stop();
+  }
+
+  log('cold start');
+  const cold = await coldStart();
+  const md = render({
+    when,
+    m,
+    loadEnd: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    throughput,
+    pages,
+    seedInfo,
+    cold,
+    webhook,
+  });
+  writeFileSync('bench/results.md', md);
+  process.stdout.write(md + '\n');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,61 @@
+// Secrets must never reach a log line. Two layers, because either alone has holes:
+// - by field name: any field whose name says "secret" is censored wherever it sits in a record (headers, bodies,
+//   nested error objects), which is the only way to catch short values such as a CVV or an OTP;
+// - by shape: the final text of every line is scanned for values recognisable on sight (webhook secrets, our API
+//   keys, Luhn-valid card numbers), which catches them inside messages and error stacks.
+
+export const REDACTED = '[REDACTED]';
+
+/** Field names (case-insensitive) whose values are censored in every log record, at any depth. */
+const SECRET_FIELD =
+  /secret|password|passwd|token|api[-_]?key|authorization|cookie|signature|^(cvv|cvc|cvv2|otp|pan|card_?no|card_?number|expiry_?date)$/i;
+
+export function isSecretField(name: string): boolean {
+  return SECRET_FIELD.test(name);
+}
+
+const MAX_DEPTH = 8;
+
+/** A copy of a log record with secret fields censored; Errors become plain objects so their fields are walked too. */
+export function redactFields(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return '[Truncated]';
+  if (Array.isArray(value)) return value.map((v) => redactFields(v, depth + 1));
+  if (value instanceof Error) {
+    const plain: Record<string, unknown> = { type: value.constructor?.name ?? value.name, message: value.message, stack: value.stack };
+    for (const [k, v] of Object.entries(value)) plain[k] = v;
+    if (value.cause !== undefined) plain.cause = value.cause;
+    return redactFields(plain, depth);
+  }
+  if (value instanceof Headers) return redactFields(Object.fromEntries(value.entries()), depth);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = isSecretField(k) ? REDACTED : redactFields(v, depth + 1);
+  return out;
+}
+
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_-]+/g;
+const SANDBOX_API_KEY = /sk_sandbox_[A-Za-z0-9]+/g;
+// 15 to 19 digits not touching other digits: card numbers, but neither millisecond timestamps (13 digits until
+// the year 2286) nor our 22-digit card ids.
+const DIGIT_RUN = /(?<!\d)\d{15,19}(?!\d)/g;
+
+/** The text with every recognisable secret masked; a masked card number keeps only its last four digits. */
+export function scrubText(text: string): string {
+  return text
+    .replace(WEBHOOK_SECRET, 'whsec_' + REDACTED)
+    .replace(SANDBOX_API_KEY, 'sk_sandbox_' + REDACTED)
+    .replace(DIGIT_RUN, (run) => (luhnValid(run) ? '*'.repeat(run.length - 4) + run.slice(-4) : run));
+}
+
+function luhnValid(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
+}

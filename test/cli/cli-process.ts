@@ -1,0 +1,161 @@
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const MAIN = join(ROOT, 'dist/src/cli/main.js');
+
+function newestMtimeMs(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtimeMs(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const isFresh = () => existsSync(MAIN) && statSync(MAIN).mtimeMs >= newestMtimeMs(join(ROOT, 'src'));
+
+/**
+ * Builds `dist/` when a source file is newer than it (`npm test` has just built, so then this costs nothing).
+ * A lock directory keeps two test files from compiling into the same folder at once.
+ */
+export function ensureBuilt(): void {
+  if (isFresh()) return;
+  mkdirSync(join(ROOT, 'dist'), { recursive: true });
+  const lock = join(ROOT, 'dist', '.build-lock');
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() - started > 60_000) throw new Error(`build lock ${lock} held for over a minute`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    }
+  }
+  try {
+    if (!isFresh()) {
+      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      });
+    }
+  } finally {
+    rmdirSync(lock);
+  }
+}
+
+/** The environment without any SANDBOX_* variable of the machine running the tests. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SANDBOX_')) env[k] = v;
+  return { ...env, ...extra };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** JSON log lines seen so far. */
+  logs(): Record<string, unknown>[];
+  /** Resolves with the first log record matching, or rejects after `timeoutMs`. */
+  waitForLog(match: (r: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node dist/src/cli/main.js <args>` (or any command) and collects its output. */
+export function spawnCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: string; detached?: boolean } = {},
+): ServeProcess {
+  const command = opts.command ?? process.execPath;
+  const child = spawn(command, opts.command ? args : [MAIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: opts.env ?? cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A wrapper such as npx does not pass signals on: its own process group lets the test stop it whole.
+    detached: opts.detached ?? false,
+  });
+  let out = '';
+  let err = '';
+  const waiters = new Set<() => void>();
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    out += d;
+    for (const w of waiters) w();
+  });
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) =>
+    child.on('exit', (code, signal) => {
+      for (const w of waiters) w();
+      res({ code, signal });
+    }),
+  );
+  const logs = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    logs,
+    exited,
+    waitForLog(match, timeoutMs = 10_000) {
+      return new Promise((res, rej) => {
+        const check = () => {
+          const found = logs().find(match);
+          if (found) {
+            cleanup();
+            res(found);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            cleanup();
+            rej(new Error(`process exited before the expected log line\nstdout: ${out}\nstderr: ${err}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          rej(new Error(`timed out waiting for a log line\nstdout: ${out}\nstderr: ${err}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** Starts `serve` and waits until it logs its URL. */
+export async function startServe(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: string; detached?: boolean } = {},
+): Promise<ServeProcess & { url: string }> {
+  const proc = spawnCli(args, opts);
+  const listening = await proc.waitForLog((r) => r.msg === 'card sandbox listening');
+  return { ...proc, url: listening.url as string };
+}
+
+/** SIGTERM and wait for the exit. */
+export async function stop(proc: ServeProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGTERM');
+  return proc.exited;
+}

@@ -1,0 +1,179 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, ensureBuilt, freePort, spawnCli, startServe, stop, ROOT } from './cli-process.js';
+
+let dir: string;
+beforeAll(() => {
+  ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'sandbox-cli-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const assetList = (url: string, key?: string) =>
+  fetch(`${url}/v1/wallet/assetList`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-KEY': key } : {}) },
+    body: '{}',
+  });
+
+describe('card-sandbox serve', () => {
+  it('answers /healthz 200 {status: "ok"} within 2 s of being started (target 500 ms)', async () => {
+    const port = await freePort();
+    const t0 = performance.now();
+    const proc = spawnCli(['serve', '--port', String(port), '--db', join(dir, 'cold.db')]);
+    let res: Response | undefined;
+    while (performance.now() - t0 < 10_000) {
+      res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+      if (res) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const elapsedMs = performance.now() - t0;
+    console.log(`serve: start to first /healthz 200 in ${elapsedMs.toFixed(0)} ms`);
+    expect(res?.status).toBe(200);
+    expect(await res!.json()).toEqual({ status: 'ok' });
+    expect(elapsedMs).toBeLessThan(2000);
+    expect((await stop(proc)).code).toBe(0);
+  });
+
+  it('lets flags beat the environment: --port, --db and --missing-key-status', async () => {
+    const [envPort, flagPort] = [await freePort(), await freePort()];
+    const env = cleanEnv({
+      SANDBOX_PORT: String(envPort),
+      SANDBOX_DB: join(dir, 'env.db'),
+      SANDBOX_MISSING_KEY_STATUS: '401',
+    });
+    const args = ['serve', '--port', String(flagPort), '--db', join(dir, 'flag.db'), '--missing-key-status', '403'];
+    const proc = await startServe(args, { env });
+    try {
+      expect(proc.url).toBe(`http://127.0.0.1:${flagPort}`);
+      expect(existsSync(join(dir, 'flag.db'))).toBe(true);
+      expect(existsSync(join(dir, 'env.db'))).toBe(false);
+      const res = await assetList(proc.url);
+      expect(res.status).toBe(403);
+      expect(await res.text()).toBe('');
+    } finally {
+      await stop(proc);
+    }
+  });
+
+  it('uses the environment when no flag is given', async () => {
+    const port = await freePort();
+    const env = cleanEnv({ SANDBOX_PORT: String(port), SANDBOX_DB: join(dir, 'env-only.db'), SANDBOX_MISSING_KEY_STATUS: '403' });
+    const proc = await startServe(['serve'], { env });
+    try {
+      expect(proc.url).toBe(`http://127.0.0.1:${port}`);
+      expect(existsSync(join(dir, 'env-only.db'))).toBe(true);
+      expect((await assetList(proc.url)).status).toBe(403);
+    } finally {
+      await stop(proc);
+    }
+  });
+
+  it.each([
+    [['serve', '--bogus'], /bogus/],
+    [['serve', '--port', 'abc'], /port must be an integer/],
+    [['serve', '--port', '70000'], /port must be an integer/],
+    [['serve', '--mode', 'cloud'], /mode must be one of local, hosted/],
+    [['serve', '--missing-key-status', '404'], /missing key status must be one of 401, 403/],
+    [['serve', '--mode', 'hosted'], /hosted mode requires an admin token/],
+    [['serve', '--log-level', 'loud'], /log level must be one of/],
+    [['serve', '--shutdown-grace', 'soon'], /shutdown grace must be an integer/],
+    [['serve', 'extra'], /positional/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [[], /usage: card-sandbox/],
+  ])('exits 2 with a message on bad usage: %j', async (args, message) => {
+    const proc = spawnCli(args, { env: cleanEnv({ SANDBOX_DB: join(dir, 'never.db') }) });
+    const { code } = await proc.exited;
+    expect(code).toBe(2);
+    expect(proc.stderr() + proc.stdout()).toMatch(message);
+    expect(existsSync(join(dir, 'never.db'))).toBe(false);
+  });
+
+  it('prints the ready account key once: a second start on the same database does not print it', async () => {
+    const db = join(dir, 'bootstrap.db');
+    const first = await startServe(['serve', '--port', '0', '--db', db]);
+    const key = /API key \(shown once, keep it\): (\S+)/.exec(first.stdout())?.[1];
+    expect(key).toMatch(/^sk_sandbox_[0-9A-Za-z]{40}$/);
+    expect((await assetList(first.url, key)).status).toBe(200);
+    expect((await stop(first)).code).toBe(0);
+    expect(first.stdout().split(key!).length - 1).toBe(1);
+
+    const second = await startServe(['serve', '--port', '0', '--db', db]);
+    try {
+      expect(second.stdout()).not.toMatch(/API key/);
+      expect((await assetList(second.url, key)).status).toBe(200);
+    } finally {
+      await stop(second);
+    }
+  });
+
+  it('makes an account owning SANDBOX_API_KEY with SANDBOX_SEED_BALANCE, and never prints that key', async () => {
+    const env = cleanEnv({ SANDBOX_API_KEY: 'ci-key-0123456789', SANDBOX_SEED_BALANCE: '1000' });
+    const proc = await startServe(['serve', '--port', '0', '--db', join(dir, 'given-key.db')], { env });
+    try {
+      const res = await assetList(proc.url, 'ci-key-0123456789');
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { assetList: { currency: string; availableAmount: string }[] };
+      expect(body.assetList.find((a) => a.currency === 'USDT')?.availableAmount).toBe('1000');
+    } finally {
+      await stop(proc);
+    }
+    expect(proc.stdout()).not.toContain('ci-key-0123456789');
+    expect(proc.stdout()).not.toMatch(/API key/);
+  });
+
+  it('hosted mode makes no ready account unless asked for, and the operator API takes the admin token', async () => {
+    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-1' });
+    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted.db')], { env });
+    try {
+      expect(proc.stdout()).not.toMatch(/API key/);
+      const created = await fetch(`${proc.url}/admin/v1/accounts`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer op-token-1' },
+        body: JSON.stringify({ depositAddress: null }),
+      });
+      expect(created.status).toBe(201);
+      expect((await fetch(`${proc.url}/admin/v1/accounts/x`)).status).toBe(401);
+    } finally {
+      await stop(proc);
+    }
+    expect(proc.stdout()).not.toContain('op-token-1');
+  });
+
+  it('hosted mode makes the ready account when asked for with SANDBOX_BOOTSTRAP=true', async () => {
+    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-2', SANDBOX_BOOTSTRAP: 'true' });
+    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted-boot.db')], { env });
+    try {
+      const key = /API key \(shown once, keep it\): (\S+)/.exec(proc.stdout())?.[1];
+      expect((await assetList(proc.url, key)).status).toBe(200);
+    } finally {
+      await stop(proc);
+    }
+  });
+
+  it('runs as `npx --no-install card-sandbox serve` from the project folder', async () => {
+    const proc = await startServe(['--no-install', 'card-sandbox', 'serve', '--port', '0', '--db', join(dir, 'npx.db')], {
+      command: 'npx',
+      cwd: ROOT,
+      detached: true,
+    });
+    try {
+      expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
+    } finally {
+      process.kill(-proc.child.pid!, 'SIGTERM');
+      await proc.exited;
+    }
+    // The server under npx stopped too: its port stops answering.
+    let stillUp = true;
+    for (let i = 0; i < 100 && stillUp; i++) {
+      stillUp = await fetch(`${proc.url}/healthz`).then(
+        () => true,
+        () => false,
+      );
+      if (stillUp) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(stillUp).toBe(false);
+  });
+});

@@ -1,0 +1,59 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/config.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+
+// Background jobs (webhook deliveries) wait on the network; shutdown lets one under way finish, within the grace.
+
+let dir: string;
+let server: RunningServer;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sandbox-deliveries-'));
+  server = await startServer({
+    config: Object.freeze({ ...DEFAULT_CONFIG, port: 0, dbPath: join(dir, 'sandbox.db'), apiKey: 'k-deliveries-1' }),
+  });
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Registers a background job that takes `ms` and schedules it due now; resolves when it has started. */
+function slowDelivery(ms: number): { started: Promise<void>; finished: { value: boolean } } {
+  const finished = { value: false };
+  let markStarted!: () => void;
+  const started = new Promise<void>((r) => (markStarted = r));
+  const { deps } = server;
+  deps.jobs.register('test.slow-delivery', {
+    background: true,
+    run: async () => {
+      markStarted();
+      await new Promise((r) => setTimeout(r, ms));
+      finished.value = true;
+    },
+  });
+  deps.db.transaction(() => deps.jobs.schedule(deps.db, server.bootstrap!.accountId, 'test.slow-delivery', 'x', 0))();
+  deps.jobs.kick();
+  return { started, finished };
+}
+
+describe('shutdown and background deliveries', () => {
+  it('waits for a delivery under way before closing the database', async () => {
+    const delivery = slowDelivery(300);
+    await delivery.started;
+    const result = await server.close(5000);
+    expect(delivery.finished.value).toBe(true);
+    expect(result.cut).toBe(false);
+    expect(server.deps.db.open).toBe(false);
+  });
+
+  it('stops waiting for a delivery when the grace is over', async () => {
+    const delivery = slowDelivery(3000);
+    await delivery.started;
+    const t0 = performance.now();
+    await server.close(200);
+    expect(performance.now() - t0).toBeLessThan(1500);
+    expect(delivery.finished.value).toBe(false);
+    expect(server.deps.db.open).toBe(false);
+  });
+});
