@@ -18,10 +18,10 @@ export function createApp(deps: Deps) {
   app.use('*', accessLog({ logger: deps.logger }));
   app.use('*', jsonBodyLimit());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.route('/', docsRoutes());
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
+  app.route('/', docsRoutes());
   app.notFound((c) => c.json(errorBody(new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(errorBody(err), err.status);
