@@ -32,7 +32,7 @@ export class ConformanceCheck {
   }
 
   /** Records a webhook event that the sandbox emitted. */
-  event(envelope: { id?: unknown; type?: unknown }): void {
+  event(envelope: { id?: unknown; type?: unknown; [field: string]: unknown }): void {
     const violations = validateEvent(envelope, this.opts);
     if (violations.length) this.findings.push({ subject: `event ${String(envelope.type)} ${String(envelope.id)}`, violations, body: envelope });
   }
