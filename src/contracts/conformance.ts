@@ -32,9 +32,10 @@ export class ConformanceCheck {
   }
 
   /** Records a webhook event that the sandbox emitted. */
-  event(envelope: { id?: unknown; type?: unknown; [field: string]: unknown }): void {
+  event(envelope: unknown): void {
     const violations = validateEvent(envelope, this.opts);
-    if (violations.length) this.findings.push({ subject: `event ${String(envelope.type)} ${String(envelope.id)}`, violations, body: envelope });
+    const e = (envelope ?? {}) as { id?: unknown; type?: unknown };
+    if (violations.length) this.findings.push({ subject: `event ${String(e.type)} ${String(e.id)}`, violations, body: envelope });
   }
 
   /** Findings since the last call, and forgets them. */
