@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { adminApi } from './admin/index.js';
 import { partnerApi } from './api/index.js';
+import { docsRoutes } from './contracts/docs-routes.js';
 import type { Deps } from './domain/deps.js';
 import type { AppEnv } from './http/context.js';
 import { ApiError, errorBody } from './http/errors.js';
@@ -22,6 +23,7 @@ export function createApp(deps: Deps) {
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
+  app.route('/', docsRoutes());
   app.notFound((c) => c.json(errorBody(new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(errorBody(err), err.status);
