@@ -24,10 +24,15 @@ export interface World {
   close(): void;
 }
 
-/** Every concrete route the app serves, read from the app itself (middleware entries left out). */
+/** The API reference pages answer HTML and static files by design; they take no input to fuzz. */
+const DOCUMENTATION = /^\/(docs|openapi\.json)/;
+
+/** Every concrete API route the app serves, read from the app itself (middleware entries left out). */
 export function routesOf(app: ReturnType<typeof createApp>): Route[] {
   const seen = new Map<string, Route>();
-  for (const r of app.routes) if (r.method !== 'ALL') seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
+  for (const r of app.routes) {
+    if (r.method !== 'ALL' && !DOCUMENTATION.test(r.path)) seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
+  }
   return [...seen.values()];
 }
 

@@ -371,7 +371,21 @@ describe('events of the other modules go out through the same pipeline unchanged
     ],
     [
       'transaction.updated',
-      { transactionId: 'txn_000000000000000000000001', status: 'CLEARED', previousStatus: 'PENDING' },
+      {
+        transactionId: 'txn_000000000000000000000001',
+        cardId: '2026060100000000000001',
+        status: 'CLEARED',
+        previousStatus: 'PENDING',
+        billAmount: 12.5,
+        billCurrency: 'USD',
+        transactionAmount: 12.5,
+        transactionCurrency: 'USD',
+        merchantName: 'COFFEE',
+        merchantCountry: 'US',
+        mccCategory: 'Restaurants',
+        eventType: 'SPEND',
+        settledAt: '2026-06-01T00:00:00',
+      },
     ],
     [
       'card.3ds.requested',
