@@ -48,6 +48,19 @@ describe('contracts/', () => {
     expect(r.stdout.trim()).toBe('');
   });
 
+  it('every example a schema shows in the reference validates strictly against it', () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats.default(ajv);
+    const files = readSchemaFiles(dir);
+    for (const f of files) ajv.addSchema(closeObjects(f.schema));
+    const withExamples = files.filter((f) => Array.isArray(f.schema.examples));
+    expect(withExamples.length).toBeGreaterThan(10);
+    for (const f of withExamples) {
+      const validate = ajv.getSchema(f.schema.$id)!;
+      for (const example of f.schema.examples as unknown[]) expect([f.path, validate(example), validate.errors]).toEqual([f.path, true, null]);
+    }
+  });
+
   it('lists the seven event types of the spec', () => {
     expect(Object.keys(readIndex(dir).events.types).sort()).toEqual(
       ['card.3ds.requested', 'card.cancelled', 'card.created', 'card.frozen', 'card.unfrozen', 'transaction.created', 'transaction.updated'].sort(),
