@@ -1,4 +1,11 @@
-import { hasContract, validateEvent, validateResponse, validateSchema, type ContractViolation } from './registry.js';
+import {
+  hasContract,
+  validateEvent,
+  validateRequest,
+  validateResponse,
+  validateSchema,
+  type ContractViolation,
+} from './registry.js';
 
 // Self-conformance: every answer the sandbox gives in a test is held to its contract, strictly, so the sandbox
 // cannot drift from the contracts it publishes.
@@ -25,8 +32,13 @@ export class ConformanceCheck {
     return async (request, ...rest) => {
       const method = request.method;
       const path = new URL(request.url).pathname;
+      const judged = CONTRACT_SURFACES.test(path);
+      const requestText = judged && request.body ? await request.clone().text() : '';
       const response = await fetch(request, ...rest);
-      if (CONTRACT_SURFACES.test(path)) await this.response(method, path, response.clone());
+      if (judged) {
+        await this.response(method, path, response.clone());
+        if (response.ok) this.acceptedRequest(method, path, requestText);
+      }
       return response;
     };
   }
@@ -43,6 +55,22 @@ export class ConformanceCheck {
     const out = this.findings;
     this.findings = [];
     return out;
+  }
+
+  /**
+   * A request the sandbox accepted must be one its contract allows: a sandbox more lenient than its contracts lets
+   * a partner pass here and fail in production. Lenient about extra fields (the sandbox ignores them).
+   */
+  private acceptedRequest(method: string, path: string, text: string): void {
+    if (!hasContract(method, path)) return;
+    let body: unknown = undefined;
+    try {
+      body = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    const violations = validateRequest(method, path, body);
+    if (violations.length) this.findings.push({ subject: `${method} ${path} accepted a request its contract refuses`, violations, body });
   }
 
   /** An unknown route still answers the one error body (or the bare 403 of a missing key); a success needs a contract. */

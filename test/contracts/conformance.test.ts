@@ -3,7 +3,7 @@ import { ConformanceCheck, formatFindings } from '../../src/contracts/conformanc
 
 const json = (status: number, body: unknown) =>
   new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-const post = (path: string) => new Request(`http://sandbox${path}`, { method: 'POST', body: '{}' });
+const post = (path: string, body: unknown = { cardId: 'c' }) => new Request(`http://sandbox${path}`, { method: 'POST', body: JSON.stringify(body) });
 
 describe('self-conformance check', () => {
   it('passes a response that matches its contract and hands the caller an unread body', async () => {
@@ -38,6 +38,16 @@ describe('self-conformance check', () => {
     expect(check.take()).toEqual([]);
     await check.wrapFetch(() => json(404, { error: 'nope' }))(post('/v1/nope'));
     expect(check.take()).toHaveLength(1);
+  });
+
+  it('reports a request the sandbox accepted although its contract refuses it (the sandbox is never more lenient)', async () => {
+    const check = new ConformanceCheck();
+    await check.wrapFetch(() => json(200, { code: 0, message: 'ok' }))(post('/v1/card/deposit', { cardId: 'c', amount: '10' }));
+    const [finding] = check.take();
+    expect(finding.subject).toBe('POST /v1/card/deposit accepted a request its contract refuses');
+    expect(finding.violations[0].instancePath).toBe('/amount');
+    await check.wrapFetch(() => json(400, { code: 400, message: 'amount must be a JSON number' }))(post('/v1/card/deposit', { cardId: 'c', amount: '10' }));
+    expect(check.take()).toEqual([]);
   });
 
   it('reports an answer that is not JSON', async () => {

@@ -1,5 +1,6 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,6 +39,26 @@ describe('contracts/', () => {
       ...Object.values(index.operations).flatMap((op) => [op.request, ...Object.values(op.responses)]),
     ].filter((p): p is string => p !== null);
     for (const p of named) expect(existsSync(join(dir, p)), p).toBe(true);
+  });
+
+  it('no contract file is hidden from commits by .gitignore (skipped outside a git checkout)', () => {
+    const paths = readSchemaFiles(dir).map((f) => join(dir, f.path));
+    const r = spawnSync('git', ['check-ignore', '--no-index', ...paths], { cwd: dir, encoding: 'utf8' });
+    if (r.error || r.status === 128) return;
+    expect(r.stdout.trim()).toBe('');
+  });
+
+  it('every example a schema shows in the reference validates strictly against it', () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true });
+    addFormats.default(ajv);
+    const files = readSchemaFiles(dir);
+    for (const f of files) ajv.addSchema(closeObjects(f.schema));
+    const withExamples = files.filter((f) => Array.isArray(f.schema.examples));
+    expect(withExamples.length).toBeGreaterThan(10);
+    for (const f of withExamples) {
+      const validate = ajv.getSchema(f.schema.$id)!;
+      for (const example of f.schema.examples as unknown[]) expect([f.path, validate(example), validate.errors]).toEqual([f.path, true, null]);
+    }
   });
 
   it('lists the seven event types of the spec', () => {

@@ -67,6 +67,7 @@ describe('contracts against the spec', () => {
     expect(validateEvent(envelope('transaction.created', txnEvent))).toEqual([]);
     expect(validateEvent(envelope('transaction.updated', { ...txnEvent, status: 'CLEARED', previousStatus: 'PENDING' }))).toEqual([]);
     expect(validateEvent(envelope('transaction.updated', { ...txnEvent, status: 'CLEARED' }))).not.toEqual([]);
+    expect(validateEvent(envelope('transaction.created', { ...txnEvent, previousStatus: 'PENDING' }))).not.toEqual([]);
     expect(validateEvent(envelope('transaction.created', { ...txnEvent, billAmount: '12.50' }))).not.toEqual([]);
   });
 

@@ -1,4 +1,5 @@
 import { createAdaptorServer } from '@hono/node-server';
+import { conformance } from '../helpers/conformance.js';
 import { Hono } from 'hono';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -249,7 +250,7 @@ function serverWithLatency(s: TestSandbox): Server {
     await next();
   });
   outer.route('/', createApp(s.deps));
-  return createAdaptorServer({ fetch: outer.fetch }) as Server;
+  return createAdaptorServer({ fetch: conformance.wrapFetch(outer.fetch) }) as Server;
 }
 
 async function untilInFlight(s: TestSandbox, key: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { conformance } from '../helpers/conformance.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -47,7 +48,10 @@ export async function startReceiver(): Promise<Receiver> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      receiver.received.push({ headers: req.headers, rawBody, body: JSON.parse(rawBody) });
+      const body = JSON.parse(rawBody);
+      // The delivered body (with its delivery-only fields, such as the 3DS code) is held to the event contract too.
+      conformance.event(body);
+      receiver.received.push({ headers: req.headers, rawBody, body });
       (receiver.queue.shift() ?? receiver.fallback)(req, res);
     });
   });
