@@ -65,3 +65,15 @@ describe('Responses', () => {
     }
   });
 });
+
+describe('X-Request-Id', () => {
+  it('is on every response: the simulation API, the operator API, /healthz and a 401', async () => {
+    const answers = [
+      await post('/sandbox/v1/clock', {}),
+      await sb.admin('get', `/admin/v1/accounts/${acct.accountId}`),
+      await request(sb.server).get('/healthz'),
+      await sb.post(undefined, '/v1/card/list', {}),
+    ];
+    for (const res of answers) expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+});
