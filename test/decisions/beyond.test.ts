@@ -40,3 +40,22 @@ describe('card/list status', () => {
     expect(res.body.code).toBe(400);
   });
 });
+
+describe('X-Request-Id from the caller', () => {
+  it('keeps a well-formed incoming X-Request-Id and replaces a malformed one', async () => {
+    const kept = await sb.post(acct.apiKey, '/v1/card/list', {}, { 'X-Request-Id': 'trace-42.a_b' });
+    expect(kept.headers['x-request-id']).toBe('trace-42.a_b');
+    const replaced = await sb.post(acct.apiKey, '/v1/card/list', {}, { 'X-Request-Id': 'bad id with spaces' });
+    expect(replaced.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{20}$/);
+  });
+});
+
+describe('faults helpers', () => {
+  it('are never faulted themselves, so a rule can always be cleared', async () => {
+    const rule = { path: '/sandbox/v1/faults/clear', respond: { httpStatus: 503, code: 9999 } };
+    expect((await sb.post(acct.apiKey, '/sandbox/v1/faults', { rules: [rule, { path: '/v1/card/list', respond: { httpStatus: 503, code: 9999 } }] })).status).toBe(200);
+    const cleared = await sb.post(acct.apiKey, '/sandbox/v1/faults/clear', {});
+    expect(cleared.status).toBe(200);
+    expect((await sb.post(acct.apiKey, '/v1/card/list', {})).status).toBe(200);
+  });
+});
