@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { startServer } from '../server.js';
+import { applySeeds } from './seed.js';
 
 /** `card-sandbox serve`: flags beat environment; prints the ready account's key once, on the run that made it. */
 export async function runServe(argv: string[]): Promise<number> {
@@ -14,7 +15,7 @@ export async function runServe(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const { config } = loaded;
+  const { config, seedFiles } = loaded;
   const logger = pino({ level: config.logLevel });
   const server = await startServer({ config, logger });
   if (server.bootstrap?.newApiKey) {
@@ -22,6 +23,13 @@ export async function runServe(argv: string[]): Promise<number> {
     process.stdout.write(
       `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
     );
+  }
+  if (seedFiles.length > 0) {
+    const seeded = await applySeeds(seedFiles, server.url, config, server.bootstrap?.newApiKey);
+    if (!seeded) {
+      await server.close();
+      return 1;
+    }
   }
   logger.info({ url: server.url, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
   let stopping = false;

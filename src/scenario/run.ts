@@ -38,6 +38,11 @@ export interface FileResult {
 export interface RunOptions {
   /** Freeze a fresh account's clock unless the file asks for a running one (default true; seeding says false). */
   freezeClock?: boolean;
+  /**
+   * Seeding (`serve --seed`): only files that declare `account` get a fresh one, the others act on the given key's
+   * account, whose balance is topped up rather than reset. Also reports each fresh account.
+   */
+  seeding?: { onAccount(file: string, accountId: string, apiKey: string): void };
   /** Called with each finished step, for live output. */
   onStep?: (file: string, step: StepResult) => void;
 }
@@ -124,7 +129,7 @@ export class ScenarioRun {
   /** A fresh account through the operator API when an admin token is known, else the given key's account. */
   private async setUp(): Promise<void> {
     const { account } = this.scenario;
-    if (this.target.adminToken) {
+    if (this.target.adminToken && (!this.opts.seeding || account)) {
       const x = await this.call({
         admin: 'POST /admin/v1/accounts',
         body: {
@@ -138,6 +143,7 @@ export class ScenarioRun {
       });
       const body = x.responseBody as { accountId: string; apiKey: string };
       Object.assign(this.vars, { accountId: body.accountId, apiKey: body.apiKey });
+      this.opts.seeding?.onAccount(this.scenario.file, body.accountId, body.apiKey);
       if (this.opts.freezeClock !== false && account?.clock !== 'running') {
         await this.call({ sandbox: 'clock', body: { mode: 'frozen' } });
       }
@@ -147,7 +153,9 @@ export class ScenarioRun {
       if (needsAdmin.length > 0) throw new StepFailed({ message: `account.${needsAdmin.join(', account.')} needs --admin-token` });
       this.vars.apiKey = this.target.apiKey;
       // Without the operator API, the shared account is reset to the file's balance so files start alike.
-      if (account?.balance !== undefined) await this.call({ sandbox: 'reset', body: { balance: account.balance } });
+      if (account?.balance !== undefined) {
+        await this.call(this.opts.seeding ? { sandbox: 'wallet/seed', body: { amount: account.balance } } : { sandbox: 'reset', body: { balance: account.balance } });
+      }
     }
     const wantsWebhook = this.scenario.webhook || this.scenario.steps.some((s) => 'expectWebhook' in s || 'receiver' in s);
     if (wantsWebhook) await this.configureWebhook();
