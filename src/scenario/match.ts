@@ -51,6 +51,12 @@ function numberText(n: number): string {
   return n.toFixed(20).replace(/\.?0+$/, '');
 }
 
+/** `"^\\d+$"` or, for flags, `"/add funds/i"`. */
+function regexOf(text: string): RegExp {
+  const m = /^\/(.*)\/([a-z]*)$/s.exec(text);
+  return m ? new RegExp(m[1], m[2]) : new RegExp(text);
+}
+
 function matchOne(key: MatcherKey, arg: unknown, actual: unknown, path: string, out: Mismatch[]): void {
   const fail = (expected: string) => out.push({ path, expected, actual: show(actual) });
   switch (key) {
@@ -65,7 +71,7 @@ function matchOne(key: MatcherKey, arg: unknown, actual: unknown, path: string, 
       return;
     }
     case '$regex':
-      if (typeof actual !== 'string' || !new RegExp(String(arg)).test(actual)) fail(`a string matching /${String(arg)}/`);
+      if (typeof actual !== 'string' || !regexOf(String(arg)).test(actual)) fail(`a string matching ${String(regexOf(String(arg)))}`);
       return;
     case '$decimal':
       if (!decimalEquals(arg, actual)) fail(`the decimal ${String(arg)}`);

@@ -128,6 +128,8 @@ export class ScenarioRun {
 
   /** A fresh account through the operator API when an admin token is known, else the given key's account. */
   private async setUp(): Promise<void> {
+    // Vars may use generators and earlier vars: `binId: "FEE-{{uuid}}"` is drawn once per run.
+    for (const [k, v] of Object.entries(this.vars)) this.vars[k] = render(v, this.vars);
     const { account } = this.scenario;
     if (this.target.adminToken && (!this.opts.seeding || account)) {
       const x = await this.call({
