@@ -17,6 +17,8 @@ export interface Config {
   missingKeyStatus: 401 | 403;
   allowHttpWebhooks: boolean;
   webhookHeaderPrefix: string;
+  /** Wall-clock limit of one webhook attempt (connect, send, answer). */
+  webhookTimeoutMs: number;
   topUpSettleSeconds: number;
   cancelSeconds: number;
   /** Server secret text; when absent it lives in `<db>.secret` (or is random for ':memory:'). */
@@ -41,6 +43,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   missingKeyStatus: 401,
   allowHttpWebhooks: false,
   webhookHeaderPrefix: 'Service',
+  webhookTimeoutMs: 10_000,
   topUpSettleSeconds: 3,
   cancelSeconds: 5,
   secret: undefined,
@@ -101,6 +104,7 @@ export function loadConfig(
     allowHttpWebhooks:
       values['allow-http-webhooks'] ?? (env.SANDBOX_ALLOW_HTTP_WEBHOOKS ?? 'false').toLowerCase() === 'true',
     webhookHeaderPrefix: pick('webhook-header-prefix', 'SANDBOX_WEBHOOK_HEADER_PREFIX') ?? 'Service',
+    webhookTimeoutMs: integer(env.SANDBOX_WEBHOOK_TIMEOUT_MS || '10000', 'webhook timeout', 1, 600_000),
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),

@@ -13,6 +13,7 @@ import { JobRunner } from './domain/jobs.js';
 import { silentLogger, type Logger } from './domain/logger.js';
 import { ServerSecret } from './domain/secrets.js';
 import { openDb, sql } from './store/db.js';
+import { registerWebhooks } from './webhooks/index.js';
 
 export interface RuntimeOptions {
   config: Config;
@@ -39,6 +40,7 @@ export function createDeps(opts: RuntimeOptions): Deps {
   };
   deps.jobs.bind(deps);
   registerCardJobs(deps);
+  registerWebhooks(deps);
   db.transaction(() => ensureDefaultBin(db))();
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.

@@ -6,11 +6,13 @@ const USAGE = `usage: card-sandbox <command> [options]
 commands:
   serve      run the sandbox server (--port, --host, --db <path | :memory:>, --mode local|hosted, --seed FILE)
   scenario   run scenario files: scenario run <files or globs> [--base-url --api-key --admin-token --junit --tap]
+  listen     receive, verify and print webhook events (--secret whsec_..., --port, --forward-to URL, --jsonl FILE)
 `;
 
 const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
   serve: async () => (await import('./serve.js')).runServe,
   scenario: async () => (await import('./scenario.js')).runScenarioCommand,
+  listen: async () => (await import('./listen.js')).runListen,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,5 +1,6 @@
 import { core } from './001-core.js';
 import { idempotency } from './010-idempotency.js';
+import { webhooks } from './020-webhooks.js';
 
 export interface Migration {
   version: number;
@@ -9,4 +10,4 @@ export interface Migration {
 
 // Versions are reserved by area so parallel work never collides:
 // 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations.
-export const migrations: Migration[] = [core, idempotency].sort((a, b) => a.version - b.version);
+export const migrations: Migration[] = [core, idempotency, webhooks].sort((a, b) => a.version - b.version);

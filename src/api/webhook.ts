@@ -1,0 +1,61 @@
+import { Hono, type Context } from 'hono';
+import { accountNowMs } from '../domain/clock.js';
+import type { Deps } from '../domain/deps.js';
+import type { AppEnv } from '../http/context.js';
+import { illegal } from '../http/errors.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalBoolean, requiredString } from '../http/validate.js';
+import {
+  deleteWebhookConfig,
+  findWebhookConfig,
+  putWebhookConfig,
+  rotateWebhookSecret,
+  type WebhookConfig,
+} from '../webhooks/config.js';
+import { cancelPendingDeliveries } from '../webhooks/deliveries.js';
+import { webhookUrlProblem } from '../webhooks/url-policy.js';
+import { OK } from './views.js';
+
+/** The configuration as reads show it: the secret only as its prefix. */
+function configView(config: WebhookConfig) {
+  return {
+    configured: true,
+    url: config.url,
+    enabled: config.enabled,
+    deliver3dsCode: config.deliver3dsCode,
+    secretPrefix: config.secretPrefix,
+  };
+}
+
+/** /v1/webhook: view, create or update, rotate the secret, remove (spec "Webhook configuration"). */
+export function webhookRoutes(deps: Deps) {
+  const now = (c: Context<AppEnv>) => accountNowMs(deps, c.get('account').id);
+  return new Hono<AppEnv>()
+    .get('/', (c) => {
+      const config = findWebhookConfig(deps, c.get('account').id);
+      return c.json(config ? configView(config) : { configured: false });
+    })
+    .put('/', async (c) => {
+      // Every check runs before the write, so bad input leaves the stored config as it was.
+      const body = await readJsonObject(c);
+      const url = requiredString(body, 'url', 2048);
+      const enabled = optionalBoolean(body, 'enabled');
+      const deliver3dsCode = optionalBoolean(body, 'deliver3dsCode');
+      const problem = await webhookUrlProblem(deps.config, url);
+      if (problem) throw illegal(problem);
+      const { config, secret } = putWebhookConfig(deps, c.get('account').id, { url, enabled, deliver3dsCode }, now(c));
+      return c.json(secret === undefined ? configView(config) : { ...configView(config), secret });
+    })
+    .post('/rotate-secret', (c) => {
+      const { config, secret } = rotateWebhookSecret(deps, c.get('account').id, now(c));
+      return c.json({ ...configView(config), secret });
+    })
+    .delete('/', (c) => {
+      const accountId = c.get('account').id;
+      deps.db.transaction(() => {
+        deleteWebhookConfig(deps, accountId);
+        cancelPendingDeliveries(deps, accountId);
+      })();
+      return c.json({ ...OK });
+    });
+}

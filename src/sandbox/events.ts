@@ -1,0 +1,43 @@
+import { Hono } from 'hono';
+import { OK } from '../api/views.js';
+import type { Deps } from '../domain/deps.js';
+import { listEvents, toEnvelope, type EventType } from '../domain/events.js';
+import type { AppEnv } from '../http/context.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalEnum, optionalInteger } from '../http/validate.js';
+import { deliveryForEvent } from '../webhooks/deliveries.js';
+
+const EVENT_TYPES: readonly EventType[] = [
+  'card.created',
+  'card.frozen',
+  'card.unfrozen',
+  'card.cancelled',
+  'card.3ds.requested',
+  'transaction.created',
+  'transaction.updated',
+];
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * events: the outbox of this account, newest first, each with its delivery state. The data is the outbox's, so
+ * delivery-only fields (the 3DS code) never appear here.
+ */
+export function eventsRoutes(deps: Deps) {
+  return new Hono<AppEnv>().post('/events', async (c) => {
+    const body = await readJsonObject(c);
+    const type = optionalEnum(body, 'type', EVENT_TYPES);
+    const limit = optionalInteger(body, 'limit', 1, 1000) ?? 100;
+    const accountId = c.get('account').id;
+    const events = listEvents(deps.db, accountId, { type, limit }).map((e) => {
+      const d = deliveryForEvent(deps.db, accountId, e.id);
+      return {
+        ...toEnvelope(e),
+        delivery: d
+          ? { state: d.state, attempts: d.attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
+          : { state: 'none', attempts: 0, nextAttemptAt: null },
+      };
+    });
+    return c.json({ ...OK, events });
+  });
+}

@@ -1,0 +1,54 @@
+import { Hono } from 'hono';
+import { OK } from '../api/views.js';
+import { accountNowMs } from '../domain/clock.js';
+import type { Deps } from '../domain/deps.js';
+import { getEvent } from '../domain/events.js';
+import type { AppEnv } from '../http/context.js';
+import { illegal } from '../http/errors.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
+import { redeliver } from '../webhooks/attempt.js';
+import { findWebhookConfig } from '../webhooks/config.js';
+import { listAttempts, type AttemptRow } from '../webhooks/deliveries.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** One attempt as the delivery log shows it: account time, outcome, and when the next try is due. */
+function attemptView(a: Omit<AttemptRow, 'id'>) {
+  return {
+    eventId: a.event_id,
+    attempt: a.attempt,
+    redelivery: a.redelivery === 1,
+    url: a.url,
+    at: iso(a.at_ms),
+    signatureTimestamp: a.signed_at_s,
+    statusCode: a.status_code,
+    latencyMs: a.latency_ms,
+    error: a.error,
+    nextRetryAt: iso(a.next_retry_at_ms),
+  };
+}
+
+/** webhook/deliveries (the attempt log, newest first) and webhook/redeliver (one more attempt, now). */
+export function webhookSandboxRoutes(deps: Deps) {
+  return new Hono<AppEnv>()
+    .post('/webhook/deliveries', async (c) => {
+      const body = await readJsonObject(c);
+      const eventId = optionalString(body, 'eventId');
+      const limit = optionalInteger(body, 'limit', 1, 1000) ?? 100;
+      const deliveries = listAttempts(deps.db, c.get('account').id, { eventId, limit }).map(attemptView);
+      return c.json({ ...OK, deliveries });
+    })
+    .post('/webhook/redeliver', async (c) => {
+      const body = await readJsonObject(c);
+      const eventId = requiredString(body, 'eventId');
+      const accountId = c.get('account').id;
+      const event = getEvent(deps.db, accountId, eventId);
+      if (!event) throw illegal('eventId: no such event for this account');
+      const config = findWebhookConfig(deps, accountId);
+      if (!config) throw illegal('no webhook is configured: PUT /v1/webhook first');
+      if (!config.enabled) throw illegal('the webhook is disabled: enable it to deliver');
+      const attempt = await redeliver(deps, event, accountNowMs(deps, accountId));
+      return c.json({ ...OK, delivery: attemptView(attempt) });
+    });
+}

@@ -1,0 +1,120 @@
+import type { Deps } from '../domain/deps.js';
+import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
+import type { Job } from '../domain/jobs.js';
+import { sql } from '../store/db.js';
+import { findWebhookConfig, signingSecret } from './config.js';
+import {
+  ATTEMPT_JOB,
+  MAX_ATTEMPTS,
+  RETRY_DELAYS_SECONDS,
+  attemptCount,
+  closeDelivery,
+  deliveryForEvent,
+  getDelivery,
+  insertAttempt,
+  type AttemptRow,
+} from './deliveries.js';
+import { sendWebhook, type SendResult } from './sender.js';
+import { signatureHeader } from './signature.js';
+
+// One attempt of one event: build the body at send time (delivery-only fields such as the 3DS code are never in
+// the outbox), sign it afresh, POST it, and record the outcome.
+
+/** The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields. */
+export function webhookBody(deps: Deps, event: StoredEvent): string {
+  const data: Record<string, unknown> = { ...event.data };
+  for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps.db, event) ?? {});
+  return JSON.stringify({ ...toEnvelope(event), data });
+}
+
+interface Sent extends SendResult {
+  url: string;
+  signedAtSeconds: number;
+}
+
+async function send(deps: Deps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
+  const body = webhookBody(deps, event);
+  // `t` is wall-clock time (behaviour.md section 11), so a partner's 300 s tolerance holds after clock advances.
+  const signedAtSeconds = Math.floor(deps.wallClock() / 1000);
+  const p = deps.config.webhookHeaderPrefix;
+  const result = await sendWebhook({
+    url,
+    body,
+    headers: {
+      [`${p}-Signature`]: signatureHeader(secret, signedAtSeconds, body),
+      [`${p}-Event-Id`]: event.id,
+      [`${p}-Event-Type`]: event.type,
+    },
+    timeoutMs: deps.config.webhookTimeoutMs,
+    refuseInternal: deps.config.mode === 'hosted',
+    // Latency is a measured duration, not a reading of any clock the simulation controls.
+    now: () => performance.now(),
+  });
+  return { ...result, url, signedAtSeconds };
+}
+
+function attemptRow(event: StoredEvent, sent: Sent, atMs: number, attempt: number, redelivery: boolean) {
+  return {
+    account_id: event.accountId,
+    event_id: event.id,
+    attempt,
+    redelivery: Number(redelivery),
+    url: sent.url,
+    at_ms: atMs,
+    signed_at_s: sent.signedAtSeconds,
+    status_code: sent.statusCode,
+    latency_ms: Math.round(sent.latencyMs),
+    error: sent.error,
+    next_retry_at_ms: null as number | null,
+  } satisfies Omit<AttemptRow, 'id'>;
+}
+
+/** The `webhook.attempt` job: the delivery's next scheduled attempt, at `job.dueAtMs` of account time. */
+export async function runScheduledAttempt(deps: Deps, job: Job): Promise<void> {
+  const delivery = getDelivery(deps.db, Number(job.ref));
+  if (!delivery || delivery.state !== 'pending') return;
+  const event = getEvent(deps.db, delivery.account_id, delivery.event_id);
+  const config = findWebhookConfig(deps, delivery.account_id);
+  if (!event || !config) return deps.db.transaction(() => closeDelivery(deps, delivery, 'cancelled'))();
+  // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it.
+  if (!config.enabled) return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+  const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
+  deps.db.transaction(() => {
+    const now = getDelivery(deps.db, delivery.id);
+    const row = attemptRow(event, sent, job.dueAtMs, attemptCount(deps.db, event.accountId, event.id) + 1, false);
+    // A DELETE or reset while the request was on the wire wins: the attempt is logged, nothing more is planned.
+    if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
+    const attempts = now.attempts + 1;
+    if (sent.error === null) {
+      closeDelivery(deps, now, 'delivered');
+    } else if (attempts >= MAX_ATTEMPTS) {
+      closeDelivery(deps, now, 'failed');
+    } else {
+      row.next_retry_at_ms = job.dueAtMs + RETRY_DELAYS_SECONDS[attempts - 1] * 1000;
+      deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
+    }
+    sql(deps.db, 'UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?').run(
+      attempts,
+      row.next_retry_at_ms,
+      now.id,
+    );
+    insertAttempt(deps.db, row);
+  })();
+}
+
+/**
+ * /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule. Success ends a pending delivery
+ * (its remaining retries are dropped); failure leaves the schedule as it was.
+ */
+export async function redeliver(deps: Deps, event: StoredEvent, atMs: number): Promise<Omit<AttemptRow, 'id'>> {
+  const config = findWebhookConfig(deps, event.accountId);
+  if (!config) throw new Error('redeliver without a webhook config');
+  const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);
+  return deps.db.transaction(() => {
+    const row = attemptRow(event, sent, atMs, attemptCount(deps.db, event.accountId, event.id) + 1, true);
+    insertAttempt(deps.db, row);
+    const delivery = deliveryForEvent(deps.db, event.accountId, event.id);
+    if (delivery?.state === 'pending' && sent.error === null) closeDelivery(deps, delivery, 'delivered');
+    return row;
+  })();
+}

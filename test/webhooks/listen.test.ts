@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runListen, startListener, type Listener, type ListenOptions } from '../../src/cli/listen.js';
+import { signatureHeader } from '../../src/webhooks/signature.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { behaviours, startReceiver, type Receiver } from './receiver.js';
+
+let sb: TestSandbox;
+let acct: AccountHandle;
+let secret: string;
+let dir: string;
+let lines: string[];
+let listener: Listener | undefined;
+
+beforeEach(async () => {
+  sb = createTestSandbox();
+  acct = await sb.account({ balance: 100 });
+  dir = mkdtempSync(join(tmpdir(), 'listen-'));
+  lines = [];
+});
+afterEach(async () => {
+  await listener?.close();
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Starts `listen` and points the account's webhook at it. */
+async function listen(extra: Partial<ListenOptions> = {}) {
+  const configured = await request(sb.server)
+    .put('/v1/webhook')
+    .set('X-API-KEY', acct.apiKey)
+    .set('Content-Type', 'application/json')
+    .send({ url: 'http://127.0.0.1:1/placeholder' });
+  secret = configured.body.secret;
+  listener = await startListener({
+    secret,
+    port: 0,
+    host: '127.0.0.1',
+    headerPrefix: 'Service',
+    toleranceSeconds: 300,
+    now: () => Math.floor(sb.wall.ms / 1000),
+    out: (l) => lines.push(l),
+    ...extra,
+  });
+  await request(sb.server)
+    .put('/v1/webhook')
+    .set('X-API-KEY', acct.apiKey)
+    .set('Content-Type', 'application/json')
+    .send({ url: `${listener.url}/webhooks` });
+}
+
+async function cardCreated(): Promise<string> {
+  const cardId = (await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' })).body.cardId;
+  await sb.advance(acct.apiKey, 0);
+  return cardId;
+}
+
+describe('card-sandbox listen', () => {
+  it('verifies, prints and records (JSON lines) each event, and acknowledges it', async () => {
+    const jsonl = join(dir, 'events.jsonl');
+    await listen({ jsonlFile: jsonl });
+    const cardId = await cardCreated();
+    const [attempt] = (await sb.post(acct.apiKey, '/sandbox/v1/webhook/deliveries', {})).body.deliveries;
+    expect(attempt).toMatchObject({ statusCode: 200, error: null });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/ card\.created {2}evt_[0-9A-Za-z]{24}$/);
+    const [record] = readFileSync(jsonl, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(record).toMatchObject({ verified: true, violations: [], event: { type: 'card.created', data: { cardId } } });
+  });
+
+  it('answers 400 to a bad signature and prints the reason', async () => {
+    await listen();
+    const body = '{"id":"evt_x","type":"card.frozen","created":1,"data":{}}';
+    const t = Math.floor(sb.wall.ms / 1000);
+    const res = await request(listener!.url)
+      .post('/')
+      .set('Content-Type', 'application/json')
+      .set('Service-Signature', signatureHeader('whsec_wrong', t, body))
+      .send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: 'signature_mismatch' });
+    expect(lines[0]).toMatch(/✗ rejected: signature_mismatch/);
+    const missing = await request(listener!.url).post('/').set('Content-Type', 'application/json').send(body);
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ error: 'malformed_header' });
+  });
+
+  it('forwards verified events with their headers and answers with the app status, so the sandbox retries', async () => {
+    const app: Receiver = await startReceiver();
+    try {
+      app.queue.push(behaviours.status(500));
+      await listen({ forwardTo: app.url });
+      await cardCreated();
+      expect(app.received).toHaveLength(1);
+      expect(app.received[0].headers['service-event-type']).toBe('card.created');
+      expect(app.received[0].headers['service-signature']).toMatch(/^t=\d+,v1=/);
+      expect(lines[0]).toMatch(/-> http:\/\/127\.0\.0\.1:\d+\/hooks \[500\]$/);
+      const [attempt] = (await sb.post(acct.apiKey, '/sandbox/v1/webhook/deliveries', {})).body.deliveries;
+      expect(attempt).toMatchObject({ statusCode: 500, nextRetryAt: expect.any(String) });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('runs the contract validator hook on each verified event and prints its violations', async () => {
+    const seen: unknown[] = [];
+    await listen({
+      validate: (envelope) => {
+        seen.push(envelope);
+        return [{ path: '/data/status', message: 'example violation' }];
+      },
+    });
+    await cardCreated();
+    expect(seen).toHaveLength(1);
+    expect(lines[1]).toBe('    ✗ contract: {"path":"/data/status","message":"example violation"}');
+  });
+
+  it('exits 2 without a whsec_ secret', async () => {
+    expect(await runListen(['--port', '0'])).toBe(2);
+    expect(await runListen(['--secret', 'nope'])).toBe(2);
+  });
+});

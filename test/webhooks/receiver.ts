@@ -1,0 +1,62 @@
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  rawBody: string;
+  body: { id: string; type: string; created: number; data: Record<string, unknown> };
+}
+
+/** How the receiver answers one request; the default acknowledges with 200. */
+export type Behaviour = (req: IncomingMessage, res: ServerResponse) => void;
+
+export const behaviours = {
+  ok: ((_, res) => res.end('ok')) as Behaviour,
+  status:
+    (code: number): Behaviour =>
+    (_, res) => {
+      res.statusCode = code;
+      res.end();
+    },
+  hang: ((_req, _res) => {}) as Behaviour,
+  reset: ((req) => req.socket.destroy()) as Behaviour,
+  redirect: ((_, res) => {
+    res.writeHead(302, { Location: 'http://127.0.0.1:1/elsewhere' });
+    res.end();
+  }) as Behaviour,
+  huge: ((_, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(Buffer.alloc(10 * 1024 * 1024, 'x'));
+  }) as Behaviour,
+};
+
+/** A real HTTP receiver on a free loopback port, recording every request it gets. */
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Answers the next requests in order; when the queue is empty, `fallback`. */
+  queue: Behaviour[];
+  fallback: Behaviour;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const receiver = { received: [], queue: [], fallback: behaviours.ok } as unknown as Receiver;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString('utf8');
+      receiver.received.push({ headers: req.headers, rawBody, body: JSON.parse(rawBody) });
+      (receiver.queue.shift() ?? receiver.fallback)(req, res);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return receiver;
+}
