@@ -5,6 +5,7 @@ import { partnerApi } from './api/index.js';
 import type { Deps } from './domain/deps.js';
 import type { AppEnv } from './http/context.js';
 import { ApiError, errorBody } from './http/errors.js';
+import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { sandboxApi } from './sandbox/index.js';
@@ -15,6 +16,7 @@ export function createApp(deps: Deps) {
   app.use('*', requestId({ ids: deps.ids }));
   app.use('*', jsonBodyLimit());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.use('*', faults(deps));
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));

@@ -11,6 +11,7 @@ import { releaseAllInFlight } from './domain/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
 import { JobRunner } from './domain/jobs.js';
 import { silentLogger, type Logger } from './domain/logger.js';
+import { registerSimulation } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
 import { openDb, sql } from './store/db.js';
 import { registerWebhooks } from './webhooks/index.js';
@@ -41,6 +42,7 @@ export function createDeps(opts: RuntimeOptions): Deps {
   deps.jobs.bind(deps);
   registerCardJobs(deps);
   registerWebhooks(deps);
+  registerSimulation(deps);
   db.transaction(() => ensureDefaultBin(db))();
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.

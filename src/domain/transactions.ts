@@ -1,5 +1,6 @@
 import { sql, type Db } from '../store/db.js';
 import { currentSeq, nextSeq } from '../store/sequences.js';
+import { microsToJsonNumber } from './money.js';
 
 export type TxnStatus = 'PENDING' | 'CLEARED' | 'DECLINED' | 'CANCELLED' | 'REFUND';
 export type TxnKind = 'SPEND' | 'REFUND';
@@ -104,4 +105,32 @@ export function listBills(db: Db, scope: BillScope, pageNumber: number, pageSize
     `SELECT * FROM transactions WHERE ${where} AND ${column} BETWEEN ? AND ? ORDER BY ${column} DESC`,
   ).all(...params, low, high) as TxnRow[];
   return { rows, totalElements, totalPages, pageNumber: page, last: page === totalPages };
+}
+
+/** ISO 8601 local time without a zone, as the spec's `settledAt` (the sandbox's local time is UTC). */
+export function localTimestamp(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19);
+}
+
+/**
+ * The spec's "Transaction event data", every field. Amounts are positive magnitudes for every kind, as the
+ * documented examples show. `settledAt` is the settlement instant, or for a PENDING transaction (not settled
+ * yet) the instant it was first seen: the spec types the field as a string and never shows it absent.
+ */
+export function transactionEventData(t: TxnRow, previousStatus?: TxnStatus): Record<string, unknown> {
+  return {
+    transactionId: t.id,
+    cardId: t.card_id,
+    status: t.status,
+    ...(previousStatus ? { previousStatus } : {}),
+    billAmount: microsToJsonNumber(t.bill_amount_micros),
+    billCurrency: t.bill_currency,
+    transactionAmount: microsToJsonNumber(t.transaction_amount_micros),
+    transactionCurrency: t.transaction_currency,
+    merchantName: t.merchant_name,
+    merchantCountry: t.merchant_country,
+    mccCategory: t.mcc_category,
+    eventType: t.kind,
+    settledAt: localTimestamp(t.settled_at_ms ?? t.created_at_ms),
+  };
 }

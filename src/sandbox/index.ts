@@ -2,15 +2,30 @@ import { Hono } from 'hono';
 import type { Deps } from '../domain/deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
+import { chainRoutes } from './chain.js';
 import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
+import { faultRoutes } from './faults.js';
 import { inventoryRoutes } from './inventory.js';
 import { resetRoutes } from './reset.js';
+import { threeDsRoutes } from './threeds.js';
+import { transactionRoutes } from './transactions.js';
 import { walletSeedRoutes } from './wallet-seed.js';
 import { webhookSandboxRoutes } from './webhook.js';
 
 /** Each simulation helper is a module of routes; adding a helper is adding it here. */
-const modules: ((deps: Deps) => Hono<AppEnv>)[] = [walletSeedRoutes, clockRoutes, inventoryRoutes, resetRoutes, eventsRoutes, webhookSandboxRoutes];
+const modules: ((deps: Deps) => Hono<AppEnv>)[] = [
+  walletSeedRoutes,
+  clockRoutes,
+  inventoryRoutes,
+  resetRoutes,
+  eventsRoutes,
+  webhookSandboxRoutes,
+  transactionRoutes,
+  chainRoutes,
+  threeDsRoutes,
+  faultRoutes,
+];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */
 export function sandboxApi(deps: Deps) {

@@ -1,0 +1,117 @@
+import { illegal } from '../http/errors.js';
+import { sql } from '../store/db.js';
+import { nextSeq } from '../store/sequences.js';
+import type { Deps } from './deps.js';
+import { transfer } from './ledger.js';
+import { formatMicros } from './money.js';
+
+// Simulated TRC20 USDT deposits. A transfer is seen on chain at once (the wallet's frozenAmount), gains one
+// confirmation per TRON block (3 s of account time) and credits the wallet at the 19th, through the `chain`
+// source ledger account, by a job on the account clock.
+
+export const CONFIRMATIONS_REQUIRED = 19;
+export const BLOCK_MS = 3000;
+export const CHAIN_CONFIRM_JOB = 'chain.confirm';
+export const TX_ID_PATTERN = /^[0-9a-fA-F]{64}$/;
+
+interface DepositRow {
+  tx_id: string;
+  account_id: string;
+  address: string;
+  from_address: string;
+  amount_micros: number;
+  initial_confirmations: number;
+  created_at_ms: number;
+  credits_at_ms: number;
+  credited_at_ms: number | null;
+}
+
+export interface ChainTransferInput {
+  txId: string;
+  address: string;
+  fromAddress: string;
+  amountMicros: number;
+  confirmations: number;
+}
+
+function confirmationsAt(d: DepositRow, nowMs: number): number {
+  const blocks = Math.floor(Math.max(0, nowMs - d.created_at_ms) / BLOCK_MS);
+  return Math.min(CONFIRMATIONS_REQUIRED, d.initial_confirmations + blocks);
+}
+
+/** A deposit as chain/deposits and chain/transfer show it. */
+export function depositView(d: DepositRow, nowMs: number) {
+  const confirmed = d.credited_at_ms !== null;
+  return {
+    txId: d.tx_id,
+    network: 'TRX',
+    currency: 'USDT',
+    fromAddress: d.from_address,
+    address: d.address,
+    amount: formatMicros(d.amount_micros),
+    confirmations: confirmed ? Math.max(CONFIRMATIONS_REQUIRED, confirmationsAt(d, nowMs)) : confirmationsAt(d, nowMs),
+    status: confirmed ? 'CONFIRMED' : 'PENDING',
+    seenAt: new Date(d.created_at_ms).toISOString(),
+    confirmedAt: confirmed ? new Date(d.credited_at_ms!).toISOString() : null,
+  };
+}
+
+function getDeposit(deps: Deps, txId: string): DepositRow | undefined {
+  return sql(deps.db, 'SELECT * FROM chain_deposits WHERE tx_id = ?').get(txId) as DepositRow | undefined;
+}
+
+/** Records a transfer seen on chain; with 19 confirmations already it credits at once. */
+export function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
+  const txId = input.txId.toLowerCase();
+  if (getDeposit(deps, txId)) throw illegal('txId is already on chain');
+  const missing = Math.max(0, CONFIRMATIONS_REQUIRED - input.confirmations);
+  const creditsAt = nowMs + missing * BLOCK_MS;
+  deps.db.transaction(() => {
+    sql(
+      deps.db,
+      `INSERT INTO chain_deposits (tx_id, account_id, address, from_address, amount_micros, initial_confirmations,
+         created_at_ms, credits_at_ms, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(txId, accountId, input.address, input.fromAddress, input.amountMicros, input.confirmations, nowMs, creditsAt, nextSeq(deps.db, `chain:${accountId}`));
+    if (missing === 0) creditDeposit(deps, txId, nowMs);
+    else deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
+  })();
+  return depositView(getDeposit(deps, txId)!, nowMs);
+}
+
+/** The 19th confirmation: the deposit leaves frozenAmount and credits availableAmount. */
+function creditDeposit(deps: Deps, txId: string, nowMs: number): void {
+  const d = getDeposit(deps, txId);
+  if (!d || d.credited_at_ms !== null) return;
+  sql(deps.db, 'UPDATE chain_deposits SET credited_at_ms = ? WHERE tx_id = ?').run(nowMs, txId);
+  transfer(deps.db, {
+    accountId: d.account_id,
+    debit: { kind: 'chain' },
+    credit: { kind: 'wallet' },
+    amountMicros: d.amount_micros,
+    reason: 'chain.deposit',
+    ref: txId,
+    atMs: nowMs,
+  });
+}
+
+/** Deposits of the account, newest first. */
+export function listDeposits(deps: Deps, accountId: string, nowMs: number) {
+  const rows = sql(deps.db, 'SELECT * FROM chain_deposits WHERE account_id = ? ORDER BY seq DESC').all(accountId) as DepositRow[];
+  return rows.map((d) => depositView(d, nowMs));
+}
+
+/** USDT seen on chain but not yet confirmed: the wallet's frozenAmount. */
+export function pendingDepositsMicros(deps: Deps, accountId: string): number {
+  return sql(deps.db, 'SELECT COALESCE(SUM(amount_micros), 0) FROM chain_deposits WHERE account_id = ? AND credited_at_ms IS NULL')
+    .pluck()
+    .get(accountId) as number;
+}
+
+export function registerChain(deps: Deps): void {
+  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (d, job) => creditDeposit(d, job.ref, job.dueAtMs) });
+  deps.chain = { pendingMicros: (accountId) => pendingDepositsMicros(deps, accountId) };
+  deps.resets.push((db, accountId) => {
+    sql(db, 'DELETE FROM chain_deposits WHERE account_id = ?').run(accountId);
+    sql(db, 'DELETE FROM seq_counters WHERE scope = ?').run(`chain:${accountId}`);
+  });
+}

@@ -1,0 +1,84 @@
+import { Hono } from 'hono';
+import {
+  DECLINE_REASONS,
+  authorize,
+  clearTransaction,
+  refundTransaction,
+  reverseTransaction,
+} from '../domain/card-transactions.js';
+import { accountNowMs } from '../domain/clock.js';
+import type { Deps } from '../domain/deps.js';
+import { FX_CURRENCIES } from '../domain/fx.js';
+import { merchantFor } from '../domain/merchants.js';
+import { microsToJsonNumber } from '../domain/money.js';
+import { OK } from '../api/views.js';
+import type { AppEnv } from '../http/context.js';
+import { illegal } from '../http/errors.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalAmount, optionalEnum, optionalString, requiredAmount, requiredString, type Body } from '../http/validate.js';
+
+// Card amounts are in cents: a merchant amount has at most 2 decimal places.
+const CARD_DECIMALS = 2;
+
+/** An authorisation amount: 0 (a card verification) or a positive amount with at most 2 decimals. */
+function authorisationAmount(body: Body): number {
+  return body.amount === 0 ? 0 : requiredAmount(body, 'amount', CARD_DECIMALS);
+}
+
+function optionalCountry(body: Body): string | undefined {
+  const v = optionalString(body, 'merchantCountry', 2);
+  if (v !== undefined && !/^[A-Z]{2}$/.test(v)) throw illegal('merchantCountry must be an ISO 3166 alpha-2 code');
+  return v;
+}
+
+/** The merchant side of card transactions: authorise, clear, reverse, refund. */
+export function transactionRoutes(deps: Deps) {
+  return new Hono<AppEnv>()
+    .post('/card/authorize', async (c) => {
+      const body = await readJsonObject(c);
+      const cardId = requiredString(body, 'cardId');
+      const amountMicros = authorisationAmount(body);
+      const currency = optionalEnum(body, 'currency', FX_CURRENCIES) ?? 'USD';
+      const given = {
+        merchantName: optionalString(body, 'merchantName'),
+        merchantCountry: optionalCountry(body),
+        mccCategory: optionalString(body, 'mccCategory'),
+      };
+      const declineReason = optionalEnum(body, 'declineReason', DECLINE_REASONS);
+      const accountId = c.get('account').id;
+      const transactionId = deps.ids.transactionId();
+      const merchant = await merchantFor(transactionId, given);
+      const r = authorize(deps, accountId, { transactionId, cardId, amountMicros, currency, merchant, declineReason }, accountNowMs(deps, accountId));
+      return c.json({
+        ...OK,
+        transactionId: r.transactionId,
+        status: r.status,
+        ...(r.declineReason ? { declineReason: r.declineReason } : {}),
+        billAmount: microsToJsonNumber(r.billAmountMicros),
+        billCurrency: 'USD',
+        ...merchant,
+      });
+    })
+    .post('/transaction/clear', async (c) => {
+      const body = await readJsonObject(c);
+      const id = requiredString(body, 'transactionId');
+      const amountMicros = optionalAmount(body, 'amount', CARD_DECIMALS);
+      const accountId = c.get('account').id;
+      clearTransaction(deps, accountId, id, amountMicros, accountNowMs(deps, accountId));
+      return c.json({ ...OK, transactionId: id, status: 'CLEARED' });
+    })
+    .post('/transaction/reverse', async (c) => {
+      const id = requiredString(await readJsonObject(c), 'transactionId');
+      const accountId = c.get('account').id;
+      reverseTransaction(deps, accountId, id, accountNowMs(deps, accountId));
+      return c.json({ ...OK, transactionId: id, status: 'CANCELLED' });
+    })
+    .post('/transaction/refund', async (c) => {
+      const body = await readJsonObject(c);
+      const id = requiredString(body, 'transactionId');
+      const amountMicros = optionalAmount(body, 'amount', CARD_DECIMALS);
+      const accountId = c.get('account').id;
+      const refundId = refundTransaction(deps, accountId, id, amountMicros, accountNowMs(deps, accountId));
+      return c.json({ ...OK, transactionId: refundId, refundOf: id, status: 'REFUND' });
+    });
+}
