@@ -166,6 +166,7 @@ export class ScenarioRun {
   private async configureWebhook(): Promise<void> {
     if (!this.receiver) throw new StepFailed({ message: 'this file expects webhooks but no receiver is running' });
     this.inbox = this.receiver.inbox();
+    this.vars.webhookUrl = this.inbox.url;
     const x = await this.call({
       request: 'PUT /v1/webhook',
       body: { url: this.inbox.url, enabled: true, deliver3dsCode: this.scenario.webhook?.deliver3dsCode ?? false },
@@ -220,6 +221,9 @@ export class ScenarioRun {
     if (diff.length > 0) {
       throw new StepFailed({ message: `${method} ${path} answered ${x.status}, not as expected`, curl: asCurl(x), diff, actual: x.responseBody });
     }
+    // A rotation (or a first PUT) made by the file itself changes the secret deliveries are signed with.
+    const secret = (x.responseBody as { secret?: unknown } | undefined)?.secret;
+    if (this.inbox && path.startsWith('/v1/webhook') && typeof secret === 'string') this.inbox.secret = secret;
     if (step.capture) this.capture(step.capture, x.responseBody, () => asCurl(x));
     return x;
   }
@@ -267,10 +271,11 @@ export class ScenarioRun {
     const want = step.expectWebhook;
     const data = want.data === undefined ? undefined : render(want.data, this.vars);
     const count = want.count;
+    const id = want.id === undefined ? undefined : String(render(want.id, this.vars));
     const deadline = Date.now() + durationSeconds(want.within ?? (count === 0 ? '1s' : '5s')) * 1000;
     const matching = () =>
       inbox.deliveries.flatMap((d, i) =>
-        !inbox.claimed.has(i) && d.type === want.type && (data === undefined || match(data, d.envelope.data).length === 0) ? [i] : [],
+        !inbox.claimed.has(i) && d.type === want.type && (id === undefined || d.envelope.id === id) && (data === undefined || match(data, d.envelope.data).length === 0) ? [i] : [],
       );
     let found = matching();
     const enough = () => (count === undefined ? found.length >= 1 : count > 0 && found.length >= count);

@@ -31,7 +31,7 @@ export interface AdvanceStep {
 }
 export interface WebhookStep {
   name?: string;
-  expectWebhook: { type: string; data?: unknown; within?: number | string; count?: number };
+  expectWebhook: { type: string; id?: string; data?: unknown; within?: number | string; count?: number };
   capture?: Record<string, string>;
 }
 export interface ReceiverStep {
