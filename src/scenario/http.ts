@@ -16,12 +16,18 @@ const SECRET_HEADERS: Record<string, string> = { 'x-api-key': '$SANDBOX_API_KEY'
 export async function send(method: string, url: string, headers: Record<string, string>, body: unknown): Promise<Exchange> {
   const started = performance.now();
   const hasBody = body !== undefined && method !== 'GET';
-  const res = await fetch(url, {
-    method,
-    headers: hasBody ? { 'Content-Type': 'application/json', ...headers } : headers,
-    body: hasBody ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
+  const sent = hasBody ? { 'Content-Type': 'application/json', ...headers } : headers;
+  let res: Response;
+  let text: string;
+  try {
+    res = await fetch(url, { method, headers: sent, body: hasBody ? JSON.stringify(body) : undefined });
+    text = await res.text();
+  } catch (err) {
+    // No HTTP answer at all (reset, refused): status 0, so a file can expect a lost response with `status: 0`.
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const error = cause?.code ?? cause?.message ?? (err as Error).message;
+    return { method, url, headers: sent, body: hasBody ? body : undefined, status: 0, responseHeaders: {}, responseBody: { networkError: error }, ms: Math.round(performance.now() - started) };
+  }
   let parsed: unknown = text;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
@@ -30,7 +36,7 @@ export async function send(method: string, url: string, headers: Record<string, 
   }
   const responseHeaders: Record<string, string> = {};
   res.headers.forEach((v, k) => (responseHeaders[k] = v));
-  return { method, url, headers: hasBody ? { 'Content-Type': 'application/json', ...headers } : headers, body: hasBody ? body : undefined, status: res.status, responseHeaders, responseBody: parsed, ms: Math.round(performance.now() - started) };
+  return { method, url, headers: sent, body: hasBody ? body : undefined, status: res.status, responseHeaders, responseBody: parsed, ms: Math.round(performance.now() - started) };
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
