@@ -5,7 +5,8 @@
  */
 export interface ContractViolation {
   message: string;
-  path?: string;
+  /** Where in the body (a JSON pointer), when the registry says. */
+  instancePath?: string;
 }
 
 type Validate = (method: string, path: string, status: number, body: unknown, opts: { strict: boolean }) => unknown[];
@@ -31,6 +32,6 @@ export async function contractViolations(
   const validate = await load();
   if (!validate) return undefined;
   return validate(method, path, status, body, { strict: true }).map((v) =>
-    typeof v === 'string' ? { message: v } : (v as ContractViolation),
+    typeof v === 'string' ? { message: v } : { message: String((v as ContractViolation).message), instancePath: (v as ContractViolation).instancePath },
   );
 }

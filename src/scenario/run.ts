@@ -247,7 +247,7 @@ export class ScenarioRun {
     if (partnerApi && expect.contract !== false) {
       const violations = await contractViolations(x.method, path, x.status, x.responseBody);
       if (violations === undefined) this.contractsSkipped = true;
-      for (const v of violations ?? []) diff.push({ path: `contract ${v.path ?? ''}`.trim(), expected: 'the documented shape', actual: v.message });
+      for (const v of violations ?? []) diff.push({ path: `contract ${v.instancePath || '(body)'}`, expected: 'the documented shape', actual: v.message });
     }
     return diff;
   }

@@ -12,7 +12,7 @@ export interface RunnerOptions extends RunOptions {
   adminToken?: string;
   /** The host the sandbox uses to reach the receiver (default 127.0.0.1). */
   receiverHost?: string;
-  /** Files running at once (default: the number of cores, at least 2). */
+  /** Files running at once (default: twice the cores, at least 8). */
   concurrency?: number;
   cwd?: string;
 }
@@ -39,7 +39,8 @@ export async function runScenarios(scenarios: Scenario[], opts: RunnerOptions = 
   await receiver?.start(host, isLoopback(host) ? host : '0.0.0.0');
   // Files sharing one account without the operator API would see each other's cards: run those one at a time.
   const shared = Boolean(opts.baseUrl && !opts.adminToken);
-  const limit = shared ? 1 : (opts.concurrency ?? Math.max(2, availableParallelism()));
+  // Files mostly wait on I/O (requests, webhook waits), so more run at once than there are cores.
+  const limit = shared ? 1 : (opts.concurrency ?? Math.max(8, availableParallelism() * 2));
   const results: FileResult[] = new Array(scenarios.length);
   let next = 0;
   const worker = async () => {
