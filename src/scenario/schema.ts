@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 as Ajv, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,7 +35,7 @@ let compiled: { ajv: Ajv; whole: ValidateFunction } | undefined;
 
 function schema() {
   if (!compiled) {
-    const ajv = new Ajv({ allErrors: false, strict: false });
+    const ajv = new Ajv({ allErrors: false, strict: true });
     ajv.addSchema(JSON.parse(readFileSync(schemaPath(), 'utf8')), 'scenario');
     compiled = { ajv, whole: ajv.getSchema('scenario')! };
   }
@@ -72,7 +72,7 @@ function stepProblem(ajv: Ajv, step: unknown, at: (string | number)[]): SchemaPr
           : `a step has one kind, found ${kinds.join(' and ')}`,
     };
   }
-  const validate = ajv.getSchema(`scenario#/definitions/${DEFINITION[kinds[0]]}`)!;
+  const validate = ajv.getSchema(`scenario#/$defs/${DEFINITION[kinds[0]]}`)!;
   if (validate(step)) return undefined;
   const err = validate.errors![0];
   if (kinds[0] === 'parallel' && err.instancePath.startsWith('/parallel/')) {
