@@ -293,7 +293,7 @@ export class ScenarioRun {
       throw new StepFailed({
         message: `expected ${count ?? 'at least 1'} ${want.type} webhook(s)${data === undefined ? '' : ' with matching data'}, received ${found.length}`,
         diff: sameType.length > 0 && data !== undefined ? match(data, sameType[0].envelope.data, '$.data') : undefined,
-        actual: inbox.deliveries.filter((_, i) => !inbox.claimed.has(i)).map((d) => ({ type: d.type, data: d.envelope.data })),
+        actual: inbox.deliveries.filter((_, i) => !inbox.claimed.has(i)).map((d) => ({ type: d.type, data: redactOtp(d.envelope.data) })),
       });
     }
     const claimed = found.slice(0, count ?? 1);
@@ -302,6 +302,12 @@ export class ScenarioRun {
     if (bad) throw new StepFailed({ message: `webhook signature did not verify: ${bad.signatureError}`, actual: bad.envelope });
     if (step.capture && claimed.length > 0) this.capture(step.capture, inbox.deliveries[claimed[0]].envelope, () => '');
   }
+}
+
+/** A 3DS code is never printed, even by a test tool: it is a live credential in production. */
+function redactOtp(data: unknown): unknown {
+  if (data === null || typeof data !== 'object' || !('otp' in data)) return data;
+  return { ...data, otp: '[redacted]' };
 }
 
 /** What a step is called in output: its name, else what it does. */

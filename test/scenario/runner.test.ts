@@ -175,3 +175,13 @@ describe('malformed files are reported with file and line before anything runs',
 });
 
 afterEach(() => vi.restoreAllMocks());
+
+describe('JSON scenario files', () => {
+  it('run like YAML ones', async () => {
+    const r = await runFile(
+      JSON.stringify({ name: 'json', account: { balance: 10 }, steps: [{ request: 'POST /v1/wallet/assetList', expect: { body: { assetList: [{ availableAmount: { $decimal: '10' } }, {}] } } }] }),
+      'case.json',
+    );
+    expect(r.ok).toBe(true);
+  });
+});
