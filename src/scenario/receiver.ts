@@ -7,8 +7,8 @@ export interface Delivery {
   eventId: string | undefined;
   type: string | undefined;
   envelope: Record<string, unknown>;
-  /** Why the signature did not verify; undefined when it did. */
-  signatureError: string | undefined;
+  /** Why the delivery is wrong (signature, or headers not matching the body); undefined when it is right. */
+  problem: string | undefined;
   answeredStatus: number;
 }
 
@@ -53,8 +53,8 @@ export class Inbox {
 
 /**
  * The built-in webhook receiver: node:http on an ephemeral port. Every delivery is verified against its inbox's
- * secret over the raw body bytes before anything parses it; an unverifiable one is recorded as such and fails
- * the scenario.
+ * secret over the raw body bytes before anything parses it; an unverifiable one (or one whose Event-Id/Event-Type
+ * headers disagree with its body) is recorded as such and fails the scenario.
  */
 export class Receiver {
   private readonly inboxes = new Map<string, Inbox>();
@@ -106,12 +106,21 @@ export class Receiver {
     } catch {
       envelope = { unparsable: raw.toString('utf8').slice(0, 200) };
     }
+    const eventId = header('event-id');
+    const type = header('event-type');
+    // The spec's delivery headers must describe the body they come with.
+    const headerError =
+      eventId !== envelope.id
+        ? `Event-Id header ${JSON.stringify(eventId)} is not the envelope id ${JSON.stringify(envelope.id)}`
+        : type !== envelope.type
+          ? `Event-Type header ${JSON.stringify(type)} is not the envelope type ${JSON.stringify(envelope.type)}`
+          : undefined;
     const answeredStatus = inbox.nextStatus();
     inbox.record({
-      eventId: header('event-id'),
-      type: header('event-type') ?? (envelope.type as string | undefined),
+      eventId,
+      type: type ?? (envelope.type as string | undefined),
       envelope,
-      signatureError,
+      problem: signatureError ?? headerError,
       answeredStatus,
     });
     return answeredStatus;

@@ -90,15 +90,15 @@ export class ScenarioRun {
       failed = !r.ok;
     }
     if (!failed && this.inbox) {
-      const bad = this.inbox.deliveries.filter((d) => d.signatureError);
+      const bad = this.inbox.deliveries.filter((d) => d.problem);
       if (bad.length > 0) {
         record({
-          label: 'every webhook delivery carries a valid signature',
+          label: 'every webhook delivery is signed and labelled correctly',
           file: this.scenario.file,
           line: 1,
           ok: false,
           ms: 0,
-          failure: { message: `${bad.length} delivery(ies) failed verification: ${bad[0].signatureError}`, actual: bad.map((d) => d.envelope) },
+          failure: { message: `${bad.length} delivery(ies) failed verification: ${bad[0].problem}`, actual: bad.map((d) => d.envelope) },
         });
       }
     }
@@ -298,8 +298,8 @@ export class ScenarioRun {
     }
     const claimed = found.slice(0, count ?? 1);
     for (const i of claimed) inbox.claimed.add(i);
-    const bad = claimed.map((i) => inbox.deliveries[i]).find((d) => d.signatureError);
-    if (bad) throw new StepFailed({ message: `webhook signature did not verify: ${bad.signatureError}`, actual: bad.envelope });
+    const bad = claimed.map((i) => inbox.deliveries[i]).find((d) => d.problem);
+    if (bad) throw new StepFailed({ message: `webhook delivery is wrong: ${bad.problem}`, actual: bad.envelope });
     if (step.capture && claimed.length > 0) this.capture(step.capture, inbox.deliveries[claimed[0]].envelope, () => '');
   }
 }

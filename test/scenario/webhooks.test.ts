@@ -12,11 +12,11 @@ const SECRET = 'whsec_test0123456789abcdefghijklmnopq';
 const sign = (body: string, secret = SECRET, t = Math.floor(Date.now() / 1000)) =>
   `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
 
-async function deliver(url: string, envelope: object, signature?: string) {
+async function deliver(url: string, envelope: object, signature?: string, eventId = 'evt_1') {
   const body = JSON.stringify(envelope);
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Service-Signature': signature ?? sign(body), 'Service-Event-Id': 'evt_1', 'Service-Event-Type': (envelope as { type: string }).type },
+    headers: { 'Content-Type': 'application/json', 'Service-Signature': signature ?? sign(body), 'Service-Event-Id': eventId, 'Service-Event-Type': (envelope as { type: string }).type },
     body,
   });
   return res.status;
@@ -30,16 +30,18 @@ describe('the built-in webhook receiver', () => {
   });
   afterEach(() => receiver.close());
 
-  it('verifies the HMAC-SHA256 signature over "<t>.<raw body>" with the whole secret', async () => {
+  it('verifies the HMAC-SHA256 signature over "<t>.<raw body>" with the whole secret, and the Event-Id header', async () => {
     const inbox = receiver.inbox();
     inbox.secret = SECRET;
     expect(await deliver(inbox.url, { id: 'evt_1', type: 'card.created', created: 1, data: {} })).toBe(200);
+    expect(await deliver(inbox.url, { id: 'evt_1', type: 'card.created', created: 1, data: {} }, undefined, 'evt_9')).toBe(200);
     expect(await deliver(inbox.url, { id: 'evt_2', type: 'card.created', created: 1, data: {} }, sign('{}'))).toBe(200);
     const old = Math.floor(Date.now() / 1000) - 301;
     const body = JSON.stringify({ id: 'evt_3', type: 'card.created', created: 1, data: {} });
     await fetch(inbox.url, { method: 'POST', headers: { 'Service-Signature': sign(body, SECRET, old) }, body });
-    expect(inbox.deliveries.map((d) => d.signatureError)).toEqual([
+    expect(inbox.deliveries.map((d) => d.problem)).toEqual([
       undefined,
+      'Event-Id header "evt_9" is not the envelope id "evt_1"',
       'signature does not match the body',
       'signature timestamp outside the 300 s tolerance',
     ]);
@@ -79,7 +81,7 @@ function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
     if (req.url === '/sandbox/v1/emit') {
       for (const [i, e] of (body.events as object[]).entries()) {
         const text = JSON.stringify({ id: `evt_${i}`, created: 1, ...e });
-        await fetch(hookUrl, { method: 'POST', headers: { 'Service-Signature': sign(text, SECRET), 'Service-Event-Type': (e as { type: string }).type }, body: text });
+        await fetch(hookUrl, { method: 'POST', headers: { 'Service-Signature': sign(text, SECRET), 'Service-Event-Id': `evt_${i}`, 'Service-Event-Type': (e as { type: string }).type }, body: text });
       }
       return json(200, { code: 0, message: 'ok' });
     }
@@ -136,6 +138,6 @@ steps:${emit}
   it('fails the file when a delivery is signed with another secret', async () => {
     const r = await run('whsec_another_secret_000000000000000', `name: hooks\nsteps:${emit}\n  - expectWebhook: { type: card.created }\n`);
     expect(r.ok).toBe(false);
-    expect(r.steps.at(-1)!.failure!.message).toBe('webhook signature did not verify: signature does not match the body');
+    expect(r.steps.at(-1)!.failure!.message).toBe('webhook delivery is wrong: signature does not match the body');
   });
 });
