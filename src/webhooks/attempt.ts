@@ -1,3 +1,4 @@
+import { accountNowMs } from '../domain/clock.js';
 import type { Deps } from '../domain/deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
 import type { Job } from '../domain/jobs.js';
@@ -69,7 +70,11 @@ function attemptRow(event: StoredEvent, sent: Sent, atMs: number, attempt: numbe
   } satisfies Omit<AttemptRow, 'id'>;
 }
 
-/** The `webhook.attempt` job: the delivery's next scheduled attempt, at `job.dueAtMs` of account time. */
+/**
+ * The `webhook.attempt` job: the delivery's next scheduled attempt. It happens at its due instant when a clock
+ * advance runs it, or later when the timer finds it overdue (a server that was down): the next delay counts from
+ * when it really happened, so a backlog does not fire its retries back to back.
+ */
 export async function runScheduledAttempt(deps: Deps, job: Job): Promise<void> {
   const delivery = getDelivery(deps.db, Number(job.ref));
   if (!delivery || delivery.state !== 'pending') return;
@@ -78,10 +83,15 @@ export async function runScheduledAttempt(deps: Deps, job: Job): Promise<void> {
   if (!event || !config) return deps.db.transaction(() => closeDelivery(deps, delivery, 'cancelled'))();
   // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it.
   if (!config.enabled) return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+  const atMs = Math.max(job.dueAtMs, accountNowMs(deps, delivery.account_id));
   const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
+  deps.logger.debug(
+    { eventId: event.id, type: event.type, statusCode: sent.statusCode, error: sent.error, latencyMs: sent.latencyMs },
+    'webhook attempt',
+  );
   deps.db.transaction(() => {
     const now = getDelivery(deps.db, delivery.id);
-    const row = attemptRow(event, sent, job.dueAtMs, attemptCount(deps.db, event.accountId, event.id) + 1, false);
+    const row = attemptRow(event, sent, atMs, attemptCount(deps.db, event.accountId, event.id) + 1, false);
     // A DELETE or reset while the request was on the wire wins: the attempt is logged, nothing more is planned.
     if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
     const attempts = now.attempts + 1;
@@ -90,7 +100,7 @@ export async function runScheduledAttempt(deps: Deps, job: Job): Promise<void> {
     } else if (attempts >= MAX_ATTEMPTS) {
       closeDelivery(deps, now, 'failed');
     } else {
-      row.next_retry_at_ms = job.dueAtMs + RETRY_DELAYS_SECONDS[attempts - 1] * 1000;
+      row.next_retry_at_ms = atMs + RETRY_DELAYS_SECONDS[attempts - 1] * 1000;
       deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
     }
     sql(deps.db, 'UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?').run(

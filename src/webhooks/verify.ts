@@ -6,8 +6,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 export interface VerifyWebhookSignatureInput {
   /** The request body exactly as received, before any JSON parsing. */
   rawBody: string | Uint8Array;
-  /** The value of the `<Prefix>-Signature` header: `t=<unix seconds>,v1=<64 hex>` (several `v1` are allowed). */
-  header: string | null | undefined;
+  /**
+   * The value of the `<Prefix>-Signature` header: `t=<unix seconds>,v1=<64 hex>` (several `v1` are allowed).
+   * Node's `req.headers[...]` may be passed as is: a repeated header is judged by its first value.
+   */
+  header: string | readonly string[] | null | undefined;
   /** The whole signing secret, `whsec_...` (the HMAC key is the secret string as UTF-8, prefix included). */
   secret: string;
   /** Largest accepted distance between `t` and `now`, in seconds. Default 300, as the reference verifiers. */
@@ -27,7 +30,9 @@ const V1 = /^[0-9a-f]{64}$/;
  * Timestamps further than the tolerance from `now`, in either direction, are refused (replays and clock abuse).
  */
 export function verifyWebhookSignature(input: VerifyWebhookSignatureInput): VerifyWebhookSignatureResult {
-  const parsed = parseSignatureHeader(input.header);
+  const parsed = parseSignatureHeader(
+    Array.isArray(input.header) ? input.header[0] : (input.header as string | null | undefined),
+  );
   if (!parsed) return { ok: false, reason: 'malformed_header' };
   const tolerance = input.toleranceSeconds ?? 300;
   const now = input.now ?? Math.floor(Date.now() / 1000);

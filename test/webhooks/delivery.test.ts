@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
+import { emitEvent } from '../../src/domain/events.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';
@@ -342,5 +343,60 @@ describe('bad receivers cost one failed attempt, nothing more', () => {
     await sb.advance(acct.apiKey, 0);
     const [attempt] = await deliveries();
     expect(attempt).toMatchObject({ statusCode: null, error: 'connection refused', attempt: 1 });
+  });
+});
+
+describe('events of the other modules go out through the same pipeline unchanged', () => {
+  beforeEach(() => setUp());
+
+  // The simulation module owns these shapes; this proves only that whatever it writes to the outbox is what the
+  // receiver gets, in the four-field envelope with the matching Event-Type header.
+  it.each([
+    [
+      'transaction.created',
+      {
+        transactionId: 'txn_000000000000000000000001',
+        cardId: '2026060100000000000001',
+        status: 'PENDING',
+        billAmount: 12.5,
+        billCurrency: 'USD',
+        transactionAmount: 12.5,
+        transactionCurrency: 'USD',
+        merchantName: 'COFFEE',
+        merchantCountry: 'US',
+        mccCategory: 'Restaurants',
+        eventType: 'SPEND',
+        settledAt: '2026-06-01T00:00:00',
+      },
+    ],
+    [
+      'transaction.updated',
+      { transactionId: 'txn_000000000000000000000001', status: 'CLEARED', previousStatus: 'PENDING' },
+    ],
+    [
+      'card.3ds.requested',
+      {
+        type: 'payment',
+        merchant: 'SHOP',
+        amount: '10',
+        currency: 'USD',
+        cardId: '2026060100000000000001',
+        last4: '1234',
+      },
+    ],
+  ] as const)('%s', async (type, data) => {
+    sb.deps.db.transaction(() => emitEvent(sb.deps, acct.accountId, sb.wall.ms, type, { ...data }))();
+    await sb.advance(acct.apiKey, 0);
+    const [got] = rx.received;
+    expect(got.body).toEqual({ id: expect.stringMatching(/^evt_/), type, created: wallSeconds(), data });
+    expect(got.headers['service-event-type']).toBe(type);
+    expect(
+      verifyWebhookSignature({
+        rawBody: got.rawBody,
+        header: got.headers['service-signature'],
+        secret,
+        now: wallSeconds(),
+      }).ok,
+    ).toBe(true);
   });
 });

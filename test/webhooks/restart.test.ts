@@ -64,4 +64,26 @@ describe('deliveries survive a restart (state in SQLite)', () => {
     const events = (await sb.post(acct.apiKey, '/sandbox/v1/events', {})).body.events;
     expect(events[0].delivery.state).toBe('delivered');
   });
+
+  it('an attempt overdue after downtime runs once, and the next delay counts from when it ran', async () => {
+    sb = open();
+    const acct = await sb.account({ balance: 100 });
+    await request(sb.server)
+      .put('/v1/webhook')
+      .set('X-API-KEY', acct.apiKey)
+      .set('Content-Type', 'application/json')
+      .send({ url: rx.url });
+    rx.fallback = behaviours.status(500);
+    await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
+    await sb.advance(acct.apiKey, 0);
+    await sb.close();
+
+    sb = open();
+    sb.wall.ms += 3 * 3600_000; // the server was down for three hours of running account time
+    await sb.advance(acct.apiKey, 0);
+    expect(rx.received).toHaveLength(2);
+    const [latest] = (await sb.post(acct.apiKey, '/sandbox/v1/webhook/deliveries', {})).body.deliveries;
+    expect(latest.at).toBe(new Date(sb.wall.ms).toISOString());
+    expect(latest.nextRetryAt).toBe(new Date(sb.wall.ms + 300_000).toISOString());
+  });
 });
