@@ -56,6 +56,11 @@ export function listFaults(db: Db, accountId: string): FaultRule[] {
   return (sql(db, 'SELECT * FROM faults WHERE account_id = ? AND remaining > 0 ORDER BY id').all(accountId) as FaultRow[]).map(toRule);
 }
 
+/** Whether any account has an armed rule (spent rules are deleted): lets every request skip the key lookup in the common case. */
+export function anyArmedFault(db: Db): boolean {
+  return sql(db, 'SELECT 1 FROM faults LIMIT 1').get() !== undefined;
+}
+
 /** The first armed rule for this path, counted down by one (atomically: two requests never take the same use). */
 export function takeFault(db: Db, accountId: string, path: string): FaultRule | undefined {
   const row = sql(
@@ -64,6 +69,8 @@ export function takeFault(db: Db, accountId: string, path: string): FaultRule | 
        (SELECT id FROM faults WHERE account_id = ? AND path = ? AND remaining > 0 ORDER BY id LIMIT 1)
      RETURNING *`,
   ).get(accountId, path) as FaultRow | undefined;
+  // A spent rule is deleted so the table stays empty when no fault is armed.
+  if (row?.remaining === 0) sql(db, 'DELETE FROM faults WHERE id = ?').run(row.id);
   return row && toRule(row);
 }
 

@@ -43,6 +43,12 @@ describe('card/3ds', () => {
     expect(event!.data).toEqual({ type: 'binding', merchant: expect.any(String), cardId, last4: await last4() });
   });
 
+  it('gives a payment challenge raised without an amount a generated USD amount', async () => {
+    await raise();
+    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    expect(event!.data).toMatchObject({ type: 'payment', amount: expect.stringMatching(/^\d+(\.\d{1,2})?$/), currency: 'USD' });
+  });
+
   it('without a dedicated inbox sets cardId only when the account owns a single card that is not cancelled', async () => {
     await raise({ dedicatedInbox: false });
     const second = await cardWith(sb, key, 10);
@@ -109,6 +115,12 @@ describe('3ds/verify', () => {
     expect((await sim(sb, key, '3ds/verify', { challengeId: a.challengeId, otp: a.otp })).body.result).toBe('APPROVED');
     await sb.advance(key, 1);
     expect((await sim(sb, key, '3ds/verify', { challengeId: b.challengeId, otp: b.otp })).body.result).toBe('EXPIRED');
+  });
+
+  it('forgets challenges on reset', async () => {
+    const { challengeId, otp } = (await raise()).body;
+    await sim(sb, key, 'reset');
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 400, message: 'challenge not found' });
   });
 
   it('answers 400 for an unknown challenge or another account\'s', async () => {

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { accountForKey } from '../../domain/api-keys.js';
 import type { Deps } from '../../domain/deps.js';
-import { takeFault } from '../../domain/faults.js';
+import { anyArmedFault, takeFault } from '../../domain/faults.js';
 import type { AppEnv } from '../context.js';
 import { ERRORS } from '../errors.js';
 import { KEYED_ENDPOINTS } from '../idempotency.js';
@@ -25,7 +25,7 @@ export function faults(deps: Deps): MiddlewareHandler<AppEnv> {
   return async function faults(c, next) {
     const path = c.req.path;
     const key = c.req.header('x-api-key');
-    if (!key || path.startsWith('/sandbox/v1/faults')) return next();
+    if (!key || path.startsWith('/sandbox/v1/faults') || !anyArmedFault(deps.db)) return next();
     const found = accountForKey(deps, key);
     const fault = found && takeFault(deps.db, found.accountId, path);
     if (!fault) return next();
