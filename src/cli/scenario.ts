@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { expandFiles } from '../scenario/glob.js';
-import { consoleReport, fileErrorsReport, junitReport, tapReport } from '../scenario/report.js';
+import { consoleReport, fileBlock, fileErrorsReport, junitReport, tapReport } from '../scenario/report.js';
 import { loadAll, runScenarios } from '../scenario/runner.js';
 
 const USAGE = `usage: card-sandbox scenario run <files or globs...> [options]
@@ -61,9 +61,11 @@ export async function runScenarioCommand(argv: string[]): Promise<number> {
     adminToken: values['admin-token'] ?? (env.SANDBOX_ADMIN_TOKEN || undefined),
     receiverHost: values['receiver-host'],
     concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+    // The human report streams each file's block as it finishes; TAP needs the plan first, so it waits.
+    onFile: values.tap ? undefined : (r) => process.stdout.write(fileBlock(r)),
   });
   const totalMs = Math.round(performance.now() - started);
-  process.stdout.write(values.tap ? tapReport(results) : consoleReport(results, totalMs));
+  process.stdout.write(values.tap ? tapReport(results) : consoleReport(results, totalMs, { blocks: false }));
   if (values.junit) await writeFile(values.junit, junitReport(results));
   return results.every((r) => r.ok) ? 0 : 1;
 }

@@ -27,13 +27,15 @@ export function failureText(step: StepResult): string {
   return parts.join('\n');
 }
 
-/** The human report: a block per file, the failures in full at the end, and a summary line. */
-export function consoleReport(results: FileResult[], totalMs: number): string {
+/** A file's block: PASS or FAIL, then a line per step. */
+export function fileBlock(r: FileResult): string {
+  return [`${r.ok ? 'PASS' : 'FAIL'} ${r.file} — ${r.name} (${r.ms} ms)`, ...r.steps.map(stepLine)].join('\n') + '\n';
+}
+
+/** The human report: a block per file (unless already streamed), the failures in full, and a summary line. */
+export function consoleReport(results: FileResult[], totalMs: number, { blocks = true } = {}): string {
   const out: string[] = [];
-  for (const r of results) {
-    out.push(`${r.ok ? 'PASS' : 'FAIL'} ${r.file} — ${r.name} (${r.ms} ms)`);
-    for (const s of r.steps) out.push(stepLine(s));
-  }
+  if (blocks) for (const r of results) out.push(fileBlock(r).trimEnd());
   const failures = results.flatMap((r) => r.steps.filter((s) => !s.ok));
   if (failures.length > 0) out.push('', 'Failures:', '', ...failures.map((s) => `${failureText(s)}\n`));
   const failed = results.filter((r) => !r.ok).length;

@@ -14,7 +14,8 @@ export interface RunnerOptions extends RunOptions {
   receiverHost?: string;
   /** Files running at once (default: twice the cores, at least 8). */
   concurrency?: number;
-  cwd?: string;
+  /** Called as each file finishes, so output can stream. */
+  onFile?: (result: FileResult) => void;
 }
 
 export type LoadOutcome = { ok: true; scenarios: Scenario[] } | { ok: false; errors: ScenarioFileError[] };
@@ -47,6 +48,7 @@ export async function runScenarios(scenarios: Scenario[], opts: RunnerOptions = 
     while (next < scenarios.length) {
       const i = next++;
       results[i] = await runOne(scenarios[i], opts, receiver);
+      opts.onFile?.(results[i]);
     }
   };
   try {
