@@ -10,7 +10,7 @@ export interface Mismatch {
   actual: string;
 }
 
-const MATCHERS = ['$type', '$regex', '$decimal', '$absent', '$length'] as const;
+const MATCHERS = ['$type', '$regex', '$decimal', '$absent', '$length', '$contains'] as const;
 type MatcherKey = (typeof MATCHERS)[number];
 
 function matcherOf(v: unknown): [MatcherKey, unknown] | undefined {
@@ -76,6 +76,17 @@ function matchOne(key: MatcherKey, arg: unknown, actual: unknown, path: string, 
     case '$decimal':
       if (!decimalEquals(arg, actual)) fail(`the decimal ${String(arg)}`);
       return;
+    case '$contains': {
+      // Each expected item must match some element, in any order: lists others may grow (BINs are global).
+      if (!Array.isArray(actual)) {
+        fail('an array');
+        return;
+      }
+      for (const want of Array.isArray(arg) ? arg : [arg]) {
+        if (!actual.some((item) => match(want, item).length === 0)) fail(`an item matching ${show(want)}`);
+      }
+      return;
+    }
     case '$length':
       if (!(Array.isArray(actual) || typeof actual === 'string') || actual.length !== arg) fail(`length ${String(arg)}`);
       return;

@@ -14,6 +14,8 @@ describe('body matchers', () => {
     ['absent', { $absent: true }, undefined, true],
     ['absent fails on null (null is present)', { $absent: true }, null, false],
     ['length', { $length: 2 }, [1, 2], true],
+    ['contains, in any order', { $contains: [{ id: 'b' }, { id: 'a' }] }, [{ id: 'a', x: 1 }, { id: 'c' }, { id: 'b' }], true],
+    ['contains needs every expected item', { $contains: [{ id: 'a' }, { id: 'z' }] }, [{ id: 'a' }], false],
   ])('%s', (_, expected, actual, ok) => {
     expect(match(expected, actual).length === 0).toBe(ok);
   });
