@@ -1,7 +1,7 @@
 /**
- * Adapter to the contracts engineer's registry (src/contracts/registry.ts, exporting
- * validateResponse(method, path, status, body, {strict}) -> ContractViolation[]). Until it is merged this finds
- * no registry and validates nothing; the runner then notes that contract validation was skipped.
+ * Adapter to the contracts engineer's registry (src/contracts/registry.ts: validateResponse(method, path, status,
+ * body, {strict}) and validateEvent(envelope, {strict}), each returning ContractViolation[]). Where the registry is
+ * not there, nothing is validated and the runner says so.
  */
 export interface ContractViolation {
   message: string;
@@ -9,17 +9,28 @@ export interface ContractViolation {
   instancePath?: string;
 }
 
-type Validate = (method: string, path: string, status: number, body: unknown, opts: { strict: boolean }) => unknown[];
+interface Registry {
+  validateResponse?: (method: string, path: string, status: number, body: unknown, opts: { strict: boolean }) => unknown[];
+  validateEvent?: (envelope: unknown, opts: { strict: boolean }) => unknown[];
+}
 
-let registry: Promise<Validate | undefined> | undefined;
+let registry: Promise<Registry | undefined> | undefined;
 
-function load(): Promise<Validate | undefined> {
-  // A computed specifier: the module may not exist on this branch, and its absence is not an error.
+function load(): Promise<Registry | undefined> {
+  // A computed specifier: the module may be absent from a build, and its absence is not an error.
   const specifier = ['..', 'contracts', 'registry.js'].join('/');
   return (registry ??= import(specifier).then(
-    (m: { validateResponse?: Validate }) => m.validateResponse,
+    (m: Registry) => m,
     () => undefined,
   ));
+}
+
+function normalise(list: unknown[]): ContractViolation[] {
+  return list.map((v) =>
+    typeof v === 'string'
+      ? { message: v }
+      : { message: String((v as ContractViolation).message), instancePath: (v as ContractViolation).instancePath },
+  );
 }
 
 /** Violations of the response's contract; `undefined` when no contract registry is available. */
@@ -29,9 +40,12 @@ export async function contractViolations(
   status: number,
   body: unknown,
 ): Promise<ContractViolation[] | undefined> {
-  const validate = await load();
-  if (!validate) return undefined;
-  return validate(method, path, status, body, { strict: true }).map((v) =>
-    typeof v === 'string' ? { message: v } : { message: String((v as ContractViolation).message), instancePath: (v as ContractViolation).instancePath },
-  );
+  const validate = (await load())?.validateResponse;
+  return validate ? normalise(validate(method, path, status, body, { strict: true })) : undefined;
+}
+
+/** Violations of a delivered event's contract; `undefined` when no contract registry is available. */
+export async function eventViolations(envelope: unknown): Promise<ContractViolation[] | undefined> {
+  const validate = (await load())?.validateEvent;
+  return validate ? normalise(validate(envelope, { strict: true })) : undefined;
 }

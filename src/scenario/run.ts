@@ -1,5 +1,5 @@
 import { JSONPath } from 'jsonpath-plus';
-import { contractViolations } from './contracts.js';
+import { contractViolations, eventViolations } from './contracts.js';
 import { asCurl, send, type Exchange } from './http.js';
 import { match, type Mismatch } from './match.js';
 import type { Inbox, Receiver } from './receiver.js';
@@ -300,6 +300,17 @@ export class ScenarioRun {
     for (const i of claimed) inbox.claimed.add(i);
     const bad = claimed.map((i) => inbox.deliveries[i]).find((d) => d.problem);
     if (bad) throw new StepFailed({ message: `webhook delivery is wrong: ${bad.problem}`, actual: bad.envelope });
+    for (const i of claimed) {
+      const violations = await eventViolations(inbox.deliveries[i].envelope);
+      if (violations === undefined) this.contractsSkipped = true;
+      if (violations && violations.length > 0) {
+        throw new StepFailed({
+          message: `the ${want.type} event breaks its contract`,
+          diff: violations.map((v) => ({ path: `contract ${v.instancePath || '(body)'}`, expected: 'the documented shape', actual: v.message })),
+          actual: { ...inbox.deliveries[i].envelope, data: redactOtp(inbox.deliveries[i].envelope.data) },
+        });
+      }
+    }
     if (step.capture && claimed.length > 0) this.capture(step.capture, inbox.deliveries[claimed[0]].envelope, () => '');
   }
 }
