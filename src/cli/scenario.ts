@@ -42,6 +42,11 @@ export async function runScenarioCommand(argv: string[]): Promise<number> {
     return 2;
   }
   const { values, positionals } = parsed;
+  const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
+    process.stderr.write(`card-sandbox scenario: --concurrency must be a positive integer\n`);
+    return 2;
+  }
   const files = await expandFiles(positionals);
   if (files.length === 0) {
     process.stderr.write(`card-sandbox scenario: no scenario files matched\n\n${USAGE}`);
@@ -60,7 +65,7 @@ export async function runScenarioCommand(argv: string[]): Promise<number> {
     apiKey: values['api-key'] ?? (env.SANDBOX_API_KEY || undefined),
     adminToken: values['admin-token'] ?? (env.SANDBOX_ADMIN_TOKEN || undefined),
     receiverHost: values['receiver-host'],
-    concurrency: values.concurrency ? Number(values.concurrency) : undefined,
+    concurrency,
     // The human report streams each file's block as it finishes; TAP needs the plan first, so it waits.
     onFile: values.tap ? undefined : (r) => process.stdout.write(fileBlock(r)),
   });

@@ -45,7 +45,7 @@ export function consoleReport(results: FileResult[], totalMs: number, { blocks =
 }
 
 export function fileErrorsReport(errors: ScenarioFileError[]): string {
-  return errors.map((e) => `${e.file}:${e.line}: ${e.detail}`).join('\n') + `\n${errors.length} malformed scenario file(s); nothing ran\n`;
+  return errors.map((e) => e.message).join('\n') + `\n${errors.length} malformed scenario file(s); nothing ran\n`;
 }
 
 const xml = (s: string) =>

@@ -73,6 +73,6 @@ export class ScenarioFileError extends Error {
     readonly line: number,
     readonly detail: string,
   ) {
-    super(`${file}:${line}: ${detail}`);
+    super(line > 0 ? `${file}:${line}: ${detail}` : `${file}: ${detail}`);
   }
 }

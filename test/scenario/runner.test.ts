@@ -162,6 +162,20 @@ describe('malformed files are reported with file and line before anything runs',
     expect(err.detail).toMatch(/nope\.yaml.*ENOENT/);
   });
 
+  it('an include cycle is reported', async () => {
+    write('a.yaml', 'name: a\ninclude: [b.yaml]\nsteps: []\n');
+    write('b.yaml', 'name: b\ninclude: [a.yaml]\nsteps: []\n');
+    const err = (await loadScenario(join(dir, 'a.yaml'), dir).catch((e: unknown) => e)) as ScenarioFileError;
+    expect(err.detail).toBe('include cycle: a.yaml -> b.yaml -> a.yaml');
+  });
+
+  it('a file that does not exist is reported by name', async () => {
+    const errOut = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    expect(await runScenarioCommand(['run', join(dir, 'missing.yaml')])).toBe(1);
+    expect(String(errOut.mock.calls[0][0])).toMatch(/missing\.yaml: cannot read: ENOENT/);
+    expect(await runScenarioCommand(['run', join(dir, 'missing.yaml'), '--concurrency', 'x'])).toBe(2);
+  });
+
   it('the CLI prints every malformed file and exits 1 without running', async () => {
     const errOut = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
