@@ -1,5 +1,5 @@
 import type { Mismatch } from './match.js';
-import type { FileResult, StepResult } from './run.js';
+import type { FileResult, StepResult } from './results.js';
 import type { ScenarioFileError } from './types.js';
 
 const indent = (text: string, pad: string) => text.split('\n').map((l) => pad + l).join('\n');

@@ -2,38 +2,12 @@ import { JSONPath } from 'jsonpath-plus';
 import { contractViolations, eventViolations } from './contracts.js';
 import { asCurl, send, type Exchange } from './http.js';
 import { match, type Mismatch } from './match.js';
+import { StepFailed, type FileResult, type StepResult } from './results.js';
+import { awaitDeliveries, redactOtp } from './webhook-wait.js';
 import type { Inbox, Receiver } from './receiver.js';
 import type { Target } from './target.js';
 import { durationSeconds, render, TemplateError } from './template.js';
 import type { AdminStep, Expect, RequestStep, SandboxStep, Scenario, Step, WebhookStep } from './types.js';
-
-export interface StepFailure {
-  message: string;
-  curl?: string;
-  diff?: Mismatch[];
-  /** The response body (or the webhook deliveries seen), for context. */
-  actual?: unknown;
-}
-
-export interface StepResult {
-  label: string;
-  file: string;
-  line: number;
-  ok: boolean;
-  skipped?: boolean;
-  ms: number;
-  failure?: StepFailure;
-}
-
-export interface FileResult {
-  file: string;
-  name: string;
-  ok: boolean;
-  ms: number;
-  steps: StepResult[];
-  /** True when no contract registry was available, so responses were not validated against contracts. */
-  contractsSkipped: boolean;
-}
 
 export interface RunOptions {
   /** Freeze a fresh account's clock unless the file asks for a running one (default true; seeding says false). */
@@ -45,12 +19,6 @@ export interface RunOptions {
   seeding?: { onAccount(file: string, accountId: string, apiKey: string): void };
   /** Called with each finished step, for live output. */
   onStep?: (file: string, step: StepResult) => void;
-}
-
-class StepFailed extends Error {
-  constructor(readonly failure: StepFailure) {
-    super(failure.message);
-  }
 }
 
 type Call = (RequestStep | SandboxStep | AdminStep) & { file?: string; line?: number };
@@ -262,65 +230,29 @@ export class ScenarioRun {
     }
   }
 
-  /**
-   * Waits (wall clock, `within`, default 5 s) for deliveries of `type` whose data matches, among those no earlier
-   * expectWebhook claimed. With `count`, exactly that many must arrive; a short settle catches extras.
-   */
   private async expectWebhook(step: WebhookStep): Promise<void> {
-    const inbox = this.inbox!;
     const want = step.expectWebhook;
-    const data = want.data === undefined ? undefined : render(want.data, this.vars);
-    const count = want.count;
-    const id = want.id === undefined ? undefined : String(render(want.id, this.vars));
-    const deadline = Date.now() + durationSeconds(want.within ?? (count === 0 ? '1s' : '5s')) * 1000;
-    const matching = () =>
-      inbox.deliveries.flatMap((d, i) =>
-        !inbox.claimed.has(i) && d.type === want.type && (id === undefined || d.envelope.id === id) && (data === undefined || match(data, d.envelope.data).length === 0) ? [i] : [],
-      );
-    let found = matching();
-    const enough = () => (count === undefined ? found.length >= 1 : count > 0 && found.length >= count);
-    while (!enough() && Date.now() < deadline) {
-      await inbox.waitForDelivery(Math.max(1, deadline - Date.now()));
-      found = matching();
-    }
-    if (count !== undefined && count > 0 && found.length >= count) {
-      await new Promise((r) => setTimeout(r, 50));
-      found = matching();
-    }
-    const ok = count === undefined ? found.length >= 1 : found.length === count;
-    if (!ok) {
-      const sameType = inbox.deliveries.filter((d, i) => !inbox.claimed.has(i) && d.type === want.type);
-      throw new StepFailed({
-        message: `expected ${count ?? 'at least 1'} ${want.type} webhook(s)${data === undefined ? '' : ' with matching data'}, received ${found.length}`,
-        diff: sameType.length > 0 && data !== undefined ? match(data, sameType[0].envelope.data, '$.data') : undefined,
-        actual: inbox.deliveries.filter((_, i) => !inbox.claimed.has(i)).map((d) => ({ type: d.type, data: redactOtp(d.envelope.data) })),
-      });
-    }
-    const claimed = found.slice(0, count ?? 1);
-    for (const i of claimed) inbox.claimed.add(i);
-    const bad = claimed.map((i) => inbox.deliveries[i]).find((d) => d.problem);
-    if (bad) throw new StepFailed({ message: `webhook delivery is wrong: ${bad.problem}`, actual: bad.envelope });
-    for (const i of claimed) {
-      const violations = await eventViolations(inbox.deliveries[i].envelope);
+    const claimed = await awaitDeliveries(this.inbox!, {
+      type: want.type,
+      id: want.id === undefined ? undefined : String(render(want.id, this.vars)),
+      data: want.data === undefined ? undefined : render(want.data, this.vars),
+      count: want.count,
+      withinSeconds: durationSeconds(want.within ?? (want.count === 0 ? '1s' : '5s')),
+    });
+    for (const d of claimed) {
+      const violations = await eventViolations(d.envelope);
       if (violations === undefined) this.contractsSkipped = true;
       if (violations && violations.length > 0) {
         throw new StepFailed({
           message: `the ${want.type} event breaks its contract`,
           diff: violations.map((v) => ({ path: `contract ${v.instancePath || '(body)'}`, expected: 'the documented shape', actual: v.message })),
-          actual: { ...inbox.deliveries[i].envelope, data: redactOtp(inbox.deliveries[i].envelope.data) },
+          actual: { ...d.envelope, data: redactOtp(d.envelope.data) },
         });
       }
     }
-    if (step.capture && claimed.length > 0) this.capture(step.capture, inbox.deliveries[claimed[0]].envelope, () => '');
+    if (step.capture && claimed.length > 0) this.capture(step.capture, claimed[0].envelope, () => '');
   }
 }
-
-/** A 3DS code is never printed, even by a test tool: it is a live credential in production. */
-function redactOtp(data: unknown): unknown {
-  if (data === null || typeof data !== 'object' || !('otp' in data)) return data;
-  return { ...data, otp: '[redacted]' };
-}
-
 /** What a step is called in output: its name, else what it does. */
 export function labelOf(step: Step | RequestStep | SandboxStep): string {
   if (step.name) return step.name;

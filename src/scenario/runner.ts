@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { loadScenario } from './load.js';
 import { Receiver } from './receiver.js';
-import { ScenarioRun, type FileResult, type RunOptions } from './run.js';
+import type { FileResult } from './results.js';
+import { ScenarioRun, type RunOptions } from './run.js';
 import { inProcessTarget, remoteTarget, type Target } from './target.js';
 import { ScenarioFileError, type Scenario } from './types.js';
 
