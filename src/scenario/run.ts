@@ -66,7 +66,7 @@ export class ScenarioRun {
           line: 1,
           ok: false,
           ms: 0,
-          failure: { message: `${bad.length} delivery(ies) failed verification: ${bad[0].problem}`, actual: bad.map((d) => d.envelope) },
+          failure: { message: `${bad.length} delivery(ies) failed verification: ${bad[0].problem}`, actual: bad.map((d) => ({ ...d.envelope, data: redactOtp(d.envelope.data) })) },
         });
       }
     }
