@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -45,6 +47,24 @@ describe('--base-url: against a running sandbox', () => {
     expect(again.ok).toBe(true);
     const refused = await run('name: c\naccount: { depositFeeRate: "0" }\nsteps: []\n', opts);
     expect(refused.steps[0].failure!.message).toBe('account.depositFeeRate needs --admin-token');
+  });
+});
+
+describe('the spec says to check code even on a 200', () => {
+  it('a 2xx whose code is not 0 fails the step unless the body was expected', async () => {
+    const odd = createServer((req, res) => {
+      const body = req.url === '/sandbox/v1/reset' ? { code: 0, message: 'ok' } : { code: 9999, message: 'odd' };
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+      const r = await run('name: odd\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { code: 9999 } }\n  - request: POST /v1/card/list\n', { baseUrl: url, apiKey: 'k' });
+      expect(r.steps.map((s) => s.ok)).toEqual([true, false]);
+      expect(r.steps[1].failure!.diff).toEqual([{ path: '$.code', expected: '0', actual: '9999' }]);
+    } finally {
+      odd.close();
+    }
   });
 });
 
