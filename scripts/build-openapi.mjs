@@ -6,7 +6,8 @@ import { dirname, join, posix, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const DEFAULT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'contracts');
-const NOT_SCHEMAS = new Set(['index.json', 'openapi.json']);
+// The scenario file format is published beside the contracts for editors; it is not part of the API.
+const NOT_SCHEMAS = new Set(['index.json', 'openapi.json', 'scenario.schema.json']);
 
 const TAGS = [
   { name: 'Wallet', description: 'The USDT balance and the deposit address.' },

@@ -108,9 +108,9 @@ describe('expectWebhook', () => {
   - sandbox: emit
     body:
       events:
-        - { type: card.created, data: { cardId: "1", status: ACTIVE } }
-        - { type: card.3ds.requested, data: { cardId: "1", otp: "123456" } }
-        - { type: card.created, data: { cardId: "2", status: ACTIVE } }`;
+        - { type: card.created, data: { cardId: "1", binId: VISA-EFI-454924, status: ACTIVE } }
+        - { type: card.3ds.requested, data: { type: payment, merchant: SHOP, amount: "10", currency: USD, cardId: "1", last4: "1234", otp: "123456" } }
+        - { type: card.created, data: { cardId: "2", binId: VISA-EFI-454924, status: ACTIVE } }`;
 
   it('matches type and data, claims each delivery once, counts exactly and captures from the envelope', async () => {
     const r = await run(SECRET, `name: hooks
