@@ -201,9 +201,11 @@ describe('card.3ds.requested: otp present only when the configuration has delive
       sb.post(key(), '/v1/bill/list', {}),
       request(sb.server).get('/v1/webhook').set('X-API-KEY', key()),
     ]);
-    for (const r of reads) expect(JSON.stringify(r.body)).not.toContain(otp);
-    expect(JSON.stringify(sb.deps.db.prepare('SELECT data FROM events').all())).not.toContain(otp);
-    expect(logged.join('\n')).not.toContain(otp);
+    // Bounded by non-digits: a 6-digit code could otherwise match inside a card id or timestamp by chance.
+    const code = new RegExp(`(?<![0-9])${otp}(?![0-9])`);
+    for (const r of reads) expect(JSON.stringify(r.body)).not.toMatch(code);
+    expect(JSON.stringify(sb.deps.db.prepare('SELECT data FROM events').all())).not.toMatch(code);
+    expect(logged.join('\n')).not.toMatch(code);
   });
 
   it('cardId inbox rule: without a dedicated inbox cardId is set only while the account owns a single card', async () => {
