@@ -139,6 +139,22 @@ describe('Events: card lifecycle events carry exactly the spec data', () => {
   });
 });
 
+describe('Idempotency rule 3: a replay does not execute again, so it emits no second event', () => {
+  it.each([
+    ['/v1/card/create', (_id: string) => ({ amount: 10, currency: 'USDT' }), 'card.created'],
+    ['/v1/card/freeze', (cardId: string) => ({ cardId }), 'card.frozen'],
+  ])('%s replayed under the same key is delivered once', async (path, body, type) => {
+    const cardId = await newCard();
+    for (let i = 0; i < 3; i++) {
+      const res = await sb.post(key(), path, body(cardId), { 'Idempotency-Key': 'same-key' });
+      expect(res.status).toBe(200);
+      expect(res.headers['idempotent-replayed']).toBe(i === 0 ? undefined : 'true');
+    }
+    await sb.advance(key(), 3600);
+    expect(bodiesOf(type)).toHaveLength(type === 'card.created' ? 2 : 1);
+  });
+});
+
 describe('card.3ds.requested: otp present only when the configuration has deliver3dsCode true', () => {
   const raise = (cardId: string, body: Record<string, unknown> = {}) =>
     sim('card/3ds', { cardId, type: 'payment', merchant: 'Shop', amount: 9.99, currency: 'USD', ...body });
