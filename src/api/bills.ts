@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import { getBin } from '../domain/bins.js';
 import { getOwnedCard } from '../domain/cards.js';
 import type { Deps } from '../domain/deps.js';
 import { listBills, type BillScope } from '../domain/transactions.js';
@@ -20,7 +21,8 @@ export function billRoutes(deps: Deps) {
     const accountId = c.get('account').id;
     let scope: BillScope = { accountId };
     if (cardId !== undefined) scope = { cardId: getOwnedCard(deps, accountId, cardId).id };
-    else if (binId !== undefined) scope = { accountId, binId };
+    // An unknown BIN is 4004 (spec error catalogue), as strict as an unknown cardId; a disabled one can be read.
+    else if (binId !== undefined) scope = { accountId, binId: getBin(deps.db, binId).id };
     const page = listBills(deps.db, scope, pageNumber, pageSize);
     return c.json({
       ...OK,

@@ -16,7 +16,9 @@ export function requiredString(body: Body, field: string, maxLength = 256): stri
   return v;
 }
 
+/** Absent is fine; null is refused (the sandbox is strict), saying so without calling an optional field required. */
 export function optionalString(body: Body, field: string, maxLength = 256): string | undefined {
+  if (body[field] === null) throw illegal(`${field} must be a string, or left out`);
   return body[field] === undefined ? undefined : requiredString(body, field, maxLength);
 }
 
@@ -33,6 +35,7 @@ export function requiredAmount(body: Body, field: string, maxDecimals = 6): numb
 }
 
 export function optionalAmount(body: Body, field: string, maxDecimals = 6): number | undefined {
+  if (body[field] === null) throw illegal(`${field} must be a JSON number, or left out`);
   return body[field] === undefined ? undefined : requiredAmount(body, field, maxDecimals);
 }
 

@@ -1,0 +1,105 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
+import { ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+
+// Fidelity audit against the compiled server started exactly as a partner starts it (the brief's command line,
+// plus debug logging so the secrecy check sees every line it could write), with a real receiver on loopback.
+
+interface Got {
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: { id: string; type: string; created: number; data: Record<string, unknown> };
+}
+
+let proc: ServeProcess & { url: string };
+const got: Got[] = [];
+let receiverUrl: string;
+let closeReceiver: () => void;
+
+beforeAll(async () => {
+  ensureBuilt();
+  const server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+    req.on('end', () => {
+      got.push({ headers: req.headers, raw, body: JSON.parse(raw) });
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  closeReceiver = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  proc = await startServe([
+    'serve', '--db', ':memory:', '--port', '0', '--admin-token', 't', '--api-key', 'k', '--seed-balance', '1000',
+    '--allow-http-webhooks', '--log-level', 'debug',
+  ]);
+}, 60_000);
+afterAll(async () => {
+  await stop(proc);
+  closeReceiver();
+});
+
+async function call(method: string, path: string, body?: unknown) {
+  const res = await fetch(proc.url + path, {
+    method,
+    headers: { 'Content-Type': 'application/json', 'X-API-KEY': 'k' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
+}
+
+async function until<T>(find: () => T | undefined, timeoutMs = 5000): Promise<T> {
+  const t0 = Date.now();
+  for (;;) {
+    const v = find();
+    if (v !== undefined) return v;
+    if (Date.now() - t0 > timeoutMs) throw new Error('timed out waiting for a delivery');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('the served process, as a partner drives it', () => {
+  it('delivers card.3ds.requested with the OTP to a deliver3dsCode endpoint, signed, and never writes the OTP, PAN or CVV to its logs', async () => {
+    const put = await call('PUT', '/v1/webhook', { url: receiverUrl, enabled: true, deliver3dsCode: true });
+    expect(put.status).toBe(200);
+    const secret = put.body.secret as string;
+    const card = await call('POST', '/v1/card/create', { amount: 50, currency: 'USDT' });
+    expect(card.status).toBe(200);
+    const cardId = card.body.cardId as string;
+    const challenge = await call('POST', '/sandbox/v1/card/3ds', { cardId, type: 'payment', merchant: 'Shop', amount: 1.5 });
+    expect(challenge.status).toBe(200);
+    const sensitive = await call('POST', '/v1/card/sensitiveInfo', { cardId });
+
+    const delivered = await until(() => got.find((g) => g.body.type === 'card.3ds.requested'));
+    expect(Object.keys(delivered.body).sort()).toEqual(['created', 'data', 'id', 'type']);
+    expect(delivered.body.data).toEqual({
+      type: 'payment',
+      merchant: 'Shop',
+      amount: '1.5',
+      currency: 'USD',
+      cardId,
+      last4: (sensitive.body.cardNo as string).slice(-4),
+      otp: challenge.body.otp,
+    });
+    expect(delivered.headers['service-event-id']).toBe(delivered.body.id);
+    expect(delivered.headers['service-event-type']).toBe('card.3ds.requested');
+    expect(verifyWebhookSignature({ rawBody: delivered.raw, header: delivered.headers['service-signature'], secret }).ok).toBe(true);
+
+    const events = await call('POST', '/sandbox/v1/events', { type: 'card.3ds.requested' });
+    expect(JSON.stringify(events.body)).not.toContain(challenge.body.otp);
+    // Let the delivery's own debug line be written before reading the logs.
+    await new Promise((r) => setTimeout(r, 200));
+    const output = proc.stdout() + proc.stderr();
+    expect(output).toContain('webhook attempt');
+    // Bounded by non-digits: a 6-digit code could otherwise match inside a millisecond timestamp by chance.
+    for (const secretValue of [challenge.body.otp, sensitive.body.cardNo, secret]) {
+      expect(output).not.toMatch(new RegExp(`(?<![0-9])${secretValue}(?![0-9])`));
+    }
+    expect(output).not.toMatch(new RegExp(`"cvv"\\s*:\\s*"${sensitive.body.cvv}"`));
+  });
+});
