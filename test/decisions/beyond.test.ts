@@ -25,14 +25,6 @@ describe('request bodies', () => {
   });
 });
 
-describe('bill/list binId', () => {
-  it('an unknown binId is an empty page, not 4004 (it only filters)', async () => {
-    const res = await sb.post(acct.apiKey, '/v1/bill/list', { binId: 'NOPE' });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ code: 0, message: 'ok', transactions: [], last: true, totalPages: 0, totalElements: 0 });
-  });
-});
-
 describe('card/list status', () => {
   it('is case-sensitive: "active" is 400', async () => {
     const res = await sb.post(acct.apiKey, '/v1/card/list', { status: 'active' });
