@@ -7,7 +7,7 @@ import {
   createCard,
   depositToCard,
   getOwnedCard,
-  listCardsWithBalances,
+  listCards,
   setFrozen,
 } from '../domain/cards.js';
 import { getBin } from '../domain/bins.js';
@@ -42,7 +42,7 @@ export function cardRoutes(deps: Deps) {
     .post('/list', async (c) => {
       const body = await readJsonObject(c);
       const status = optionalEnum(body, 'status', CARD_STATUSES);
-      const cards = listCardsWithBalances(deps, c.get('account').id, status);
+      const cards = listCards(deps, c.get('account').id, status);
       return c.json({ cardList: cards.map((card) => cardListItemView(deps, card)) });
     })
     .post('/detail', async (c) => {

@@ -29,12 +29,8 @@ function cardBalances(deps: Deps, card: Card) {
   };
 }
 
-/** A card/list item; balances read with the card (listCardsWithBalances) are used as they are. */
-export function cardListItemView(deps: Deps, card: Card & Partial<{ availableMicros: number; frozenMicros: number }>) {
-  const b =
-    card.availableMicros !== undefined && card.frozenMicros !== undefined
-      ? { availableMicros: card.availableMicros, frozenMicros: card.frozenMicros }
-      : cardBalances(deps, card);
+export function cardListItemView(deps: Deps, card: Card) {
+  const b = cardBalances(deps, card);
   return {
     cardId: card.id,
     binId: card.binId,

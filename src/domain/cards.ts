@@ -64,27 +64,6 @@ export function listCards(deps: Deps, accountId: string, status?: CardStatus): C
   return (rows as CardRow[]).map(toCard);
 }
 
-export interface CardWithBalances extends Card {
-  availableMicros: number;
-  frozenMicros: number;
-}
-
-/**
- * card/list: the cards with their balances in one query (one balance read per card made a 20-card list cost 4x a
- * single read; bench/results.md). The joins spell out ledgerId(accountId, 'card' | 'held', cardId).
- */
-export function listCardsWithBalances(deps: Deps, accountId: string, status?: CardStatus): CardWithBalances[] {
-  const rows = sql(
-    deps.db,
-    `SELECT c.*, COALESCE(av.balance_micros, 0) AS available_micros, COALESCE(h.balance_micros, 0) AS held_micros
-     FROM cards c
-     LEFT JOIN ledger_accounts av ON av.id = 'card:' || c.id
-     LEFT JOIN ledger_accounts h ON h.id = 'held:' || c.id
-     WHERE c.account_id = ? AND (? IS NULL OR c.status = ?) ORDER BY c.seq DESC`,
-  ).all(accountId, status ?? null, status ?? null) as (CardRow & { available_micros: number; held_micros: number })[];
-  return rows.map((r) => ({ ...toCard(r), availableMicros: r.available_micros, frozenMicros: r.held_micros }));
-}
-
 export function hasSettlingTopUp(deps: Deps, cardId: string): boolean {
   return sql(deps.db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined;
 }
