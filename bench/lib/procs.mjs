@@ -57,6 +57,8 @@ export async function startNode(args, { env = {}, healthUrl, cwd = process.cwd()
   return {
     child,
     startMs,
+    /** The last 4,000 characters the process wrote to stderr. */
+    stderr: () => stderr,
     /** SIGTERM (graceful: lets --cpu-prof write its profile), then waits for the exit. */
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -5,7 +5,7 @@ import type { Card } from '../domain/cards.js';
 import type { Deps } from '../domain/deps.js';
 import { balance } from '../domain/ledger.js';
 import { formatCents, formatMicros, microsToJsonNumber } from '../domain/money.js';
-import { LISTING_STATUS, type TxnRow } from '../domain/transactions.js';
+import { LISTING_STATUS, type BillRow } from '../domain/transactions.js';
 
 // Response shapes of the partner API (behaviour.md section 3), one function per resource view.
 
@@ -66,7 +66,7 @@ export function cardAssetView(deps: Deps, card: Card) {
 }
 
 /** A bill/list row: signed two-decimal amount (a spend is negative, a refund positive). */
-export function billView(t: TxnRow) {
+export function billView(t: BillRow) {
   const sign = t.kind === 'REFUND' ? 1 : -1;
   return {
     transactionTime: new Date(t.created_at_ms).toISOString(),
