@@ -25,7 +25,8 @@ ENV NODE_ENV=production \
     SANDBOX_HOST=0.0.0.0 \
     SANDBOX_PORT=8080 \
     SANDBOX_DB=/data/sandbox.db \
-    SANDBOX_ALLOW_HTTP_WEBHOOKS=true
+    SANDBOX_ALLOW_HTTP_WEBHOOKS=true \
+    SANDBOX_SHUTDOWN_GRACE=8
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

@@ -102,10 +102,14 @@ fi
 
 # ---- 3. build ----
 say "docker build (the network is the host's: this engine has no bridge)"
+OLD_IMAGE_ID=$(docker_ image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 BUILD_NS=$(date +%s%N)
 docker_ build --network host -t "$IMAGE" "$ROOT" >"$RUN_DIR/build.log" 2>&1 ||
   { tail -40 "$RUN_DIR/build.log" >&2; fail "docker build failed"; }
 BUILD_MS=$(ms_since "$BUILD_NS")
+# The previous smoke image would pile up in the cache; the build stage's layers stay (they are the warm cache).
+NEW_IMAGE_ID=$(docker_ image inspect -f '{{.Id}}' "$IMAGE")
+if [ -n "$OLD_IMAGE_ID" ] && [ "$OLD_IMAGE_ID" != "$NEW_IMAGE_ID" ]; then docker_ rmi "$OLD_IMAGE_ID" >/dev/null 2>&1 || true; fi
 IMAGE_BYTES=$(docker_ image inspect -f '{{.Size}}' "$IMAGE")
 say "built $IMAGE in $BUILD_MS ms, $((IMAGE_BYTES / 1000000)) MB"
 
@@ -173,8 +177,6 @@ EXIT_CODE=$(docker_ inspect -f '{{.State.ExitCode}}' "$CONTAINER")
 [ "$EXIT_CODE" = 0 ] || { docker_ logs "$CONTAINER" >&2; fail "the server exited $EXIT_CODE on SIGTERM (expected 0)"; }
 say "docker stop: exit 0 after $STOP_MS ms"
 docker_ rm "$CONTAINER" >/dev/null && CONTAINER=""
-# Old builds' layers would pile up in the cache; the current image and the base stay.
-docker_ image prune -f >/dev/null
 
 echo "docker-smoke: OK image=$((IMAGE_BYTES / 1000000))MB build=${BUILD_MS}ms run-to-healthz=${HEALTHZ_MS}ms" \
   "run-to-healthy=${HEALTHY_MS}ms stop=${STOP_MS}ms"
