@@ -113,11 +113,14 @@ node -e '
     if (body.code !== 0 || Number(usdt?.availableAmount) !== 25) throw new Error(JSON.stringify(body));
   }).catch((err) => { console.error(err.message); process.exit(1); });' "$PORT" ||
   fail "/v1/wallet/assetList on the packed server did not show the seeded 25 USDT"
-# To npx only, as a process manager would: npm passes it on to the server and exits with the server's status.
-kill -TERM "$SERVER_PID"
-wait "$SERVER_PID" || fail "npx card-sandbox serve exited $? on SIGTERM (expected 0)"
+# To the whole group, as Ctrl-C or a CI runner does: npm does not pass a signal on to the server (it exits 143 and
+# would leave the server running), so the server must get it directly and every process of the group must end.
+kill -TERM -- "-$SERVER_PID"
+wait "$SERVER_PID" || true
+for _ in $(seq 1 100); do kill -0 -- "-$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+kill -0 -- "-$SERVER_PID" 2>/dev/null && fail "a process of npx card-sandbox serve outlived SIGTERM by 10 s"
 SERVER_PID=""
-say "assetList answered with the seeded balance; SIGTERM exited 0"
+say "assetList answered with the seeded balance; SIGTERM to the group ended every process"
 
 # ---- 4. the programmatic entry points and their types ----
 (cd "$APP" && node --input-type=module -e "
