@@ -27,10 +27,13 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || fail "must run as root (dockerd and debootstrap need it); this machine's user is $(id -un)"
-for tool in apt-get dpkg tar node; do
+for tool in apt-get dpkg tar flock node; do
   command -v "$tool" >/dev/null || fail "'$tool' is not installed; this script needs a Debian host with Node 20"
 done
 mkdir -p "$CACHE"
+# Two runs on one cache would share a data root between two engines: refuse the second one.
+exec 9>"$CACHE/lock"
+flock -n 9 || fail "another docker-smoke is running on $CACHE"
 
 # ---- 1. the engine: Debian's docker.io and friends, unpacked, never installed ----
 ENGINE="$CACHE/engine"
@@ -111,7 +114,8 @@ BUILD_MS=$(ms_since "$BUILD_NS")
 NEW_IMAGE_ID=$(docker_ image inspect -f '{{.Id}}' "$IMAGE")
 if [ -n "$OLD_IMAGE_ID" ] && [ "$OLD_IMAGE_ID" != "$NEW_IMAGE_ID" ]; then docker_ rmi "$OLD_IMAGE_ID" >/dev/null 2>&1 || true; fi
 IMAGE_BYTES=$(docker_ image inspect -f '{{.Size}}' "$IMAGE")
-say "built $IMAGE in $BUILD_MS ms, $((IMAGE_BYTES / 1000000)) MB"
+BASE_BYTES=$(docker_ image inspect -f '{{.Size}}' "$BASE_IMAGE")
+say "built $IMAGE in $BUILD_MS ms, $((IMAGE_BYTES / 1000000)) MB ($BASE_IMAGE $((BASE_BYTES / 1000000)) MB + ours $(((IMAGE_BYTES - BASE_BYTES) / 1000000)) MB)"
 
 # ---- 4. run as a partner's CI does, probe from inside (no published ports without a bridge) ----
 CONTAINER="card-sandbox-smoke-$$"
@@ -178,5 +182,5 @@ EXIT_CODE=$(docker_ inspect -f '{{.State.ExitCode}}' "$CONTAINER")
 say "docker stop: exit 0 after $STOP_MS ms"
 docker_ rm "$CONTAINER" >/dev/null && CONTAINER=""
 
-echo "docker-smoke: OK image=$((IMAGE_BYTES / 1000000))MB build=${BUILD_MS}ms run-to-healthz=${HEALTHZ_MS}ms" \
+echo "docker-smoke: OK image=$((IMAGE_BYTES / 1000000))MB ours=$(((IMAGE_BYTES - BASE_BYTES) / 1000000))MB build=${BUILD_MS}ms run-to-healthz=${HEALTHZ_MS}ms" \
   "run-to-healthy=${HEALTHY_MS}ms stop=${STOP_MS}ms"

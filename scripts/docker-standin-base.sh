@@ -38,6 +38,15 @@ if [ ! -x "$TOOL/usr/sbin/debootstrap" ]; then
 fi
 
 ROOTFS="$CACHE/base/rootfs"
+# debootstrap mounts proc and sys inside the target; an interrupted run must not leave them (or rm -rf into them).
+unmount_target() {
+  local m
+  for m in "$ROOTFS/dev/pts" "$ROOTFS/proc" "$ROOTFS/sys"; do
+    if mountpoint -q "$m" 2>/dev/null; then umount -l "$m"; fi
+  done
+}
+trap unmount_target EXIT
+unmount_target
 rm -rf "$ROOTFS" && mkdir -p "$ROOTFS"
 echo "docker-standin-base: debootstrap --variant=minbase bookworm from $MIRROR (about a minute)"
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
