@@ -9,6 +9,7 @@ set -euo pipefail
 
 CACHE=${1:?usage: docker-standin-base.sh CACHE_DIR}
 OUT="$CACHE/base/rootfs.tar"
+mkdir -p "$CACHE/base"
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 fail() {
   printf 'docker-standin-base: FAILED: %s\n' "$*" >&2
@@ -33,7 +34,8 @@ TOOL="$CACHE/debootstrap"
 if [ ! -x "$TOOL/usr/sbin/debootstrap" ]; then
   echo "docker-standin-base: downloading debootstrap from Debian"
   rm -rf "$TOOL" && mkdir -p "$TOOL"
-  (cd "$TOOL" && apt-get download debootstrap >/dev/null) || fail "apt-get download debootstrap failed"
+  (cd "$TOOL" && apt-get download debootstrap >"$CACHE/base/apt.log" 2>&1) ||
+    { cat "$CACHE/base/apt.log" >&2; fail "apt-get download debootstrap failed (run apt-get update?)"; }
   dpkg -x "$TOOL"/debootstrap_*.deb "$TOOL"
 fi
 
