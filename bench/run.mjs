@@ -21,7 +21,7 @@ async function bare() {
   const port = await freePort();
   const s = await startNode(['bench/lib/bare-server.mjs'], { env: { PORT: String(port) }, healthUrl: `http://127.0.0.1:${port}/healthz` });
   try {
-    return await measure({ url: `http://127.0.0.1:${port}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    return await measure({ url: `http://127.0.0.1:${port}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, s.child.pid);
   } finally {
     await s.stop();
   }
@@ -99,7 +99,7 @@ async function main() {
     ];
     for (const [name, path, body] of reads) {
       log(name);
-      const r = await measure(post(server.url + path, reader.apiKey, body));
+      const r = await measure(post(server.url + path, reader.apiKey, body), server.child.pid);
       throughput.push({ name, ...r, ratio: r.rps / bareResult.rps, target: '>= 60 %', met: r.rps / bareResult.rps >= 0.6 });
     }
 
@@ -110,6 +110,7 @@ async function main() {
       keyed(server.url + '/v1/card/create', writer.apiKey, 'create', () => ({ amount: 5, currency: 'USDT' }), (status, body) => {
         if (status === 200) created.push(JSON.parse(body).cardId);
       }),
+      server.child.pid,
     );
     throughput.push({ name: 'card/create (keyed)', ...create, ratio: create.rps / bareResult.rps });
 
@@ -119,6 +120,7 @@ async function main() {
     let i = 0;
     const deposit = await measure(
       keyed(server.url + '/v1/card/deposit', writer.apiKey, 'deposit', () => ({ cardId: created[i++ % created.length], amount: 1, currency: 'USDT' })),
+      server.child.pid,
     );
     const depRatio = deposit.rps / bareResult.rps;
     throughput.push({

@@ -2,10 +2,12 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { adminApi } from './admin/index.js';
 import { partnerApi } from './api/index.js';
+import { docsRoutes } from './contracts/docs-routes.js';
 import type { Deps } from './domain/deps.js';
 import type { AppEnv } from './http/context.js';
 import { ApiError, errorBody } from './http/errors.js';
 import { accessLog } from './http/middleware/access-log.js';
+import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { sandboxApi } from './sandbox/index.js';
@@ -17,9 +19,11 @@ export function createApp(deps: Deps) {
   app.use('*', accessLog({ logger: deps.logger }));
   app.use('*', jsonBodyLimit());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.use('*', faults(deps));
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
+  app.route('/', docsRoutes());
   app.notFound((c) => c.json(errorBody(new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(errorBody(err), err.status);

@@ -25,15 +25,21 @@ export function render({ when, m, loadEnd, connections, seconds, throughput, pag
     '',
   );
   lines.push(`## Throughput (autocannon, ${connections} connections, ${seconds} s after a 1 s warm-up, loopback)`, '');
-  lines.push('| scenario | req/s | p50 ms | p99 ms | ratio to bare | target | met | non-2xx |');
-  lines.push('|---|---:|---:|---:|---:|---|---|---:|');
+  lines.push('| scenario | req/s | p50 ms | p99 ms | ratio to bare | target | met | non-2xx | server CPU µs/req | CPU ratio |');
+  lines.push('|---|---:|---:|---:|---:|---|---|---:|---:|---:|');
+  const bareCpu = throughput[0].cpuUsPerReq;
   for (const t of throughput) {
     lines.push(
       `| ${t.name} | ${f0(t.rps)} | ${f1(t.p50)} | ${f1(t.p99)} | ${(t.ratio * 100).toFixed(0)} % | ${t.target ?? ''} | ${
         t.met === undefined ? '' : t.met ? 'yes' : '**no**'
-      } | ${t.non2xx + t.errors} |`,
+      } | ${t.non2xx + t.errors} | ${f0(t.cpuUsPerReq)} | ${((100 * bareCpu) / t.cpuUsPerReq).toFixed(0)} % |`,
     );
   }
+  lines.push(
+    '',
+    '"CPU ratio" is the bare route\'s server CPU per request over the scenario\'s: the req/s ratio the scenario would',
+    'reach if the server had a core to itself. It is steadier than req/s when other work shares the machine.',
+  );
   lines.push('', `## bill/list on one account with ${f0(seedInfo.count)} transactions (sequential, one connection)`, '');
   lines.push(`Seeded with SQL in one transaction in ${f0(seedInfo.seedMs)} ms.`, '');
   lines.push('| page | pageNumber | p50 ms | p99 ms | max ms | target | met |');

@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
 import type { Deps } from '../domain/deps.js';
 import { formatMicros, formatPpm, parseDecimal, parseRatePpm } from '../domain/money.js';
-import { putBin } from '../domain/bins.js';
+import { binHasCards, putBin } from '../domain/bins.js';
 import type { AppEnv } from '../http/context.js';
 import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
@@ -55,6 +55,10 @@ export function binRoutes(deps: Deps) {
     const base = findBin(deps.db, id) ?? { ...DEFAULT_BIN, id, title: id };
     const digits = optionalString(body, 'bin', 8);
     if (digits !== undefined && !/^\d{6,8}$/.test(digits)) throw illegal('bin must be 6 to 8 digits');
+    // Card numbers are derived from the BIN digits: changing them would change every issued card's number.
+    if (digits !== undefined && digits !== base.bin && binHasCards(deps.db, id)) {
+      throw illegal('bin cannot change once cards are issued on this BIN');
+    }
     const next: Bin = {
       ...base,
       title: optionalString(body, 'title') ?? base.title,

@@ -169,8 +169,8 @@ export async function runListen(argv: string[]): Promise<number> {
     );
     return 2;
   }
-  // CONTRACTS HOOK: set to `(await import('../contracts/registry.js')).validateEvent` once that module exists.
-  const validate: EventValidator | undefined = undefined;
+  // Loaded here, not at the top: the schemas cost nothing until a listener starts.
+  const validate: EventValidator = (await import('../contracts/registry.js')).validateEvent;
   const listener = await startListener({
     secret,
     port,

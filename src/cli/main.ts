@@ -4,7 +4,8 @@
 const USAGE = `usage: card-sandbox <command> [options]
 
 commands:
-  serve      run the sandbox server (--port, --host, --db <path | :memory:>, --mode local|hosted)
+  serve      run the sandbox server (--port, --host, --db <path | :memory:>, --mode local|hosted, --seed FILE)
+  scenario   run scenario files: scenario run <files or globs> [--base-url --api-key --admin-token --junit --tap]
   verify     check any implementation of the API against the contracts (--base-url, --api-key, --allow-mutations)
   listen     receive, verify and print webhook events (--secret whsec_..., --port, --forward-to URL, --jsonl FILE)
 `;
@@ -12,6 +13,7 @@ commands:
 const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
   serve: async () => (await import('./serve.js')).runServe,
   verify: async () => (await import('./verify.js')).runVerify,
+  scenario: async () => (await import('./scenario.js')).runScenarioCommand,
   listen: async () => (await import('./listen.js')).runListen,
 };
 

@@ -2,6 +2,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig } from '../config.js';
 import { createLogger } from '../logging/logger.js';
 import { startServer } from '../server.js';
+import { applySeeds } from './seed.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -21,7 +22,7 @@ export async function runServe(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  const { config } = loaded;
+  const { config, seedFiles } = loaded;
   const logger = createLogger({ level: config.logLevel });
   // Node's default report of a crash prints the error raw on stderr; this one goes through the redaction.
   process.on('uncaughtException', (err) => {
@@ -39,6 +40,13 @@ export async function runServe(argv: string[]): Promise<number> {
     process.stdout.write(
       `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
     );
+  }
+  if (seedFiles.length > 0) {
+    const seeded = await applySeeds(seedFiles, server.url, config, server.bootstrap?.newApiKey);
+    if (!seeded) {
+      await server.close();
+      return 1;
+    }
   }
   logger.info({ url: server.url, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
 

@@ -105,6 +105,11 @@ export interface Inventory {
   provisioning: boolean;
 }
 
+/** Whether any card was issued on the BIN (its card numbers start with the BIN digits, so those are fixed). */
+export function binHasCards(db: Db, binId: string): boolean {
+  return sql(db, 'SELECT 1 FROM cards WHERE bin_id = ? LIMIT 1').get(binId) !== undefined;
+}
+
 /** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
 export function inventoryFor(db: Db, accountId: string, bin: Bin): Inventory {
   const row = sql(db, 'SELECT available, provisioning FROM account_bin_inventory WHERE account_id = ? AND bin_id = ?').get(

@@ -68,13 +68,17 @@ export function requestHash(body: unknown): string {
   return createHash('sha256').update(canonicalJson(body)).digest('hex');
 }
 
-/** The live record of a key; an expired one is deleted and reads as absent (the key counts as new). */
+/**
+ * The live record of a key; an expired one is deleted and reads as absent (the key counts as new). Only a
+ * completed key expires: an in-flight one belongs to a request still running (start-up releases those left by
+ * a crash), and expiring it would let a retry execute the operation a second time.
+ */
 export function findKey(db: Db, accountId: string, key: string, nowMs: number): KeyRecord | undefined {
   const row = sql(db, 'SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?').get(accountId, key) as
     | KeyRow
     | undefined;
   if (!row) return undefined;
-  if (row.expires_at_ms <= nowMs) {
+  if (row.state === 'done' && row.expires_at_ms <= nowMs) {
     sql(db, 'DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?').run(accountId, key);
     return undefined;
   }
@@ -118,12 +122,12 @@ export function completeKey(
   ).run(accountId, key, endpoint, hash, response.status, response.body, JSON.stringify(response.headers), nowMs, nowMs + RETENTION_MS);
 }
 
-/** Deletes a bounded batch of expired keys of an account (called on the keyed request path). */
+/** Deletes a bounded batch of expired completed keys of an account (called on the keyed request path). */
 export function purgeExpiredKeys(db: Db, accountId: string, nowMs: number): void {
   sql(
     db,
     `DELETE FROM idempotency_keys WHERE rowid IN
-       (SELECT rowid FROM idempotency_keys WHERE account_id = ? AND expires_at_ms <= ? LIMIT 100)`,
+       (SELECT rowid FROM idempotency_keys WHERE account_id = ? AND expires_at_ms <= ? AND state = 'done' LIMIT 100)`,
   ).run(accountId, nowMs);
 }
 

@@ -6,8 +6,10 @@ import { chainRoutes } from './chain.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
 import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
+import { faultRoutes } from './faults.js';
 import { inventoryRoutes } from './inventory.js';
 import { resetRoutes } from './reset.js';
+import { threeDsRoutes } from './threeds.js';
 import { transactionRoutes } from './transactions.js';
 import { walletSeedRoutes } from './wallet-seed.js';
 import { webhookSandboxRoutes } from './webhook.js';
@@ -22,6 +24,8 @@ const modules: ((deps: Deps) => Hono<AppEnv>)[] = [
   webhookSandboxRoutes,
   transactionRoutes,
   chainRoutes,
+  threeDsRoutes,
+  faultRoutes,
 ];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */

@@ -2,10 +2,12 @@ import { createAdaptorServer } from '@hono/node-server';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
+import { toEnvelope } from '../../src/domain/events.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import type { Deps } from '../../src/domain/deps.js';
 import type { Logger } from '../../src/domain/logger.js';
 import { createDeps } from '../../src/runtime.js';
+import { conformance } from './conformance.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 /** 2026-06-01T00:00:00Z: every test starts its wall clock here. */
@@ -50,7 +52,9 @@ export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
   });
   const wall = { ms: START_MS };
   const deps = createDeps({ config, wallClock: () => wall.ms, logger: opts.logger });
-  const server = createAdaptorServer({ fetch: createApp(deps).fetch }) as Server;
+  // Every answer and every event of every test is held to its contract (test/setup/conformance.ts reports).
+  deps.events.subscribe((_db, event) => conformance.event(toEnvelope(event)));
+  const server = createAdaptorServer({ fetch: conformance.wrapFetch(createApp(deps).fetch) }) as Server;
   const sandbox: TestSandbox = {
     deps,
     server,

@@ -188,3 +188,22 @@ describe('Operator API token rules', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('Operator API: BIN digits are fixed once cards exist', () => {
+  it('refuses to change the digits of a BIN with issued cards, so their numbers keep ending in the masked digits', async () => {
+    const acct = await sb.account({ balance: 100 });
+    const created = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
+    const res = await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { bin: '411111' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 400, message: 'bin cannot change once cards are issued on this BIN' });
+    const info = await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId: created.body.cardId });
+    expect(info.body.cardNo.slice(-4)).toBe(created.body.maskedCardNo.slice(-4));
+    // Other fields, and the same digits, may still be set.
+    expect((await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { bin: '454924', title: 'Renamed' })).status).toBe(200);
+  });
+
+  it('allows changing the digits of a BIN without cards', async () => {
+    await sb.admin('put', '/admin/v1/bins/NEW', { bin: '411111' });
+    expect((await sb.admin('put', '/admin/v1/bins/NEW', { bin: '522222' })).status).toBe(200);
+  });
+});

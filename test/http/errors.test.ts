@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { newCard, worldSnapshot } from '../helpers/core.js';
@@ -67,6 +69,33 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
     expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
   });
 
+  it('answers a chunked body (no Content-Length) over 1 MiB with 413 too', async () => {
+    await new Promise<void>((r) => sb.server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const { port } = sb.server.address() as AddressInfo;
+      const res = await new Promise<{ status?: number; text: string }>((resolve, reject) => {
+        const req = http.request(
+          { port, host: '127.0.0.1', method: 'POST', path: '/v1/card/create',
+            headers: { 'content-type': 'application/json', 'x-api-key': acct.apiKey, 'transfer-encoding': 'chunked' } },
+          (r) => {
+            let text = '';
+            r.on('data', (d) => (text += d));
+            r.on('end', () => resolve({ status: r.statusCode, text }));
+          },
+        );
+        req.on('error', reject);
+        req.write('{"amount":10,"currency":"USDT","alias":"');
+        for (let i = 0; i < 12; i++) req.write('x'.repeat(100_000));
+        req.end('"}');
+      });
+      expect(res.status).toBe(413);
+      expect(JSON.parse(res.text)).toEqual({ code: 400, message: 'Request body is larger than 1 MiB' });
+      expect((await sb.post(acct.apiKey, '/v1/card/list', {})).body.cardList).toEqual([]);
+    } finally {
+      sb.server.close();
+    }
+  });
+
   it('accepts a body just under 1 MiB (then validates its fields)', async () => {
     const body = JSON.stringify({ amount: 10, currency: 'USDT', alias: 'x'.repeat(1024 * 1024 - 100) });
     const res = await raw(CREATE, 'application/json', body);
@@ -114,5 +143,60 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
   it('every response carries X-Request-Id, errors included', async () => {
     const res = await raw('/v1/card/create', 'application/json', '{');
     expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+});
+
+describe('Order of checks: auth, route, validation, idempotency, existence, state, inventory, amount, balance', () => {
+  const DEFAULT_BIN = 'VISA-EFI-454924';
+  it('auth (401) before validation: malformed JSON without a key is 401', async () => {
+    const res = await request(sb.server).post('/v1/card/create').set('Content-Type', 'application/json').send('{');
+    expect(res.status).toBe(401);
+  });
+
+  it('validation (400) before idempotency: a bad body under a used key is 400, not 4211', async () => {
+    await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }, { 'Idempotency-Key': 'o1' });
+    const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: '10', currency: 'USDT' }, { 'Idempotency-Key': 'o1' });
+    expect(res.body.code).toBe(400);
+  });
+
+  it('idempotency (4211) before existence (4001)', async () => {
+    await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }, { 'Idempotency-Key': 'o2' });
+    const res = await sb.post(acct.apiKey, '/v1/card/freeze', { cardId: 'nope' }, { 'Idempotency-Key': 'o2' });
+    expect(res.body.code).toBe(4211);
+  });
+
+  it('existence (4004) before amount (8001) and balance (3001)', async () => {
+    const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 0.5, currency: 'USDT', binId: 'nope' });
+    expect(res.body.code).toBe(4004);
+  });
+
+  it('BIN disabled (4005) before inventory (4009)', async () => {
+    await sb.admin('put', '/admin/v1/bins/OFF', { bin: '411111', enabled: false, inventory: 0 });
+    const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT', binId: 'OFF' });
+    expect(res.body.code).toBe(4005);
+  });
+
+  it('inventory (4009) before amount (8001) and balance (3001)', async () => {
+    await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, available: 0 });
+    expect((await sb.post(acct.apiKey, '/v1/card/create', { amount: 0.5, currency: 'USDT' })).body.code).toBe(4009);
+    expect((await sb.post(acct.apiKey, '/v1/card/create', { amount: 1000, currency: 'USDT' })).body.code).toBe(4009);
+  });
+
+  it('a BIN with no inventory left in the catalogue fails with 4009', async () => {
+    await sb.admin('put', '/admin/v1/bins/EMPTY', { bin: '411111', inventory: 0 });
+    expect((await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT', binId: 'EMPTY' })).body.code).toBe(4009);
+  });
+
+  it('state (4007 settling) before amount and balance on card/deposit', async () => {
+    const cardId = await newCard(sb, acct.apiKey, 10);
+    await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 10 });
+    expect((await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 0.5 })).body.code).toBe(4007);
+    expect((await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 1000 })).body.code).toBe(4007);
+  });
+
+  it('state (4008) before amount on card/deposit', async () => {
+    const cardId = await newCard(sb, acct.apiKey, 10);
+    await sb.post(acct.apiKey, '/v1/card/cancel', { cardId });
+    expect((await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 0.5 })).body.code).toBe(4008);
   });
 });

@@ -1,4 +1,5 @@
 import { createAdaptorServer } from '@hono/node-server';
+import { conformance } from '../helpers/conformance.js';
 import { Hono } from 'hono';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
@@ -249,7 +250,7 @@ function serverWithLatency(s: TestSandbox): Server {
     await next();
   });
   outer.route('/', createApp(s.deps));
-  return createAdaptorServer({ fetch: outer.fetch }) as Server;
+  return createAdaptorServer({ fetch: conformance.wrapFetch(outer.fetch) }) as Server;
 }
 
 async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
@@ -276,7 +277,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   };
 
   it('a concurrent retry gets HTTP 409 code 4212; after the first completes the retry replays', async () => {
-    const first = send('c1', '/v1/card/create', CREATE, 800);
+    const first = send('c1', '/v1/card/create', CREATE, 1500);
     const firstDone = first.then((r) => r);
     await untilInFlight(sb, 'c1');
     const concurrent = await send('c1', '/v1/card/create', CREATE);
@@ -293,7 +294,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
 
   it('many concurrent retries: exactly one executes, the rest are 4212', async () => {
     const cardId = await newCard(sb, acct.apiKey, 10);
-    const first = send('c2', '/v1/card/deposit', { cardId, amount: 20 }, 800).then((r) => r);
+    const first = send('c2', '/v1/card/deposit', { cardId, amount: 20 }, 2000).then((r) => r);
     await untilInFlight(sb, 'c2');
     const others = await Promise.all(Array.from({ length: 8 }, () => send('c2', '/v1/card/deposit', { cardId, amount: 20 })));
     expect(others.map((r) => r.body.code)).toEqual(Array(8).fill(4212));
@@ -304,7 +305,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   });
 
   it('a concurrent request with a different body is 4211, not 4212', async () => {
-    const first = send('c3', '/v1/card/create', CREATE, 800).then((r) => r);
+    const first = send('c3', '/v1/card/create', CREATE, 1500).then((r) => r);
     await untilInFlight(sb, 'c3');
     const res = await send('c3', '/v1/card/create', { amount: 12, currency: 'USDT' });
     expect(res.status).toBe(409);
@@ -407,5 +408,29 @@ describe('Idempotency rule 3: every response to a keyed request echoes the key',
     const res = await keyed('echo-json', '/v1/card/create', '{');
     expect(res.status).toBe(400);
     expect(res.headers['idempotency-key']).toBe('echo-json');
+  });
+});
+
+describe('Idempotency: an in-flight key never expires under the request that holds it', () => {
+  it('advancing the account clock past 24 h while the first request waits still gives 4212, and it executes once', async () => {
+    const server = serverWithLatency(sb);
+    try {
+      const send = (latency?: number) => {
+        let req = request(server).post('/v1/card/create').set('Content-Type', 'application/json')
+          .set('X-API-KEY', acct.apiKey).set('Idempotency-Key', 'slow');
+        if (latency) req = req.set('x-test-latency-ms', String(latency));
+        return req.send(JSON.stringify(CREATE));
+      };
+      const first = send(1500).then((r) => r);
+      await untilInFlight(sb, 'slow');
+      await sb.advance(acct.apiKey, 25 * 3600);
+      const retry = await send();
+      expect(retry.status).toBe(409);
+      expect(retry.body.code).toBe(4212);
+      expect((await first).status).toBe(200);
+      expect(await walletAvailable(sb, acct.apiKey)).toBe('90');
+    } finally {
+      server.close();
+    }
   });
 });

@@ -13,7 +13,8 @@ type Op =
   | { op: 'deposit'; card: number; amount: number }
   | { op: 'freeze' | 'unfreeze' | 'cancel'; card: number }
   | { op: 'seed'; amount: number }
-  | { op: 'clock'; seconds: number };
+  | { op: 'clock'; seconds: number }
+  | { op: 'reset'; balance: number };
 
 const amount = fc.oneof(
   fc.integer({ min: 1, max: 40 }),
@@ -27,6 +28,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constantFrom('freeze' as const, 'unfreeze' as const, 'cancel' as const), card }),
   fc.record({ op: fc.constant('seed' as const), amount }),
   fc.record({ op: fc.constant('clock' as const), seconds: fc.constantFrom(0, 1, 2, 3, 5, 60) }),
+  fc.record({ op: fc.constant('reset' as const), balance: fc.constantFrom(0, 25) }),
 );
 
 const micros = (decimal: string | number) => Math.round(Number(decimal) * 1_000_000);
@@ -40,10 +42,10 @@ async function partnerView(sb: TestSandbox, key: string, accountId: string) {
   return { wallet, onCards, settling, fees };
 }
 
-describe('Conservation of money (behaviour.md section 1) over random create/deposit/freeze/cancel/seed/clock sequences', () => {
+describe('Conservation of money (behaviour.md section 1) over random create/deposit/freeze/cancel/seed/clock/reset sequences', () => {
   it('seeded == wallet + settling + cards + fees after every step, and the double-entry ledger balances', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 200 }), fc.array(op, { minLength: 1, maxLength: 25 }), async (initial, ops) => {
+      fc.asyncProperty(fc.integer({ min: 0, max: 200 }), fc.array(op, { minLength: 1, maxLength: 20 }), async (initial, ops) => {
         const sb = createTestSandbox();
         try {
           const acct = await sb.account({ balance: initial });
@@ -72,6 +74,12 @@ describe('Conservation of money (behaviour.md section 1) over random create/depo
               case 'clock':
                 res = await sb.post(acct.apiKey, '/sandbox/v1/clock', { advanceSeconds: o.seconds });
                 break;
+              case 'reset':
+                // A reset wipes the account's money and cards: the books start again from its balance.
+                res = await sb.post(acct.apiKey, '/sandbox/v1/reset', { balance: o.balance || undefined });
+                seeded = micros(o.balance);
+                cardIds.length = 0;
+                break;
             }
             // Bad input is a 4xx, never a 500.
             expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
@@ -84,7 +92,7 @@ describe('Conservation of money (behaviour.md section 1) over random create/depo
           await sb.close();
         }
       }),
-      { numRuns: 150 },
+      { numRuns: 80 },
     );
-  });
+  }, 90_000);
 });

@@ -46,8 +46,14 @@ describe('card-sandbox verify', () => {
 
   it('passes every check, mutations and sandbox checks included, against this sandbox', async () => {
     sandbox = createTestSandbox();
+    // Webhook signatures carry wall time, and the harness verifies them with a 300 s tolerance against real time.
+    sandbox.wall.ms = Date.now();
     const url = await listen(sandbox.server);
     const { apiKey } = await sandbox.account({ balance: 100 });
+    // An account in use: a card with a transaction and one without, so no read check has to skip.
+    const used = await sandbox.post(apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
+    await sandbox.post(apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
+    await sandbox.post(apiKey, '/sandbox/v1/card/authorize', { cardId: used.body.cardId, amount: 2, currency: 'USD' });
     const c = capture();
     const code = await runVerify(['--base-url', url, '--api-key', apiKey, '--allow-mutations'], c.out, c.err);
     expect(c.text.out).not.toContain('FAIL');

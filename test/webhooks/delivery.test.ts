@@ -297,6 +297,8 @@ describe('disabled endpoints (enabled: false)', () => {
 describe('delivery-only fields (deps.eventEnrichers, deliver3dsCode)', () => {
   it('adds the enrichers fields at send time, never to the stored event, gated by deliver3dsCode', async () => {
     await setUp({}, { deliver3dsCode: true });
+    // A synthetic field on a card event: the contract rightly refuses it, and this test is about the pipeline.
+    rx.validate = false;
     // Stands in for the 3DS module: the OTP exists only in the webhook body, and only when the account asks.
     sb.deps.eventEnrichers.push((_db, event) =>
       sb.deps.webhooks!.deliver3dsCode(event.accountId) ? { otp: '123456' } : undefined,
@@ -371,7 +373,21 @@ describe('events of the other modules go out through the same pipeline unchanged
     ],
     [
       'transaction.updated',
-      { transactionId: 'txn_000000000000000000000001', status: 'CLEARED', previousStatus: 'PENDING' },
+      {
+        transactionId: 'txn_000000000000000000000001',
+        cardId: '2026060100000000000001',
+        status: 'CLEARED',
+        previousStatus: 'PENDING',
+        billAmount: 12.5,
+        billCurrency: 'USD',
+        transactionAmount: 12.5,
+        transactionCurrency: 'USD',
+        merchantName: 'COFFEE',
+        merchantCountry: 'US',
+        mccCategory: 'Restaurants',
+        eventType: 'SPEND',
+        settledAt: '2026-06-01T00:00:00',
+      },
     ],
     [
       'card.3ds.requested',

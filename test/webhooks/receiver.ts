@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { conformance } from '../helpers/conformance.js';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -37,17 +38,22 @@ export interface Receiver {
   /** Answers the next requests in order; when the queue is empty, `fallback`. */
   queue: Behaviour[];
   fallback: Behaviour;
+  /** Hold every delivered body to the event contract (off for tests that send synthetic bodies on purpose). */
+  validate: boolean;
   close(): Promise<void>;
 }
 
 export async function startReceiver(): Promise<Receiver> {
-  const receiver = { received: [], queue: [], fallback: behaviours.ok } as unknown as Receiver;
+  const receiver = { received: [], queue: [], fallback: behaviours.ok, validate: true } as unknown as Receiver;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks).toString('utf8');
-      receiver.received.push({ headers: req.headers, rawBody, body: JSON.parse(rawBody) });
+      const body = JSON.parse(rawBody);
+      // The delivered body (with its delivery-only fields, such as the 3DS code) is held to the event contract too.
+      if (receiver.validate) conformance.event(body);
+      receiver.received.push({ headers: req.headers, rawBody, body });
       (receiver.queue.shift() ?? receiver.fallback)(req, res);
     });
   });

@@ -28,6 +28,7 @@ describe('hosted mode never connects to internal addresses (checked on the addre
   });
 
   it('local mode connects to loopback', async () => {
+    rx.validate = false; // the sender is tested with a bare body, not an event
     expect(await send({})).toMatchObject({ statusCode: 200, error: null });
   });
 });

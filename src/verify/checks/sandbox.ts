@@ -56,7 +56,7 @@ export const sandboxChecks: Check[] = [
     kind: 'sandbox',
     async run(ctx: CheckContext) {
       const cardId = await sandboxCard(ctx, 5);
-      const ch = await sim(ctx, 'card/3ds', { cardId, type: 'payment', amount: '1.50', currency: 'USD', merchant: 'Verify' });
+      const ch = await sim(ctx, 'card/3ds', { cardId, type: 'payment', amount: 1.5, currency: 'USD', merchant: 'Verify' });
       const wrong = String(ch.otp) === '000000' ? '111111' : '000000';
       const bad = await sim(ctx, '3ds/verify', { challengeId: ch.challengeId, otp: wrong });
       if (bad.result !== 'INVALID_OTP') ctx.fail(`a wrong OTP answered ${String(bad.result)}`);

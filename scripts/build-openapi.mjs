@@ -1,0 +1,179 @@
+#!/usr/bin/env node
+// Assembles contracts/openapi.json (OpenAPI 3.1) from the JSON Schemas and contracts/index.json, so the reference
+// page and the validators read the same files. `npm run build:openapi` rewrites it; a test checks it is current.
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join, posix, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DEFAULT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'contracts');
+const NOT_SCHEMAS = new Set(['index.json', 'openapi.json']);
+
+const TAGS = [
+  { name: 'Wallet', description: 'The USDT balance and the deposit address.' },
+  { name: 'Cards', description: 'Issue, fund, read, freeze, unfreeze and cancel cards.' },
+  { name: 'Transactions', description: 'Card transactions, newest first, paginated.' },
+  { name: 'Webhooks', description: 'Where signed events are pushed.' },
+  { name: 'Simulation', description: 'Sandbox only (/sandbox/v1): drive the world a production account lives in.' },
+  { name: 'Operator', description: 'Sandbox only (/admin/v1): accounts, keys and BINs, behind the operator token.' },
+];
+
+const SIGNATURE_HEADERS = {
+  'Service-Signature': 't=<unix_seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the signing secret>',
+  'Service-Event-Id': 'the event id',
+  'Service-Event-Type': 'the event type',
+};
+
+/** contracts/api/card/create.request.json -> api.card.create.request */
+const componentName = (path) => path.replace(/\.json$/, '').split('/').join('.');
+
+function readSchemas(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.json') && !(d === dir && NOT_SCHEMAS.has(entry.name))) {
+        out.push({ path: relative(dir, full).split(sep).join('/'), schema: JSON.parse(readFileSync(full, 'utf8')) });
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Relative file references become component references; `$schema` and `$id` belong to the files, not the document. */
+function rewrite(node, filePath) {
+  if (Array.isArray(node)) return node.map((n) => rewrite(n, filePath));
+  if (typeof node !== 'object' || node === null) return node;
+  const out = {};
+  for (const [k, v] of Object.entries(node)) {
+    if (k === '$schema' || k === '$id') continue;
+    if (k === '$ref' && typeof v === 'string' && !v.startsWith('#')) {
+      const [file, fragment] = v.split('#');
+      const target = posix.normalize(posix.join(posix.dirname(filePath), file));
+      out.$ref = `#/components/schemas/${componentName(target)}${fragment ? fragment : ''}`;
+    } else out[k] = k === 'const' || k === 'enum' || k === 'examples' ? v : rewrite(v, filePath);
+  }
+  return out;
+}
+
+const schemaRef = (path) => ({ $ref: `#/components/schemas/${componentName(path)}` });
+const json = (path) => ({ 'application/json': { schema: schemaRef(path) } });
+
+function describeStatus(status) {
+  return (
+    {
+      200: 'Success',
+      201: 'Created',
+      400: 'Business or validation error',
+      401: 'Missing, unknown or revoked credentials',
+      403: 'Missing X-API-KEY, when the server answers it with 403 and an empty body',
+      404: 'Not found',
+      409: 'Idempotency conflict: 4211 (same key, different body) or 4212 (first request still in flight)',
+      413: 'Request body over 1 MiB',
+      429: 'Rate limited (hosted mode); see Retry-After',
+      500: 'Unexpected server error (9999); retry later',
+      default: 'Any other error, with the same error body',
+    }[status] ?? `HTTP ${status}`
+  );
+}
+
+function operation(key, op) {
+  const [method, path] = key.split(' ');
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  if (op.idempotent) {
+    params.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Any unique string (a UUID is recommended), scoped to the account, kept 24 hours.',
+      schema: { type: 'string', maxLength: 255 },
+    });
+  }
+  const responses = {};
+  for (const [status, schema] of Object.entries(op.responses)) {
+    const r = { description: describeStatus(status) };
+    if (schema !== null) r.content = json(schema);
+    if (op.idempotent && (status === '200' || status === '409')) {
+      r.headers = {
+        'Idempotency-Key': { description: 'The key of the request, echoed', schema: { type: 'string' } },
+        ...(status === '200'
+          ? { 'Idempotent-Replayed': { description: '`true` on a replay of the stored response', schema: { type: 'string', enum: ['true'] } } }
+          : {}),
+      };
+    }
+    responses[status] = r;
+  }
+  const security = op.security === 'none' ? [] : [{ [op.security]: [] }];
+  const operationId = `${method.toLowerCase()}${path.replace(/\{(\w+)\}/g, 'By-$1').split(/[/.-]/).map((s) => (s ? s[0].toUpperCase() + s.slice(1) : '')).join('')}`;
+  return {
+    method: method.toLowerCase(),
+    path,
+    body: {
+      tags: [op.tag],
+      summary: op.summary,
+      operationId,
+      security,
+      ...(params.length ? { parameters: params } : {}),
+      ...(op.request ? { requestBody: { required: true, content: json(op.request) } } : {}),
+      responses,
+    },
+  };
+}
+
+/** The OpenAPI document for the contracts in `dir`. */
+export function buildOpenApi(dir = DEFAULT_DIR) {
+  const index = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
+  const schemas = {};
+  for (const f of readSchemas(dir)) schemas[componentName(f.path)] = rewrite(f.schema, f.path);
+  const paths = {};
+  for (const [key, op] of Object.entries(index.operations)) {
+    const { method, path, body } = operation(key, op);
+    (paths[path] ??= {})[method] = body;
+  }
+  const webhooks = {};
+  for (const [type, schema] of Object.entries(index.events.types)) {
+    webhooks[type] = {
+      post: {
+        summary: `${type} event`,
+        description:
+          'POSTed to the configured URL while the webhook is enabled. Verify the signature over the raw body before parsing; deduplicate on the event id.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })),
+        requestBody: { required: true, content: json(schema) },
+        responses: { '2XX': { description: 'Acknowledged; anything else (or a timeout) is retried with backoff' } },
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Card Issuing API (sandbox)',
+      version: '1',
+      description:
+        'The partner API (/v1) with its webhooks, and the sandbox-only simulation (/sandbox/v1) and operator (/admin/v1) surfaces. Assembled from contracts/*.json by scripts/build-openapi.mjs.',
+    },
+    servers: [{ url: '/' }],
+    tags: TAGS,
+    security: [{ apiKey: [] }],
+    paths,
+    webhooks,
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (SANDBOX_ADMIN_TOKEN)' },
+      },
+      schemas,
+    },
+  };
+}
+
+export function renderOpenApi(dir = DEFAULT_DIR) {
+  return JSON.stringify(buildOpenApi(dir), null, 2) + '\n';
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const out = join(DEFAULT_DIR, 'openapi.json');
+  writeFileSync(out, renderOpenApi());
+  console.log(`wrote ${out}`);
+}

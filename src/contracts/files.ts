@@ -1,0 +1,63 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** One JSON Schema file of contracts/, by its path relative to that folder (the key index.json uses). */
+export interface SchemaFile {
+  path: string;
+  schema: Record<string, unknown> & { $id: string };
+}
+
+export interface Operation {
+  tag: string;
+  summary: string;
+  security: 'apiKey' | 'adminToken' | 'none';
+  idempotent: boolean;
+  /** Schema path of the request body; null: the request has no body. */
+  request: string | null;
+  /** HTTP status (or "default" for any other error status) -> schema path; null: an empty body. */
+  responses: Record<string, string | null>;
+}
+
+export interface ContractIndex {
+  base: string;
+  operations: Record<string, Operation>;
+  events: { envelope: string; types: Record<string, string> };
+}
+
+/** Files of contracts/ that are not schemas. */
+const NOT_SCHEMAS = new Set(['index.json', 'openapi.json']);
+
+/**
+ * contracts/ sits at the package root; this module runs from src/contracts (vitest, tsx) or dist/src/contracts
+ * (compiled), so walk up until it shows.
+ */
+export function contractsDir(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const candidate = join(dir, 'contracts', 'index.json');
+    if (existsSync(candidate)) return join(dir, 'contracts');
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('contracts/index.json not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+export function readIndex(dir = contractsDir()): ContractIndex {
+  return JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8')) as ContractIndex;
+}
+
+export function readSchemaFiles(dir = contractsDir()): SchemaFile[] {
+  const out: SchemaFile[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const full = join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name.endsWith('.json') && !(d === dir && NOT_SCHEMAS.has(entry.name))) {
+        out.push({ path: relative(dir, full).split(sep).join('/'), schema: JSON.parse(readFileSync(full, 'utf8')) });
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}

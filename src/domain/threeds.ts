@@ -1,0 +1,90 @@
+import { timingSafeEqual } from 'node:crypto';
+import { illegal } from '../http/errors.js';
+import { sql } from '../store/db.js';
+import { getOwnedCard } from './cards.js';
+import type { Deps } from './deps.js';
+import { emitEvent, type StoredEvent } from './events.js';
+import { formatMicros } from './money.js';
+import type { ServerSecret } from './secrets.js';
+
+// 3DS / payment OTP challenges. The OTP is never stored: it is an HMAC of the server secret and the challenge
+// id, derived when the challenge is raised (for the simulation answer) and when a webhook body is built
+// (only if the account's webhook config has deliver3dsCode). It never enters the outbox, a log or a read.
+
+export const OTP_LIFETIME_MS = 600_000;
+export const CHALLENGE_TYPES = ['payment', 'binding'] as const;
+export type ChallengeType = (typeof CHALLENGE_TYPES)[number];
+export type VerifyResult = 'APPROVED' | 'INVALID_OTP' | 'EXPIRED';
+export const CHALLENGE_NOT_FOUND = 'challenge not found';
+
+/** The challenge's 6-digit OTP. */
+export function otpFor(secret: ServerSecret, challengeId: string): string {
+  return String(secret.hmac('3ds-otp', challengeId).readUInt32BE(0) % 1_000_000).padStart(6, '0');
+}
+
+export interface ChallengeInput {
+  challengeId: string;
+  cardId: string;
+  type: ChallengeType;
+  merchant: string;
+  amountMicros?: number;
+  currency?: string;
+  /** Whether the card has a dedicated 3DS inbox; without one, cardId is set only if the account owns one card. */
+  dedicatedInbox: boolean;
+}
+
+function liveCardCount(deps: Deps, accountId: string): number {
+  return sql(deps.db, "SELECT COUNT(*) FROM cards WHERE account_id = ? AND status != 'CANCELLED'").pluck().get(accountId) as number;
+}
+
+/** card/3ds: raises `card.3ds.requested` with the spec's fields; answers the OTP to the simulation caller only. */
+export function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
+  const card = getOwnedCard(deps, accountId, input.cardId);
+  if (card.status === 'CANCELLED') throw illegal('card is cancelled');
+  const expiresAt = nowMs + OTP_LIFETIME_MS;
+  deps.db.transaction(() => {
+    const resolvesToCard = input.dedicatedInbox || liveCardCount(deps, accountId) === 1;
+    const event = emitEvent(deps, accountId, nowMs, 'card.3ds.requested', {
+      type: input.type,
+      merchant: input.merchant,
+      ...(input.amountMicros !== undefined ? { amount: formatMicros(input.amountMicros) } : {}),
+      ...(input.currency !== undefined ? { currency: input.currency } : {}),
+      ...(resolvesToCard ? { cardId: card.id } : {}),
+      last4: card.last4,
+    });
+    sql(
+      deps.db,
+      'INSERT INTO threeds_challenges (id, account_id, card_id, event_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)',
+    ).run(input.challengeId, accountId, card.id, event.id, nowMs, expiresAt);
+  })();
+  return { challengeId: input.challengeId, otp: otpFor(deps.secret, input.challengeId), expiresAt: new Date(expiresAt).toISOString() };
+}
+
+/** 3ds/verify: EXPIRED from 600 s on; a code works once, then it is INVALID_OTP like any wrong code. */
+export function verifyChallenge(deps: Deps, accountId: string, challengeId: string, otp: string, nowMs: number): VerifyResult {
+  const row = sql(deps.db, 'SELECT * FROM threeds_challenges WHERE id = ? AND account_id = ?').get(challengeId, accountId) as
+    | { expires_at_ms: number; approved_at_ms: number | null }
+    | undefined;
+  if (!row) throw illegal(CHALLENGE_NOT_FOUND);
+  if (nowMs >= row.expires_at_ms) return 'EXPIRED';
+  const expected = Buffer.from(otpFor(deps.secret, challengeId));
+  const given = Buffer.from(otp);
+  const matches = given.length === expected.length && timingSafeEqual(given, expected);
+  if (!matches || row.approved_at_ms !== null) return 'INVALID_OTP';
+  sql(deps.db, 'UPDATE threeds_challenges SET approved_at_ms = ? WHERE id = ?').run(nowMs, challengeId);
+  return 'APPROVED';
+}
+
+/** The delivery-only `otp` of a 3DS event, when the account's webhook config asks for codes. */
+function otpEnricher(deps: Deps) {
+  return (db: Deps['db'], event: StoredEvent): Record<string, unknown> | undefined => {
+    if (event.type !== 'card.3ds.requested' || !deps.webhooks?.deliver3dsCode(event.accountId)) return undefined;
+    const id = sql(db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(event.id) as string | undefined;
+    return id ? { otp: otpFor(deps.secret, id) } : undefined;
+  };
+}
+
+export function registerThreeDs(deps: Deps): void {
+  deps.eventEnrichers.push(otpEnricher(deps));
+  deps.resets.push((db, accountId) => sql(db, 'DELETE FROM threeds_challenges WHERE account_id = ?').run(accountId));
+}

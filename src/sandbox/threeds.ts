@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { Hono } from 'hono';
+import { accountNowMs } from '../domain/clock.js';
+import type { Deps } from '../domain/deps.js';
+import { FX_CURRENCIES } from '../domain/fx.js';
+import { merchantFor } from '../domain/merchants.js';
+import { CHALLENGE_TYPES, raiseChallenge, verifyChallenge } from '../domain/threeds.js';
+import { OK } from '../api/views.js';
+import type { AppEnv } from '../http/context.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalAmount, optionalBoolean, optionalEnum, optionalString, requiredEnum, requiredString } from '../http/validate.js';
+
+/** A plausible payment amount (1.00 to 500.00) for a payment challenge raised without one, fixed by its id. */
+function defaultPaymentMicros(challengeId: string): number {
+  const cents = 100 + (createHash('sha256').update(challengeId).digest().readUInt32BE(0) % 49_901);
+  return cents * 10_000;
+}
+
+/** card/3ds raises a challenge (answering its OTP to the caller only); 3ds/verify checks a code. */
+export function threeDsRoutes(deps: Deps) {
+  return new Hono<AppEnv>()
+    .post('/card/3ds', async (c) => {
+      const body = await readJsonObject(c);
+      const cardId = requiredString(body, 'cardId');
+      const type = requiredEnum(body, 'type', CHALLENGE_TYPES);
+      const merchantGiven = optionalString(body, 'merchant');
+      let amountMicros = optionalAmount(body, 'amount', 2);
+      let currency = optionalEnum(body, 'currency', FX_CURRENCIES);
+      const dedicatedInbox = optionalBoolean(body, 'dedicatedInbox') ?? true;
+      const challengeId = 'tds_' + deps.ids.base62(24);
+      const merchant = merchantGiven ?? (await merchantFor(challengeId, {})).merchantName;
+      // A payment always has an amount; a binding shows one only when the caller gave it.
+      if (type === 'payment') {
+        amountMicros ??= defaultPaymentMicros(challengeId);
+        currency ??= 'USD';
+      } else if (amountMicros !== undefined) {
+        currency ??= 'USD';
+      }
+      const accountId = c.get('account').id;
+      const challenge = raiseChallenge(
+        deps,
+        accountId,
+        { challengeId, cardId, type, merchant, amountMicros, currency, dedicatedInbox },
+        accountNowMs(deps, accountId),
+      );
+      return c.json({ ...OK, ...challenge });
+    })
+    .post('/3ds/verify', async (c) => {
+      const body = await readJsonObject(c);
+      const challengeId = requiredString(body, 'challengeId');
+      const otp = requiredString(body, 'otp', 16);
+      const accountId = c.get('account').id;
+      return c.json({ ...OK, result: verifyChallenge(deps, accountId, challengeId, otp, accountNowMs(deps, accountId)) });
+    });
+}

@@ -1,0 +1,54 @@
+import { readdir } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+
+const MAGIC = /[*?[]/;
+
+/** A glob (`*`, `**`, `?`) as a regular expression over `/`-separated relative paths. */
+function globRegex(pattern: string): RegExp {
+  let re = '';
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '*' && pattern[i + 1] === '*') {
+      re += pattern[i + 2] === '/' ? '(?:.*/)?' : '.*';
+      i += pattern[i + 2] === '/' ? 2 : 1;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|\\\]]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+async function walk(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const out: string[] = [];
+  for (const e of entries) {
+    if (e.name === 'node_modules' || e.name.startsWith('.')) continue;
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...(await walk(p)));
+    else out.push(p);
+  }
+  return out;
+}
+
+/**
+ * Expands file arguments: plain paths pass through (a missing one is then reported by the loader), globs match
+ * files under their fixed leading directory, sorted so runs are reproducible. Node 20 has no fs.glob.
+ */
+export async function expandFiles(args: string[], cwd = process.cwd()): Promise<string[]> {
+  const out: string[] = [];
+  for (const arg of args) {
+    if (!MAGIC.test(arg)) {
+      out.push(arg);
+      continue;
+    }
+    const segments = arg.split('/');
+    const fixed = segments.slice(0, segments.findIndex((s) => MAGIC.test(s))).join('/');
+    const re = globRegex(arg.replace(/^\.\//, ''));
+    const files = (await walk(join(cwd, fixed || '.')))
+      .map((f) => relative(cwd, f).split(sep).join('/'))
+      .filter((f) => re.test(f))
+      .sort();
+    out.push(...files);
+  }
+  return [...new Set(out)];
+}

@@ -1,0 +1,80 @@
+import { availableParallelism } from 'node:os';
+import { loadScenario } from './load.js';
+import { Receiver } from './receiver.js';
+import type { FileResult } from './results.js';
+import { ScenarioRun, type RunOptions } from './run.js';
+import { inProcessTarget, remoteTarget, type Target } from './target.js';
+import { ScenarioFileError, type Scenario } from './types.js';
+
+export interface RunnerOptions extends RunOptions {
+  /** Without it, each file runs against its own in-process sandbox on :memory:. */
+  baseUrl?: string;
+  apiKey?: string;
+  adminToken?: string;
+  /** The host the sandbox uses to reach the receiver (default 127.0.0.1). */
+  receiverHost?: string;
+  /** Files running at once (default: twice the cores, at least 8). */
+  concurrency?: number;
+  /** Called as each file finishes, so output can stream. */
+  onFile?: (result: FileResult) => void;
+}
+
+export type LoadOutcome = { ok: true; scenarios: Scenario[] } | { ok: false; errors: ScenarioFileError[] };
+
+/** Loads and validates every file before anything runs, collecting every malformed file. */
+export async function loadAll(files: string[], cwd = process.cwd()): Promise<LoadOutcome> {
+  const settled = await Promise.allSettled(files.map((f) => loadScenario(f, cwd)));
+  const errors = settled.flatMap((s) => (s.status === 'rejected' ? [s.reason] : []));
+  for (const e of errors) if (!(e instanceof ScenarioFileError)) throw e;
+  if (errors.length > 0) return { ok: false, errors: errors as ScenarioFileError[] };
+  return { ok: true, scenarios: settled.map((s) => (s as PromiseFulfilledResult<Scenario>).value) };
+}
+
+/**
+ * Runs scenarios, several files at once: each file has its own account (and, embedded, its own sandbox), so
+ * files are independent. One receiver serves every file through a private inbox each.
+ */
+export async function runScenarios(scenarios: Scenario[], opts: RunnerOptions = {}): Promise<FileResult[]> {
+  const needsReceiver = scenarios.some((s) => s.webhook || s.steps.some((st) => 'expectWebhook' in st || 'receiver' in st));
+  const receiver = needsReceiver ? new Receiver() : undefined;
+  const host = opts.receiverHost ?? '127.0.0.1';
+  await receiver?.start(host, isLoopback(host) ? host : '0.0.0.0');
+  // Files sharing one account without the operator API would see each other's cards: run those one at a time.
+  const shared = Boolean(opts.baseUrl && !opts.adminToken);
+  // Files mostly wait on I/O (requests, webhook waits), so more run at once than there are cores.
+  const limit = shared ? 1 : (opts.concurrency ?? Math.max(8, availableParallelism() * 2));
+  const results: FileResult[] = new Array(scenarios.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < scenarios.length) {
+      const i = next++;
+      results[i] = await runOne(scenarios[i], opts, receiver);
+      opts.onFile?.(results[i]);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.min(limit, scenarios.length) }, worker));
+  } finally {
+    await receiver?.close();
+  }
+  return results;
+}
+
+async function runOne(scenario: Scenario, opts: RunnerOptions, receiver: Receiver | undefined): Promise<FileResult> {
+  let target: Target;
+  try {
+    target = opts.baseUrl ? remoteTarget(opts.baseUrl, opts.apiKey, opts.adminToken) : await inProcessTarget();
+  } catch (err) {
+    const message = `cannot start the sandbox: ${err instanceof Error ? err.message : String(err)}`;
+    return { file: scenario.file, name: scenario.name, ok: false, ms: 0, contractsSkipped: false, steps: [{ label: 'start sandbox', file: scenario.file, line: 1, ok: false, ms: 0, failure: { message } }] };
+  }
+  try {
+    return await new ScenarioRun(scenario, target, receiver, opts).run();
+  } finally {
+    await target.close();
+  }
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

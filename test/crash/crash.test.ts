@@ -1,0 +1,214 @@
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkLedgerFile } from './ledger-check.js';
+import { ADMIN_TOKEN, ServerProcess, freePort } from './server-process.js';
+import { call, prng, runTraffic, type KeyedOp } from './traffic.js';
+
+// CRASH_ROUNDS kills (CI 3, `npm run test:crash` 20) of a real `card-sandbox serve` under concurrent keyed
+// create / deposit traffic (plus authorize / clear when the simulation exists). The account's deposit fee is 0
+// and the BIN's open fee is 0, so every acknowledged amount lands on a card unchanged and the expected balances
+// follow from the final answer of every idempotency key.
+const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
+const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+const SEED_BALANCE = 1_000_000;
+const MICRO = 1_000_000;
+
+let dir: string;
+let server: ServerProcess;
+let apiKey: string;
+let hasAuthorize = false;
+let hasWebhooks = false;
+let receiver: Server | undefined;
+const delivered = new Map<string, number>();
+
+async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  return call(server.url, apiKey, path, body, headers);
+}
+
+async function probeRoute(method: string, path: string, body: unknown): Promise<number> {
+  const res = await fetch(server.url + path, {
+    method,
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify(body),
+  });
+  await res.text();
+  return res.status;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sandbox-crash-'));
+  server = new ServerProcess(join(dir, 'crash.db'), await freePort());
+  await server.start();
+  const res = await fetch(`${server.url}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: JSON.stringify({ depositAddress: null, balance: SEED_BALANCE, depositFeeRate: '0' }),
+  });
+  apiKey = ((await res.json()) as { apiKey: string }).apiKey;
+  await post('/sandbox/v1/inventory', { binId: 'VISA-EFI-454924', available: 1_000_000 });
+
+  hasAuthorize = (await probeRoute('POST', '/sandbox/v1/card/authorize', {})) !== 404;
+  if (!hasAuthorize) console.log('[crash] authorize/clear traffic skipped: /sandbox/v1/card/authorize is absent');
+  receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      try {
+        const evt = JSON.parse(Buffer.concat(chunks).toString()) as { type: string; data: { cardId?: string } };
+        if (evt.type === 'card.created' && evt.data.cardId) delivered.set(evt.data.cardId, (delivered.get(evt.data.cardId) ?? 0) + 1);
+      } catch {
+        // not an event
+      }
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
+  const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const put = await fetch(`${server.url}/v1/webhook`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify({ url: hookUrl, enabled: true }),
+  });
+  await put.text();
+  hasWebhooks = put.status === 200;
+  if (!hasWebhooks) console.log(`[crash] webhook resume check skipped: PUT /v1/webhook answered ${put.status}`);
+  console.log(`[crash] ${ROUNDS} rounds, CRASH_SEED=${SEED}`);
+}, 30_000);
+
+afterAll(async () => {
+  await server?.kill();
+  receiver?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** Authorise a random amount on a random card, then clear it (simulation branch only). */
+function authorizeAndClear(cards: string[]) {
+  return async (random: () => number) => {
+    if (cards.length === 0) return;
+    const cardId = cards[Math.floor(random() * cards.length)];
+    const auth = await post('/sandbox/v1/card/authorize', { cardId, amount: 1 + Math.floor(random() * 3) });
+    if (auth.status === 200 && auth.body.status === 'PENDING' && random() < 0.7) {
+      await post('/sandbox/v1/transaction/clear', { transactionId: auth.body.transactionId });
+    }
+  };
+}
+
+async function allCards(): Promise<Map<string, { available: number; frozen: number }>> {
+  const res = await post('/v1/card/list', {});
+  expect(res.status).toBe(200);
+  const out = new Map<string, { available: number; frozen: number }>();
+  for (const c of res.body.cardList) {
+    out.set(c.cardId, { available: Math.round(c.availableBalance * MICRO), frozen: Math.round(c.frozenAmount * MICRO) });
+  }
+  return out;
+}
+
+/** Cleared card spend minus refunds, from bill/list (COMPLETED spends are negative, refunds positive). */
+async function clearedSpendMicros(): Promise<number> {
+  let total = 0;
+  for (let page = 1; ; page++) {
+    const res = await post('/v1/bill/list', { pageNumber: page, pageSize: 100 });
+    expect(res.status).toBe(200);
+    for (const t of res.body.transactions) {
+      if (t.status === 'COMPLETED' || (t.status === 'REVERTED' && !String(t.amount).startsWith('-'))) {
+        total -= Math.round(Number(t.amount) * MICRO);
+      }
+    }
+    if (res.body.last) return total;
+  }
+}
+
+describe('crash safety: SIGKILL at random moments under concurrent traffic, then restart', () => {
+  it('keeps money conserved, every acknowledged operation, and no idempotency key stuck in flight', async () => {
+    const random = prng(SEED);
+    const cards: string[] = [];
+    const everyOp: KeyedOp[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
+      let stop!: () => void;
+      const stopped = new Promise<void>((r) => (stop = r));
+      const traffic = runTraffic(
+        {
+          url: server.url,
+          apiKey,
+          cards,
+          random,
+          keyPrefix: `r${round}`,
+          workers: 8,
+          extra: hasAuthorize ? authorizeAndClear(cards) : undefined,
+        },
+        stopped,
+      );
+      await new Promise((r) => setTimeout(r, 150 + Math.floor(random() * 600)));
+      stop();
+      await server.kill('SIGKILL');
+      const ops = await traffic;
+      const cut = ops.filter((o) => !o.answer).length;
+      await server.start();
+
+      // The database file itself: debits equal credits, counters agree with transfers, no key left in flight.
+      const ledger = checkLedgerFile(join(dir, 'crash.db'));
+      expect(ledger, `round ${round} (CRASH_SEED=${SEED})`).toEqual({
+        unbalancedAccounts: [],
+        driftedCounters: [],
+        negativeBalances: [],
+        keysInFlight: 0,
+      });
+
+      // Every key gets a final answer on retry: an acknowledged one replays the same body, a cut one either
+      // replays (it committed before the kill) or executes now; never 4212, never 5xx.
+      for (const op of ops) {
+        const retry = await post(op.path, op.body, { 'idempotency-key': op.key });
+        expect(retry.status, `${op.key} ${JSON.stringify(retry.body)}`).toBeLessThan(500);
+        expect(retry.body?.code, op.key).not.toBe(4212);
+        if (op.answer?.status === 200) {
+          expect(retry.replayed, `${op.key} was acknowledged, so its record must be there`).toBe(true);
+          expect(retry.body).toEqual(op.answer.body);
+        }
+        if (op.path === '/v1/card/create' && retry.status === 200 && !cards.includes(retry.body.cardId)) {
+          cards.push(retry.body.cardId);
+        }
+        op.answer = retry;
+      }
+      everyOp.push(...ops);
+
+      // Let every top-up settle (and every webhook retry fall due, when webhooks exist).
+      await post('/sandbox/v1/clock', { advanceSeconds: hasWebhooks ? 18 * 3600 : 10 });
+      const seen = await allCards();
+      const created = everyOp.filter((o) => o.path === '/v1/card/create' && o.answer!.status === 200);
+      expect(new Set(seen.keys()), 'the cards are exactly the acknowledged creates').toEqual(
+        new Set(created.map((o) => o.answer!.body.cardId as string)),
+      );
+
+      const wallet = await post('/v1/wallet/assetList', {});
+      const walletMicros = Math.round(Number(wallet.body.assetList[0].availableAmount) * MICRO);
+      const onCards = [...seen.values()].reduce((s, c) => s + c.available + c.frozen, 0);
+      const spent = hasAuthorize ? await clearedSpendMicros() : 0;
+      expect(walletMicros + onCards + spent, 'seed == wallet + cards + cleared spend').toBe(SEED_BALANCE * MICRO);
+
+      if (!hasAuthorize) {
+        // Without spending, each card holds exactly what its acknowledged create and deposits put on it.
+        const expected = new Map<string, number>();
+        for (const o of created) expected.set(o.answer!.body.cardId, (o.body.amount as number) * MICRO);
+        for (const o of everyOp.filter((x) => x.path === '/v1/card/deposit' && x.answer!.status === 200)) {
+          const id = o.body.cardId as string;
+          expected.set(id, (expected.get(id) ?? 0) + (o.body.amount as number) * MICRO);
+        }
+        for (const [id, micros] of expected) expect(seen.get(id)?.available, id).toBe(micros);
+      }
+
+      if (hasWebhooks) {
+        // Deliveries pending at the kill resume after the restart: every card's card.created arrives.
+        const deadline = Date.now() + 5000;
+        while (created.some((o) => !delivered.has(o.answer!.body.cardId)) && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        const missing = created.filter((o) => !delivered.has(o.answer!.body.cardId)).map((o) => o.answer!.body.cardId);
+        expect(missing, 'card.created events never delivered').toEqual([]);
+      }
+      console.log(`[crash] round ${round}: ${ops.length} keyed ops (${cut} cut by the kill, all final on retry), ${created.length} cards`);
+    }
+  }, 60_000 + ROUNDS * 20_000);
+});

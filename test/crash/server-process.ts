@@ -1,0 +1,64 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export const MAIN = 'dist/src/cli/main.js';
+export const ADMIN_TOKEN = 'crash-admin-token';
+
+/** A port that was free a moment ago; the server keeps it across restarts. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A real `card-sandbox serve` on a file database, killed and restarted by the crash test. */
+export class ServerProcess {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+  readonly url: string;
+
+  constructor(
+    private readonly dbPath: string,
+    private readonly port: number,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  async start(): Promise<void> {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
+    const child = spawn(
+      process.execPath,
+      [MAIN, 'serve', '--db', this.dbPath, '--port', String(this.port), '--admin-token', ADMIN_TOKEN, '--log-level', 'warn'],
+      { env: { ...process.env, SANDBOX_BOOTSTRAP: 'false' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
+    this.child = child;
+    this.exited = new Promise((resolve) => child.on('exit', () => resolve()));
+    const started = Date.now();
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${stderr}`);
+      try {
+        if ((await fetch(`${this.url}/healthz`)).status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() - started > 15_000) throw new Error(`server not ready after 15 s:\n${stderr}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** SIGKILL: no shutdown hook runs, no WAL checkpoint, requests cut mid-flight. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    if (!this.child) return;
+    this.child.kill(signal);
+    await this.exited;
+    this.child = undefined;
+  }
+}

@@ -1,0 +1,41 @@
+import request from 'supertest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+
+// behaviour.md section 10 (the simulation API): its place apart from the partner API.
+let sb: TestSandbox;
+let acct: AccountHandle;
+
+beforeEach(async () => {
+  sb = createTestSandbox();
+  acct = await sb.account({ balance: 10 });
+});
+afterEach(() => sb.close());
+
+describe('the simulation API', () => {
+  it.each(['wallet/seed', 'clock', 'reset', 'card/authorize', 'faults'])('is never mounted under /v1: /v1/%s is 404', async (path) => {
+    const res = await sb.post(acct.apiKey, `/v1/${path}`, { amount: 5 });
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe(404);
+  });
+
+  it('acts only on the calling account: another account balance is untouched by its seed', async () => {
+    const other = await sb.account({ balance: 10 });
+    await sb.post(acct.apiKey, '/sandbox/v1/wallet/seed', { amount: 5 });
+    const mine = await sb.post(acct.apiKey, '/v1/wallet/assetList', {});
+    const theirs = await sb.post(other.apiKey, '/v1/wallet/assetList', {});
+    expect(mine.body.assetList[0].availableAmount).toBe('15');
+    expect(theirs.body.assetList[0].availableAmount).toBe('10');
+  });
+
+  it('the default BIN starts with an inventory of 10,000 cards', async () => {
+    const res = await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: 'VISA-EFI-454924' });
+    expect(res.body).toEqual({ code: 0, message: 'ok', binId: 'VISA-EFI-454924', available: 10_000, provisioning: false });
+  });
+
+  it('GET /healthz answers {status: "ok"} without authentication', async () => {
+    const res = await request(sb.server).get('/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+  });
+});

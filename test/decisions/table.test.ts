@@ -1,0 +1,99 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// docs/decisions.md is the README table "Behaviour where the spec is silent". Each row names the tests that prove
+// it; this test fails when a named file or title no longer exists, so a renamed or deleted test cannot leave the
+// table pointing at nothing.
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TABLE = readFileSync(join(ROOT, 'docs', 'decisions.md'), 'utf8');
+const REF = /^`(test\/[^`]+\.test\.ts)` › (.+)$/;
+
+interface Row {
+  line: number;
+  decision: string;
+  where: string;
+  refs: string[];
+}
+
+function rows(): Row[] {
+  const out: Row[] = [];
+  TABLE.split('\n').forEach((text, i) => {
+    if (!text.startsWith('|') || /^\|\s*-/.test(text) || /^\|\s*Decision\s*\|/.test(text)) return;
+    const cells = text.slice(1, -1).split(' | ').map((c) => c.trim());
+    out.push({ line: i + 1, decision: cells[0] ?? '', where: cells[1] ?? '', refs: (cells[2] ?? '').split('<br>') });
+  });
+  return out;
+}
+
+/** A title is a test's (or describe's) first argument: a string literal right after `(` and followed by `,`. */
+function declaresTitle(source: string, title: string): boolean {
+  const forms = [`'${title.replace(/'/g, "\\'")}'`, `"${title.replace(/"/g, '\\"')}"`, `\`${title}\``];
+  return forms.some((literal) => {
+    let at = source.indexOf(literal);
+    while (at >= 0) {
+      const before = source.slice(0, at).trimEnd();
+      const after = source.slice(at + literal.length).trimStart();
+      if (before.endsWith('(') && after.startsWith(',')) return true;
+      at = source.indexOf(literal, at + 1);
+    }
+    return false;
+  });
+}
+
+describe('docs/decisions.md: the behaviour table can never rot', () => {
+  const all = rows();
+
+  it('has one row per decision in each section of behaviour.md, and more', () => {
+    const sections = TABLE.split('\n').filter((l) => l.startsWith('### ')).map((l) => l.slice(4));
+    expect(sections).toEqual([
+      '1. Money',
+      '2. Identities and formats',
+      '3. Responses',
+      '4. Accounts, auth, BINs',
+      '5. Card lifecycle',
+      '6. Card transactions',
+      '7. Idempotency',
+      '8. Webhooks',
+      '9. Time',
+      '10. The simulation API',
+      '11. Finer points',
+      'Beyond behaviour.md',
+    ]);
+    expect(all.length).toBeGreaterThan(100);
+  });
+
+  it('every row has a decision, a place in the code and at least one test', () => {
+    for (const row of all) {
+      expect(row.decision, `line ${row.line}`).not.toBe('');
+      expect(row.where, `line ${row.line}`).toMatch(/`(src|test)\//);
+      expect(row.refs.length, `line ${row.line}`).toBeGreaterThan(0);
+    }
+  });
+
+  it('every named test file exists and declares the named test title verbatim', () => {
+    const problems: string[] = [];
+    for (const row of all) {
+      for (const ref of row.refs) {
+        const m = REF.exec(ref.trim());
+        if (!m) {
+          problems.push(`line ${row.line}: not "\`test/file.test.ts\` › title": ${ref}`);
+          continue;
+        }
+        const [, file, title] = m as unknown as [string, string, string];
+        const path = join(ROOT, file);
+        if (!existsSync(path)) problems.push(`line ${row.line}: no file ${file}`);
+        else if (!declaresTitle(readFileSync(path, 'utf8'), title)) problems.push(`line ${row.line}: no test "${title}" in ${file}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every "Where" path exists', () => {
+    const missing = all.flatMap((row) =>
+      [...row.where.matchAll(/`((?:src|test)\/[^`]+)`/g)].map((m) => m[1]!).filter((p) => !existsSync(join(ROOT, p))).map((p) => `line ${row.line}: ${p}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});

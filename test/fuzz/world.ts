@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import { createApp } from '../../src/app.js';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import type { Deps } from '../../src/domain/deps.js';
+import { createDeps } from '../../src/runtime.js';
+import { ADMIN_TOKEN, START_MS } from '../helpers/sandbox.js';
+
+export { ADMIN_TOKEN };
+
+export interface Route {
+  method: string;
+  path: string;
+}
+
+/** A fresh in-memory sandbox driven through `app.request` (no port: the fuzzer sends thousands of requests). */
+export interface World {
+  deps: Deps;
+  app: ReturnType<typeof createApp>;
+  routes: Route[];
+  /** Account A (the caller) with cards; B, another account, with a card of its own. */
+  a: { accountId: string; apiKey: string; keyId: string; cards: string[] };
+  b: { accountId: string; apiKey: string; cards: string[] };
+  revokedKey: string;
+  close(): void;
+}
+
+/** The API reference pages answer HTML and static files by design; they take no input to fuzz. */
+const DOCUMENTATION = /^\/(docs|openapi\.json)/;
+
+/** Every concrete API route the app serves, read from the app itself (middleware entries left out). */
+export function routesOf(app: ReturnType<typeof createApp>): Route[] {
+  const seen = new Map<string, Route>();
+  for (const r of app.routes) {
+    if (r.method !== 'ALL' && !DOCUMENTATION.test(r.path)) seen.set(`${r.method} ${r.path}`, { method: r.method, path: r.path });
+  }
+  return [...seen.values()];
+}
+
+export async function createWorld(overrides: Partial<Config> = {}): Promise<World> {
+  const config: Config = Object.freeze({
+    ...DEFAULT_CONFIG,
+    dbPath: ':memory:',
+    adminToken: ADMIN_TOKEN,
+    bootstrapAccount: false,
+    backgroundJobs: false,
+    ...overrides,
+  });
+  const wall = { ms: START_MS };
+  const deps = createDeps({ config, wallClock: () => wall.ms });
+  const app = createApp(deps);
+  const json = async (res: Response) => {
+    const body = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`setup failed: ${res.status} ${JSON.stringify(body)}`);
+    return body;
+  };
+  const admin = (path: string, body: unknown) =>
+    app.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+      body: JSON.stringify(body),
+    });
+  const post = (key: string, path: string, body: unknown) =>
+    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const a = await json(await admin('/admin/v1/accounts', { depositAddress: null, balance: 1000 }));
+  const b = await json(await admin('/admin/v1/accounts', { depositAddress: null, balance: 1000 }));
+  const cardsA = [];
+  for (let i = 0; i < 2; i++) cardsA.push((await json(await post(a.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' }))).cardId);
+  await json(await post(a.apiKey, '/v1/card/deposit', { cardId: cardsA[0], amount: 5 }));
+  const cardB = (await json(await post(b.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' }))).cardId;
+  const extra = await json(await admin(`/admin/v1/accounts/${a.accountId}/keys`, {}));
+  const del = await app.request(`/admin/v1/accounts/${a.accountId}/keys/${extra.keyId}`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  await json(del);
+  return {
+    deps,
+    app,
+    routes: routesOf(app),
+    a: { ...a, cards: cardsA },
+    b: { ...b, cards: [cardB] },
+    revokedKey: extra.apiKey,
+    close: () => deps.db.close(),
+  };
+}
+
+// Tables whose rows are the money, the cards and what happened to them. Idempotency records are left out: a
+// lookup may delete an expired one, which is housekeeping, not a change a partner can observe.
+const IGNORED = new Set(['idempotency_keys', 'schema_migrations']);
+
+/** A digest of every row of every state table: equal digests mean no observable state changed. */
+export function snapshot(deps: Deps): string {
+  const tables = deps.db
+    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+    .pluck()
+    .all() as string[];
+  const h = createHash('sha1');
+  for (const t of tables) {
+    if (IGNORED.has(t)) continue;
+    h.update(t);
+    for (const row of deps.db.prepare(`SELECT * FROM "${t}"`).raw().iterate()) h.update(JSON.stringify(row));
+  }
+  return h.digest('hex');
+}

@@ -1,0 +1,112 @@
+import Database from 'better-sqlite3';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+// The process is really killed (SIGKILL) at a step of a keyed request's handling, then restarted on the
+// same database file; the retry must execute exactly once or replay.
+
+const CHILD = fileURLToPath(new URL('../helpers/child/crash-server.ts', import.meta.url));
+const LOADER = fileURLToPath(new URL('../helpers/child/ts-loader.mjs', import.meta.url));
+const ADMIN = 'crash-admin-token';
+
+interface Child {
+  proc: ChildProcess;
+  url: string;
+}
+
+function startChild(dbPath: string): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', LOADER, CHILD, dbPath, ADMIN], { stdio: ['pipe', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const m = /PORT (\d+)/.exec(out);
+      if (m) resolve({ proc, url: `http://127.0.0.1:${m[1]}` });
+    });
+    proc.stderr!.on('data', (d) => (err += d));
+    proc.on('exit', (code) => reject(new Error(`child exited ${code}: ${err}`)));
+  });
+}
+
+function kill(child: Child): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.proc.exitCode !== null || child.proc.signalCode !== null) return resolve();
+    child.proc.once('exit', () => resolve());
+    child.proc.kill('SIGKILL');
+  });
+}
+
+async function call(child: Child, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(child.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+}
+
+let dir: string;
+let children: Child[] = [];
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'crash-'));
+  children = [];
+});
+afterEach(async () => {
+  for (const c of children) await kill(c);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function boot(dbPath: string): Promise<Child> {
+  const c = await startChild(dbPath);
+  children.push(c);
+  return c;
+}
+
+describe('Idempotency: a keyed request whose server is killed (SIGKILL), then restarted on the same file', () => {
+  it('killed while waiting with its key reserved, the retry executes exactly once; killed after commit, the retry replays', async () => {
+    const dbPath = join(dir, 'sandbox.db');
+    const first = await boot(dbPath);
+    const acct = await call(first, '/admin/v1/accounts', { balance: 100, depositAddress: null }, { authorization: `Bearer ${ADMIN}` });
+    const key = acct.body.apiKey as string;
+    const body = { amount: 10, currency: 'USDT' };
+    const as = (idem: string, extra: Record<string, string> = {}) => ({ 'x-api-key': key, 'idempotency-key': idem, ...extra });
+
+    // Committed before the kill; its answer counts as lost on the way to the client.
+    const committed = await call(first, '/v1/card/create', body, as('committed'));
+    expect(committed.status).toBe(200);
+    // Waits 60 s after reserving its key: it will never finish.
+    const pending = call(first, '/v1/card/create', body, as('in-flight', { 'x-test-latency-ms': '60000' })).catch(() => 'lost');
+    const peek = new Database(dbPath, { readonly: true, fileMustExist: true });
+    try {
+      for (let i = 0; ; i++) {
+        const state = peek.prepare("SELECT state FROM idempotency_keys WHERE key = 'in-flight'").pluck().get();
+        if (state === 'in_flight') break;
+        if (i > 2000) throw new Error('never in flight');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } finally {
+      peek.close();
+    }
+    expect((await call(first, '/v1/card/create', body, as('in-flight'))).body.code).toBe(4212);
+    await kill(first);
+    expect(await pending).toBe('lost');
+
+    const second = await boot(dbPath);
+    const replay = await call(second, '/v1/card/create', body, as('committed'));
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(committed.body);
+    const retry = await call(second, '/v1/card/create', body, as('in-flight'));
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect((await call(second, '/v1/card/create', body, as('in-flight'))).headers.get('idempotent-replayed')).toBe('true');
+    // Two executions in all: the wallet moved twice, two cards exist.
+    const assets = await call(second, '/v1/wallet/assetList', {}, { 'x-api-key': key });
+    expect(assets.body.assetList[0].availableAmount).toBe('80');
+    expect((await call(second, '/v1/card/list', {}, { 'x-api-key': key })).body.cardList).toHaveLength(2);
+  }, 60_000);
+});

@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/app.js';
+import { createDeps } from '../../src/runtime.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+
+// Another account's id must be indistinguishable from an id that does not exist (spec: 4001 "no such card for
+// the account"; behaviour.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
+// /sandbox/v1 read from the app, so a route added later is covered without editing this file.
+
+const UNKNOWN = { cardId: '2026060100000000000000', transactionId: 'txn_000000000000000000000000', challengeId: 'chl_000000000000000000000000' };
+const CARD_ROUTES = ['detail', 'asset', 'deposit', 'sensitiveInfo', 'freeze', 'unfreeze', 'cancel'].map((p) => `/v1/card/${p}`);
+
+let sb: TestSandbox;
+let a: AccountHandle;
+let b: AccountHandle;
+const theirs: Record<string, string> = {};
+let routes: string[];
+
+function stateOf(accountId: string): string {
+  const db = sb.deps.db;
+  return JSON.stringify([
+    db.prepare('SELECT * FROM cards WHERE account_id = ? ORDER BY id').all(accountId),
+    db.prepare('SELECT id, balance_micros FROM ledger_accounts WHERE account_id = ? ORDER BY id').all(accountId),
+    db.prepare('SELECT * FROM transactions WHERE account_id = ? ORDER BY id').all(accountId),
+    db.prepare('SELECT COUNT(*) FROM events WHERE account_id = ?').pluck().get(accountId),
+  ]);
+}
+
+/** Fields that make a body valid enough to reach the existence check on any route. */
+const filler = { amount: 1, currency: 'USDT', type: 'payment', otp: '000000', pageNumber: 1, pageSize: 20 };
+
+beforeAll(async () => {
+  sb = createTestSandbox();
+  a = await sb.account({ balance: 100 });
+  b = await sb.account({ balance: 100 });
+  theirs.cardId = (await sb.post(b.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' })).body.cardId;
+  // The route list comes from an app of its own (on its own in-memory store), not from the one under test.
+  const probe = createDeps({ config: sb.config });
+  routes = [...new Set(createApp(probe).routes.filter((r) => r.method === 'POST').map((r) => r.path))].filter(
+    (p) => p.startsWith('/v1/') || p.startsWith('/sandbox/v1/'),
+  );
+  probe.db.close();
+  if (routes.includes('/sandbox/v1/card/authorize')) {
+    const auth = await sb.post(b.apiKey, '/sandbox/v1/card/authorize', { cardId: theirs.cardId, amount: 1 });
+    if (auth.body.transactionId) theirs.transactionId = auth.body.transactionId;
+  } else {
+    console.log('[isolation] transaction ids not exercised: /sandbox/v1/card/authorize is absent');
+  }
+  if (routes.includes('/sandbox/v1/card/3ds')) {
+    const chl = await sb.post(b.apiKey, '/sandbox/v1/card/3ds', { cardId: theirs.cardId, type: 'payment' });
+    if (chl.body.challengeId) theirs.challengeId = chl.body.challengeId;
+  }
+});
+afterAll(() => sb.close());
+
+describe('isolation: another account\'s ids', () => {
+  it.each(CARD_ROUTES.map((p) => [p]))('%s with another account\'s cardId fails with 4001, as an unknown card does', async (path) => {
+    const res = await sb.post(a.apiKey, path, { ...filler, cardId: theirs.cardId });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 4001, message: 'Card not found' });
+  });
+
+  it('bill/list with another account\'s cardId fails with 4001, as an unknown card does', async () => {
+    const res = await sb.post(a.apiKey, '/v1/bill/list', { cardId: theirs.cardId });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ code: 4001, message: 'Card not found' });
+  });
+
+  it('card/list and bill/list of one account never show another account\'s card', async () => {
+    const list = await sb.post(a.apiKey, '/v1/card/list', {});
+    expect(JSON.stringify(list.body)).not.toContain(theirs.cardId);
+    const bills = await sb.post(a.apiKey, '/v1/bill/list', {});
+    expect(bills.body.totalElements).toBe(0);
+  });
+
+  it('every POST route answers another account\'s ids exactly as it answers ids that do not exist, and leaves that account untouched', async () => {
+    const before = stateOf(b.accountId);
+    const checked: string[] = [];
+    for (const path of routes) {
+      // Routes that reset or move the caller's own world are left out: they take no id of another account.
+      if (path === '/sandbox/v1/reset' || path === '/v1/card/create') continue;
+      const unknown = await sb.post(a.apiKey, path, { ...filler, ...UNKNOWN });
+      if (unknown.status < 400) continue; // the route takes none of these ids
+      const other = await sb.post(a.apiKey, path, { ...filler, ...UNKNOWN, ...theirs });
+      expect({ path, status: other.status, body: other.body }).toEqual({ path, status: unknown.status, body: unknown.body });
+      checked.push(path);
+    }
+    expect(checked).toEqual(expect.arrayContaining([...CARD_ROUTES, '/v1/bill/list']));
+    expect(stateOf(b.accountId)).toBe(before);
+  });
+});

@@ -1,0 +1,79 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+
+const config: Config = Object.freeze({
+  ...DEFAULT_CONFIG,
+  port: 0,
+  dbPath: ':memory:',
+  apiKey: 'sk_test_remote_key_0123456789abcdefghijklmn',
+  adminToken: 'remote-admin',
+});
+let server: RunningServer;
+let dir: string;
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'remote-'));
+  server = await startServer({ config });
+});
+afterEach(() => server.close());
+
+async function run(text: string, opts: RunnerOptions) {
+  writeFileSync(join(dir, 'r.yaml'), text);
+  const loaded = await loadAll([join(dir, 'r.yaml')], dir);
+  if (!loaded.ok) throw loaded.errors[0];
+  return (await runScenarios(loaded.scenarios, opts))[0];
+}
+
+describe('--base-url: against a running sandbox', () => {
+  it('with --admin-token, each file gets a fresh account with its settings', async () => {
+    const r = await run(
+      'name: remote\naccount: { balance: 100, depositFeeRate: "0" }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 50, currency: USDT }\n    capture: { card: $.cardId }\n  - request: POST /v1/card/asset\n    body: { cardId: "{{card}}" }\n    expect: { body: { availableAmount: "50" } }\n',
+      { baseUrl: server.url, adminToken: config.adminToken },
+    );
+    expect(r.steps.filter((s) => !s.ok)).toEqual([]);
+  });
+
+  it('with only --api-key, files share that account: account.balance resets it, other settings need the admin token', async () => {
+    const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
+    const first = await run('name: a\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n', opts);
+    expect(first.ok).toBe(true);
+    const again = await run('name: b\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n', opts);
+    expect(again.ok).toBe(true);
+    const refused = await run('name: c\naccount: { depositFeeRate: "0" }\nsteps: []\n', opts);
+    expect(refused.steps[0].failure!.message).toBe('account.depositFeeRate needs --admin-token');
+  });
+});
+
+describe('the spec says to check code even on a 200', () => {
+  it('a 2xx whose code is not 0 fails the step unless the body was expected', async () => {
+    const odd = createServer((req, res) => {
+      const body = req.url === '/sandbox/v1/reset' ? { code: 0, message: 'ok' } : { code: 9999, message: 'odd' };
+      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
+    });
+    await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
+      const r = await run('name: odd\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { code: 9999 } }\n  - request: POST /v1/card/list\n', { baseUrl: url, apiKey: 'k' });
+      expect(r.steps.map((s) => s.ok)).toEqual([true, false]);
+      expect(r.steps[1].failure!.diff).toEqual([{ path: '$.code', expected: '0', actual: '9999' }]);
+    } finally {
+      odd.close();
+    }
+  });
+});
+
+describe('docs/scenarios.md', () => {
+  it('its complete example passes, embedded', async () => {
+    const doc = readFileSync('docs/scenarios.md', 'utf8');
+    const example = /### A complete example\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1];
+    const r = await run(example, {});
+    expect(r.steps.filter((s) => !s.ok)).toEqual([]);
+    expect(r.steps.length).toBeGreaterThanOrEqual(8);
+  });
+});

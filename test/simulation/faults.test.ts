@@ -1,0 +1,99 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { cardAsset, cardWith, fundedAccount, sim } from './setup.js';
+
+let sb: TestSandbox;
+let acct: AccountHandle;
+let key: string;
+
+beforeEach(async () => {
+  sb = createTestSandbox();
+  acct = await fundedAccount(sb);
+  key = acct.apiKey;
+});
+afterEach(() => sb.close());
+
+const faults = (rules: unknown[]) => sim(sb, key, 'faults', { rules });
+const walletAvailable = async () => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount;
+
+describe('faults', () => {
+  it('respond answers the injected error without executing, for count requests, then the call works again', async () => {
+    await faults([{ path: '/v1/card/create', count: 2, respond: { httpStatus: 500, code: 9999 } }]);
+    for (let i = 0; i < 2; i++) {
+      const res = await sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' });
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ code: 9999, message: 'Unexpected server error, retry later' });
+    }
+    expect(await walletAvailable()).toBe('1000');
+    expect((await sb.post(key, '/v1/card/list', {})).body.cardList).toEqual([]);
+    expect((await sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' })).status).toBe(200);
+  });
+
+  it('dropResponse executes and commits, then resets the connection; the idempotent retry replays the result', async () => {
+    const cardId = await cardWith(sb, key, 10);
+    await faults([{ path: '/v1/card/deposit', dropResponse: true }]);
+    const headers = { 'Idempotency-Key': 'dep-1' };
+    await expect(sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers)).rejects.toThrow(/socket hang up|ECONNRESET/);
+    expect(await walletAvailable()).toBe('985');
+    const retry = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
+    expect(retry.status).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(await walletAvailable()).toBe('985');
+    await sb.advance(key, 3);
+    expect((await cardAsset(sb, key, cardId)).availableAmount).toBe('15');
+  });
+
+  it('latencyMs holds a keyed request in flight after its key is reserved, so a concurrent retry gets 4212', async () => {
+    const cardId = await cardWith(sb, key, 10);
+    await faults([{ path: '/v1/card/deposit', latencyMs: 300 }]);
+    const headers = { 'Idempotency-Key': 'dep-2' };
+    const first = sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
+    await new Promise((r) => setTimeout(r, 100));
+    const second = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
+    expect(second.status).toBe(409);
+    expect(second.body.code).toBe(4212);
+    expect((await first).status).toBe(200);
+  });
+
+  it('latencyMs delays any other path in real time', async () => {
+    await faults([{ path: '/v1/wallet/assetList', latencyMs: 150 }]);
+    const start = Date.now();
+    await walletAvailable();
+    expect(Date.now() - start).toBeGreaterThanOrEqual(140);
+  });
+
+  it('applies only to the account that set it, and only to the exact path', async () => {
+    await faults([{ path: '/v1/wallet/assetList', respond: { httpStatus: 503, code: 9999, message: 'down' } }]);
+    const other = await fundedAccount(sb);
+    expect((await sb.post(other.apiKey, '/v1/wallet/assetList', {})).status).toBe(200);
+    expect((await sb.post(key, '/v1/card/list', {})).status).toBe(200);
+    expect((await sb.post(key, '/v1/wallet/assetList', {})).body).toEqual({ code: 9999, message: 'down' });
+  });
+
+  it('faults/clear removes the rules, and so does reset', async () => {
+    await faults([{ path: '/v1/card/list', count: 5, respond: { httpStatus: 500, code: 9999 } }]);
+    expect((await sim(sb, key, 'faults/clear')).body).toEqual({ code: 0, message: 'ok' });
+    expect((await sb.post(key, '/v1/card/list', {})).status).toBe(200);
+    await faults([{ path: '/v1/card/list', count: 5, respond: { httpStatus: 500, code: 9999 } }]);
+    await sim(sb, key, 'reset');
+    expect((await sb.post(key, '/v1/card/list', {})).status).toBe(200);
+  });
+
+  it('lists the armed rules, replacing earlier ones', async () => {
+    await faults([{ path: '/v1/card/list', respond: { httpStatus: 500, code: 9999 } }]);
+    const res = await faults([{ path: '/v1/card/create', latencyMs: 10, count: 3 }]);
+    expect(res.body.rules).toEqual([{ path: '/v1/card/create', count: 3, latencyMs: 10, dropResponse: false }]);
+  });
+
+  it.each([
+    [{}, 'rules must be an array'],
+    [{ rules: [{ path: 'v1/card/list', latencyMs: 1 }] }, 'rules[0].path must be a full request path'],
+    [{ rules: [{ path: '/v1/card/list' }] }, 'rules[0] needs latencyMs, respond or dropResponse'],
+    [{ rules: [{ path: '/v1/card/list', respond: { code: 1 } }] }, 'rules[0].respond needs httpStatus'],
+    [{ rules: [{ path: '/v1/card/list', latencyMs: 60_001 }] }, 'latencyMs must be an integer'],
+  ])('rejects %j with 400', async (body, message) => {
+    const res = await sim(sb, key, 'faults', body as Record<string, unknown>);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain(message);
+  });
+});

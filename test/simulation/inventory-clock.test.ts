@@ -1,0 +1,86 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { cardWith, eventsOf, fundedAccount, sim } from './setup.js';
+
+let sb: TestSandbox;
+let acct: AccountHandle;
+let key: string;
+
+beforeEach(async () => {
+  sb = createTestSandbox();
+  acct = await fundedAccount(sb);
+  key = acct.apiKey;
+});
+afterEach(() => sb.close());
+
+const walletAvailable = async () => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount;
+const create = () => sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' });
+
+describe('inventory', () => {
+  it('at zero, card/create fails with 4009, moves no funds and creates nothing', async () => {
+    const res = await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', available: 0 });
+    expect(res.body).toMatchObject({ code: 0, available: 0, provisioning: false });
+    const created = await create();
+    expect(created.status).toBe(400);
+    expect(created.body.code).toBe(4009);
+    expect(await walletAvailable()).toBe('1000');
+    expect((await sb.post(key, '/v1/card/list', {})).body.cardList).toEqual([]);
+  });
+
+  it('while provisioning, card/create fails with 4010 and moves no funds; afterwards it works', async () => {
+    await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', provisioning: true });
+    const created = await create();
+    expect(created.body.code).toBe(4010);
+    expect(await walletAvailable()).toBe('1000');
+    await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', provisioning: false });
+    expect((await create()).status).toBe(200);
+  });
+
+  it('is this account\'s view only: another account still issues cards', async () => {
+    await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', available: 0 });
+    const other = await fundedAccount(sb);
+    expect((await sb.post(other.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).status).toBe(200);
+  });
+
+  it('counts down with each card issued', async () => {
+    await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', available: 1 });
+    expect((await create()).status).toBe(200);
+    expect((await create()).body.code).toBe(4009);
+  });
+
+  it('answers 4004 for an unknown BIN', async () => {
+    expect((await sim(sb, key, 'inventory', { binId: 'NOPE', available: 0 })).body.code).toBe(4004);
+  });
+});
+
+describe('clock', () => {
+  it('runs every due job in time order before answering: settlement, cancellation, confirmation, auto-reversal', async () => {
+    const chainAcct = await sb.account({ balance: 1000, depositFeeRate: '0', depositAddress: 'auto' });
+    key = chainAcct.apiKey;
+    const spender = await cardWith(sb, key, 50);
+    const toppedUp = await cardWith(sb, key, 50);
+    const cancelled = await cardWith(sb, key, 50);
+    // Scheduled in the reverse of their due order.
+    await sim(sb, key, 'card/authorize', { cardId: spender, amount: 10 }); // 7 days
+    await sim(sb, key, 'chain/transfer', { amount: 20 }); // 57 s
+    await sb.post(key, '/v1/card/cancel', { cardId: cancelled }); // 5 s
+    await sb.post(key, '/v1/card/deposit', { cardId: toppedUp, amount: 10 }); // 3 s
+
+    const res = await sim(sb, key, 'clock', { advanceSeconds: 8 * 24 * 3600 });
+    expect(res.body).toMatchObject({ code: 0, now: '2026-06-09T00:00:00.000Z' });
+    const moves = sb.deps.db
+      .prepare("SELECT kind, created_at_ms FROM transfers WHERE account_id = ? AND kind IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id")
+      .all(chainAcct.accountId) as { kind: string; created_at_ms: number }[];
+    const start = Date.UTC(2026, 5, 1);
+    expect(moves.map((m) => [m.kind, (m.created_at_ms - start) / 1000])).toEqual([
+      ['topup.settle', 3],
+      ['card.cancel.refund', 5],
+      ['chain.deposit', 57],
+      ['reverse', 7 * 24 * 3600],
+    ]);
+    const events = eventsOf(sb, chainAcct.accountId).filter((e) => e.type === 'card.cancelled' || e.type === 'transaction.updated');
+    expect(events.map((e) => e.type)).toEqual(['card.cancelled', 'transaction.updated']);
+    // 1000 - 3 cards of 50 - a top-up of 10 + the cancelled card's 50 + the confirmed deposit of 20.
+    expect(await walletAvailable()).toBe('910');
+  });
+});

@@ -1,0 +1,131 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../src/domain/logger.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { cardWith, eventsOf, fundedAccount, sim } from './setup.js';
+
+let sb: TestSandbox;
+let acct: AccountHandle;
+let key: string;
+let cardId: string;
+const logged: string[] = [];
+
+function capture(): Logger {
+  const log = (obj: object, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''));
+  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger };
+  return logger;
+}
+
+beforeEach(async () => {
+  logged.length = 0;
+  sb = createTestSandbox({ logger: capture() });
+  acct = await fundedAccount(sb);
+  key = acct.apiKey;
+  cardId = await cardWith(sb, key, 50);
+});
+afterEach(() => sb.close());
+
+const raise = (body: Record<string, unknown> = {}) => sim(sb, key, 'card/3ds', { cardId, type: 'payment', ...body });
+const last4 = async () => (await sb.post(key, '/v1/card/detail', { cardId })).body.maskedCardNo.slice(-4);
+
+describe('card/3ds', () => {
+  it('raises card.3ds.requested with the spec\'s fields and answers challengeId, a 6-digit otp and expiresAt', async () => {
+    const res = await raise({ merchant: 'Shop', amount: 12.34, currency: 'EUR' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ code: 0, otp: expect.stringMatching(/^\d{6}$/), expiresAt: '2026-06-01T00:10:00.000Z' });
+    expect(res.body.challengeId).toMatch(/^tds_/);
+    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    expect(event!.data).toEqual({ type: 'payment', merchant: 'Shop', amount: '12.34', currency: 'EUR', cardId, last4: await last4() });
+  });
+
+  it('leaves amount and currency out of a binding challenge raised without them, and fills the merchant', async () => {
+    await raise({ type: 'binding' });
+    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    expect(event!.data).toEqual({ type: 'binding', merchant: expect.any(String), cardId, last4: await last4() });
+  });
+
+  it('gives a payment challenge raised without an amount a generated USD amount', async () => {
+    await raise();
+    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    expect(event!.data).toMatchObject({ type: 'payment', amount: expect.stringMatching(/^\d+(\.\d{1,2})?$/), currency: 'USD' });
+  });
+
+  it('without a dedicated inbox sets cardId only when the account owns a single card that is not cancelled', async () => {
+    await raise({ dedicatedInbox: false });
+    const second = await cardWith(sb, key, 10);
+    await raise({ dedicatedInbox: false });
+    await sb.post(key, '/v1/card/cancel', { cardId: second });
+    await sb.advance(key, 5);
+    await raise({ dedicatedInbox: false });
+    const events = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    expect(events.map((e) => 'cardId' in e.data)).toEqual([true, false, true]);
+  });
+
+  it('never stores the OTP, in the outbox or anywhere in the database, and never logs it', async () => {
+    const { otp } = (await raise()).body;
+    const dump = JSON.stringify(
+      ['events', 'threeds_challenges', 'transfers', 'jobs'].map((t) => sb.deps.db.prepare(`SELECT * FROM ${t}`).all()),
+    );
+    // Quoted: a bare 6-digit run could occur by chance inside a card id or a timestamp.
+    expect(dump).not.toContain(`"${otp}"`);
+    expect(dump).not.toContain('otp');
+    expect(logged.join('\n')).not.toContain(otp);
+  });
+
+  it('adds the OTP at delivery time only when the webhook config asks for codes (deliver3dsCode)', async () => {
+    const { otp } = (await raise()).body;
+    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    const enrich = () => Object.assign({}, ...sb.deps.eventEnrichers.map((f) => f(sb.deps.db, event!) ?? {}));
+    expect(enrich()).toEqual({});
+    sb.deps.webhooks = { deliver3dsCode: () => false };
+    expect(enrich()).toEqual({});
+    sb.deps.webhooks = { deliver3dsCode: (id) => id === acct.accountId };
+    expect(enrich()).toEqual({ otp });
+  });
+
+  it('answers 4001 for another account\'s card and 400 for a cancelled card', async () => {
+    const other = await fundedAccount(sb);
+    expect((await sim(sb, other.apiKey, 'card/3ds', { cardId, type: 'payment' })).body.code).toBe(4001);
+    await sb.post(key, '/v1/card/cancel', { cardId });
+    await sb.advance(key, 5);
+    expect((await raise()).body).toEqual({ code: 400, message: 'card is cancelled' });
+  });
+
+  it('rejects an unknown type with 400', async () => {
+    expect((await raise({ type: 'login' })).body).toEqual({ code: 400, message: 'type must be one of payment, binding' });
+  });
+});
+
+describe('3ds/verify', () => {
+  it('answers APPROVED for the right code, then INVALID_OTP when it is used again', async () => {
+    const { challengeId, otp } = (await raise()).body;
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 0, message: 'ok', result: 'APPROVED' });
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body.result).toBe('INVALID_OTP');
+  });
+
+  it('answers INVALID_OTP for a wrong code', async () => {
+    const { challengeId, otp } = (await raise()).body;
+    const wrong = otp === '000000' ? '000001' : '000000';
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp: wrong })).body.result).toBe('INVALID_OTP');
+  });
+
+  it('answers EXPIRED after 600 s of account time, and accepts the code at 599 s', async () => {
+    const a = (await raise()).body;
+    const b = (await raise()).body;
+    await sb.advance(key, 599);
+    expect((await sim(sb, key, '3ds/verify', { challengeId: a.challengeId, otp: a.otp })).body.result).toBe('APPROVED');
+    await sb.advance(key, 1);
+    expect((await sim(sb, key, '3ds/verify', { challengeId: b.challengeId, otp: b.otp })).body.result).toBe('EXPIRED');
+  });
+
+  it('forgets challenges on reset', async () => {
+    const { challengeId, otp } = (await raise()).body;
+    await sim(sb, key, 'reset');
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 400, message: 'challenge not found' });
+  });
+
+  it('answers 400 for an unknown challenge or another account\'s', async () => {
+    const { challengeId, otp } = (await raise()).body;
+    const other = await fundedAccount(sb);
+    expect((await sim(sb, other.apiKey, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 400, message: 'challenge not found' });
+  });
+});
