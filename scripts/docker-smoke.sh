@@ -170,9 +170,15 @@ docker_ exec -e KEY="$API_KEY" "$CONTAINER" node -e '
       console.error("a call without X-API-KEY answered", anonymous.status);
       process.exit(1);
     }
+    // Read from contracts/ at run time: proves the image ships the data files beside dist/.
+    const openapi = await fetch("http://127.0.0.1:8080/openapi.json").then((r) => r.json());
+    if (typeof openapi.openapi !== "string") {
+      console.error("/openapi.json is not an OpenAPI document");
+      process.exit(1);
+    }
   })().catch((err) => { console.error(err); process.exit(1); });' ||
-  { docker_ logs "$CONTAINER" >&2; fail "/v1/wallet/assetList with the bootstrap key did not show the seeded 1000 USDT"; }
-say "assetList with the bootstrap key: 1000 USDT; without a key: 401; uid $USER_ID; database in /data"
+  { docker_ logs "$CONTAINER" >&2; fail "/v1/wallet/assetList with the bootstrap key or /openapi.json failed"; }
+say "assetList with the bootstrap key: 1000 USDT; without a key: 401; /openapi.json; uid $USER_ID; database in /data"
 
 STOP_NS=$(date +%s%N)
 docker_ stop -t 10 "$CONTAINER" >/dev/null

@@ -111,8 +111,12 @@ node -e '
   }).then((r) => r.json()).then((body) => {
     const usdt = body.assetList?.find((a) => a.currency === "USDT");
     if (body.code !== 0 || Number(usdt?.availableAmount) !== 25) throw new Error(JSON.stringify(body));
+    // Read from contracts/ at run time: proves the package ships its data files.
+    return fetch(`http://127.0.0.1:${process.argv[1]}/openapi.json`).then((r) => r.json());
+  }).then((openapi) => {
+    if (typeof openapi.openapi !== "string") throw new Error("/openapi.json is not an OpenAPI document");
   }).catch((err) => { console.error(err.message); process.exit(1); });' "$PORT" ||
-  fail "/v1/wallet/assetList on the packed server did not show the seeded 25 USDT"
+  fail "/v1/wallet/assetList (seeded 25 USDT) or /openapi.json failed on the packed server"
 # To the whole group, as Ctrl-C or a CI runner does: npm does not pass a signal on to the server (it exits 143 and
 # would leave the server running), so the server must get it directly and every process of the group must end.
 kill -TERM -- "-$SERVER_PID"
@@ -120,7 +124,7 @@ wait "$SERVER_PID" || true
 for _ in $(seq 1 100); do kill -0 -- "-$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
 kill -0 -- "-$SERVER_PID" 2>/dev/null && fail "a process of npx card-sandbox serve outlived SIGTERM by 10 s"
 SERVER_PID=""
-say "assetList answered with the seeded balance; SIGTERM to the group ended every process"
+say "assetList answered with the seeded balance, /openapi.json served; SIGTERM to the group ended every process"
 
 # ---- 4. the programmatic entry points and their types ----
 (cd "$APP" && node --input-type=module -e "
