@@ -40,8 +40,11 @@ ENGINE="$CACHE/engine"
 if [ ! -x "$ENGINE/usr/sbin/dockerd" ]; then
   say "downloading the Docker engine from Debian (docker.io containerd runc tini libdevmapper1.02.1)"
   rm -rf "$CACHE/debs" "$ENGINE" && mkdir -p "$CACHE/debs" "$ENGINE"
+  # A fresh CI machine may have no package lists yet: update them once, then try again.
   (cd "$CACHE/debs" && apt-get download docker.io containerd runc tini libdevmapper1.02.1 >"$CACHE/apt.log" 2>&1) ||
-    { cat "$CACHE/apt.log" >&2; fail "apt-get download could not fetch the engine packages (run apt-get update?)"; }
+    (apt-get update -qq >>"$CACHE/apt.log" 2>&1 && cd "$CACHE/debs" &&
+      apt-get download docker.io containerd runc tini libdevmapper1.02.1 >>"$CACHE/apt.log" 2>&1) ||
+    { cat "$CACHE/apt.log" >&2; fail "apt-get download could not fetch the engine packages (see above)"; }
   for deb in "$CACHE"/debs/*.deb; do dpkg -x "$deb" "$ENGINE"; done
 fi
 export PATH="$ENGINE/usr/bin:$ENGINE/usr/sbin:$PATH"

@@ -35,7 +35,9 @@ if [ ! -x "$TOOL/usr/sbin/debootstrap" ]; then
   echo "docker-standin-base: downloading debootstrap from Debian"
   rm -rf "$TOOL" && mkdir -p "$TOOL"
   (cd "$TOOL" && apt-get download debootstrap >"$CACHE/base/apt.log" 2>&1) ||
-    { cat "$CACHE/base/apt.log" >&2; fail "apt-get download debootstrap failed (run apt-get update?)"; }
+    (apt-get update -qq >>"$CACHE/base/apt.log" 2>&1 && cd "$TOOL" &&
+      apt-get download debootstrap >>"$CACHE/base/apt.log" 2>&1) ||
+    { cat "$CACHE/base/apt.log" >&2; fail "apt-get download debootstrap failed (see above)"; }
   dpkg -x "$TOOL"/debootstrap_*.deb "$TOOL"
 fi
 
