@@ -15,9 +15,13 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3
 # Sources plus the data files the package ships (contracts/, scenarios/ when present; see .dockerignore).
 COPY . .
+# After pruning dev dependencies: better-sqlite3 loads only build/Release/better_sqlite3.node, so its SQLite sources
+# and object files (~25 MB) go too.
 RUN mkdir -p contracts scenarios \
  && npm run build \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && cd node_modules/better-sqlite3 \
+ && rm -rf deps src build/deps build/Release/obj build/Release/obj.target build/Release/.deps
 
 # ---- runtime: compiled JavaScript, production node_modules, non-root ----
 FROM node:20-bookworm-slim
@@ -25,7 +29,8 @@ ENV NODE_ENV=production \
     SANDBOX_HOST=0.0.0.0 \
     SANDBOX_PORT=8080 \
     SANDBOX_DB=/data/sandbox.db \
-    SANDBOX_ALLOW_HTTP_WEBHOOKS=true
+    SANDBOX_ALLOW_HTTP_WEBHOOKS=true \
+    SANDBOX_SHUTDOWN_GRACE=8
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules

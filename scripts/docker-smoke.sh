@@ -27,18 +27,24 @@ fail() {
 }
 
 [ "$(id -u)" = 0 ] || fail "must run as root (dockerd and debootstrap need it); this machine's user is $(id -un)"
-for tool in apt-get dpkg tar node; do
+for tool in apt-get dpkg tar flock node; do
   command -v "$tool" >/dev/null || fail "'$tool' is not installed; this script needs a Debian host with Node 20"
 done
 mkdir -p "$CACHE"
+# Two runs on one cache would share a data root between two engines: refuse the second one.
+exec 9>"$CACHE/lock"
+flock -n 9 || fail "another docker-smoke is running on $CACHE"
 
 # ---- 1. the engine: Debian's docker.io and friends, unpacked, never installed ----
 ENGINE="$CACHE/engine"
 if [ ! -x "$ENGINE/usr/sbin/dockerd" ]; then
   say "downloading the Docker engine from Debian (docker.io containerd runc tini libdevmapper1.02.1)"
   rm -rf "$CACHE/debs" "$ENGINE" && mkdir -p "$CACHE/debs" "$ENGINE"
-  (cd "$CACHE/debs" && apt-get download docker.io containerd runc tini libdevmapper1.02.1 >/dev/null) ||
-    fail "apt-get download could not fetch the engine packages (run apt-get update, or check the Debian sources)"
+  # A fresh CI machine may have no package lists yet: update them once, then try again.
+  (cd "$CACHE/debs" && apt-get download docker.io containerd runc tini libdevmapper1.02.1 >"$CACHE/apt.log" 2>&1) ||
+    (apt-get update -qq >>"$CACHE/apt.log" 2>&1 && cd "$CACHE/debs" &&
+      apt-get download docker.io containerd runc tini libdevmapper1.02.1 >>"$CACHE/apt.log" 2>&1) ||
+    { cat "$CACHE/apt.log" >&2; fail "apt-get download could not fetch the engine packages (see above)"; }
   for deb in "$CACHE"/debs/*.deb; do dpkg -x "$deb" "$ENGINE"; done
 fi
 export PATH="$ENGINE/usr/bin:$ENGINE/usr/sbin:$PATH"
@@ -102,12 +108,17 @@ fi
 
 # ---- 3. build ----
 say "docker build (the network is the host's: this engine has no bridge)"
+OLD_IMAGE_ID=$(docker_ image inspect -f '{{.Id}}' "$IMAGE" 2>/dev/null || true)
 BUILD_NS=$(date +%s%N)
 docker_ build --network host -t "$IMAGE" "$ROOT" >"$RUN_DIR/build.log" 2>&1 ||
   { tail -40 "$RUN_DIR/build.log" >&2; fail "docker build failed"; }
 BUILD_MS=$(ms_since "$BUILD_NS")
+# The previous smoke image would pile up in the cache; the build stage's layers stay (they are the warm cache).
+NEW_IMAGE_ID=$(docker_ image inspect -f '{{.Id}}' "$IMAGE")
+if [ -n "$OLD_IMAGE_ID" ] && [ "$OLD_IMAGE_ID" != "$NEW_IMAGE_ID" ]; then docker_ rmi "$OLD_IMAGE_ID" >/dev/null 2>&1 || true; fi
 IMAGE_BYTES=$(docker_ image inspect -f '{{.Size}}' "$IMAGE")
-say "built $IMAGE in $BUILD_MS ms, $((IMAGE_BYTES / 1000000)) MB"
+BASE_BYTES=$(docker_ image inspect -f '{{.Size}}' "$BASE_IMAGE")
+say "built $IMAGE in $BUILD_MS ms, $((IMAGE_BYTES / 1000000)) MB ($BASE_IMAGE $((BASE_BYTES / 1000000)) MB + ours $(((IMAGE_BYTES - BASE_BYTES) / 1000000)) MB)"
 
 # ---- 4. run as a partner's CI does, probe from inside (no published ports without a bridge) ----
 CONTAINER="card-sandbox-smoke-$$"
@@ -162,9 +173,15 @@ docker_ exec -e KEY="$API_KEY" "$CONTAINER" node -e '
       console.error("a call without X-API-KEY answered", anonymous.status);
       process.exit(1);
     }
+    // Read from contracts/ at run time: proves the image ships the data files beside dist/.
+    const openapi = await fetch("http://127.0.0.1:8080/openapi.json").then((r) => r.json());
+    if (typeof openapi.openapi !== "string") {
+      console.error("/openapi.json is not an OpenAPI document");
+      process.exit(1);
+    }
   })().catch((err) => { console.error(err); process.exit(1); });' ||
-  { docker_ logs "$CONTAINER" >&2; fail "/v1/wallet/assetList with the bootstrap key did not show the seeded 1000 USDT"; }
-say "assetList with the bootstrap key: 1000 USDT; without a key: 401; uid $USER_ID; database in /data"
+  { docker_ logs "$CONTAINER" >&2; fail "/v1/wallet/assetList with the bootstrap key or /openapi.json failed"; }
+say "assetList with the bootstrap key: 1000 USDT; without a key: 401; /openapi.json; uid $USER_ID; database in /data"
 
 STOP_NS=$(date +%s%N)
 docker_ stop -t 10 "$CONTAINER" >/dev/null
@@ -173,8 +190,6 @@ EXIT_CODE=$(docker_ inspect -f '{{.State.ExitCode}}' "$CONTAINER")
 [ "$EXIT_CODE" = 0 ] || { docker_ logs "$CONTAINER" >&2; fail "the server exited $EXIT_CODE on SIGTERM (expected 0)"; }
 say "docker stop: exit 0 after $STOP_MS ms"
 docker_ rm "$CONTAINER" >/dev/null && CONTAINER=""
-# Old builds' layers would pile up in the cache; the current image and the base stay.
-docker_ image prune -f >/dev/null
 
-echo "docker-smoke: OK image=$((IMAGE_BYTES / 1000000))MB build=${BUILD_MS}ms run-to-healthz=${HEALTHZ_MS}ms" \
+echo "docker-smoke: OK image=$((IMAGE_BYTES / 1000000))MB ours=$(((IMAGE_BYTES - BASE_BYTES) / 1000000))MB build=${BUILD_MS}ms run-to-healthz=${HEALTHZ_MS}ms" \
   "run-to-healthy=${HEALTHY_MS}ms stop=${STOP_MS}ms"

@@ -9,6 +9,7 @@ set -euo pipefail
 
 CACHE=${1:?usage: docker-standin-base.sh CACHE_DIR}
 OUT="$CACHE/base/rootfs.tar"
+mkdir -p "$CACHE/base"
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 fail() {
   printf 'docker-standin-base: FAILED: %s\n' "$*" >&2
@@ -33,11 +34,23 @@ TOOL="$CACHE/debootstrap"
 if [ ! -x "$TOOL/usr/sbin/debootstrap" ]; then
   echo "docker-standin-base: downloading debootstrap from Debian"
   rm -rf "$TOOL" && mkdir -p "$TOOL"
-  (cd "$TOOL" && apt-get download debootstrap >/dev/null) || fail "apt-get download debootstrap failed"
+  (cd "$TOOL" && apt-get download debootstrap >"$CACHE/base/apt.log" 2>&1) ||
+    (apt-get update -qq >>"$CACHE/base/apt.log" 2>&1 && cd "$TOOL" &&
+      apt-get download debootstrap >>"$CACHE/base/apt.log" 2>&1) ||
+    { cat "$CACHE/base/apt.log" >&2; fail "apt-get download debootstrap failed (see above)"; }
   dpkg -x "$TOOL"/debootstrap_*.deb "$TOOL"
 fi
 
 ROOTFS="$CACHE/base/rootfs"
+# debootstrap mounts proc and sys inside the target; an interrupted run must not leave them (or rm -rf into them).
+unmount_target() {
+  local m
+  for m in "$ROOTFS/dev/pts" "$ROOTFS/proc" "$ROOTFS/sys"; do
+    if mountpoint -q "$m" 2>/dev/null; then umount -l "$m"; fi
+  done
+}
+trap unmount_target EXIT
+unmount_target
 rm -rf "$ROOTFS" && mkdir -p "$ROOTFS"
 echo "docker-standin-base: debootstrap --variant=minbase bookworm from $MIRROR (about a minute)"
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
