@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 
 const MAX_URL_LENGTH = 2048;
 
-/** Addresses a hosted sandbox refuses: loopback, private, link-local, CGNAT, unspecified, unique-local. */
+/** Addresses a hosted sandbox refuses: loopback, private, link-local, CGNAT, unspecified, unique-local, NAT64. */
 const INTERNAL = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8],
@@ -20,8 +20,11 @@ for (const [net, prefix] of [
 ] as const) {
   INTERNAL.addSubnet(net, prefix, 'ipv4');
 }
-INTERNAL.addAddress('::', 'ipv6');
-INTERNAL.addAddress('::1', 'ipv6');
+// ::/96 holds ::, ::1 and the deprecated IPv4-compatible form (::7f00:1 is 127.0.0.1); NAT64 prefixes embed any
+// IPv4 address, internal ones included, so a hosted sandbox refuses them whole.
+INTERNAL.addSubnet('::', 96, 'ipv6');
+INTERNAL.addSubnet('64:ff9b::', 96, 'ipv6');
+INTERNAL.addSubnet('64:ff9b:1::', 48, 'ipv6');
 INTERNAL.addSubnet('fc00::', 7, 'ipv6');
 INTERNAL.addSubnet('fe80::', 10, 'ipv6');
 
