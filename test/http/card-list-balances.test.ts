@@ -10,7 +10,7 @@ beforeEach(async () => {
 });
 afterEach(() => sb.close());
 
-describe('card/list (balances read in the listing query)', () => {
+describe('card/list', () => {
   it('shows each card with the balances card/asset shows, newest first, and filters by status', async () => {
     const ids: string[] = [];
     for (const amount of [10, 20, 30]) {
