@@ -10,7 +10,7 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Scripts off: `prepare` would run tsc before the sources are here, and no other dependency's install script is wanted.
-# Only better-sqlite3's native build is then run, explicitly. This layer is cached until the lockfile changes.
+# Only better-sqlite3's native build is then run, explicitly. Cached until package.json or the lockfile changes.
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npm rebuild better-sqlite3
 # Sources plus the data files the package ships (contracts/, scenarios/ when present; see .dockerignore).
