@@ -3,11 +3,17 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// docs/decisions.md is the README table "Behaviour where the spec is silent". Each row names the tests that prove
+// The README section "Behaviour where the spec is silent" is the decisions table. Each row names the tests that prove
 // it; this test fails when a named file or title no longer exists, so a renamed or deleted test cannot leave the
 // table pointing at nothing.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TABLE = readFileSync(join(ROOT, 'docs', 'decisions.md'), 'utf8');
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const SECTION_START = README.indexOf('\n## Behaviour where the spec is silent\n');
+const SECTION_END = README.indexOf('\n## ', SECTION_START + 1);
+/** The section alone (up to the next level-2 heading), so the README's other tables are not read as decisions. */
+const TABLE = README.slice(SECTION_START, SECTION_END < 0 ? undefined : SECTION_END);
+/** README line of the section's first line, so failures point at the README. */
+const LINE_OFFSET = README.slice(0, SECTION_START).split('\n').length - 1;
 const REF = /^`(test\/[^`]+\.test\.ts)` › (.+)$/;
 
 interface Row {
@@ -22,7 +28,7 @@ function rows(): Row[] {
   TABLE.split('\n').forEach((text, i) => {
     if (!text.startsWith('|') || /^\|\s*-/.test(text) || /^\|\s*Decision\s*\|/.test(text)) return;
     const cells = text.slice(1, -1).split(' | ').map((c) => c.trim());
-    out.push({ line: i + 1, decision: cells[0] ?? '', where: cells[1] ?? '', refs: (cells[2] ?? '').split('<br>') });
+    out.push({ line: LINE_OFFSET + i + 1, decision: cells[0] ?? '', where: cells[1] ?? '', refs: (cells[2] ?? '').split('<br>') });
   });
   return out;
 }
@@ -42,7 +48,7 @@ function declaresTitle(source: string, title: string): boolean {
   });
 }
 
-describe('docs/decisions.md: the behaviour table can never rot', () => {
+describe('README decisions table: it can never rot', () => {
   const all = rows();
 
   it('has one row per decision in each section of behaviour.md, and more', () => {

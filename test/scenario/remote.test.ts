@@ -68,9 +68,9 @@ describe('the spec says to check code even on a 200', () => {
   });
 });
 
-describe('docs/scenarios.md', () => {
+describe('README: Scenario files', () => {
   it('its complete example passes, embedded', async () => {
-    const doc = readFileSync('docs/scenarios.md', 'utf8');
+    const doc = readFileSync('README.md', 'utf8');
     const example = /### A complete example\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1];
     const r = await run(example, {});
     expect(r.steps.filter((s) => !s.ok)).toEqual([]);
