@@ -3,7 +3,7 @@ import type { Deps } from './deps.js';
 
 export type ClockMode = 'running' | 'frozen';
 
-interface ClockRow {
+export interface ClockRow {
   clock_offset_ms: number;
   clock_frozen_at_ms: number | null;
 }
@@ -17,7 +17,8 @@ export function accountNowMs(deps: Deps, accountId: string): number {
   return clockNow(row, deps.wallClock());
 }
 
-function clockNow(row: ClockRow, wallMs: number): number {
+/** The account time of a row holding the clock columns (lets a caller that already read the row skip a query). */
+export function clockNow(row: ClockRow, wallMs: number): number {
   return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
 }
 
