@@ -7,6 +7,7 @@ import type { Deps } from './domain/deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
+import { startCheckpointer } from './store/checkpointer.js';
 
 export interface RunningServer {
   url: string;
@@ -23,6 +24,8 @@ export interface RunningServer {
 /** Opens the database, prepares the ready account, listens, and starts the account-clock timer. */
 export async function startServer(opts: RuntimeOptions): Promise<RunningServer> {
   const deps = createDeps(opts);
+  const file = deps.config.dbPath !== ':memory:';
+  const checkpointer = file ? startCheckpointer(deps.db, deps.config.dbPath, deps.logger) : undefined;
   const bootstrap = bootstrapAccount(deps);
   const app = createApp(deps);
   const server: ServerType = await new Promise((resolve) => {
@@ -42,7 +45,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     close: (graceMs = deps.config.shutdownGraceSeconds * 1000) =>
       (closing ??= (async () => {
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
-        if (deps.config.dbPath !== ':memory:') deps.db.pragma('wal_checkpoint(TRUNCATE)');
+        await checkpointer?.stop();
+        if (file) deps.db.pragma('wal_checkpoint(TRUNCATE)');
         deps.db.close();
         return http;
       })()),

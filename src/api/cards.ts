@@ -17,7 +17,7 @@ import { illegal } from '../http/errors.js';
 import { echoIdempotencyKey, idempotent } from '../http/idempotency.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
-import { OK, cardAssetView, cardCreatedView, cardDetailView, cardListItemView } from './views.js';
+import { OK, cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
 
 const CURRENCIES = ['USDT'] as const;
 
@@ -49,7 +49,7 @@ export function cardRoutes(deps: Deps) {
       const body = await readJsonObject(c);
       const status = optionalEnum(body, 'status', CARD_STATUSES);
       const cards = listCards(deps, c.get('account').id, status);
-      return c.json({ cardList: cards.map((card) => cardListItemView(deps, card)) });
+      return c.json({ cardList: cardListViews(deps, cards) });
     })
     .post('/detail', async (c) => {
       const body = await readJsonObject(c);

@@ -1,6 +1,7 @@
 import { ApiError, illegal } from '../http/errors.js';
-import { sql } from '../store/db.js';
+import { sql, type Db } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
+import { clockNow, type ClockRow } from './clock.js';
 import type { Deps } from './deps.js';
 import { balance, transfer } from './ledger.js';
 
@@ -94,9 +95,54 @@ export function seedBalance(deps: Deps, accountId: string, amountMicros: number,
   });
 }
 
+type FullRow = AccountRow & ClockRow;
+
+/**
+ * Committed account rows (clock columns included), per database: every request reads its account and clock,
+ * so this saves a query per request. Every statement that writes an accounts row calls `forgetAccount` after
+ * it; a row is only cached from a read outside any transaction, so an uncommitted (later rolled back) write
+ * can never be cached. Bounded.
+ */
+const rowCache = new WeakMap<Db, Map<string, FullRow>>();
+const MAX_CACHED_ACCOUNTS = 10_000;
+
+function accountRow(db: Db, id: string): FullRow | undefined {
+  let cache = rowCache.get(db);
+  if (!cache) rowCache.set(db, (cache = new Map()));
+  const hit = cache.get(id);
+  if (hit) return hit;
+  const row = sql(db, 'SELECT * FROM accounts WHERE id = ?').get(id) as FullRow | undefined;
+  if (row && !db.inTransaction) {
+    if (cache.size >= MAX_CACHED_ACCOUNTS) cache.clear();
+    cache.set(id, row);
+  }
+  return row;
+}
+
+/** Call after every statement that writes the account's row (in or out of a transaction). */
+export function forgetAccount(db: Db, id: string): void {
+  rowCache.get(db)?.delete(id);
+}
+
+/** The account clock's "now" from the (cached) account row; undefined for an unknown account. */
+export function accountClockNow(deps: Deps, id: string): number | undefined {
+  const row = accountRow(deps.db, id);
+  return row && clockNow(row, deps.wallClock());
+}
+
 export function findAccount(deps: Deps, id: string): Account | undefined {
-  const row = sql(deps.db, 'SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
+  const row = accountRow(deps.db, id);
   return row && toAccount(row);
+}
+
+/**
+ * The account and its clock's "now" from one row read: the request path needs both, and reading the clock
+ * columns with the account saves a query per request.
+ */
+export function getAccountWithNow(deps: Deps, id: string): { account: Account; nowMs: number } {
+  const row = accountRow(deps.db, id);
+  if (!row) throw new ApiError('NOT_FOUND', 'account not found');
+  return { account: toAccount(row), nowMs: clockNow(row, deps.wallClock()) };
 }
 
 export function getAccount(deps: Deps, id: string): Account {
@@ -128,6 +174,7 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
     `UPDATE accounts SET name = ?, deposit_fee_rate_ppm = ?, require_idempotency_key = ?, deposit_address_mode = ?,
        deposit_address = ? WHERE id = ?`,
   ).run(next.name, next.depositFeeRatePpm, next.requireIdempotencyKey ? 1 : 0, next.depositAddressMode, next.depositAddress, id);
+  forgetAccount(deps.db, id);
   return getAccount(deps, id);
 }
 
@@ -137,4 +184,5 @@ export function storeGeneratedAddress(deps: Deps, id: string, address: string): 
     deps.db,
     "UPDATE accounts SET deposit_address = ? WHERE id = ? AND deposit_address_mode = 'auto' AND deposit_address IS NULL",
   ).run(address, id);
+  forgetAccount(deps.db, id);
 }

@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors.js';
-import { sql } from '../store/db.js';
+import { sql, type Db } from '../store/db.js';
 import type { Deps } from './deps.js';
 
 export interface KeyInfo {
@@ -25,7 +25,24 @@ export function issueKey(deps: Deps, accountId: string, given?: string): { keyId
   return { keyId, apiKey };
 }
 
+/**
+ * Key hash -> owner of an active key, per database. The server process owns its database file and every
+ * revocation goes through `revokeKey`, which empties the cache before it returns, so a revoked key fails on
+ * the very next request. Only hits are cached (an unknown key is looked up each time, so a flood of random
+ * keys cannot grow it), and it is bounded anyway. Saves the indexed lookup on every request.
+ */
+const activeKeys = new WeakMap<Db, Map<string, { accountId: string; keyId: string }>>();
+const MAX_CACHED_KEYS = 10_000;
+
+function keyCache(db: Db): Map<string, { accountId: string; keyId: string }> {
+  let m = activeKeys.get(db);
+  if (!m) activeKeys.set(db, (m = new Map()));
+  return m;
+}
+
 export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
+  // Before the update, and whatever its outcome: a cleared cache is only ever slower, never wrong.
+  keyCache(deps.db).clear();
   const res = sql(
     deps.db,
     'UPDATE api_keys SET revoked_at_ms = COALESCE(revoked_at_ms, ?) WHERE id = ? AND account_id = ?',
@@ -35,10 +52,18 @@ export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
 
 /** The account owning an active key, or undefined for an unknown or revoked key. */
 export function accountForKey(deps: Deps, apiKey: string): { accountId: string; keyId: string } | undefined {
-  const row = sql(deps.db, 'SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL').get(
-    hashApiKey(deps, apiKey),
-  ) as { id: string; account_id: string } | undefined;
-  return row && { accountId: row.account_id, keyId: row.id };
+  const hash = hashApiKey(deps, apiKey);
+  const cache = keyCache(deps.db);
+  const hit = cache.get(hash);
+  if (hit) return hit;
+  const row = sql(deps.db, 'SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL').get(hash) as
+    | { id: string; account_id: string }
+    | undefined;
+  if (!row) return undefined;
+  const found = { accountId: row.account_id, keyId: row.id };
+  if (cache.size >= MAX_CACHED_KEYS) cache.clear();
+  cache.set(hash, found);
+  return found;
 }
 
 export function findKeyByValue(deps: Deps, apiKey: string): boolean {

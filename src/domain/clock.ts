@@ -1,23 +1,23 @@
 import { sql } from '../store/db.js';
+import { accountClockNow, forgetAccount } from './accounts.js';
 import type { Deps } from './deps.js';
 
 export type ClockMode = 'running' | 'frozen';
 
-interface ClockRow {
+export interface ClockRow {
   clock_offset_ms: number;
   clock_frozen_at_ms: number | null;
 }
 
 /** The account clock: wall time plus an offset, or frozen at an instant (moves only when advanced). */
 export function accountNowMs(deps: Deps, accountId: string): number {
-  const row = sql(deps.db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(accountId) as
-    | ClockRow
-    | undefined;
-  if (!row) throw new Error(`unknown account ${accountId}`);
-  return clockNow(row, deps.wallClock());
+  const now = accountClockNow(deps, accountId);
+  if (now === undefined) throw new Error(`unknown account ${accountId}`);
+  return now;
 }
 
-function clockNow(row: ClockRow, wallMs: number): number {
+/** The account time of a row holding the clock columns (lets a caller that already read the row skip a query). */
+export function clockNow(row: ClockRow, wallMs: number): number {
   return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
 }
 
@@ -31,11 +31,13 @@ export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): vo
   const now = accountNowMs(deps, accountId);
   if (mode === 'frozen') {
     sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = ? WHERE id = ?').run(now, accountId);
+    forgetAccount(deps.db, accountId);
   } else {
     sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = NULL, clock_offset_ms = ? WHERE id = ?').run(
       now - deps.wallClock(),
       accountId,
     );
+    forgetAccount(deps.db, accountId);
   }
 }
 
@@ -54,6 +56,7 @@ export async function advanceClock(deps: Deps, accountId: string, seconds: numbe
          clock_frozen_at_ms = CASE WHEN clock_frozen_at_ms IS NULL THEN NULL ELSE clock_frozen_at_ms + ? END
        WHERE id = ?`,
     ).run(deltaMs, deltaMs, accountId);
+    forgetAccount(deps.db, accountId);
   });
   shift();
   return accountNowMs(deps, accountId);

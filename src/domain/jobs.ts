@@ -49,6 +49,14 @@ export class JobRunner {
 
   private foregroundJson: string | undefined;
 
+  /**
+   * Per account, a lower bound of its earliest foreground job's due instant (Infinity: none), learnt from the
+   * last look and lowered by every `schedule`. Lets the request path skip the due-jobs query while nothing can
+   * be due (bench: 2-3 µs a request). A bound that is too low only costs a query: deleted or rolled-back jobs
+   * leave it low, never high. Absent after a restart, so the first request of an account looks.
+   */
+  private readonly minForegroundDue = new Map<string, number>();
+
   private foregroundKinds(): string {
     this.foregroundJson ??= JSON.stringify([...this.kinds].filter(([, k]) => !k.background).map(([name]) => name));
     return this.foregroundJson;
@@ -56,7 +64,12 @@ export class JobRunner {
 
   /** Schedules a job; call inside the transaction of the change that needs it. */
   schedule(db: Db, accountId: string, kind: string, ref: string, dueAtMs: number): void {
-    if (!this.kinds.has(kind)) throw new Error(`unknown job kind ${kind}`);
+    const handler = this.kinds.get(kind);
+    if (!handler) throw new Error(`unknown job kind ${kind}`);
+    if (!handler.background) {
+      const known = this.minForegroundDue.get(accountId);
+      if (known !== undefined && dueAtMs < known) this.minForegroundDue.set(accountId, dueAtMs);
+    }
     sql(db, 'INSERT INTO jobs (account_id, due_at_ms, kind, ref) VALUES (?, ?, ?, ?)').run(accountId, dueAtMs, kind, ref);
   }
 
@@ -75,10 +88,20 @@ export class JobRunner {
 
   /** The synchronous part of catching up, for the request path: never waits on the network. */
   runForegroundDue(accountId: string, untilMs: number): void {
+    const bound = this.minForegroundDue.get(accountId);
+    if (bound !== undefined && bound > untilMs) return;
     for (;;) {
-      const job = this.next(accountId, untilMs, false);
-      if (!job) return;
-      void this.execute(job);
+      const row = sql(
+        this.deps.db,
+        `SELECT * FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
+           ORDER BY due_at_ms, id LIMIT 1`,
+      ).get(accountId, this.foregroundKinds()) as JobRow | undefined;
+      // The earliest foreground job, due or not: when it is not due yet, it is the next bound.
+      if (!row || row.due_at_ms > untilMs) {
+        this.minForegroundDue.set(accountId, row ? row.due_at_ms : Infinity);
+        return;
+      }
+      void this.execute(toJob(row));
     }
   }
 

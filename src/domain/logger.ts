@@ -5,6 +5,8 @@ export interface Logger {
   warn(obj: object, msg?: string): void;
   error(obj: object, msg?: string): void;
   child(bindings: object): Logger;
+  /** pino's: lets a caller skip building a record nobody will write. Absent means "assume enabled". */
+  isLevelEnabled?(level: string): boolean;
 }
 
 export const silentLogger: Logger = {

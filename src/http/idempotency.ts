@@ -8,6 +8,7 @@ import {
   releaseKey,
   requestHash,
   reserveKey,
+  type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
 import type { AppEnv } from './context.js';
@@ -68,17 +69,13 @@ export async function idempotent(
 
   const { db } = deps;
   const hash = requestHash(body);
-  const startMs = accountNowMs(deps, account.id);
-  purgeExpiredKeys(db, account.id, startMs);
-  const existing = findKey(db, account.id, key, startMs);
-  if (existing) {
-    if (existing.endpoint !== endpoint || existing.requestHash !== hash) throw new ApiError('IDEMPOTENCY_KEY_MISMATCH');
-    if (existing.state === 'in_flight') throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
-    return replay(c, key, existing.response);
-  }
 
   if (latencyMs > 0) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
+    const startMs = accountNowMs(deps, account.id);
+    purgeExpiredKeys(db, account.id, startMs);
+    const existing = findKey(db, account.id, key, startMs);
+    if (existing) return answerExisting(c, key, endpoint, hash, existing);
     reserveKey(db, account.id, key, endpoint, hash, startMs);
     try {
       await sleep(latencyMs);
@@ -87,23 +84,38 @@ export async function idempotent(
       throw err;
     }
   }
+  let outcome: { replay: KeyRecord } | { stored: StoredResponse };
   try {
-    const response = db.transaction(() => {
+    // The key check, the operation and its stored response in one transaction (one commit per keyed write).
+    // Nothing awaits in between, so no concurrent request can slip between the check and the completion.
+    outcome = db.transaction(() => {
       const nowMs = accountNowMs(deps, account.id);
+      if (latencyMs === 0) {
+        purgeExpiredKeys(db, account.id, nowMs);
+        const existing = findKey(db, account.id, key, nowMs);
+        if (existing) return { replay: existing };
+      }
       const stored: StoredResponse = {
         status: 200,
         body: JSON.stringify(operation(nowMs)),
         headers: { 'content-type': 'application/json' },
       };
       completeKey(db, account.id, key, endpoint, hash, stored, nowMs);
-      return stored;
+      return { stored };
     })();
-    return c.body(response.body, 200, response.headers);
   } catch (err) {
     // Failed results are not stored: the key is free for a retry.
-    releaseKey(db, account.id, key);
+    if (latencyMs > 0) releaseKey(db, account.id, key);
     throw err;
   }
+  if ('replay' in outcome) return answerExisting(c, key, endpoint, hash, outcome.replay);
+  return c.body(outcome.stored.body, 200, outcome.stored.headers);
+}
+
+function answerExisting(c: Context<AppEnv>, key: string, endpoint: KeyedEndpoint, hash: string, existing: KeyRecord): Response {
+  if (existing.endpoint !== endpoint || existing.requestHash !== hash) throw new ApiError('IDEMPOTENCY_KEY_MISMATCH');
+  if (existing.state === 'in_flight') throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+  return replay(c, key, existing.response);
 }
 
 function replay(c: Context<AppEnv>, key: string, stored: StoredResponse): Response {

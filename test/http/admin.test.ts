@@ -73,8 +73,9 @@ describe('Operator API: accounts', () => {
     expect(bins.body.availableCardBinList[0].fee.deposit).toBe('0');
   });
 
-  it('PATCH requireIdempotencyKey makes a mutation without a key fail with 4210', async () => {
+  it('PATCH requireIdempotencyKey makes a mutation without a key fail with 4210, from the very next request', async () => {
     const acct = await sb.account({ balance: 100 });
+    expect((await sb.post(acct.apiKey, '/v1/wallet/assetList', {})).status).toBe(200);
     await sb.admin('patch', `/admin/v1/accounts/${acct.accountId}`, { requireIdempotencyKey: true });
     const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     expect(res.status).toBe(400);

@@ -29,6 +29,17 @@ describe('Authentication (X-API-KEY)', () => {
     await other.close();
   });
 
+  it('a revoked key fails at once, even right after it was used; the account other keys keep working', async () => {
+    const second = await sb.admin('post', `/admin/v1/accounts/${acct.accountId}/keys`);
+    expect((await sb.post(acct.apiKey, '/v1/wallet/assetList', {})).status).toBe(200);
+    expect((await sb.post(second.body.apiKey, '/v1/wallet/assetList', {})).status).toBe(200);
+    await sb.admin('delete', `/admin/v1/accounts/${acct.accountId}/keys/${acct.keyId}`);
+    const res = await sb.post(acct.apiKey, '/v1/wallet/assetList', {});
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(AUTH_FAILED);
+    expect((await sb.post(second.body.apiKey, '/v1/wallet/assetList', {})).status).toBe(200);
+  });
+
   it('answers an unknown key with 401 code 11002', async () => {
     const res = await sb.post('sk_sandbox_unknown', '/v1/card/list', {});
     expect(res.status).toBe(401);

@@ -13,7 +13,10 @@ export function accessLog({ logger, now = () => performance.now() }: { logger: L
     const startMs = now();
     const requestId = c.get('requestId');
     const { method, path } = c.req;
-    logger.debug({ requestId, method, path, headers: safeHeaders(c.req.raw.headers) }, 'request received');
+    // Copying the headers costs on every request (1 % of a keyed write's CPU): only when debug lines are written.
+    if (logger.isLevelEnabled?.('debug') !== false) {
+      logger.debug({ requestId, method, path, headers: safeHeaders(c.req.raw.headers) }, 'request received');
+    }
     await next();
     const status = c.res.status;
     const latencyMs = Math.round((now() - startMs) * 10) / 10;

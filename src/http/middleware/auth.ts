@@ -1,7 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { getAccount } from '../../domain/accounts.js';
+import { getAccountWithNow } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
-import { accountNowMs } from '../../domain/clock.js';
 import type { Deps } from '../../domain/deps.js';
 import type { AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -20,9 +19,10 @@ export function apiKeyAuth(deps: Deps): MiddlewareHandler<AppEnv> {
     }
     const found = accountForKey(deps, key);
     if (!found) throw new ApiError('AUTH_FAILED');
-    c.set('account', getAccount(deps, found.accountId));
+    const { account, nowMs } = getAccountWithNow(deps, found.accountId);
+    c.set('account', account);
     c.set('keyId', found.keyId);
-    deps.jobs.runForegroundDue(found.accountId, accountNowMs(deps, found.accountId));
+    deps.jobs.runForegroundDue(found.accountId, nowMs);
     await next();
   };
 }

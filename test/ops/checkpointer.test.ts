@@ -1,0 +1,36 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/domain/logger.js';
+import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from '../../src/store/checkpointer.js';
+import { openDb, type Db } from '../../src/store/db.js';
+
+let dir: string;
+let db: Db;
+let checkpointer: Checkpointer;
+
+afterEach(async () => {
+  await checkpointer?.stop();
+  db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('WAL checkpoints off the request path', () => {
+  it('a worker copies committed WAL frames into the database file while the request thread only commits', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ckpt-'));
+    const path = join(dir, 'db.sqlite');
+    db = openDb(path);
+    checkpointer = startCheckpointer(db, path, silentLogger, 5);
+    // The request thread keeps only a backstop: it no longer checkpoints every 1,000 pages.
+    expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(BACKSTOP_PAGES);
+    db.exec('CREATE TABLE t (v TEXT)');
+    const before = statSync(path).size;
+    const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+    for (let i = 0; i < 200; i++) insert.run('x'.repeat(1000));
+    // Infrastructure on the wall clock (not an account timer): poll for the worker's checkpoint, bounded.
+    const deadline = Date.now() + 5000;
+    while (statSync(path).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(statSync(path).size).toBeGreaterThan(before);
+  });
+});
