@@ -20,9 +20,20 @@ const log = (...a) => console.error('[bench]', ...a);
 
 async function bare() {
   const port = await freePort();
-  const s = await startNode(['bench/lib/bare-server.mjs'], { env: { PORT: String(port) }, healthUrl: `http://127.0.0.1:${port}/healthz` });
+  const s = await startNode(['bench/lib/bare-server.mjs'], {
+    env: { PORT: String(port) },
+    healthUrl: `http://127.0.0.1:${port}/healthz`,
+  });
   try {
-    return await measure({ url: `http://127.0.0.1:${port}/bare`, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }, s.child.pid);
+    return await measure(
+      {
+        url: `http://127.0.0.1:${port}/bare`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      },
+      s.child.pid,
+    );
   } finally {
     await s.stop();
   }
@@ -31,15 +42,35 @@ async function bare() {
 async function startSandbox(dbPath) {
   const port = await freePort();
   const prof = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${TMP}/prof`] : [];
-  const s = await startNode([...prof, 'dist/src/cli/main.js', 'serve', '--db', dbPath, '--port', String(port), '--admin-token', ADMIN_TOKEN, '--log-level', 'warn'], {
-    env: { SANDBOX_BOOTSTRAP: 'false' },
-    healthUrl: `http://127.0.0.1:${port}/healthz`,
-  });
+  const s = await startNode(
+    [
+      ...prof,
+      'dist/src/cli/main.js',
+      'serve',
+      '--db',
+      dbPath,
+      '--port',
+      String(port),
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--log-level',
+      'warn',
+    ],
+    {
+      env: { SANDBOX_BOOTSTRAP: 'false' },
+      healthUrl: `http://127.0.0.1:${port}/healthz`,
+    },
+  );
   return { ...s, url: `http://127.0.0.1:${port}` };
 }
 
 function post(url, apiKey, body) {
-  return { url, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey }, body: JSON.stringify(body) };
+  return {
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+    body: JSON.stringify(body),
+  };
 }
 
 /** Every request carries a fresh Idempotency-Key; `next()` gives the body. */
@@ -51,7 +82,11 @@ function keyed(url, apiKey, prefix, next, onResponse) {
       {
         method: 'POST',
         setupRequest(req) {
-          req.headers = { 'content-type': 'application/json', 'x-api-key': apiKey, 'idempotency-key': `${prefix}-${process.pid}-${++n}` };
+          req.headers = {
+            'content-type': 'application/json',
+            'x-api-key': apiKey,
+            'idempotency-key': `${prefix}-${process.pid}-${++n}`,
+          };
           req.body = JSON.stringify(next());
           return req;
         },
@@ -65,7 +100,17 @@ function keyed(url, apiKey, prefix, next, onResponse) {
 function measureAmount(url, apiKey, amount, onCard) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { ...keyed(url + '/v1/card/create', apiKey, 'setup', () => ({ amount: 5, currency: 'USDT' }), (status, body) => status === 200 && onCard(JSON.parse(body).cardId)), connections: 20, amount },
+      {
+        ...keyed(
+          url + '/v1/card/create',
+          apiKey,
+          'setup',
+          () => ({ amount: 5, currency: 'USDT' }),
+          (status, body) => status === 200 && onCard(JSON.parse(body).cardId),
+        ),
+        connections: 20,
+        amount,
+      },
       (err) => (err ? reject(err) : resolve()),
     );
   });
@@ -91,12 +136,20 @@ async function main() {
   try {
     const reader = await benchAccount(api);
     const cards = [];
-    for (let i = 0; i < 20; i++) cards.push((await api.post(reader.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).cardId);
+    for (let i = 0; i < 20; i++)
+      cards.push((await api.post(reader.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).cardId);
     log(`seeding ${TXN_COUNT} transactions`);
-    seedInfo = { count: TXN_COUNT, ...seedTransactions(dbPath, { accountId: reader.accountId, cardId: cards[0], count: TXN_COUNT }) };
+    seedInfo = {
+      count: TXN_COUNT,
+      ...seedTransactions(dbPath, { accountId: reader.accountId, cardId: cards[0], count: TXN_COUNT }),
+    };
     const totalPages = Math.ceil(TXN_COUNT / 20);
     pages = [];
-    for (const [name, pageNumber] of [['first', 1], ['middle', Math.ceil(totalPages / 2)], ['last', totalPages]]) {
+    for (const [name, pageNumber] of [
+      ['first', 1],
+      ['middle', Math.ceil(totalPages / 2)],
+      ['last', totalPages],
+    ]) {
       const r = await sequentialLatency(`${server.url}/v1/bill/list`, { pageNumber }, { 'x-api-key': reader.apiKey });
       if (r.body.totalElements !== TXN_COUNT) throw new Error(`bill/list saw ${r.body.totalElements} transactions`);
       pages.push({ name, pageNumber, ...r });
@@ -111,16 +164,28 @@ async function main() {
     for (const [name, path, body] of reads) {
       log(name);
       const r = await measure(post(server.url + path, reader.apiKey, body), server.child.pid);
-      throughput.push({ name, ...r, ratio: r.rps / bareResult.rps, target: '>= 60 %', met: r.rps / bareResult.rps >= 0.6 });
+      throughput.push({
+        name,
+        ...r,
+        ratio: r.rps / bareResult.rps,
+        target: '>= 60 %',
+        met: r.rps / bareResult.rps >= 0.6,
+      });
     }
 
     const writer = await benchAccount(api);
     const created = [];
     log('card/create (keyed)');
     const create = await measure(
-      keyed(server.url + '/v1/card/create', writer.apiKey, 'create', () => ({ amount: 5, currency: 'USDT' }), (status, body) => {
-        if (status === 200) created.push(JSON.parse(body).cardId);
-      }),
+      keyed(
+        server.url + '/v1/card/create',
+        writer.apiKey,
+        'create',
+        () => ({ amount: 5, currency: 'USDT' }),
+        (status, body) => {
+          if (status === 200) created.push(JSON.parse(body).cardId);
+        },
+      ),
       server.child.pid,
     );
     throughput.push({ name: 'card/create (keyed)', ...create, ratio: create.rps / bareResult.rps });
@@ -135,7 +200,11 @@ async function main() {
     log(`card/deposit (keyed) over ${created.length} cards`);
     let i = 0;
     const deposit = await measure(
-      keyed(server.url + '/v1/card/deposit', writer.apiKey, 'deposit', () => ({ cardId: created[i++ % created.length], amount: 1, currency: 'USDT' })),
+      keyed(server.url + '/v1/card/deposit', writer.apiKey, 'deposit', () => ({
+        cardId: created[i++ % created.length],
+        amount: 1,
+        currency: 'USDT',
+      })),
       server.child.pid,
     );
     const depRatio = deposit.rps / bareResult.rps;
@@ -161,7 +230,10 @@ async function main() {
   const md = render({
     when,
     m,
-    loadEnd: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    loadEnd: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
     connections: CONNECTIONS,
     seconds: SECONDS,
     throughput,

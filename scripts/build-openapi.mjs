@@ -25,7 +25,11 @@ const SIGNATURE_HEADERS = {
 };
 
 /** contracts/api/card/create.request.json -> api.card.create.request */
-const componentName = (path) => path.replace(/\.json$/, '').split('/').join('.');
+const componentName = (path) =>
+  path
+    .replace(/\.json$/, '')
+    .split('/')
+    .join('.');
 
 function readSchemas(dir) {
   const out = [];
@@ -81,7 +85,12 @@ function describeStatus(status) {
 
 function operation(key, op) {
   const [method, path] = key.split(' ');
-  const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
   if (op.idempotent) {
     params.push({
       name: 'Idempotency-Key',
@@ -99,14 +108,23 @@ function operation(key, op) {
       r.headers = {
         'Idempotency-Key': { description: 'The key of the request, echoed', schema: { type: 'string' } },
         ...(status === '200'
-          ? { 'Idempotent-Replayed': { description: '`true` on a replay of the stored response', schema: { type: 'string', enum: ['true'] } } }
+          ? {
+              'Idempotent-Replayed': {
+                description: '`true` on a replay of the stored response',
+                schema: { type: 'string', enum: ['true'] },
+              },
+            }
           : {}),
       };
     }
     responses[status] = r;
   }
   const security = op.security === 'none' ? [] : [{ [op.security]: [] }];
-  const operationId = `${method.toLowerCase()}${path.replace(/\{(\w+)\}/g, 'By-$1').split(/[/.-]/).map((s) => (s ? s[0].toUpperCase() + s.slice(1) : '')).join('')}`;
+  const operationId = `${method.toLowerCase()}${path
+    .replace(/\{(\w+)\}/g, 'By-$1')
+    .split(/[/.-]/)
+    .map((s) => (s ? s[0].toUpperCase() + s.slice(1) : ''))
+    .join('')}`;
   return {
     method: method.toLowerCase(),
     path,
@@ -139,7 +157,13 @@ export function buildOpenApi(dir = DEFAULT_DIR) {
         summary: `${type} event`,
         description:
           'POSTed to the configured URL while the webhook is enabled. Verify the signature over the raw body before parsing; deduplicate on the event id.',
-        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, description]) => ({ name, in: 'header', required: true, description, schema: { type: 'string' } })),
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, description]) => ({
+          name,
+          in: 'header',
+          required: true,
+          description,
+          schema: { type: 'string' },
+        })),
         requestBody: { required: true, content: json(schema) },
         responses: { '2XX': { description: 'Acknowledged; anything else (or a timeout) is retried with backoff' } },
       },

@@ -103,7 +103,11 @@ export function loadConfig(
     seedBalanceMicros: amount(pick('seed-balance', 'SANDBOX_SEED_BALANCE') ?? '0', 'seed balance'),
     depositFeeRatePpm: rate(pick('deposit-fee-rate', 'SANDBOX_DEPOSIT_FEE_RATE') ?? '0.02'),
     missingKeyStatus: Number(
-      oneOf(pick('missing-key-status', 'SANDBOX_MISSING_KEY_STATUS') ?? '401', ['401', '403'] as const, 'missing key status'),
+      oneOf(
+        pick('missing-key-status', 'SANDBOX_MISSING_KEY_STATUS') ?? '401',
+        ['401', '403'] as const,
+        'missing key status',
+      ),
     ) as 401 | 403,
     allowHttpWebhooks:
       values['allow-http-webhooks'] ?? (env.SANDBOX_ALLOW_HTTP_WEBHOOKS ?? 'false').toLowerCase() === 'true',
@@ -115,7 +119,9 @@ export function loadConfig(
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
-    throw new ConfigError(`webhook header prefix must be a header token, got ${JSON.stringify(config.webhookHeaderPrefix)}`);
+    throw new ConfigError(
+      `webhook header prefix must be a header token, got ${JSON.stringify(config.webhookHeaderPrefix)}`,
+    );
   }
   if (config.mode === 'hosted' && !config.adminToken) {
     throw new ConfigError('hosted mode requires an admin token (SANDBOX_ADMIN_TOKEN or --admin-token)');

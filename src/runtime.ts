@@ -83,7 +83,8 @@ export function bootstrapAccount(deps: Deps): Bootstrap | undefined {
       return { accountId: account.id };
     })();
   }
-  const existing = sql(db, "SELECT value FROM meta WHERE key = 'bootstrap_account'").pluck().get() as string | undefined;
+  const existing = sql(db, "SELECT value FROM meta WHERE key = 'bootstrap_account'").pluck().get() as
+    string | undefined;
   if (existing && findAccount(deps, existing)) return undefined;
   return db.transaction(() => {
     const account = newBootstrapAccount(deps);

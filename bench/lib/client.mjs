@@ -25,7 +25,10 @@ export function client(baseUrl) {
   return {
     call,
     async admin(method, path, body) {
-      return ok(await call(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), `${method} ${path}`);
+      return ok(
+        await call(method, path, { body, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }),
+        `${method} ${path}`,
+      );
     },
     /** A partner or simulation call with the account's key; throws on a non-2xx. */
     async post(apiKey, path, body = {}, headers = {}) {

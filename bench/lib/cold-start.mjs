@@ -14,9 +14,12 @@ export async function coldStart(rounds = 5) {
         const db = join(dir, kind === 'fresh' ? `fresh-${i}.db` : 'existing.db');
         const port = await freePort();
         // The defaults of `npm start` (local mode, bootstrap account on an empty database), logs silenced.
-        const s = await startNode(['dist/src/cli/main.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'], {
-          healthUrl: `http://127.0.0.1:${port}/healthz`,
-        });
+        const s = await startNode(
+          ['dist/src/cli/main.js', 'serve', '--db', db, '--port', String(port), '--log-level', 'warn'],
+          {
+            healthUrl: `http://127.0.0.1:${port}/healthz`,
+          },
+        );
         out[kind].push(s.startMs);
         await s.stop();
       }

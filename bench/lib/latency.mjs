@@ -4,11 +4,17 @@ import { Agent, request } from 'node:http';
 function once(agent, url, body, headers) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const req = request(url, { agent, method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ ms: performance.now() - started, status: res.statusCode, body: Buffer.concat(chunks) }));
-    });
+    const req = request(
+      url,
+      { agent, method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ ms: performance.now() - started, status: res.statusCode, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -30,5 +36,10 @@ export async function sequentialLatency(url, body, headers, n = 200) {
   }
   agent.destroy();
   times.sort((a, b) => a - b);
-  return { p50: pct(times, 50), p99: pct(times, 99), max: times[times.length - 1], body: JSON.parse(last.body.toString()) };
+  return {
+    p50: pct(times, 50),
+    p99: pct(times, 99),
+    max: times[times.length - 1],
+    body: JSON.parse(last.body.toString()),
+  };
 }

@@ -7,7 +7,9 @@ export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
 function run(opts) {
   return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, pipelining: 1, ...opts }, (err, result) => (err ? reject(err) : resolve(result)));
+    autocannon({ connections: CONNECTIONS, pipelining: 1, ...opts }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
   });
 }
 

@@ -11,7 +11,10 @@ export function machine() {
     memGiB: (os.totalmem() / 2 ** 30).toFixed(1),
     node: process.version,
     platform: `${os.platform()} ${os.release()}`,
-    loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    loadavg: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
   };
 }
 
@@ -25,7 +28,9 @@ export function render({ when, m, loadEnd, connections, seconds, throughput, pag
     '',
   );
   lines.push(`## Throughput (autocannon, ${connections} connections, ${seconds} s after a 1 s warm-up, loopback)`, '');
-  lines.push('| scenario | req/s | p50 ms | p99 ms | ratio to bare | target | met | non-2xx | server CPU µs/req | CPU ratio |');
+  lines.push(
+    '| scenario | req/s | p50 ms | p99 ms | ratio to bare | target | met | non-2xx | server CPU µs/req | CPU ratio |',
+  );
   lines.push('|---|---:|---:|---:|---:|---|---|---:|---:|---:|');
   const bareCpu = throughput[0].cpuUsPerReq;
   for (const t of throughput) {
@@ -40,12 +45,18 @@ export function render({ when, m, loadEnd, connections, seconds, throughput, pag
     '"CPU ratio" is the bare route\'s server CPU per request over the scenario\'s: the req/s ratio the scenario would',
     'reach if the server had a core to itself. It is steadier than req/s when other work shares the machine.',
   );
-  lines.push('', `## bill/list on one account with ${f0(seedInfo.count)} transactions (sequential, one connection)`, '');
+  lines.push(
+    '',
+    `## bill/list on one account with ${f0(seedInfo.count)} transactions (sequential, one connection)`,
+    '',
+  );
   lines.push(`Seeded with SQL in one transaction in ${f0(seedInfo.seedMs)} ms.`, '');
   lines.push('| page | pageNumber | p50 ms | p99 ms | max ms | target | met |');
   lines.push('|---|---:|---:|---:|---:|---|---|');
   for (const p of pages) {
-    lines.push(`| ${p.name} | ${p.pageNumber} | ${f1(p.p50)} | ${f1(p.p99)} | ${f1(p.max)} | p50 < 10 ms | ${p.p50 < 10 ? 'yes' : '**no**'} |`);
+    lines.push(
+      `| ${p.name} | ${p.pageNumber} | ${f1(p.p50)} | ${f1(p.p99)} | ${f1(p.max)} | p50 < 10 ms | ${p.p50 < 10 ? 'yes' : '**no**'} |`,
+    );
   }
   lines.push('', '## Cold start (`node dist/src/cli/main.js serve` to the first 200 on /healthz)', '');
   lines.push('| database | median ms | max ms | target | met |', '|---|---:|---:|---|---|');

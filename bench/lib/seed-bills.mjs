@@ -22,7 +22,20 @@ export function seedTransactions(dbPath, { accountId, cardId, count }) {
     for (let i = 1; i <= count; i++) {
       const amount = 1_000_000 + (i % 997) * 10_000;
       const at = t0 + i * 1000;
-      insert.run(`txn_bench${String(i).padStart(19, '0')}`, accountId, cardId, binId, amount, amount, amount, at, at, i, i, i);
+      insert.run(
+        `txn_bench${String(i).padStart(19, '0')}`,
+        accountId,
+        cardId,
+        binId,
+        amount,
+        amount,
+        amount,
+        at,
+        at,
+        i,
+        i,
+        i,
+      );
     }
     counter.run(`txn:${accountId}`, count);
     counter.run(`txn-card:${cardId}`, count);

@@ -16,9 +16,13 @@ export async function webhookSchedule(api, acct) {
   await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
   try {
     const url = `http://127.0.0.1:${receiver.address().port}/hook`;
-    const put = await api.call('PUT', '/v1/webhook', { body: { url, enabled: true }, headers: { 'x-api-key': acct.apiKey } });
+    const put = await api.call('PUT', '/v1/webhook', {
+      body: { url, enabled: true },
+      headers: { 'x-api-key': acct.apiKey },
+    });
     if (put.status === 404) return { skipped: 'PUT /v1/webhook is absent (the webhooks branch is not merged)' };
-    if (put.status < 200 || put.status > 299) return { skipped: `PUT /v1/webhook answered ${put.status} ${JSON.stringify(put.body)}` };
+    if (put.status < 200 || put.status > 299)
+      return { skipped: `PUT /v1/webhook answered ${put.status} ${JSON.stringify(put.body)}` };
     await api.post(acct.apiKey, '/sandbox/v1/clock', { mode: 'frozen' });
     await api.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     // Let the first attempt (kicked off the request path) land before the clock moves.

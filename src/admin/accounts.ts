@@ -1,11 +1,5 @@
 import { Hono } from 'hono';
-import {
-  createAccount,
-  getAccount,
-  updateAccount,
-  type Account,
-  type AccountPatch,
-} from '../domain/accounts.js';
+import { createAccount, getAccount, updateAccount, type Account, type AccountPatch } from '../domain/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
 import type { Deps } from '../domain/deps.js';
 import { depositAddressOf, isTronAddress } from '../domain/deposit-address.js';
@@ -63,7 +57,13 @@ export function accountRoutes(deps: Deps) {
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
       const { account, key } = deps.db.transaction(() => {
-        const account = createAccount(deps, { name, depositFeeRatePpm, requireIdempotencyKey, depositAddress, balanceMicros });
+        const account = createAccount(deps, {
+          name,
+          depositFeeRatePpm,
+          requireIdempotencyKey,
+          depositAddress,
+          balanceMicros,
+        });
         return { account, key: issueKey(deps, account.id) };
       })();
       const address = await depositAddressOf(deps, account.id);

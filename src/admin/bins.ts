@@ -48,7 +48,8 @@ function binAdminView(bin: Bin) {
 export function binRoutes(deps: Deps) {
   return new Hono<AppEnv>().put('/bins/:binId', async (c) => {
     const id = c.req.param('binId');
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id)) throw illegal('binId must be 1-64 letters, digits, dots, dashes or underscores');
+    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id))
+      throw illegal('binId must be 1-64 letters, digits, dots, dashes or underscores');
     const body = await readJsonObject(c);
     const fee = section(body, 'fee');
     const limit = section(body, 'limit');

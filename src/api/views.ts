@@ -70,7 +70,11 @@ export function cardDetailView(deps: Deps, account: Account, card: Card) {
 
 export function cardAssetView(deps: Deps, card: Card) {
   const b = cardBalances(deps, card);
-  return { availableAmount: formatMicros(b.availableMicros), frozenAmount: formatMicros(b.frozenMicros), currency: 'USD' };
+  return {
+    availableAmount: formatMicros(b.availableMicros),
+    frozenAmount: formatMicros(b.frozenMicros),
+    currency: 'USD',
+  };
 }
 
 /** A bill/list row: signed two-decimal amount (a spend is negative, a refund positive). */

@@ -29,7 +29,14 @@ export function walletRoutes(deps: Deps) {
             assetType: 'CRYPTO',
             status: 'ACTIVE',
           },
-          { currency: 'USDC', availableAmount: '0', frozenAmount: null, assetType: 'CRYPTO', status: null, active: false },
+          {
+            currency: 'USDC',
+            availableAmount: '0',
+            frozenAmount: null,
+            assetType: 'CRYPTO',
+            status: null,
+            active: false,
+          },
         ],
       });
     })

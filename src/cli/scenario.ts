@@ -74,4 +74,3 @@ export async function runScenarioCommand(argv: string[]): Promise<number> {
   if (values.junit) await writeFile(values.junit, junitReport(results));
   return results.every((r) => r.ok) ? 0 : 1;
 }
-

@@ -7,7 +7,12 @@ import { loadAll, runScenarios } from '../scenario/runner.js';
  * declares `account` gets a fresh account (needs the admin token; its key is printed once); the others act on the
  * ready account (SANDBOX_API_KEY, or the key this start just printed). Any failure stops the server.
  */
-export async function applySeeds(files: string[], baseUrl: string, config: Config, newApiKey: string | undefined): Promise<boolean> {
+export async function applySeeds(
+  files: string[],
+  baseUrl: string,
+  config: Config,
+  newApiKey: string | undefined,
+): Promise<boolean> {
   const loaded = await loadAll(files);
   if (!loaded.ok) {
     process.stderr.write(`card-sandbox serve --seed:\n${fileErrorsReport(loaded.errors)}`);

@@ -61,7 +61,8 @@ export async function runServe(argv: string[]): Promise<number> {
     logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'shutting down: finishing in-flight work');
     server.close(config.shutdownGraceSeconds * 1000).then(
       ({ cut }) => {
-        if (cut) logger.warn({ graceSeconds: config.shutdownGraceSeconds }, 'grace period over: open requests were cut');
+        if (cut)
+          logger.warn({ graceSeconds: config.shutdownGraceSeconds }, 'grace period over: open requests were cut');
         logger.info({}, 'stopped: database checkpointed and closed');
         process.exit(0);
       },

@@ -30,7 +30,11 @@ async function loadValidator(): Promise<Validator> {
 
 type Sink = { write(text: string): unknown };
 
-export async function runVerify(argv: string[], out: Sink = process.stdout, err: Sink = process.stderr): Promise<number> {
+export async function runVerify(
+  argv: string[],
+  out: Sink = process.stdout,
+  err: Sink = process.stderr,
+): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
@@ -91,7 +95,12 @@ export async function runVerify(argv: string[], out: Sink = process.stdout, err:
   try {
     const report = await runChecks(
       { baseUrl: baseUrl!, apiKey: apiKey!, timeoutMs },
-      { strict: values.strict, allowMutations: values['allow-mutations'], maxSpendMicros: maxSpend!, validator: await loadValidator() },
+      {
+        strict: values.strict,
+        allowMutations: values['allow-mutations'],
+        maxSpendMicros: maxSpend!,
+        validator: await loadValidator(),
+      },
       catalogue,
       (r) => out.write(`${formatResult(r)}\n`),
     );

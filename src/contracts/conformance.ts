@@ -47,7 +47,8 @@ export class ConformanceCheck {
   event(envelope: unknown): void {
     const violations = validateEvent(envelope, this.opts);
     const e = (envelope ?? {}) as { id?: unknown; type?: unknown };
-    if (violations.length) this.findings.push({ subject: `event ${String(e.type)} ${String(e.id)}`, violations, body: envelope });
+    if (violations.length)
+      this.findings.push({ subject: `event ${String(e.type)} ${String(e.id)}`, violations, body: envelope });
   }
 
   /** Findings since the last call, and forgets them. */
@@ -70,7 +71,8 @@ export class ConformanceCheck {
       body = text;
     }
     const violations = validateRequest(method, path, body);
-    if (violations.length) this.findings.push({ subject: `${method} ${path} accepted a request its contract refuses`, violations, body });
+    if (violations.length)
+      this.findings.push({ subject: `${method} ${path} accepted a request its contract refuses`, violations, body });
   }
 
   /** An unknown route still answers the one error body (or the bare 403 of a missing key); a success needs a contract. */
@@ -87,7 +89,11 @@ export class ConformanceCheck {
       try {
         body = JSON.parse(text);
       } catch {
-        this.findings.push({ subject: `${method} ${path} -> ${response.status}`, violations: [{ schemaId: '', schemaPath: '', instancePath: '', message: 'body is not JSON' }], body: text.slice(0, 200) });
+        this.findings.push({
+          subject: `${method} ${path} -> ${response.status}`,
+          violations: [{ schemaId: '', schemaPath: '', instancePath: '', message: 'body is not JSON' }],
+          body: text.slice(0, 200),
+        });
         return;
       }
     }
@@ -102,7 +108,9 @@ export class ConformanceCheck {
 export function formatFindings(findings: Finding[]): string {
   return findings
     .map((f) => {
-      const lines = f.violations.map((v) => `  ${v.instancePath || '/'} ${v.message} [${v.schemaId}${v.schemaPath ? ' ' + v.schemaPath : ''}]`);
+      const lines = f.violations.map(
+        (v) => `  ${v.instancePath || '/'} ${v.message} [${v.schemaId}${v.schemaPath ? ' ' + v.schemaPath : ''}]`,
+      );
       return `${f.subject}\n${lines.join('\n')}\n  body: ${JSON.stringify(f.body)?.slice(0, 500)}`;
     })
     .join('\n');

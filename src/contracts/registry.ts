@@ -68,7 +68,10 @@ function findOperation(method: string, path: string): Operation | undefined {
   return load().routes.find((r) => r.method === m && r.pattern.test(bare))?.operation;
 }
 
-function validatorFor(schemaPath: string, opts: ValidateOptions | undefined): { id: string; validate: ValidateFunction } {
+function validatorFor(
+  schemaPath: string,
+  opts: ValidateOptions | undefined,
+): { id: string; validate: ValidateFunction } {
   const l = load();
   const id = l.index.base + schemaPath;
   const validate = (opts?.strict ? l.strict : l.lenient).getSchema(id);
@@ -105,7 +108,12 @@ export function hasContract(method: string, path: string): boolean {
 }
 
 /** The request body against its contract; a route without one is a violation. */
-export function validateRequest(method: string, path: string, body: unknown, opts?: ValidateOptions): ContractViolation[] {
+export function validateRequest(
+  method: string,
+  path: string,
+  body: unknown,
+  opts?: ValidateOptions,
+): ContractViolation[] {
   const op = findOperation(method, path);
   if (!op) return [violation(`no contract for ${method.toUpperCase()} ${path}`)];
   if (op.request === null) {

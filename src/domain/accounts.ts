@@ -83,7 +83,9 @@ export const MAX_SEEDED_MICROS = 5_000_000_000 * 1_000_000;
 export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
   const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
   if (entered + amountMicros > MAX_SEEDED_MICROS) {
-    throw illegal('amount would take the USDT seeded into this account past 5000000000, the sandbox limit; reset the account');
+    throw illegal(
+      'amount would take the USDT seeded into this account past 5000000000, the sandbox limit; reset the account',
+    );
   }
   transfer(deps.db, {
     accountId,
@@ -173,7 +175,14 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
     deps.db,
     `UPDATE accounts SET name = ?, deposit_fee_rate_ppm = ?, require_idempotency_key = ?, deposit_address_mode = ?,
        deposit_address = ? WHERE id = ?`,
-  ).run(next.name, next.depositFeeRatePpm, next.requireIdempotencyKey ? 1 : 0, next.depositAddressMode, next.depositAddress, id);
+  ).run(
+    next.name,
+    next.depositFeeRatePpm,
+    next.requireIdempotencyKey ? 1 : 0,
+    next.depositAddressMode,
+    next.depositAddress,
+    id,
+  );
   forgetAccount(deps.db, id);
   return getAccount(deps, id);
 }

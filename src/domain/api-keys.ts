@@ -21,7 +21,13 @@ export function issueKey(deps: Deps, accountId: string, given?: string): { keyId
   sql(
     deps.db,
     'INSERT INTO api_keys (id, account_id, key_hash, display_prefix, created_at_ms) VALUES (?, ?, ?, ?, ?)',
-  ).run(keyId, accountId, hashApiKey(deps, apiKey), apiKey.slice(0, Math.min(15, Math.floor(apiKey.length / 3))), deps.wallClock());
+  ).run(
+    keyId,
+    accountId,
+    hashApiKey(deps, apiKey),
+    apiKey.slice(0, Math.min(15, Math.floor(apiKey.length / 3))),
+    deps.wallClock(),
+  );
   return { keyId, apiKey };
 }
 
@@ -56,9 +62,9 @@ export function accountForKey(deps: Deps, apiKey: string): { accountId: string; 
   const cache = keyCache(deps.db);
   const hit = cache.get(hash);
   if (hit) return hit;
-  const row = sql(deps.db, 'SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL').get(hash) as
-    | { id: string; account_id: string }
-    | undefined;
+  const row = sql(deps.db, 'SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL').get(
+    hash,
+  ) as { id: string; account_id: string } | undefined;
   if (!row) return undefined;
   const found = { accountId: row.account_id, keyId: row.id };
   if (cache.size >= MAX_CACHED_KEYS) cache.clear();
@@ -75,5 +81,10 @@ export function listKeys(deps: Deps, accountId: string): KeyInfo[] {
     deps.db,
     'SELECT id, display_prefix, created_at_ms, revoked_at_ms FROM api_keys WHERE account_id = ? ORDER BY created_at_ms, id',
   ).all(accountId) as { id: string; display_prefix: string; created_at_ms: number; revoked_at_ms: number | null }[];
-  return rows.map((r) => ({ keyId: r.id, prefix: r.display_prefix, createdAtMs: r.created_at_ms, revokedAtMs: r.revoked_at_ms }));
+  return rows.map((r) => ({
+    keyId: r.id,
+    prefix: r.display_prefix,
+    createdAtMs: r.created_at_ms,
+    revokedAtMs: r.revoked_at_ms,
+  }));
 }

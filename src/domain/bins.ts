@@ -112,10 +112,10 @@ export function binHasCards(db: Db, binId: string): boolean {
 
 /** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
 export function inventoryFor(db: Db, accountId: string, bin: Bin): Inventory {
-  const row = sql(db, 'SELECT available, provisioning FROM account_bin_inventory WHERE account_id = ? AND bin_id = ?').get(
-    accountId,
-    bin.id,
-  ) as { available: number; provisioning: number } | undefined;
+  const row = sql(
+    db,
+    'SELECT available, provisioning FROM account_bin_inventory WHERE account_id = ? AND bin_id = ?',
+  ).get(accountId, bin.id) as { available: number; provisioning: number } | undefined;
   return row
     ? { available: row.available, provisioning: row.provisioning === 1 }
     : { available: bin.inventory, provisioning: bin.provisioning };

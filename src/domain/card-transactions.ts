@@ -159,21 +159,41 @@ function pendingTransaction(deps: Deps, accountId: string, id: string, action: s
  * transaction/clear: posts the hold. For less, the rest returns to the card; for more (a tip), the extra is
  * taken from the card's available balance, and beyond that it is refused.
  */
-export function clearTransaction(deps: Deps, accountId: string, id: string, amountMicros: number | undefined, nowMs: number): void {
+export function clearTransaction(
+  deps: Deps,
+  accountId: string,
+  id: string,
+  amountMicros: number | undefined,
+  nowMs: number,
+): void {
   const t = pendingTransaction(deps, accountId, id, 'cleared');
   const amount = amountMicros ?? t.hold_micros;
   const extra = Math.max(0, amount - t.hold_micros);
   const available = balance(deps.db, accountId, 'card', t.card_id);
   if (extra > available) {
-    throw illegal(`amount exceeds the hold plus the card's available balance (${formatMicros(t.hold_micros + available)})`);
+    throw illegal(
+      `amount exceeds the hold plus the card's available balance (${formatMicros(t.hold_micros + available)})`,
+    );
   }
   deps.db.transaction(() => {
     const common = { accountId, ref: t.id, atMs: nowMs };
     const held = { kind: 'held', cardId: t.card_id } as const;
     const card = { kind: 'card', cardId: t.card_id } as const;
     const merchant = { kind: 'merchant' } as const;
-    transfer(deps.db, { ...common, debit: held, credit: merchant, amountMicros: Math.min(amount, t.hold_micros), reason: 'clear' });
-    transfer(deps.db, { ...common, debit: held, credit: card, amountMicros: Math.max(0, t.hold_micros - amount), reason: 'clear.release' });
+    transfer(deps.db, {
+      ...common,
+      debit: held,
+      credit: merchant,
+      amountMicros: Math.min(amount, t.hold_micros),
+      reason: 'clear',
+    });
+    transfer(deps.db, {
+      ...common,
+      debit: held,
+      credit: card,
+      amountMicros: Math.max(0, t.hold_micros - amount),
+      reason: 'clear.release',
+    });
     transfer(deps.db, { ...common, debit: card, credit: merchant, amountMicros: extra, reason: 'clear.extra' });
     deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
     settle(deps, t, 'CLEARED', nowMs, {
@@ -206,7 +226,13 @@ export function reverseTransaction(deps: Deps, accountId: string, id: string, no
  * transaction/refund: a new REFUND transaction referring to a CLEARED spend, settled at once; refunds in total
  * never exceed the clearing. A refund to a cancelled card goes to the USDT wallet. Returns the new id.
  */
-export function refundTransaction(deps: Deps, accountId: string, id: string, amountMicros: number | undefined, nowMs: number): string {
+export function refundTransaction(
+  deps: Deps,
+  accountId: string,
+  id: string,
+  amountMicros: number | undefined,
+  nowMs: number,
+): string {
   const parent = findTransaction(deps.db, accountId, id);
   if (!parent) throw illegal(TXN_NOT_FOUND);
   if (parent.kind !== 'SPEND' || parent.status !== 'CLEARED') {

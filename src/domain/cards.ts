@@ -51,8 +51,7 @@ export const CARD_CANCEL_JOB = 'card.cancel';
 /** The account's card; another account's card is indistinguishable from none (4001). */
 export function getOwnedCard(deps: Deps, accountId: string, cardId: string): Card {
   const row = sql(deps.db, 'SELECT * FROM cards WHERE id = ? AND account_id = ?').get(cardId, accountId) as
-    | CardRow
-    | undefined;
+    CardRow | undefined;
   if (!row) throw new ApiError('CARD_NOT_FOUND');
   return toCard(row);
 }
@@ -65,12 +64,15 @@ export function listCards(deps: Deps, accountId: string, status?: CardStatus): C
 }
 
 export function hasSettlingTopUp(deps: Deps, cardId: string): boolean {
-  return sql(deps.db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined;
+  return (
+    sql(deps.db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined
+  );
 }
 
 function hasPendingAuthorisation(deps: Deps, cardId: string): boolean {
   return (
-    sql(deps.db, "SELECT 1 FROM transactions WHERE card_id = ? AND status = 'PENDING' LIMIT 1").get(cardId) !== undefined
+    sql(deps.db, "SELECT 1 FROM transactions WHERE card_id = ? AND status = 'PENDING' LIMIT 1").get(cardId) !==
+    undefined
   );
 }
 
@@ -82,7 +84,13 @@ function assertMutable(deps: Deps, card: Card): void {
 }
 
 /** Fails with 8001 below the BIN's minimum or when fees eat the amount, then with 3001 on a short balance. */
-function priceFunding(deps: Deps, account: Account, amountMicros: number, minimalMicros: number, openFeeMicros: number) {
+function priceFunding(
+  deps: Deps,
+  account: Account,
+  amountMicros: number,
+  minimalMicros: number,
+  openFeeMicros: number,
+) {
   if (amountMicros < minimalMicros) throw new ApiError('DEPOSIT_AMOUNT_TOO_SMALL');
   const priced = cardCredit(amountMicros, account.depositFeeRatePpm, openFeeMicros);
   if (priced.creditMicros <= 0) throw new ApiError('DEPOSIT_AMOUNT_TOO_SMALL');
@@ -103,7 +111,13 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
   const inventory = inventoryFor(deps.db, account.id, bin);
   if (inventory.provisioning) throw new ApiError('CARD_PROVISIONING');
   if (inventory.available <= 0) throw new ApiError('CARD_OUT_OF_INVENTORY');
-  const { creditMicros, feeMicros } = priceFunding(deps, account, input.amountMicros, bin.minimalDepositMicros, bin.openFeeMicros);
+  const { creditMicros, feeMicros } = priceFunding(
+    deps,
+    account,
+    input.amountMicros,
+    bin.minimalDepositMicros,
+    bin.openFeeMicros,
+  );
 
   return deps.db.transaction(() => {
     takeFromInventory(deps.db, account.id, bin);
@@ -113,10 +127,31 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
       deps.db,
       `INSERT INTO cards (id, account_id, bin_id, alias, status, last4, open_fee_micros, created_at_ms, seq)
        VALUES (?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?)`,
-    ).run(id, account.id, bin.id, input.alias ?? null, last4, bin.openFeeMicros, nowMs, nextSeq(deps.db, `cards:${account.id}`));
+    ).run(
+      id,
+      account.id,
+      bin.id,
+      input.alias ?? null,
+      last4,
+      bin.openFeeMicros,
+      nowMs,
+      nextSeq(deps.db, `cards:${account.id}`),
+    );
     const common = { accountId: account.id, ref: id, atMs: nowMs };
-    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'card', cardId: id }, amountMicros: creditMicros, reason: 'card.create' });
-    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'fee' }, amountMicros: feeMicros, reason: 'card.create.fee' });
+    transfer(deps.db, {
+      ...common,
+      debit: { kind: 'wallet' },
+      credit: { kind: 'card', cardId: id },
+      amountMicros: creditMicros,
+      reason: 'card.create',
+    });
+    transfer(deps.db, {
+      ...common,
+      debit: { kind: 'wallet' },
+      credit: { kind: 'fee' },
+      amountMicros: feeMicros,
+      reason: 'card.create.fee',
+    });
     emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
     return getOwnedCard(deps, account.id, id);
   })();
@@ -140,8 +175,20 @@ export function depositToCard(deps: Deps, account: Account, cardId: string, amou
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(id, account.id, card.id, amountMicros, creditMicros, feeMicros, nowMs, settlesAt);
     const common = { accountId: account.id, ref: id, atMs: nowMs };
-    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'settling' }, amountMicros: creditMicros, reason: 'topup' });
-    transfer(deps.db, { ...common, debit: { kind: 'wallet' }, credit: { kind: 'fee' }, amountMicros: feeMicros, reason: 'topup.fee' });
+    transfer(deps.db, {
+      ...common,
+      debit: { kind: 'wallet' },
+      credit: { kind: 'settling' },
+      amountMicros: creditMicros,
+      reason: 'topup',
+    });
+    transfer(deps.db, {
+      ...common,
+      debit: { kind: 'wallet' },
+      credit: { kind: 'fee' },
+      amountMicros: feeMicros,
+      reason: 'topup.fee',
+    });
     deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
   })();
 }
@@ -149,8 +196,7 @@ export function depositToCard(deps: Deps, account: Account, cardId: string, amou
 /** Job: a settling top-up reaches the card. */
 export function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
   const t = sql(deps.db, 'SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL').get(topUpId) as
-    | { account_id: string; card_id: string; credit_micros: number }
-    | undefined;
+    { account_id: string; card_id: string; credit_micros: number } | undefined;
   if (!t) return;
   sql(deps.db, 'UPDATE topups SET settled_at_ms = ? WHERE id = ?').run(nowMs, topUpId);
   transfer(deps.db, {
@@ -190,8 +236,7 @@ export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs:
 /** Job: the cancellation completes. */
 export function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
   const row = sql(deps.db, "SELECT account_id FROM cards WHERE id = ? AND status = 'CANCELLING'").get(cardId) as
-    | { account_id: string }
-    | undefined;
+    { account_id: string } | undefined;
   if (!row) return;
   const accountId = row.account_id;
   sql(deps.db, "UPDATE cards SET status = 'CANCELLED' WHERE id = ?").run(cardId);

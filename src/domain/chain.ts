@@ -71,7 +71,17 @@ export function recordTransfer(deps: Deps, accountId: string, input: ChainTransf
       deps.db,
       `INSERT INTO chain_deposits (tx_id, account_id, address, from_address, amount_micros, initial_confirmations,
          created_at_ms, credits_at_ms, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(txId, accountId, input.address, input.fromAddress, input.amountMicros, input.confirmations, nowMs, creditsAt, nextSeq(deps.db, `chain:${accountId}`));
+    ).run(
+      txId,
+      accountId,
+      input.address,
+      input.fromAddress,
+      input.amountMicros,
+      input.confirmations,
+      nowMs,
+      creditsAt,
+      nextSeq(deps.db, `chain:${accountId}`),
+    );
     if (missing === 0) creditDeposit(deps, txId, nowMs);
     else deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
   })();
@@ -96,13 +106,18 @@ function creditDeposit(deps: Deps, txId: string, nowMs: number): void {
 
 /** Deposits of the account, newest first. */
 export function listDeposits(deps: Deps, accountId: string, nowMs: number) {
-  const rows = sql(deps.db, 'SELECT * FROM chain_deposits WHERE account_id = ? ORDER BY seq DESC').all(accountId) as DepositRow[];
+  const rows = sql(deps.db, 'SELECT * FROM chain_deposits WHERE account_id = ? ORDER BY seq DESC').all(
+    accountId,
+  ) as DepositRow[];
   return rows.map((d) => depositView(d, nowMs));
 }
 
 /** USDT seen on chain but not yet confirmed: the wallet's frozenAmount. */
 export function pendingDepositsMicros(deps: Deps, accountId: string): number {
-  return sql(deps.db, 'SELECT COALESCE(SUM(amount_micros), 0) FROM chain_deposits WHERE account_id = ? AND credited_at_ms IS NULL')
+  return sql(
+    deps.db,
+    'SELECT COALESCE(SUM(amount_micros), 0) FROM chain_deposits WHERE account_id = ? AND credited_at_ms IS NULL',
+  )
     .pluck()
     .get(accountId) as number;
 }

@@ -19,7 +19,9 @@ export async function generateTronAddress(): Promise<string> {
 
 export async function isTronAddress(address: string): Promise<boolean> {
   const { utils } = await loadTronweb();
-  return typeof address === 'string' && /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(address) && utils.crypto.isAddressValid(address);
+  return (
+    typeof address === 'string' && /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(address) && utils.crypto.isAddressValid(address)
+  );
 }
 
 /** The account's deposit address, generating it on first need when the account is in 'auto' mode. */

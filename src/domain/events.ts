@@ -73,11 +73,19 @@ interface EventRow {
 }
 
 export function rowToEvent(r: EventRow): StoredEvent {
-  return { seq: r.seq, id: r.id, accountId: r.account_id, type: r.type, created: r.created_s, data: JSON.parse(r.data) };
+  return {
+    seq: r.seq,
+    id: r.id,
+    accountId: r.account_id,
+    type: r.type,
+    created: r.created_s,
+    data: JSON.parse(r.data),
+  };
 }
 
 export function getEvent(db: Db, accountId: string, id: string): StoredEvent | undefined {
-  const row = sql(db, 'SELECT * FROM events WHERE account_id = ? AND id = ?').get(accountId, id) as EventRow | undefined;
+  const row = sql(db, 'SELECT * FROM events WHERE account_id = ? AND id = ?').get(accountId, id) as
+    EventRow | undefined;
   return row && rowToEvent(row);
 }
 

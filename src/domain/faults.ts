@@ -28,7 +28,13 @@ const toRule = (r: FaultRow): FaultRule => ({
   count: r.remaining,
   latencyMs: r.latency_ms,
   ...(r.respond_status !== null
-    ? { respond: { httpStatus: r.respond_status, code: r.respond_code!, ...(r.respond_message ? { message: r.respond_message } : {}) } }
+    ? {
+        respond: {
+          httpStatus: r.respond_status,
+          code: r.respond_code!,
+          ...(r.respond_message ? { message: r.respond_message } : {}),
+        },
+      }
     : {}),
   dropResponse: r.drop_response === 1,
 });
@@ -50,7 +56,16 @@ export function setFaults(db: Db, accountId: string, rules: FaultRule[]): void {
         db,
         `INSERT INTO faults (account_id, path, remaining, latency_ms, respond_status, respond_code, respond_message, drop_response)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(accountId, r.path, r.count, r.latencyMs, r.respond?.httpStatus ?? null, r.respond?.code ?? null, r.respond?.message ?? null, r.dropResponse ? 1 : 0);
+      ).run(
+        accountId,
+        r.path,
+        r.count,
+        r.latencyMs,
+        r.respond?.httpStatus ?? null,
+        r.respond?.code ?? null,
+        r.respond?.message ?? null,
+        r.dropResponse ? 1 : 0,
+      );
     }
   })();
 }
@@ -61,7 +76,9 @@ export function clearFaults(db: Db, accountId: string): void {
 
 /** Rules still armed, in matching order. */
 export function listFaults(db: Db, accountId: string): FaultRule[] {
-  return (sql(db, 'SELECT * FROM faults WHERE account_id = ? AND remaining > 0 ORDER BY id').all(accountId) as FaultRow[]).map(toRule);
+  return (
+    sql(db, 'SELECT * FROM faults WHERE account_id = ? AND remaining > 0 ORDER BY id').all(accountId) as FaultRow[]
+  ).map(toRule);
 }
 
 /** Whether any account has an armed rule (spent rules are deleted): lets every request skip the key lookup in the common case. */

@@ -75,8 +75,7 @@ export function requestHash(body: unknown): string {
  */
 export function findKey(db: Db, accountId: string, key: string, nowMs: number): KeyRecord | undefined {
   const row = sql(db, 'SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?').get(accountId, key) as
-    | KeyRow
-    | undefined;
+    KeyRow | undefined;
   if (!row) return undefined;
   if (row.state === 'done' && row.expires_at_ms <= nowMs) {
     sql(db, 'DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?').run(accountId, key);
@@ -91,7 +90,14 @@ export function findKey(db: Db, accountId: string, key: string, nowMs: number): 
   };
 }
 
-export function reserveKey(db: Db, accountId: string, key: string, endpoint: string, hash: string, nowMs: number): void {
+export function reserveKey(
+  db: Db,
+  accountId: string,
+  key: string,
+  endpoint: string,
+  hash: string,
+  nowMs: number,
+): void {
   sql(
     db,
     `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, created_at_ms, expires_at_ms)
@@ -119,7 +125,17 @@ export function completeKey(
        expires_at_ms) VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body,
        headers = excluded.headers, created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms`,
-  ).run(accountId, key, endpoint, hash, response.status, response.body, JSON.stringify(response.headers), nowMs, nowMs + RETENTION_MS);
+  ).run(
+    accountId,
+    key,
+    endpoint,
+    hash,
+    response.status,
+    response.body,
+    JSON.stringify(response.headers),
+    nowMs,
+    nowMs + RETENTION_MS,
+  );
 }
 
 /** Deletes a bounded batch of expired completed keys of an account (called on the keyed request path). */

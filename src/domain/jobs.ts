@@ -27,7 +27,13 @@ interface JobRow {
   ref: string;
 }
 
-const toJob = (r: JobRow): Job => ({ id: r.id, accountId: r.account_id, dueAtMs: r.due_at_ms, kind: r.kind, ref: r.ref });
+const toJob = (r: JobRow): Job => ({
+  id: r.id,
+  accountId: r.account_id,
+  dueAtMs: r.due_at_ms,
+  kind: r.kind,
+  ref: r.ref,
+});
 
 /** Timers on the account clock, stored in SQLite so they survive a restart. */
 export class JobRunner {
@@ -70,7 +76,12 @@ export class JobRunner {
       const known = this.minForegroundDue.get(accountId);
       if (known !== undefined && dueAtMs < known) this.minForegroundDue.set(accountId, dueAtMs);
     }
-    sql(db, 'INSERT INTO jobs (account_id, due_at_ms, kind, ref) VALUES (?, ?, ?, ?)').run(accountId, dueAtMs, kind, ref);
+    sql(db, 'INSERT INTO jobs (account_id, due_at_ms, kind, ref) VALUES (?, ?, ?, ?)').run(
+      accountId,
+      dueAtMs,
+      kind,
+      ref,
+    );
   }
 
   cancel(db: Db, accountId: string, kind: string, ref: string): void {
@@ -107,10 +118,10 @@ export class JobRunner {
 
   private next(accountId: string, untilMs: number, includeBackground: boolean): Job | undefined {
     const row = includeBackground
-      ? sql(this.deps.db, 'SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT 1').get(
-          accountId,
-          untilMs,
-        )
+      ? sql(
+          this.deps.db,
+          'SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT 1',
+        ).get(accountId, untilMs)
       : sql(
           this.deps.db,
           `SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ?

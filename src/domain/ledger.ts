@@ -42,7 +42,10 @@ export function transfer(db: Db, t: TransferInput): void {
     `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   ).run(t.accountId, debitId, creditId, t.amountMicros, t.reason, t.ref ?? null, t.atMs);
-  const after = sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros')
+  const after = sql(
+    db,
+    'UPDATE ledger_accounts SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros',
+  )
     .pluck()
     .get(t.amountMicros, debitId) as number;
   if (after < 0 && !SOURCES.has(t.debit.kind)) {
@@ -59,7 +62,9 @@ function open(db: Db, accountId: string, kind: LedgerKind, cardId?: string): str
 
 /** Balance of one ledger account (0 when it has never moved). */
 export function balance(db: Db, accountId: string, kind: LedgerKind, cardId?: string): number {
-  const v = sql(db, 'SELECT balance_micros FROM ledger_accounts WHERE id = ?').pluck().get(ledgerId(accountId, kind, cardId));
+  const v = sql(db, 'SELECT balance_micros FROM ledger_accounts WHERE id = ?')
+    .pluck()
+    .get(ledgerId(accountId, kind, cardId));
   return (v as number | undefined) ?? 0;
 }
 
@@ -78,7 +83,16 @@ export function balancesOf(db: Db, ledgerIds: readonly string[]): Map<string, nu
 
 /** Sum of balances by kind for a partner account (cards summed together). */
 export function balancesByKind(db: Db, accountId: string): Record<LedgerKind, number> {
-  const out: Record<LedgerKind, number> = { seed: 0, chain: 0, wallet: 0, settling: 0, fee: 0, merchant: 0, card: 0, held: 0 };
+  const out: Record<LedgerKind, number> = {
+    seed: 0,
+    chain: 0,
+    wallet: 0,
+    settling: 0,
+    fee: 0,
+    merchant: 0,
+    card: 0,
+    held: 0,
+  };
   const rows = sql(
     db,
     'SELECT kind, SUM(balance_micros) AS total FROM ledger_accounts WHERE account_id = ? GROUP BY kind',

@@ -47,7 +47,9 @@ export function formatMicros(micros: number): string {
   const sign = micros < 0 ? '-' : '';
   const abs = Math.abs(micros);
   const whole = Math.floor(abs / MICROS_PER_UNIT);
-  const frac = String(abs % MICROS_PER_UNIT).padStart(6, '0').replace(/0+$/, '');
+  const frac = String(abs % MICROS_PER_UNIT)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return sign + whole + (frac ? '.' + frac : '');
 }
 

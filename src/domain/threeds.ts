@@ -34,7 +34,9 @@ export interface ChallengeInput {
 }
 
 function liveCardCount(deps: Deps, accountId: string): number {
-  return sql(deps.db, "SELECT COUNT(*) FROM cards WHERE account_id = ? AND status != 'CANCELLED'").pluck().get(accountId) as number;
+  return sql(deps.db, "SELECT COUNT(*) FROM cards WHERE account_id = ? AND status != 'CANCELLED'")
+    .pluck()
+    .get(accountId) as number;
 }
 
 /** card/3ds: raises `card.3ds.requested` with the spec's fields; answers the OTP to the simulation caller only. */
@@ -57,14 +59,25 @@ export function raiseChallenge(deps: Deps, accountId: string, input: ChallengeIn
       'INSERT INTO threeds_challenges (id, account_id, card_id, event_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)',
     ).run(input.challengeId, accountId, card.id, event.id, nowMs, expiresAt);
   })();
-  return { challengeId: input.challengeId, otp: otpFor(deps.secret, input.challengeId), expiresAt: new Date(expiresAt).toISOString() };
+  return {
+    challengeId: input.challengeId,
+    otp: otpFor(deps.secret, input.challengeId),
+    expiresAt: new Date(expiresAt).toISOString(),
+  };
 }
 
 /** 3ds/verify: EXPIRED from 600 s on; a code works once, then it is INVALID_OTP like any wrong code. */
-export function verifyChallenge(deps: Deps, accountId: string, challengeId: string, otp: string, nowMs: number): VerifyResult {
-  const row = sql(deps.db, 'SELECT * FROM threeds_challenges WHERE id = ? AND account_id = ?').get(challengeId, accountId) as
-    | { expires_at_ms: number; approved_at_ms: number | null }
-    | undefined;
+export function verifyChallenge(
+  deps: Deps,
+  accountId: string,
+  challengeId: string,
+  otp: string,
+  nowMs: number,
+): VerifyResult {
+  const row = sql(deps.db, 'SELECT * FROM threeds_challenges WHERE id = ? AND account_id = ?').get(
+    challengeId,
+    accountId,
+  ) as { expires_at_ms: number; approved_at_ms: number | null } | undefined;
   if (!row) throw illegal(CHALLENGE_NOT_FOUND);
   if (nowMs >= row.expires_at_ms) return 'EXPIRED';
   const expected = Buffer.from(otpFor(deps.secret, challengeId));
@@ -79,7 +92,8 @@ export function verifyChallenge(deps: Deps, accountId: string, challengeId: stri
 function otpEnricher(deps: Deps) {
   return (db: Deps['db'], event: StoredEvent): Record<string, unknown> | undefined => {
     if (event.type !== 'card.3ds.requested' || !deps.webhooks?.deliver3dsCode(event.accountId)) return undefined;
-    const id = sql(db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(event.id) as string | undefined;
+    const id = sql(db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(event.id) as
+      string | undefined;
     return id ? { otp: otpFor(deps.secret, id) } : undefined;
   };
 }

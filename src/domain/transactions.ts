@@ -38,7 +38,10 @@ export interface TxnRow {
   settled_at_ms: number | null;
 }
 
-export type NewTxn = Omit<TxnRow, 'hold_micros' | 'cleared_micros' | 'refunded_micros' | 'settled_at_ms' | 'bill_currency'> &
+export type NewTxn = Omit<
+  TxnRow,
+  'hold_micros' | 'cleared_micros' | 'refunded_micros' | 'settled_at_ms' | 'bill_currency'
+> &
   Partial<Pick<TxnRow, 'hold_micros' | 'cleared_micros' | 'refunded_micros' | 'settled_at_ms' | 'bill_currency'>>;
 
 /**
@@ -99,7 +102,12 @@ export function listBills(db: Db, scope: BillScope, pageNumber: number, pageSize
     'cardId' in scope
       ? [`txn-card:${scope.cardId}`, 'card_seq', 'card_id = ?', [scope.cardId]]
       : 'binId' in scope
-        ? [`txn-bin:${scope.accountId}:${scope.binId}`, 'bin_seq', 'account_id = ? AND bin_id = ?', [scope.accountId, scope.binId]]
+        ? [
+            `txn-bin:${scope.accountId}:${scope.binId}`,
+            'bin_seq',
+            'account_id = ? AND bin_id = ?',
+            [scope.accountId, scope.binId],
+          ]
         : [`txn:${scope.accountId}`, 'acct_seq', 'account_id = ?', [scope.accountId]];
   const totalElements = currentSeq(db, counter);
   const totalPages = Math.ceil(totalElements / pageSize);

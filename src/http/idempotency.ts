@@ -31,7 +31,8 @@ export function echoIdempotencyKey(): MiddlewareHandler<AppEnv> {
   return async function echoIdempotencyKey(c, next) {
     await next();
     const key = c.req.header('idempotency-key');
-    if (key !== undefined && key.length <= MAX_KEY_LENGTH && KEY_PATTERN.test(key)) c.res.headers.set('Idempotency-Key', key);
+    if (key !== undefined && key.length <= MAX_KEY_LENGTH && KEY_PATTERN.test(key))
+      c.res.headers.set('Idempotency-Key', key);
   };
 }
 
@@ -112,7 +113,13 @@ export async function idempotent(
   return c.body(outcome.stored.body, 200, outcome.stored.headers);
 }
 
-function answerExisting(c: Context<AppEnv>, key: string, endpoint: KeyedEndpoint, hash: string, existing: KeyRecord): Response {
+function answerExisting(
+  c: Context<AppEnv>,
+  key: string,
+  endpoint: KeyedEndpoint,
+  hash: string,
+  existing: KeyRecord,
+): Response {
   if (existing.endpoint !== endpoint || existing.requestHash !== hash) throw new ApiError('IDEMPOTENCY_KEY_MISMATCH');
   if (existing.state === 'in_flight') throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
   return replay(c, key, existing.response);

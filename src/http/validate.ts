@@ -29,7 +29,9 @@ export function requiredAmount(body: Body, field: string, maxDecimals = 6): numb
   if (typeof v !== 'number') throw illegal(`${field} must be a JSON number`);
   const micros = microsFromJsonNumber(v, maxDecimals);
   if (micros === null || micros <= 0 || micros > MAX_AMOUNT_MICROS) {
-    throw illegal(`${field} must be a number greater than 0, at most 1000000000, with at most ${maxDecimals} decimal places`);
+    throw illegal(
+      `${field} must be a number greater than 0, at most 1000000000, with at most ${maxDecimals} decimal places`,
+    );
   }
   return micros;
 }

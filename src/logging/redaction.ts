@@ -22,7 +22,11 @@ export function redactFields(value: unknown, depth = 0): unknown {
   if (depth >= MAX_DEPTH) return '[Truncated]';
   if (Array.isArray(value)) return value.map((v) => redactFields(v, depth + 1));
   if (value instanceof Error) {
-    const plain: Record<string, unknown> = { type: value.constructor?.name ?? value.name, message: value.message, stack: value.stack };
+    const plain: Record<string, unknown> = {
+      type: value.constructor?.name ?? value.name,
+      message: value.message,
+      stack: value.stack,
+    };
     for (const [k, v] of Object.entries(value)) plain[k] = v;
     if (value.cause !== undefined) plain.cause = value.cause;
     return redactFields(plain, depth);

@@ -19,14 +19,21 @@ export function chainRoutes(deps: Deps) {
       const txId = optionalString(body, 'txId', 64);
       if (txId !== undefined && !TX_ID_PATTERN.test(txId)) throw illegal('txId must be 64 hexadecimal characters');
       const from = optionalString(body, 'fromAddress', 34);
-      if (from !== undefined && !(await isTronAddress(from))) throw illegal('fromAddress must be a TRON base58check address');
+      if (from !== undefined && !(await isTronAddress(from)))
+        throw illegal('fromAddress must be a TRON base58check address');
       const accountId = c.get('account').id;
       const address = await depositAddressOf(deps, accountId);
       if (!address) throw new ApiError('ADDRESS_ERROR');
       const deposit = recordTransfer(
         deps,
         accountId,
-        { txId: txId ?? deps.ids.hex(32), address, fromAddress: from ?? (await generateTronAddress()), amountMicros, confirmations },
+        {
+          txId: txId ?? deps.ids.hex(32),
+          address,
+          fromAddress: from ?? (await generateTronAddress()),
+          amountMicros,
+          confirmations,
+        },
         accountNowMs(deps, accountId),
       );
       return c.json({ ...OK, ...deposit });

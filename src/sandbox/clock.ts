@@ -15,12 +15,19 @@ export function clockRoutes(deps: Deps) {
     const body = await readJsonObject(c);
     const mode = optionalEnum(body, 'mode', ['running', 'frozen'] as const);
     const advance = body.advanceSeconds;
-    if (advance !== undefined && (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0 || advance > MAX_ADVANCE_SECONDS)) {
+    if (
+      advance !== undefined &&
+      (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0 || advance > MAX_ADVANCE_SECONDS)
+    ) {
       throw illegal(`advanceSeconds must be a number between 0 and ${MAX_ADVANCE_SECONDS}`);
     }
     const accountId = c.get('account').id;
     if (mode) setClockMode(deps, accountId, mode);
     if (advance !== undefined) await advanceClock(deps, accountId, advance);
-    return c.json({ ...OK, now: new Date(accountNowMs(deps, accountId)).toISOString(), mode: clockMode(deps, accountId) });
+    return c.json({
+      ...OK,
+      now: new Date(accountNowMs(deps, accountId)).toISOString(),
+      mode: clockMode(deps, accountId),
+    });
   });
 }

@@ -30,7 +30,8 @@ function parseRule(raw: unknown, i: number): FaultRule {
     if (!isObject(raw.respond)) throw illegal(`rules[${i}].respond must be an object`);
     const httpStatus = optionalInteger(raw.respond, 'httpStatus', 400, 599);
     const code = optionalInteger(raw.respond, 'code', 1, 2_147_483_647);
-    if (httpStatus === undefined || code === undefined) throw illegal(`rules[${i}].respond needs httpStatus (400-599) and code`);
+    if (httpStatus === undefined || code === undefined)
+      throw illegal(`rules[${i}].respond needs httpStatus (400-599) and code`);
     rule.respond = { httpStatus, code, message: optionalString(raw.respond, 'message') };
   }
   if (rule.respond && rule.dropResponse) throw illegal(`rules[${i}] cannot both respond and drop the response`);

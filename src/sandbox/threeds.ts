@@ -8,7 +8,14 @@ import { CHALLENGE_TYPES, raiseChallenge, verifyChallenge } from '../domain/thre
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
-import { optionalAmount, optionalBoolean, optionalEnum, optionalString, requiredEnum, requiredString } from '../http/validate.js';
+import {
+  optionalAmount,
+  optionalBoolean,
+  optionalEnum,
+  optionalString,
+  requiredEnum,
+  requiredString,
+} from '../http/validate.js';
 
 /** A plausible payment amount (1.00 to 500.00) for a payment challenge raised without one, fixed by its id. */
 function defaultPaymentMicros(challengeId: string): number {
@@ -50,6 +57,9 @@ export function threeDsRoutes(deps: Deps) {
       const challengeId = requiredString(body, 'challengeId');
       const otp = requiredString(body, 'otp', 16);
       const accountId = c.get('account').id;
-      return c.json({ ...OK, result: verifyChallenge(deps, accountId, challengeId, otp, accountNowMs(deps, accountId)) });
+      return c.json({
+        ...OK,
+        result: verifyChallenge(deps, accountId, challengeId, otp, accountNowMs(deps, accountId)),
+      });
     });
 }

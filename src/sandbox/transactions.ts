@@ -15,7 +15,14 @@ import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
 import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
-import { optionalAmount, optionalEnum, optionalString, requiredAmount, requiredString, type Body } from '../http/validate.js';
+import {
+  optionalAmount,
+  optionalEnum,
+  optionalString,
+  requiredAmount,
+  requiredString,
+  type Body,
+} from '../http/validate.js';
 
 // Card amounts are in cents: a merchant amount has at most 2 decimal places.
 const CARD_DECIMALS = 2;
@@ -48,7 +55,12 @@ export function transactionRoutes(deps: Deps) {
       const accountId = c.get('account').id;
       const transactionId = deps.ids.transactionId();
       const merchant = await merchantFor(transactionId, given);
-      const r = authorize(deps, accountId, { transactionId, cardId, amountMicros, currency, merchant, declineReason }, accountNowMs(deps, accountId));
+      const r = authorize(
+        deps,
+        accountId,
+        { transactionId, cardId, amountMicros, currency, merchant, declineReason },
+        accountNowMs(deps, accountId),
+      );
       return c.json({
         ...OK,
         transactionId: r.transactionId,

@@ -10,7 +10,13 @@ export interface ContractViolation {
 }
 
 interface Registry {
-  validateResponse?: (method: string, path: string, status: number, body: unknown, opts: { strict: boolean }) => unknown[];
+  validateResponse?: (
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    opts: { strict: boolean },
+  ) => unknown[];
   validateEvent?: (envelope: unknown, opts: { strict: boolean }) => unknown[];
 }
 

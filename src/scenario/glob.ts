@@ -42,7 +42,12 @@ export async function expandFiles(args: string[], cwd = process.cwd()): Promise<
       continue;
     }
     const segments = arg.split('/');
-    const fixed = segments.slice(0, segments.findIndex((s) => MAGIC.test(s))).join('/');
+    const fixed = segments
+      .slice(
+        0,
+        segments.findIndex((s) => MAGIC.test(s)),
+      )
+      .join('/');
     const re = globRegex(arg.replace(/^\.\//, ''));
     const files = (await walk(join(cwd, fixed || '.')))
       .map((f) => relative(cwd, f).split(sep).join('/'))

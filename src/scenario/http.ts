@@ -10,10 +10,18 @@ export interface Exchange {
   ms: number;
 }
 
-const SECRET_HEADERS: Record<string, string> = { 'x-api-key': '$SANDBOX_API_KEY', authorization: 'Bearer $SANDBOX_ADMIN_TOKEN' };
+const SECRET_HEADERS: Record<string, string> = {
+  'x-api-key': '$SANDBOX_API_KEY',
+  authorization: 'Bearer $SANDBOX_ADMIN_TOKEN',
+};
 
 /** Sends one JSON request with fetch; a network failure is thrown with the URL. */
-export async function send(method: string, url: string, headers: Record<string, string>, body: unknown): Promise<Exchange> {
+export async function send(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<Exchange> {
   const started = performance.now();
   const hasBody = body !== undefined && method !== 'GET';
   const sent = hasBody ? { 'Content-Type': 'application/json', ...headers } : headers;
@@ -26,7 +34,16 @@ export async function send(method: string, url: string, headers: Record<string, 
     // No HTTP answer at all (reset, refused): status 0, so a file can expect a lost response with `status: 0`.
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
     const error = cause?.code ?? cause?.message ?? (err as Error).message;
-    return { method, url, headers: sent, body: hasBody ? body : undefined, status: 0, responseHeaders: {}, responseBody: { networkError: error }, ms: Math.round(performance.now() - started) };
+    return {
+      method,
+      url,
+      headers: sent,
+      body: hasBody ? body : undefined,
+      status: 0,
+      responseHeaders: {},
+      responseBody: { networkError: error },
+      ms: Math.round(performance.now() - started),
+    };
   }
   let parsed: unknown = text;
   try {
@@ -36,7 +53,16 @@ export async function send(method: string, url: string, headers: Record<string, 
   }
   const responseHeaders: Record<string, string> = {};
   res.headers.forEach((v, k) => (responseHeaders[k] = v));
-  return { method, url, headers: sent, body: hasBody ? body : undefined, status: res.status, responseHeaders, responseBody: parsed, ms: Math.round(performance.now() - started) };
+  return {
+    method,
+    url,
+    headers: sent,
+    body: hasBody ? body : undefined,
+    status: res.status,
+    responseHeaders,
+    responseBody: parsed,
+    ms: Math.round(performance.now() - started),
+  };
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -19,13 +19,14 @@ export async function loadScenario(file: string, cwd = process.cwd()): Promise<S
   return { file: relative(cwd, resolve(cwd, file)) || file, ...root };
 }
 
-async function loadFile(
-  path: string,
-  cwd: string,
-  chain: string[],
-): Promise<Omit<Scenario, 'file'>> {
+async function loadFile(path: string, cwd: string, chain: string[]): Promise<Omit<Scenario, 'file'>> {
   const shown = relative(cwd, path) || path;
-  if (chain.includes(path)) throw new ScenarioFileError(shown, 1, `include cycle: ${[...chain, path].map((p) => relative(cwd, p)).join(' -> ')}`);
+  if (chain.includes(path))
+    throw new ScenarioFileError(
+      shown,
+      1,
+      `include cycle: ${[...chain, path].map((p) => relative(cwd, p)).join(' -> ')}`,
+    );
   let text: string;
   try {
     text = await readFile(path, 'utf8');

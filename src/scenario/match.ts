@@ -32,7 +32,14 @@ function typeOf(v: unknown): string {
 /** Exact decimal comparison without floats: "49", "49.00" and 49 are equal; 0.1+0.2 is never involved. */
 export function decimalEquals(a: unknown, b: unknown): boolean {
   const norm = (v: unknown): string | undefined => {
-    const s = typeof v === 'number' ? (Number.isFinite(v) ? numberText(v) : undefined) : typeof v === 'string' ? v.trim() : undefined;
+    const s =
+      typeof v === 'number'
+        ? Number.isFinite(v)
+          ? numberText(v)
+          : undefined
+        : typeof v === 'string'
+          ? v.trim()
+          : undefined;
     const m = s === undefined ? null : /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(s);
     if (!m) return undefined;
     const int = m[2].replace(/^0+(?=\d)/, '');
@@ -66,12 +73,14 @@ function matchOne(key: MatcherKey, arg: unknown, actual: unknown, path: string, 
     case '$type': {
       const want = String(arg);
       const got = typeOf(actual);
-      const ok = want === got || (want === 'number' && got === 'integer') || (want === 'present' && actual !== undefined);
+      const ok =
+        want === got || (want === 'number' && got === 'integer') || (want === 'present' && actual !== undefined);
       if (!ok) fail(`a value of type ${want}`);
       return;
     }
     case '$regex':
-      if (typeof actual !== 'string' || !regexOf(String(arg)).test(actual)) fail(`a string matching ${String(regexOf(String(arg)))}`);
+      if (typeof actual !== 'string' || !regexOf(String(arg)).test(actual))
+        fail(`a string matching ${String(regexOf(String(arg)))}`);
       return;
     case '$decimal':
       if (!decimalEquals(arg, actual)) fail(`the decimal ${String(arg)}`);
@@ -88,7 +97,8 @@ function matchOne(key: MatcherKey, arg: unknown, actual: unknown, path: string, 
       return;
     }
     case '$length':
-      if (!(Array.isArray(actual) || typeof actual === 'string') || actual.length !== arg) fail(`length ${String(arg)}`);
+      if (!(Array.isArray(actual) || typeof actual === 'string') || actual.length !== arg)
+        fail(`length ${String(arg)}`);
       return;
   }
 }
@@ -108,7 +118,8 @@ function walk(expected: unknown, actual: unknown, path: string, out: Mismatch[])
       out.push({ path, expected: `an array of ${expected.length}`, actual: show(actual) });
       return;
     }
-    if (actual.length !== expected.length) out.push({ path, expected: `${expected.length} items`, actual: `${actual.length} items` });
+    if (actual.length !== expected.length)
+      out.push({ path, expected: `${expected.length} items`, actual: `${actual.length} items` });
     expected.forEach((e, i) => walk(e, actual[i], `${path}[${i}]`, out));
     return;
   }
@@ -118,7 +129,12 @@ function walk(expected: unknown, actual: unknown, path: string, out: Mismatch[])
       return;
     }
     for (const [k, v] of Object.entries(expected)) {
-      walk(v, (actual as Record<string, unknown>)[k], /^[A-Za-z_]\w*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`, out);
+      walk(
+        v,
+        (actual as Record<string, unknown>)[k],
+        /^[A-Za-z_]\w*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`,
+        out,
+      );
     }
     return;
   }

@@ -99,7 +99,9 @@ export class Receiver {
       const v = key ? req.headers[key] : undefined;
       return Array.isArray(v) ? v[0] : v;
     };
-    const signatureError = inbox.secret ? signatureProblem(inbox.secret, header('signature'), raw) : 'no webhook secret known';
+    const signatureError = inbox.secret
+      ? signatureProblem(inbox.secret, header('signature'), raw)
+      : 'no webhook secret known';
     let envelope: Record<string, unknown> = {};
     try {
       envelope = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;

@@ -2,7 +2,11 @@ import type { Mismatch } from './match.js';
 import type { FileResult, StepResult } from './results.js';
 import type { ScenarioFileError } from './types.js';
 
-const indent = (text: string, pad: string) => text.split('\n').map((l) => pad + l).join('\n');
+const indent = (text: string, pad: string) =>
+  text
+    .split('\n')
+    .map((l) => pad + l)
+    .join('\n');
 
 /** One line per step. */
 export function stepLine(step: StepResult): string {
@@ -39,7 +43,8 @@ export function consoleReport(results: FileResult[], totalMs: number, { blocks =
   const failures = results.flatMap((r) => r.steps.filter((s) => !s.ok));
   if (failures.length > 0) out.push('', 'Failures:', '', ...failures.map((s) => `${failureText(s)}\n`));
   const failed = results.filter((r) => !r.ok).length;
-  if (results.some((r) => r.contractsSkipped)) out.push('note: no contract registry available, responses were not validated against contracts');
+  if (results.some((r) => r.contractsSkipped))
+    out.push('note: no contract registry available, responses were not validated against contracts');
   out.push(`${results.length - failed} passed, ${failed} failed, ${results.length} files in ${totalMs} ms`);
   return `${out.join('\n')}\n`;
 }
@@ -49,7 +54,8 @@ export function fileErrorsReport(errors: ScenarioFileError[]): string {
 }
 
 const xml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
+  s
+    .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
     // Control characters are not allowed in XML 1.0.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
@@ -76,7 +82,11 @@ export function tapReport(results: FileResult[]): string {
     out.push(`${r.ok ? 'ok' : 'not ok'} ${i + 1} - ${r.file}: ${r.name}`);
     const failed = r.steps.find((s) => !s.ok);
     if (failed) {
-      out.push('  ---', `  message: ${JSON.stringify(failed.failure!.message)}`, `  at: ${JSON.stringify(`${failed.file}:${failed.line}`)}`);
+      out.push(
+        '  ---',
+        `  message: ${JSON.stringify(failed.failure!.message)}`,
+        `  at: ${JSON.stringify(`${failed.file}:${failed.line}`)}`,
+      );
       out.push(`  step: ${JSON.stringify(failed.label)}`);
       if (failed.failure!.curl) out.push('  curl: |', indent(failed.failure!.curl, '    '));
       if (failed.failure!.diff?.length) out.push('  diff: |', indent(diffText(failed.failure!.diff), '    '));

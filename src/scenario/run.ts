@@ -66,7 +66,10 @@ export class ScenarioRun {
           line: 1,
           ok: false,
           ms: 0,
-          failure: { message: `${bad.length} delivery(ies) failed verification: ${bad[0].problem}`, actual: bad.map((d) => ({ ...d.envelope, data: redactOtp(d.envelope.data) })) },
+          failure: {
+            message: `${bad.length} delivery(ies) failed verification: ${bad[0].problem}`,
+            actual: bad.map((d) => ({ ...d.envelope, data: redactOtp(d.envelope.data) })),
+          },
         });
       }
     }
@@ -89,7 +92,12 @@ export class ScenarioRun {
       const failure =
         err instanceof StepFailed
           ? err.failure
-          : { message: err instanceof TemplateError ? err.message : `error: ${err instanceof Error ? err.message : String(err)}` };
+          : {
+              message:
+                err instanceof TemplateError
+                  ? err.message
+                  : `error: ${err instanceof Error ? err.message : String(err)}`,
+            };
       return { label, file, line, ok: false, ms: Math.round(performance.now() - started), failure };
     }
   }
@@ -118,16 +126,25 @@ export class ScenarioRun {
         await this.call({ sandbox: 'clock', body: { mode: 'frozen' } });
       }
     } else {
-      if (!this.target.apiKey) throw new StepFailed({ message: 'no account: give --admin-token (a fresh account per file) or --api-key' });
-      const needsAdmin = (['depositFeeRate', 'requireIdempotencyKey', 'depositAddress'] as const).filter((k) => account?.[k] !== undefined);
-      if (needsAdmin.length > 0) throw new StepFailed({ message: `account.${needsAdmin.join(', account.')} needs --admin-token` });
+      if (!this.target.apiKey)
+        throw new StepFailed({ message: 'no account: give --admin-token (a fresh account per file) or --api-key' });
+      const needsAdmin = (['depositFeeRate', 'requireIdempotencyKey', 'depositAddress'] as const).filter(
+        (k) => account?.[k] !== undefined,
+      );
+      if (needsAdmin.length > 0)
+        throw new StepFailed({ message: `account.${needsAdmin.join(', account.')} needs --admin-token` });
       this.vars.apiKey = this.target.apiKey;
       // Without the operator API, the shared account is reset to the file's balance so files start alike.
       if (account?.balance !== undefined) {
-        await this.call(this.opts.seeding ? { sandbox: 'wallet/seed', body: { amount: account.balance } } : { sandbox: 'reset', body: { balance: account.balance } });
+        await this.call(
+          this.opts.seeding
+            ? { sandbox: 'wallet/seed', body: { amount: account.balance } }
+            : { sandbox: 'reset', body: { balance: account.balance } },
+        );
       }
     }
-    const wantsWebhook = this.scenario.webhook || this.scenario.steps.some((s) => 'expectWebhook' in s || 'receiver' in s);
+    const wantsWebhook =
+      this.scenario.webhook || this.scenario.steps.some((s) => 'expectWebhook' in s || 'receiver' in s);
     if (wantsWebhook) await this.configureWebhook();
   }
 
@@ -142,7 +159,12 @@ export class ScenarioRun {
     });
     let secret = (x.responseBody as { secret?: string } | undefined)?.secret;
     // An existing configuration answers without the secret; rotating is the only way to learn one.
-    if (!secret) secret = ((await this.call({ request: 'POST /v1/webhook/rotate-secret', expect: { contract: false } })).responseBody as { secret?: string }).secret;
+    if (!secret)
+      secret = (
+        (await this.call({ request: 'POST /v1/webhook/rotate-secret', expect: { contract: false } })).responseBody as {
+          secret?: string;
+        }
+      ).secret;
     if (!secret) throw new StepFailed({ message: 'the webhook configuration returned no secret' });
     this.inbox.secret = secret;
   }
@@ -171,7 +193,11 @@ export class ScenarioRun {
   /** One request: render, send, check status, headers, body and contract, then capture. */
   private async call(step: Call): Promise<Exchange> {
     const [method, rawPath] =
-      'request' in step ? step.request.split(' ') : 'admin' in step ? step.admin.split(' ') : ['POST', `/sandbox/v1/${step.sandbox}`];
+      'request' in step
+        ? step.request.split(' ')
+        : 'admin' in step
+          ? step.admin.split(' ')
+          : ['POST', `/sandbox/v1/${step.sandbox}`];
     const path = String(render(rawPath, this.vars));
     const isAdmin = 'admin' in step;
     const headers: Record<string, string> = {};
@@ -181,13 +207,19 @@ export class ScenarioRun {
     } else if (step.auth !== 'none') {
       headers['X-API-KEY'] = String(this.vars.apiKey);
     }
-    for (const [k, v] of Object.entries((render(step.headers ?? {}, this.vars) as Record<string, unknown>) ?? {})) headers[k] = String(v);
+    for (const [k, v] of Object.entries((render(step.headers ?? {}, this.vars) as Record<string, unknown>) ?? {}))
+      headers[k] = String(v);
     const body = step.body !== undefined ? render(step.body, this.vars) : method === 'POST' ? {} : undefined;
     const x = await send(method, `${this.target.baseUrl}${path}`, headers, body);
     const expect = (step.expect ? render(step.expect, this.vars) : {}) as Expect;
     const diff = await this.check(x, expect, path, 'request' in step);
     if (diff.length > 0) {
-      throw new StepFailed({ message: `${method} ${path} answered ${x.status}, not as expected`, curl: asCurl(x), diff, actual: x.responseBody });
+      throw new StepFailed({
+        message: `${method} ${path} answered ${x.status}, not as expected`,
+        curl: asCurl(x),
+        diff,
+        actual: x.responseBody,
+      });
     }
     // A rotation (or a first PUT) made by the file itself changes the secret deliveries are signed with.
     const secret = (x.responseBody as { secret?: unknown } | undefined)?.secret;
@@ -215,7 +247,12 @@ export class ScenarioRun {
     if (partnerApi && expect.contract !== false && x.status !== 0) {
       const violations = await contractViolations(x.method, path, x.status, x.responseBody);
       if (violations === undefined) this.contractsSkipped = true;
-      for (const v of violations ?? []) diff.push({ path: `contract ${v.instancePath || '(body)'}`, expected: 'the documented shape', actual: v.message });
+      for (const v of violations ?? [])
+        diff.push({
+          path: `contract ${v.instancePath || '(body)'}`,
+          expected: 'the documented shape',
+          actual: v.message,
+        });
     }
     return diff;
   }
@@ -245,7 +282,11 @@ export class ScenarioRun {
       if (violations && violations.length > 0) {
         throw new StepFailed({
           message: `the ${want.type} event breaks its contract`,
-          diff: violations.map((v) => ({ path: `contract ${v.instancePath || '(body)'}`, expected: 'the documented shape', actual: v.message })),
+          diff: violations.map((v) => ({
+            path: `contract ${v.instancePath || '(body)'}`,
+            expected: 'the documented shape',
+            actual: v.message,
+          })),
           actual: { ...d.envelope, data: redactOtp(d.envelope.data) },
         });
       }

@@ -35,7 +35,9 @@ export async function loadAll(files: string[], cwd = process.cwd()): Promise<Loa
  * files are independent. One receiver serves every file through a private inbox each.
  */
 export async function runScenarios(scenarios: Scenario[], opts: RunnerOptions = {}): Promise<FileResult[]> {
-  const needsReceiver = scenarios.some((s) => s.webhook || s.steps.some((st) => 'expectWebhook' in st || 'receiver' in st));
+  const needsReceiver = scenarios.some(
+    (s) => s.webhook || s.steps.some((st) => 'expectWebhook' in st || 'receiver' in st),
+  );
   const receiver = needsReceiver ? new Receiver() : undefined;
   const host = opts.receiverHost ?? '127.0.0.1';
   await receiver?.start(host, isLoopback(host) ? host : '0.0.0.0');
@@ -66,7 +68,14 @@ async function runOne(scenario: Scenario, opts: RunnerOptions, receiver: Receive
     target = opts.baseUrl ? remoteTarget(opts.baseUrl, opts.apiKey, opts.adminToken) : await inProcessTarget();
   } catch (err) {
     const message = `cannot start the sandbox: ${err instanceof Error ? err.message : String(err)}`;
-    return { file: scenario.file, name: scenario.name, ok: false, ms: 0, contractsSkipped: false, steps: [{ label: 'start sandbox', file: scenario.file, line: 1, ok: false, ms: 0, failure: { message } }] };
+    return {
+      file: scenario.file,
+      name: scenario.name,
+      ok: false,
+      ms: 0,
+      contractsSkipped: false,
+      steps: [{ label: 'start sandbox', file: scenario.file, line: 1, ok: false, ms: 0, failure: { message } }],
+    };
   }
   try {
     return await new ScenarioRun(scenario, target, receiver, opts).run();

@@ -26,7 +26,12 @@ export async function awaitDeliveries(inbox: Inbox, want: WebhookWant): Promise<
   const deadline = Date.now() + want.withinSeconds * 1000;
   const matching = () =>
     inbox.deliveries.flatMap((d, i) =>
-      !inbox.claimed.has(i) && d.type === type && (id === undefined || d.envelope.id === id) && (data === undefined || match(data, d.envelope.data).length === 0) ? [i] : [],
+      !inbox.claimed.has(i) &&
+      d.type === type &&
+      (id === undefined || d.envelope.id === id) &&
+      (data === undefined || match(data, d.envelope.data).length === 0)
+        ? [i]
+        : [],
     );
   let found = matching();
   const enough = () => (count === undefined ? found.length >= 1 : count > 0 && found.length >= count);
@@ -44,7 +49,9 @@ export async function awaitDeliveries(inbox: Inbox, want: WebhookWant): Promise<
     throw new StepFailed({
       message: `expected ${count ?? 'at least 1'} ${type} webhook(s)${data === undefined ? '' : ' with matching data'}, received ${found.length}`,
       diff: sameType.length > 0 && data !== undefined ? match(data, sameType[0].envelope.data, '$.data') : undefined,
-      actual: inbox.deliveries.filter((_, i) => !inbox.claimed.has(i)).map((d) => ({ type: d.type, data: redactOtp(d.envelope.data) })),
+      actual: inbox.deliveries
+        .filter((_, i) => !inbox.claimed.has(i))
+        .map((d) => ({ type: d.type, data: redactOtp(d.envelope.data) })),
     });
   }
   const claimed = found.slice(0, count ?? 1).map((i) => {
@@ -52,6 +59,10 @@ export async function awaitDeliveries(inbox: Inbox, want: WebhookWant): Promise<
     return inbox.deliveries[i];
   });
   const bad = claimed.find((d) => d.problem);
-  if (bad) throw new StepFailed({ message: `webhook delivery is wrong: ${bad.problem}`, actual: { ...bad.envelope, data: redactOtp(bad.envelope.data) } });
+  if (bad)
+    throw new StepFailed({
+      message: `webhook delivery is wrong: ${bad.problem}`,
+      actual: { ...bad.envelope, data: redactOtp(bad.envelope.data) },
+    });
   return claimed;
 }

@@ -9,7 +9,13 @@ export interface ContractViolation {
 
 /** The contract side of the harness, injected so the checks never depend on where schemas come from. */
 export interface Validator {
-  validateResponse(method: string, path: string, status: number, body: unknown, opts?: { strict?: boolean }): ContractViolation[];
+  validateResponse(
+    method: string,
+    path: string,
+    status: number,
+    body: unknown,
+    opts?: { strict?: boolean },
+  ): ContractViolation[];
   hasContract(method: string, path: string): boolean;
   validateEvent?(envelope: unknown, opts?: { strict?: boolean }): ContractViolation[];
 }
@@ -123,7 +129,9 @@ export class CheckContext {
   /** Reserves part of the spend budget; skips the check when the run would exceed --max-spend. */
   spend(micros: number): void {
     if (this.state.spentMicros + micros > this.options.maxSpendMicros) {
-      this.skip(`would exceed --max-spend (${this.state.spentMicros + micros} > ${this.options.maxSpendMicros} micro-USDT)`);
+      this.skip(
+        `would exceed --max-spend (${this.state.spentMicros + micros} > ${this.options.maxSpendMicros} micro-USDT)`,
+      );
     }
     this.state.spentMicros += micros;
   }

@@ -74,7 +74,11 @@ export async function call(target: Target, method: string, path: string, opts: C
 
 /** The useful part of fetch's "fetch failed": ECONNREFUSED, ENOTFOUND, a timeout. */
 function networkCause(err: unknown): string {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string; errors?: { code?: string }[] } };
+  const e = err as {
+    name?: string;
+    message?: string;
+    cause?: { code?: string; message?: string; errors?: { code?: string }[] };
+  };
   if (e.name === 'TimeoutError') return 'no answer within the timeout';
   return e.cause?.code ?? e.cause?.errors?.[0]?.code ?? e.cause?.message ?? e.message ?? String(err);
 }

@@ -17,12 +17,15 @@ export function formatResult(r: CheckResult): string {
 
 export function summary(report: RunReport): string {
   const count = (s: CheckResult['status']) => report.results.filter((r) => r.status === s).length;
-  return `${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped against ${report.target}` +
-    `${report.isSandbox ? ' (card sandbox)' : ''}; spent ${report.spentMicros / 1_000_000} USDT`;
+  return (
+    `${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped against ${report.target}` +
+    `${report.isSandbox ? ' (card sandbox)' : ''}; spent ${report.spentMicros / 1_000_000} USDT`
+  );
 }
 
 const xml = (s: string) =>
-  s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
+  s
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
     // XML 1.0 has no representation for most control characters.
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 

@@ -1,4 +1,12 @@
-import { CheckAborted, CheckContext, CheckSkipped, type Check, type RunState, type Violation, type VerifyOptions } from './context.js';
+import {
+  CheckAborted,
+  CheckContext,
+  CheckSkipped,
+  type Check,
+  type RunState,
+  type Violation,
+  type VerifyOptions,
+} from './context.js';
 import { call, TargetUnreachable, type Target } from './http.js';
 
 export interface CheckResult {

@@ -23,9 +23,18 @@ describe('bill/list binId (spec Errors: 4004 BIN_NOT_FOUND, unknown card BIN)', 
   });
 
   it('a known BIN with no transactions is still an empty page, and a disabled BIN can still be read', async () => {
-    expect((await list({ binId: 'VISA-EFI-454924' })).body).toMatchObject({ code: 0, transactions: [], totalElements: 0 });
+    expect((await list({ binId: 'VISA-EFI-454924' })).body).toMatchObject({
+      code: 0,
+      transactions: [],
+      totalElements: 0,
+    });
     await sb.admin('put', '/admin/v1/bins/OFF-BIN', { bin: '411111', enabled: false });
-    expect((await list({ binId: 'OFF-BIN' })).body).toMatchObject({ code: 0, transactions: [], totalPages: 0, last: true });
+    expect((await list({ binId: 'OFF-BIN' })).body).toMatchObject({
+      code: 0,
+      transactions: [],
+      totalPages: 0,
+      last: true,
+    });
   });
 
   it('binId is ignored when cardId is given (spec: binId is used when cardId is omitted)', async () => {

@@ -23,7 +23,11 @@ function capture(): Logger {
 const key = () => acct.apiKey;
 const sim = (path: string, body: Record<string, unknown>) => sb.post(key(), `/sandbox/v1/${path}`, body);
 const putWebhook = (body: Record<string, unknown>) =>
-  request(sb.server).put('/v1/webhook').set('X-API-KEY', key()).set('Content-Type', 'application/json').send(JSON.stringify(body));
+  request(sb.server)
+    .put('/v1/webhook')
+    .set('X-API-KEY', key())
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify(body));
 const flush = () => sb.advance(key(), 0);
 const bodiesOf = (type: string) => rx.received.filter((r) => r.body.type === type);
 
@@ -112,7 +116,11 @@ describe('Events: every transaction event delivered matches the spec table field
     }
     expect(updated.map((u) => u.body.data.status)).toEqual(['CLEARED', 'CANCELLED', 'REFUND', 'DECLINED']);
     expect(updated[0].body.data).toMatchObject({ billAmount: 10, transactionAmount: 10, cardId });
-    expect(updated[1].body.data).toMatchObject({ transactionCurrency: 'EUR', transactionAmount: 3, billCurrency: 'USD' });
+    expect(updated[1].body.data).toMatchObject({
+      transactionCurrency: 'EUR',
+      transactionAmount: 3,
+      billCurrency: 'USD',
+    });
   });
 
   it('a PENDING authorisation left 7 days is delivered as transaction.updated CANCELLED', async () => {
@@ -132,7 +140,12 @@ describe('Events: card lifecycle events carry exactly the spec data', () => {
       expect((await sb.post(key(), path, { cardId })).status).toBe(200);
     }
     await sb.advance(key(), 5);
-    expect(rx.received.map((r) => r.body.type)).toEqual(['card.created', 'card.frozen', 'card.unfrozen', 'card.cancelled']);
+    expect(rx.received.map((r) => r.body.type)).toEqual([
+      'card.created',
+      'card.frozen',
+      'card.unfrozen',
+      'card.cancelled',
+    ]);
     for (const got of rx.received) expectSpecEnvelope(got);
     expect(rx.received[0].body.data).toEqual({ cardId, binId: 'VISA-EFI-454924', status: 'ACTIVE' });
     for (const got of rx.received.slice(1)) expect(got.body.data).toEqual({ cardId });

@@ -35,8 +35,20 @@ beforeAll(async () => {
     server.close();
   };
   proc = await startServe([
-    'serve', '--db', ':memory:', '--port', '0', '--admin-token', 't', '--api-key', 'k', '--seed-balance', '1000',
-    '--allow-http-webhooks', '--log-level', 'debug',
+    'serve',
+    '--db',
+    ':memory:',
+    '--port',
+    '0',
+    '--admin-token',
+    't',
+    '--api-key',
+    'k',
+    '--seed-balance',
+    '1000',
+    '--allow-http-webhooks',
+    '--log-level',
+    'debug',
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -71,7 +83,12 @@ describe('the served process, as a partner drives it', () => {
     const card = await call('POST', '/v1/card/create', { amount: 50, currency: 'USDT' });
     expect(card.status).toBe(200);
     const cardId = card.body.cardId as string;
-    const challenge = await call('POST', '/sandbox/v1/card/3ds', { cardId, type: 'payment', merchant: 'Shop', amount: 1.5 });
+    const challenge = await call('POST', '/sandbox/v1/card/3ds', {
+      cardId,
+      type: 'payment',
+      merchant: 'Shop',
+      amount: 1.5,
+    });
     expect(challenge.status).toBe(200);
     const sensitive = await call('POST', '/v1/card/sensitiveInfo', { cardId });
 
@@ -88,7 +105,9 @@ describe('the served process, as a partner drives it', () => {
     });
     expect(delivered.headers['service-event-id']).toBe(delivered.body.id);
     expect(delivered.headers['service-event-type']).toBe('card.3ds.requested');
-    expect(verifyWebhookSignature({ rawBody: delivered.raw, header: delivered.headers['service-signature'], secret }).ok).toBe(true);
+    expect(
+      verifyWebhookSignature({ rawBody: delivered.raw, header: delivered.headers['service-signature'], secret }).ok,
+    ).toBe(true);
 
     const events = await call('POST', '/sandbox/v1/events', { type: 'card.3ds.requested' });
     expect(JSON.stringify(events.body)).not.toContain(challenge.body.otp);

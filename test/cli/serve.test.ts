@@ -60,7 +60,11 @@ describe('card-sandbox serve', () => {
 
   it('uses the environment when no flag is given', async () => {
     const port = await freePort();
-    const env = cleanEnv({ SANDBOX_PORT: String(port), SANDBOX_DB: join(dir, 'env-only.db'), SANDBOX_MISSING_KEY_STATUS: '403' });
+    const env = cleanEnv({
+      SANDBOX_PORT: String(port),
+      SANDBOX_DB: join(dir, 'env-only.db'),
+      SANDBOX_MISSING_KEY_STATUS: '403',
+    });
     const proc = await startServe(['serve'], { env });
     try {
       expect(proc.url).toBe(`http://127.0.0.1:${port}`);
@@ -126,7 +130,9 @@ describe('card-sandbox serve', () => {
 
   it('hosted mode makes no ready account unless asked for, and the operator API takes the admin token', async () => {
     const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-1' });
-    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted.db')], { env });
+    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted.db')], {
+      env,
+    });
     try {
       expect(proc.stdout()).not.toMatch(/API key/);
       const created = await fetch(`${proc.url}/admin/v1/accounts`, {
@@ -144,7 +150,9 @@ describe('card-sandbox serve', () => {
 
   it('hosted mode makes the ready account when asked for with SANDBOX_BOOTSTRAP=true', async () => {
     const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-2', SANDBOX_BOOTSTRAP: 'true' });
-    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted-boot.db')], { env });
+    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted-boot.db')], {
+      env,
+    });
     try {
       const key = /API key \(shown once, keep it\): (\S+)/.exec(proc.stdout())?.[1];
       expect((await assetList(proc.url, key)).status).toBe(200);
@@ -154,11 +162,14 @@ describe('card-sandbox serve', () => {
   });
 
   it('runs as `npx --no-install card-sandbox serve` from the project folder', async () => {
-    const proc = await startServe(['--no-install', 'card-sandbox', 'serve', '--port', '0', '--db', join(dir, 'npx.db')], {
-      command: 'npx',
-      cwd: ROOT,
-      detached: true,
-    });
+    const proc = await startServe(
+      ['--no-install', 'card-sandbox', 'serve', '--port', '0', '--db', join(dir, 'npx.db')],
+      {
+        command: 'npx',
+        cwd: ROOT,
+        detached: true,
+      },
+    );
     try {
       expect((await fetch(`${proc.url}/healthz`)).status).toBe(200);
     } finally {

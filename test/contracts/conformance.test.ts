@@ -2,8 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ConformanceCheck, formatFindings } from '../../src/contracts/conformance.js';
 
 const json = (status: number, body: unknown) =>
-  new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
-const post = (path: string, body: unknown = { cardId: 'c' }) => new Request(`http://sandbox${path}`, { method: 'POST', body: JSON.stringify(body) });
+  new Response(body === undefined ? null : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
+const post = (path: string, body: unknown = { cardId: 'c' }) =>
+  new Request(`http://sandbox${path}`, { method: 'POST', body: JSON.stringify(body) });
 
 describe('self-conformance check', () => {
   it('passes a response that matches its contract and hands the caller an unread body', async () => {
@@ -16,7 +20,9 @@ describe('self-conformance check', () => {
 
   it('reports drift: a property the contract lacks, with the route, status, schema and instance path', async () => {
     const check = new ConformanceCheck();
-    await check.wrapFetch(() => json(200, { availableAmount: '1', frozenAmount: '0', currency: 'USD', balance: 1 }))(post('/v1/card/asset'));
+    await check.wrapFetch(() => json(200, { availableAmount: '1', frozenAmount: '0', currency: 'USD', balance: 1 }))(
+      post('/v1/card/asset'),
+    );
     const [finding] = check.take();
     expect(finding.subject).toBe('POST /v1/card/asset -> 200');
     expect(formatFindings([finding])).toMatch(/unevaluated properties \(balance\).*card\/asset\.response\.json/);
@@ -24,7 +30,9 @@ describe('self-conformance check', () => {
 
   it('reports a wrong type (a number where the spec says decimal string) and a success on a route with no contract', async () => {
     const check = new ConformanceCheck();
-    await check.wrapFetch(() => json(200, { availableAmount: 1, frozenAmount: '0', currency: 'USD' }))(post('/v1/card/asset'));
+    await check.wrapFetch(() => json(200, { availableAmount: 1, frozenAmount: '0', currency: 'USD' }))(
+      post('/v1/card/asset'),
+    );
     await check.wrapFetch(() => json(200, { ok: true }))(post('/v1/card/teleport'));
     const findings = check.take();
     expect(findings.map((f) => f.violations[0].instancePath)).toEqual(['/availableAmount', '']);
@@ -42,11 +50,15 @@ describe('self-conformance check', () => {
 
   it('reports a request the sandbox accepted although its contract refuses it (the sandbox is never more lenient)', async () => {
     const check = new ConformanceCheck();
-    await check.wrapFetch(() => json(200, { code: 0, message: 'ok' }))(post('/v1/card/deposit', { cardId: 'c', amount: '10' }));
+    await check.wrapFetch(() => json(200, { code: 0, message: 'ok' }))(
+      post('/v1/card/deposit', { cardId: 'c', amount: '10' }),
+    );
     const [finding] = check.take();
     expect(finding.subject).toBe('POST /v1/card/deposit accepted a request its contract refuses');
     expect(finding.violations[0].instancePath).toBe('/amount');
-    await check.wrapFetch(() => json(400, { code: 400, message: 'amount must be a JSON number' }))(post('/v1/card/deposit', { cardId: 'c', amount: '10' }));
+    await check.wrapFetch(() => json(400, { code: 400, message: 'amount must be a JSON number' }))(
+      post('/v1/card/deposit', { cardId: 'c', amount: '10' }),
+    );
     expect(check.take()).toEqual([]);
   });
 

@@ -23,7 +23,10 @@ function resolvePointer(doc: Doc, ref: string): unknown {
   return ref
     .slice(2)
     .split('/')
-    .reduce<any>((node, part) => (node === undefined ? undefined : node[part.replace(/~1/g, '/').replace(/~0/g, '~')]), doc);
+    .reduce<any>(
+      (node, part) => (node === undefined ? undefined : node[part.replace(/~1/g, '/').replace(/~0/g, '~')]),
+      doc,
+    );
 }
 
 describe('OpenAPI 3.1 document', () => {

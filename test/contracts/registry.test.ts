@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { hasContract, validateEvent, validateRequest, validateResponse } from '../../src/contracts/registry.js';
 
-const card = { cardId: '2026060112345678901234', binId: 'VISA-EFI-454924', cardStatus: 'ACTIVE', maskedCardNo: '**** **** **** 1234', cardBrand: 'Visa', openFee: 0 };
+const card = {
+  cardId: '2026060112345678901234',
+  binId: 'VISA-EFI-454924',
+  cardStatus: 'ACTIVE',
+  maskedCardNo: '**** **** **** 1234',
+  cardBrand: 'Visa',
+  openFee: 0,
+};
 
 describe('contract registry', () => {
   it('finds routes with path parameters and query strings, and only those the contracts list', () => {
@@ -16,15 +23,31 @@ describe('contract registry', () => {
   it('is lenient about extra properties by default and flags them with strict, naming the property', () => {
     expect(validateResponse('POST', '/v1/card/create', 200, { ...card, extra: 1 })).toEqual([]);
     const [v] = validateResponse('POST', '/v1/card/create', 200, { ...card, extra: 1 }, { strict: true });
-    expect(v).toMatchObject({ schemaId: expect.stringContaining('api/card/create.response.json'), instancePath: '', message: expect.stringContaining('extra') });
+    expect(v).toMatchObject({
+      schemaId: expect.stringContaining('api/card/create.response.json'),
+      instancePath: '',
+      message: expect.stringContaining('extra'),
+    });
   });
 
   it('types amounts as the spec states: decimal strings in card/asset, numbers in card/list', () => {
     const asset = { availableAmount: '49', frozenAmount: '0', currency: 'USD' };
     expect(validateResponse('POST', '/v1/card/asset', 200, asset)).toEqual([]);
-    expect(validateResponse('POST', '/v1/card/asset', 200, { ...asset, availableAmount: 49 })[0].instancePath).toBe('/availableAmount');
-    const item = { cardId: 'c', binId: 'b', cardStatus: 'ACTIVE', maskedCardNo: '************1234', availableBalance: '49', frozenAmount: 0, currency: 'USD' };
-    expect(validateResponse('POST', '/v1/card/list', 200, { cardList: [item] })[0].instancePath).toBe('/cardList/0/availableBalance');
+    expect(validateResponse('POST', '/v1/card/asset', 200, { ...asset, availableAmount: 49 })[0].instancePath).toBe(
+      '/availableAmount',
+    );
+    const item = {
+      cardId: 'c',
+      binId: 'b',
+      cardStatus: 'ACTIVE',
+      maskedCardNo: '************1234',
+      availableBalance: '49',
+      frozenAmount: 0,
+      currency: 'USD',
+    };
+    expect(validateResponse('POST', '/v1/card/list', 200, { cardList: [item] })[0].instancePath).toBe(
+      '/cardList/0/availableBalance',
+    );
   });
 
   it('judges errors by status: the error body, 11002 on 401, an empty 403, and unlisted success statuses', () => {
@@ -53,7 +76,13 @@ describe('contract registry', () => {
   });
 
   it('shows the webhook secret only where the spec allows it', () => {
-    const config = { configured: true, url: 'https://example.com/hook', enabled: true, deliver3dsCode: false, secretPrefix: 'whsec_abcdefgh' };
+    const config = {
+      configured: true,
+      url: 'https://example.com/hook',
+      enabled: true,
+      deliver3dsCode: false,
+      secretPrefix: 'whsec_abcdefgh',
+    };
     expect(validateResponse('GET', '/v1/webhook', 200, config, { strict: true })).toEqual([]);
     expect(validateResponse('GET', '/v1/webhook', 200, { configured: false }, { strict: true })).toEqual([]);
     expect(validateResponse('GET', '/v1/webhook', 200, { ...config, secret: 'whsec_x' })).not.toEqual([]);

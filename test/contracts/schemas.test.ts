@@ -57,13 +57,22 @@ describe('contracts/', () => {
     expect(withExamples.length).toBeGreaterThan(10);
     for (const f of withExamples) {
       const validate = ajv.getSchema(f.schema.$id)!;
-      for (const example of f.schema.examples as unknown[]) expect([f.path, validate(example), validate.errors]).toEqual([f.path, true, null]);
+      for (const example of f.schema.examples as unknown[])
+        expect([f.path, validate(example), validate.errors]).toEqual([f.path, true, null]);
     }
   });
 
   it('lists the seven event types of the spec', () => {
     expect(Object.keys(readIndex(dir).events.types).sort()).toEqual(
-      ['card.3ds.requested', 'card.cancelled', 'card.created', 'card.frozen', 'card.unfrozen', 'transaction.created', 'transaction.updated'].sort(),
+      [
+        'card.3ds.requested',
+        'card.cancelled',
+        'card.created',
+        'card.frozen',
+        'card.unfrozen',
+        'transaction.created',
+        'transaction.updated',
+      ].sort(),
     );
   });
 });

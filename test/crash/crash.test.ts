@@ -58,7 +58,8 @@ beforeAll(async () => {
     req.on('end', () => {
       try {
         const evt = JSON.parse(Buffer.concat(chunks).toString()) as { type: string; data: { cardId?: string } };
-        if (evt.type === 'card.created' && evt.data.cardId) delivered.set(evt.data.cardId, (delivered.get(evt.data.cardId) ?? 0) + 1);
+        if (evt.type === 'card.created' && evt.data.cardId)
+          delivered.set(evt.data.cardId, (delivered.get(evt.data.cardId) ?? 0) + 1);
       } catch {
         // not an event
       }
@@ -101,7 +102,10 @@ async function allCards(): Promise<Map<string, { available: number; frozen: numb
   expect(res.status).toBe(200);
   const out = new Map<string, { available: number; frozen: number }>();
   for (const c of res.body.cardList) {
-    out.set(c.cardId, { available: Math.round(c.availableBalance * MICRO), frozen: Math.round(c.frozenAmount * MICRO) });
+    out.set(c.cardId, {
+      available: Math.round(c.availableBalance * MICRO),
+      frozen: Math.round(c.frozenAmount * MICRO),
+    });
   }
   return out;
 }
@@ -122,93 +126,101 @@ async function clearedSpendMicros(): Promise<number> {
 }
 
 describe('crash safety: SIGKILL at random moments under concurrent traffic, then restart', () => {
-  it('keeps money conserved, every acknowledged operation, and no idempotency key stuck in flight', async () => {
-    const random = prng(SEED);
-    const cards: string[] = [];
-    const everyOp: KeyedOp[] = [];
-    for (let round = 1; round <= ROUNDS; round++) {
-      let stop!: () => void;
-      const stopped = new Promise<void>((r) => (stop = r));
-      const traffic = runTraffic(
-        {
-          url: server.url,
-          apiKey,
-          cards,
-          random,
-          keyPrefix: `r${round}`,
-          workers: 8,
-          extra: hasAuthorize ? authorizeAndClear(cards) : undefined,
-        },
-        stopped,
-      );
-      await new Promise((r) => setTimeout(r, 150 + Math.floor(random() * 600)));
-      stop();
-      await server.kill('SIGKILL');
-      const ops = await traffic;
-      const cut = ops.filter((o) => !o.answer).length;
-      await server.start();
+  it(
+    'keeps money conserved, every acknowledged operation, and no idempotency key stuck in flight',
+    async () => {
+      const random = prng(SEED);
+      const cards: string[] = [];
+      const everyOp: KeyedOp[] = [];
+      for (let round = 1; round <= ROUNDS; round++) {
+        let stop!: () => void;
+        const stopped = new Promise<void>((r) => (stop = r));
+        const traffic = runTraffic(
+          {
+            url: server.url,
+            apiKey,
+            cards,
+            random,
+            keyPrefix: `r${round}`,
+            workers: 8,
+            extra: hasAuthorize ? authorizeAndClear(cards) : undefined,
+          },
+          stopped,
+        );
+        await new Promise((r) => setTimeout(r, 150 + Math.floor(random() * 600)));
+        stop();
+        await server.kill('SIGKILL');
+        const ops = await traffic;
+        const cut = ops.filter((o) => !o.answer).length;
+        await server.start();
 
-      // The database file itself: debits equal credits, counters agree with transfers, no key left in flight.
-      const ledger = checkLedgerFile(join(dir, 'crash.db'));
-      expect(ledger, `round ${round} (CRASH_SEED=${SEED})`).toEqual({
-        unbalancedAccounts: [],
-        driftedCounters: [],
-        negativeBalances: [],
-        keysInFlight: 0,
-      });
+        // The database file itself: debits equal credits, counters agree with transfers, no key left in flight.
+        const ledger = checkLedgerFile(join(dir, 'crash.db'));
+        expect(ledger, `round ${round} (CRASH_SEED=${SEED})`).toEqual({
+          unbalancedAccounts: [],
+          driftedCounters: [],
+          negativeBalances: [],
+          keysInFlight: 0,
+        });
 
-      // Every key gets a final answer on retry: an acknowledged one replays the same body, a cut one either
-      // replays (it committed before the kill) or executes now; never 4212, never 5xx.
-      for (const op of ops) {
-        const retry = await post(op.path, op.body, { 'idempotency-key': op.key });
-        expect(retry.status, `${op.key} ${JSON.stringify(retry.body)}`).toBeLessThan(500);
-        expect(retry.body?.code, op.key).not.toBe(4212);
-        if (op.answer?.status === 200) {
-          expect(retry.replayed, `${op.key} was acknowledged, so its record must be there`).toBe(true);
-          expect(retry.body).toEqual(op.answer.body);
+        // Every key gets a final answer on retry: an acknowledged one replays the same body, a cut one either
+        // replays (it committed before the kill) or executes now; never 4212, never 5xx.
+        for (const op of ops) {
+          const retry = await post(op.path, op.body, { 'idempotency-key': op.key });
+          expect(retry.status, `${op.key} ${JSON.stringify(retry.body)}`).toBeLessThan(500);
+          expect(retry.body?.code, op.key).not.toBe(4212);
+          if (op.answer?.status === 200) {
+            expect(retry.replayed, `${op.key} was acknowledged, so its record must be there`).toBe(true);
+            expect(retry.body).toEqual(op.answer.body);
+          }
+          if (op.path === '/v1/card/create' && retry.status === 200 && !cards.includes(retry.body.cardId)) {
+            cards.push(retry.body.cardId);
+          }
+          op.answer = retry;
         }
-        if (op.path === '/v1/card/create' && retry.status === 200 && !cards.includes(retry.body.cardId)) {
-          cards.push(retry.body.cardId);
+        everyOp.push(...ops);
+
+        // Let every top-up settle (and every webhook retry fall due, when webhooks exist).
+        await post('/sandbox/v1/clock', { advanceSeconds: hasWebhooks ? 18 * 3600 : 10 });
+        const seen = await allCards();
+        const created = everyOp.filter((o) => o.path === '/v1/card/create' && o.answer!.status === 200);
+        expect(new Set(seen.keys()), 'the cards are exactly the acknowledged creates').toEqual(
+          new Set(created.map((o) => o.answer!.body.cardId as string)),
+        );
+
+        const wallet = await post('/v1/wallet/assetList', {});
+        const walletMicros = Math.round(Number(wallet.body.assetList[0].availableAmount) * MICRO);
+        const onCards = [...seen.values()].reduce((s, c) => s + c.available + c.frozen, 0);
+        const spent = hasAuthorize ? await clearedSpendMicros() : 0;
+        expect(walletMicros + onCards + spent, 'seed == wallet + cards + cleared spend').toBe(SEED_BALANCE * MICRO);
+
+        if (!hasAuthorize) {
+          // Without spending, each card holds exactly what its acknowledged create and deposits put on it.
+          const expected = new Map<string, number>();
+          for (const o of created) expected.set(o.answer!.body.cardId, (o.body.amount as number) * MICRO);
+          for (const o of everyOp.filter((x) => x.path === '/v1/card/deposit' && x.answer!.status === 200)) {
+            const id = o.body.cardId as string;
+            expected.set(id, (expected.get(id) ?? 0) + (o.body.amount as number) * MICRO);
+          }
+          for (const [id, micros] of expected) expect(seen.get(id)?.available, id).toBe(micros);
         }
-        op.answer = retry;
+
+        if (hasWebhooks) {
+          // Deliveries pending at the kill resume after the restart: every card's card.created arrives.
+          const deadline = Date.now() + 5000;
+          while (created.some((o) => !delivered.has(o.answer!.body.cardId)) && Date.now() < deadline) {
+            await new Promise((r) => setTimeout(r, 50));
+          }
+          const missing = created
+            .filter((o) => !delivered.has(o.answer!.body.cardId))
+            .map((o) => o.answer!.body.cardId);
+          expect(missing, 'card.created events never delivered').toEqual([]);
+        }
+        console.log(
+          `[crash] round ${round}: ${ops.length} keyed ops (${cut} cut by the kill, all final on retry), ${created.length} cards`,
+        );
       }
-      everyOp.push(...ops);
-
-      // Let every top-up settle (and every webhook retry fall due, when webhooks exist).
-      await post('/sandbox/v1/clock', { advanceSeconds: hasWebhooks ? 18 * 3600 : 10 });
-      const seen = await allCards();
-      const created = everyOp.filter((o) => o.path === '/v1/card/create' && o.answer!.status === 200);
-      expect(new Set(seen.keys()), 'the cards are exactly the acknowledged creates').toEqual(
-        new Set(created.map((o) => o.answer!.body.cardId as string)),
-      );
-
-      const wallet = await post('/v1/wallet/assetList', {});
-      const walletMicros = Math.round(Number(wallet.body.assetList[0].availableAmount) * MICRO);
-      const onCards = [...seen.values()].reduce((s, c) => s + c.available + c.frozen, 0);
-      const spent = hasAuthorize ? await clearedSpendMicros() : 0;
-      expect(walletMicros + onCards + spent, 'seed == wallet + cards + cleared spend').toBe(SEED_BALANCE * MICRO);
-
-      if (!hasAuthorize) {
-        // Without spending, each card holds exactly what its acknowledged create and deposits put on it.
-        const expected = new Map<string, number>();
-        for (const o of created) expected.set(o.answer!.body.cardId, (o.body.amount as number) * MICRO);
-        for (const o of everyOp.filter((x) => x.path === '/v1/card/deposit' && x.answer!.status === 200)) {
-          const id = o.body.cardId as string;
-          expected.set(id, (expected.get(id) ?? 0) + (o.body.amount as number) * MICRO);
-        }
-        for (const [id, micros] of expected) expect(seen.get(id)?.available, id).toBe(micros);
-      }
-
-      if (hasWebhooks) {
-        // Deliveries pending at the kill resume after the restart: every card's card.created arrives.
-        const deadline = Date.now() + 5000;
-        while (created.some((o) => !delivered.has(o.answer!.body.cardId)) && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        const missing = created.filter((o) => !delivered.has(o.answer!.body.cardId)).map((o) => o.answer!.body.cardId);
-        expect(missing, 'card.created events never delivered').toEqual([]);
-      }
-      console.log(`[crash] round ${round}: ${ops.length} keyed ops (${cut} cut by the kill, all final on retry), ${created.length} cards`);
-    }
-  }, 60_000 + ROUNDS * 20_000);
+    },
+    60_000 + ROUNDS * 20_000,
+  );
 });

@@ -34,7 +34,10 @@ export function checkLedgerFile(dbPath: string): LedgerReport {
       .prepare("SELECT id FROM ledger_accounts WHERE balance_micros < 0 AND kind NOT IN ('seed', 'chain')")
       .pluck()
       .all() as string[];
-    const keysInFlight = db.prepare("SELECT COUNT(*) FROM idempotency_keys WHERE state = 'in_flight'").pluck().get() as number;
+    const keysInFlight = db
+      .prepare("SELECT COUNT(*) FROM idempotency_keys WHERE state = 'in_flight'")
+      .pluck()
+      .get() as number;
     return { unbalancedAccounts: unbalanced, driftedCounters: drifted, negativeBalances: negative, keysInFlight };
   } finally {
     db.close();

@@ -34,7 +34,18 @@ export class ServerProcess {
     if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first`);
     const child = spawn(
       process.execPath,
-      [MAIN, 'serve', '--db', this.dbPath, '--port', String(this.port), '--admin-token', ADMIN_TOKEN, '--log-level', 'warn'],
+      [
+        MAIN,
+        'serve',
+        '--db',
+        this.dbPath,
+        '--port',
+        String(this.port),
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--log-level',
+        'warn',
+      ],
       { env: { ...process.env, SANDBOX_BOOTSTRAP: 'false' }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     let stderr = '';

@@ -40,7 +40,11 @@ export async function call(
     body: JSON.stringify(body),
   });
   const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, replayed: res.headers.get('idempotent-replayed') === 'true' };
+  return {
+    status: res.status,
+    body: text ? JSON.parse(text) : undefined,
+    replayed: res.headers.get('idempotent-replayed') === 'true',
+  };
 }
 
 export interface TrafficOptions {

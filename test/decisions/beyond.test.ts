@@ -45,7 +45,13 @@ describe('X-Request-Id from the caller', () => {
 describe('faults helpers', () => {
   it('are never faulted themselves, so a rule can always be cleared', async () => {
     const rule = { path: '/sandbox/v1/faults/clear', respond: { httpStatus: 503, code: 9999 } };
-    expect((await sb.post(acct.apiKey, '/sandbox/v1/faults', { rules: [rule, { path: '/v1/card/list', respond: { httpStatus: 503, code: 9999 } }] })).status).toBe(200);
+    expect(
+      (
+        await sb.post(acct.apiKey, '/sandbox/v1/faults', {
+          rules: [rule, { path: '/v1/card/list', respond: { httpStatus: 503, code: 9999 } }],
+        })
+      ).status,
+    ).toBe(200);
     const cleared = await sb.post(acct.apiKey, '/sandbox/v1/faults/clear', {});
     expect(cleared.status).toBe(200);
     expect((await sb.post(acct.apiKey, '/v1/card/list', {})).status).toBe(200);

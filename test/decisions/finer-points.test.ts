@@ -26,10 +26,13 @@ describe('FX to USD', () => {
     ['HKD', 100, 12.88], // 12.87680
     ['CNY', 100, 14.08], // 14.084
     ['USD', 12.34, 12.34], // no conversion, no fx fee
-  ])('converts %s with the fixed rate table: billAmount = round_half_up_to_cent(amount * rate * (1 + fee.fx))', async (currency, amount, bill) => {
-    const res = await authorize({ amount, currency });
-    expect(res.body).toMatchObject({ status: 'PENDING', billAmount: bill });
-  });
+  ])(
+    'converts %s with the fixed rate table: billAmount = round_half_up_to_cent(amount * rate * (1 + fee.fx))',
+    async (currency, amount, bill) => {
+      const res = await authorize({ amount, currency });
+      expect(res.body).toMatchObject({ status: 'PENDING', billAmount: bill });
+    },
+  );
 
   it('rounds half up to the cent', async () => {
     // With fee.fx 0.5: 0.25 EUR * 1.08 * 1.5 = 0.405 exactly -> 0.41 (half up, not half to even, not a float
@@ -41,13 +44,19 @@ describe('FX to USD', () => {
 });
 
 describe('Decline reasons', () => {
-  it.each(['CARD_NOT_ACTIVE', 'INSUFFICIENT_FUNDS', 'DAILY_LIMIT_EXCEEDED', 'DO_NOT_HONOR', 'SUSPECTED_FRAUD', 'INVALID_CVV', 'EXPIRED_CARD', 'MERCHANT_BLOCKED'])(
-    'accepts %s as a forced decline reason',
-    async (reason) => {
-      const res = await authorize({ amount: 1, declineReason: reason });
-      expect(res.body).toMatchObject({ status: 'DECLINED', declineReason: reason });
-    },
-  );
+  it.each([
+    'CARD_NOT_ACTIVE',
+    'INSUFFICIENT_FUNDS',
+    'DAILY_LIMIT_EXCEEDED',
+    'DO_NOT_HONOR',
+    'SUSPECTED_FRAUD',
+    'INVALID_CVV',
+    'EXPIRED_CARD',
+    'MERCHANT_BLOCKED',
+  ])('accepts %s as a forced decline reason', async (reason) => {
+    const res = await authorize({ amount: 1, declineReason: reason });
+    expect(res.body).toMatchObject({ status: 'DECLINED', declineReason: reason });
+  });
 
   it('refuses an unknown forced decline reason with 400', async () => {
     const res = await authorize({ amount: 1, declineReason: 'BECAUSE' });

@@ -25,7 +25,10 @@ describe('card/sensitiveInfo', () => {
     expect((await post('/v1/card/detail', { cardId })).body.cardStatus).toBe('CANCELLING');
     expect((await post('/v1/card/sensitiveInfo', { cardId })).body).toEqual(active.body);
     await sb.advance(acct.apiKey, 5);
-    expect((await post('/v1/card/sensitiveInfo', { cardId })).body).toEqual({ code: 400, message: 'card is cancelled' });
+    expect((await post('/v1/card/sensitiveInfo', { cardId })).body).toEqual({
+      code: 400,
+      message: 'card is cancelled',
+    });
   });
 });
 
@@ -33,7 +36,8 @@ describe('card/list status filter', () => {
   it('accepts CANCELLING and CANCELLED as well as ACTIVE and FROZEN', async () => {
     const cardId = await newCard(sb, acct.apiKey, 10);
     await post('/v1/card/cancel', { cardId });
-    const ids = async (status: string) => (await post('/v1/card/list', { status })).body.cardList.map((c: { cardId: string }) => c.cardId);
+    const ids = async (status: string) =>
+      (await post('/v1/card/list', { status })).body.cardList.map((c: { cardId: string }) => c.cardId);
     expect(await ids('CANCELLING')).toEqual([cardId]);
     await sb.advance(acct.apiKey, 5);
     expect(await ids('CANCELLING')).toEqual([]);

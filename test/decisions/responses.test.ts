@@ -47,7 +47,11 @@ describe('Responses', () => {
     const created = await post('/v1/card/create', { amount: 10, currency: 'USDT' });
     const { cardId } = created.body;
     const agent = request(sb.server);
-    const put = await agent.put('/v1/webhook').set('X-API-KEY', acct.apiKey).set('Content-Type', 'application/json').send({ url: 'https://example.com/h' });
+    const put = await agent
+      .put('/v1/webhook')
+      .set('X-API-KEY', acct.apiKey)
+      .set('Content-Type', 'application/json')
+      .send({ url: 'https://example.com/h' });
     const answers = [
       created,
       await post('/v1/card/list'),
@@ -56,7 +60,11 @@ describe('Responses', () => {
       await post('/v1/card/sensitiveInfo', { cardId }),
       put,
       await agent.get('/v1/webhook').set('X-API-KEY', acct.apiKey),
-      await agent.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey).set('Content-Type', 'application/json').send('{}'),
+      await agent
+        .post('/v1/webhook/rotate-secret')
+        .set('X-API-KEY', acct.apiKey)
+        .set('Content-Type', 'application/json')
+        .send('{}'),
     ];
     for (const res of answers) {
       expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -13,11 +13,14 @@ beforeEach(async () => {
 afterEach(() => sb.close());
 
 describe('the simulation API', () => {
-  it.each(['wallet/seed', 'clock', 'reset', 'card/authorize', 'faults'])('is never mounted under /v1: /v1/%s is 404', async (path) => {
-    const res = await sb.post(acct.apiKey, `/v1/${path}`, { amount: 5 });
-    expect(res.status).toBe(404);
-    expect(res.body.code).toBe(404);
-  });
+  it.each(['wallet/seed', 'clock', 'reset', 'card/authorize', 'faults'])(
+    'is never mounted under /v1: /v1/%s is 404',
+    async (path) => {
+      const res = await sb.post(acct.apiKey, `/v1/${path}`, { amount: 5 });
+      expect(res.status).toBe(404);
+      expect(res.body.code).toBe(404);
+    },
+  );
 
   it('acts only on the calling account: another account balance is untouched by its seed', async () => {
     const other = await sb.account({ balance: 10 });
@@ -30,7 +33,13 @@ describe('the simulation API', () => {
 
   it('the default BIN starts with an inventory of 10,000 cards', async () => {
     const res = await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: 'VISA-EFI-454924' });
-    expect(res.body).toEqual({ code: 0, message: 'ok', binId: 'VISA-EFI-454924', available: 10_000, provisioning: false });
+    expect(res.body).toEqual({
+      code: 0,
+      message: 'ok',
+      binId: 'VISA-EFI-454924',
+      available: 10_000,
+      provisioning: false,
+    });
   });
 
   it('GET /healthz answers {status: "ok"} without authentication', async () => {

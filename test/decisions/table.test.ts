@@ -27,8 +27,16 @@ function rows(): Row[] {
   const out: Row[] = [];
   TABLE.split('\n').forEach((text, i) => {
     if (!text.startsWith('|') || /^\|\s*-/.test(text) || /^\|\s*Decision\s*\|/.test(text)) return;
-    const cells = text.slice(1, -1).split(' | ').map((c) => c.trim());
-    out.push({ line: LINE_OFFSET + i + 1, decision: cells[0] ?? '', where: cells[1] ?? '', refs: (cells[2] ?? '').split('<br>') });
+    const cells = text
+      .slice(1, -1)
+      .split(' | ')
+      .map((c) => c.trim());
+    out.push({
+      line: LINE_OFFSET + i + 1,
+      decision: cells[0] ?? '',
+      where: cells[1] ?? '',
+      refs: (cells[2] ?? '').split('<br>'),
+    });
   });
   return out;
 }
@@ -52,7 +60,9 @@ describe('README decisions table: it can never rot', () => {
   const all = rows();
 
   it('has one row per decision in each section of behaviour.md, and more', () => {
-    const sections = TABLE.split('\n').filter((l) => l.startsWith('### ')).map((l) => l.slice(4));
+    const sections = TABLE.split('\n')
+      .filter((l) => l.startsWith('### '))
+      .map((l) => l.slice(4));
     expect(sections).toEqual([
       '1. Money',
       '2. Identities and formats',
@@ -90,7 +100,8 @@ describe('README decisions table: it can never rot', () => {
         const [, file, title] = m as unknown as [string, string, string];
         const path = join(ROOT, file);
         if (!existsSync(path)) problems.push(`line ${row.line}: no file ${file}`);
-        else if (!declaresTitle(readFileSync(path, 'utf8'), title)) problems.push(`line ${row.line}: no test "${title}" in ${file}`);
+        else if (!declaresTitle(readFileSync(path, 'utf8'), title))
+          problems.push(`line ${row.line}: no test "${title}" in ${file}`);
       }
     }
     expect(problems).toEqual([]);
@@ -98,7 +109,10 @@ describe('README decisions table: it can never rot', () => {
 
   it('every "Where" path exists', () => {
     const missing = all.flatMap((row) =>
-      [...row.where.matchAll(/`((?:src|test)\/[^`]+)`/g)].map((m) => m[1]!).filter((p) => !existsSync(join(ROOT, p))).map((p) => `line ${row.line}: ${p}`),
+      [...row.where.matchAll(/`((?:src|test)\/[^`]+)`/g)]
+        .map((m) => m[1]!)
+        .filter((p) => !existsSync(join(ROOT, p)))
+        .map((p) => `line ${row.line}: ${p}`),
     );
     expect(missing).toEqual([]);
   });

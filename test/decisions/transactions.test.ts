@@ -15,7 +15,8 @@ beforeEach(async () => {
 afterEach(() => sb.close());
 
 const authorize = (body: Record<string, unknown>) => sim(sb, acct.apiKey, 'card/authorize', { cardId, ...body });
-const bills = async () => (await sb.post(acct.apiKey, '/v1/bill/list', { cardId })).body.transactions as Record<string, unknown>[];
+const bills = async () =>
+  (await sb.post(acct.apiKey, '/v1/bill/list', { cardId })).body.transactions as Record<string, unknown>[];
 
 describe('bill/list transactionTime and order', () => {
   it('transactionTime is the moment first seen and never changes; ties are broken by creation order, later first', async () => {
@@ -27,7 +28,10 @@ describe('bill/list transactionTime and order', () => {
     await sim(sb, acct.apiKey, 'transaction/clear', { transactionId: first });
     const rows = await bills();
     // Rows carry no id: the amounts tell them apart (the second authorisation, 20, is listed first).
-    expect(rows.map((t) => [t.amount, t.status])).toEqual([['-20.00', 'PENDING'], ['-10.00', 'COMPLETED']]);
+    expect(rows.map((t) => [t.amount, t.status])).toEqual([
+      ['-20.00', 'PENDING'],
+      ['-10.00', 'COMPLETED'],
+    ]);
     expect(rows.map((t) => t.transactionTime)).toEqual(seenAt);
   });
 });
@@ -38,7 +42,10 @@ describe('the daily spend window', () => {
     const { transactionId } = (await authorize({ amount: 30 })).body;
     await sim(sb, acct.apiKey, 'transaction/clear', { transactionId });
     expect((await sim(sb, acct.apiKey, 'transaction/refund', { transactionId })).status).toBe(200);
-    expect((await authorize({ amount: 1 })).body).toMatchObject({ status: 'DECLINED', declineReason: 'DAILY_LIMIT_EXCEEDED' });
+    expect((await authorize({ amount: 1 })).body).toMatchObject({
+      status: 'DECLINED',
+      declineReason: 'DAILY_LIMIT_EXCEEDED',
+    });
   });
 
   it('a declined or reversed authorisation does not count against the window', async () => {

@@ -13,9 +13,35 @@ const printable = (max: number) => fc.stringMatching(new RegExp(`^[\\x20-\\x7e]{
 
 /** Field names the API knows, so generated bodies reach past "field is required" into the deeper checks. */
 const FIELDS = [
-  'amount', 'currency', 'cardId', 'binId', 'alias', 'status', 'pageNumber', 'pageSize', 'network', 'advanceSeconds',
-  'mode', 'balance', 'available', 'provisioning', 'depositFeeRate', 'requireIdempotencyKey', 'depositAddress', 'name',
-  'url', 'enabled', 'transactionId', 'title', 'bin', 'fee', 'limit', 'inventory', 'cardNetwork', 'type', 'rules',
+  'amount',
+  'currency',
+  'cardId',
+  'binId',
+  'alias',
+  'status',
+  'pageNumber',
+  'pageSize',
+  'network',
+  'advanceSeconds',
+  'mode',
+  'balance',
+  'available',
+  'provisioning',
+  'depositFeeRate',
+  'requireIdempotencyKey',
+  'depositAddress',
+  'name',
+  'url',
+  'enabled',
+  'transactionId',
+  'title',
+  'bin',
+  'fee',
+  'limit',
+  'inventory',
+  'cardNetwork',
+  'type',
+  'rules',
 ] as const;
 
 function valueFor(world: World): fc.Arbitrary<unknown> {
@@ -24,8 +50,32 @@ function valueFor(world: World): fc.Arbitrary<unknown> {
     {
       weight: 4,
       arbitrary: fc.constantFrom<unknown>(
-        ...world.a.cards, world.b.cards[0], 'USDT', 'USDC', 'TRX', 'ACTIVE', 'FROZEN', 'CANCELLED', 'VISA-EFI-454924',
-        'frozen', 'running', 0, 1, 5, 0.000001, 1e-7, -1, 1e9, 1e10, 2 ** 53, '10', '0.02', true, null, [], {},
+        ...world.a.cards,
+        world.b.cards[0],
+        'USDT',
+        'USDC',
+        'TRX',
+        'ACTIVE',
+        'FROZEN',
+        'CANCELLED',
+        'VISA-EFI-454924',
+        'frozen',
+        'running',
+        0,
+        1,
+        5,
+        0.000001,
+        1e-7,
+        -1,
+        1e9,
+        1e10,
+        2 ** 53,
+        '10',
+        '0.02',
+        true,
+        null,
+        [],
+        {},
       ),
     },
     { weight: 1, arbitrary: fc.double() },
@@ -52,12 +102,16 @@ function validBody(path: string, world: World): Record<string, unknown> {
 
 function mutatedBody(route: Route, world: World): fc.Arbitrary<string> {
   return fc
-    .option(fc.tuple(fc.constantFrom(...FIELDS, ...Object.keys(validBody(route.path, world))), valueFor(world)), { freq: 3 })
+    .option(fc.tuple(fc.constantFrom(...FIELDS, ...Object.keys(validBody(route.path, world))), valueFor(world)), {
+      freq: 3,
+    })
     .map((m) => JSON.stringify(m ? { ...validBody(route.path, world), [m[0]]: m[1] } : validBody(route.path, world)));
 }
 
 function bodyFor(route: Route, world: World): fc.Arbitrary<string | undefined> {
-  const known = fc.dictionary(fc.constantFrom(...FIELDS), valueFor(world), { maxKeys: 5 }).map((o) => JSON.stringify(o));
+  const known = fc
+    .dictionary(fc.constantFrom(...FIELDS), valueFor(world), { maxKeys: 5 })
+    .map((o) => JSON.stringify(o));
   return fc.oneof(
     { weight: 3, arbitrary: mutatedBody(route, world) },
     { weight: 3, arbitrary: known },
@@ -69,14 +123,16 @@ function bodyFor(route: Route, world: World): fc.Arbitrary<string | undefined> {
 
 // No key id of A is generated: revoking A's own key would leave the rest of a batch at the front door.
 function pathFor(route: Route, world: World): fc.Arbitrary<string> {
-  const parts = route.path.split('/').map((seg) =>
-    seg.startsWith(':')
-      ? fc.oneof(
-          fc.constantFrom(world.a.accountId, world.b.accountId, 'key_0000000000000000', 'VISA-EFI-454924', 'nope'),
-          fc.stringMatching(/^[A-Za-z0-9._~-]{1,20}$/),
-        )
-      : fc.constant(seg),
-  );
+  const parts = route.path
+    .split('/')
+    .map((seg) =>
+      seg.startsWith(':')
+        ? fc.oneof(
+            fc.constantFrom(world.a.accountId, world.b.accountId, 'key_0000000000000000', 'VISA-EFI-454924', 'nope'),
+            fc.stringMatching(/^[A-Za-z0-9._~-]{1,20}$/),
+          )
+        : fc.constant(seg),
+    );
   return fc.tuple(...parts).map((segs) => segs.join('/'));
 }
 
@@ -90,7 +146,10 @@ function headersFor(world: World): fc.Arbitrary<Record<string, string>> {
     .record({
       'content-type': maybe(
         fc.oneof(
-          { weight: 6, arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON') },
+          {
+            weight: 6,
+            arbitrary: fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'),
+          },
           { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/jsonx', 'multipart/form-data') },
           { weight: 1, arbitrary: printable(30) },
         ),
@@ -104,7 +163,12 @@ function headersFor(world: World): fc.Arbitrary<Record<string, string>> {
         { nil: undefined, freq: 12 },
       ),
       'idempotency-key': maybe(fc.oneof(fc.constantFrom('k1', 'k2'), printable(300))),
-      authorization: maybe(fc.oneof({ weight: 4, arbitrary: fc.constant(`Bearer ${ADMIN_TOKEN}`) }, { weight: 1, arbitrary: printable(40) })),
+      authorization: maybe(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constant(`Bearer ${ADMIN_TOKEN}`) },
+          { weight: 1, arbitrary: printable(40) },
+        ),
+      ),
       'x-request-id': maybe(printable(140)),
     })
     .map((h) => Object.fromEntries(Object.entries(h).filter(([, v]) => v !== undefined)) as Record<string, string>);
@@ -128,7 +192,10 @@ export function requestFor(world: World): fc.Arbitrary<FuzzRequest> {
   return fc.tuple(fc.constantFrom(...world.routes), fc.boolean()).chain(([route, wellFormed]) =>
     fc
       .record({
-        method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'POST') }),
+        method: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(route.method) },
+          { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'POST') },
+        ),
         path: pathFor(route, world),
         query,
         headers: wellFormed ? wellFormedHeaders(world) : headersFor(world),

@@ -14,37 +14,47 @@ async function send(world: World, r: FuzzRequest): Promise<{ status: number; tex
 }
 
 describe('every endpoint under arbitrary bodies, headers and query strings', () => {
-  it('never answers 5xx, always answers JSON ({code, message} on an error), and changes nothing on a 4xx', async () => {
-    const seen = new Map<string, number>();
-    for (let done = 0; done < RUNS; done += BATCH) {
-      const world = await createWorld();
-      try {
-        await fc.assert(
-          fc.asyncProperty(requestFor(world), async (r) => {
-            const before = snapshot(world.deps);
-            const res = await send(world, r);
-            const where = `${r.method} ${r.url} -> ${res.status} ${res.text.slice(0, 200)}`;
-            expect(res.status, where).toBeLessThan(500);
-            expect(res.type, where).toMatch(/^application\/json/);
-            const body = JSON.parse(res.text);
-            const tally = `${res.status} ${body.code ?? ''}`;
-            seen.set(tally, (seen.get(tally) ?? 0) + 1);
-            if (res.status >= 400) {
-              expect(Number.isInteger(body.code) && body.code !== 0, where).toBe(true);
-              expect(typeof body.message, where).toBe('string');
-              expect(snapshot(world.deps), `state changed on ${where}`).toBe(before);
-            }
-          }),
-          { numRuns: Math.min(BATCH, RUNS - done) },
-        );
-      } finally {
-        world.close();
+  it(
+    'never answers 5xx, always answers JSON ({code, message} on an error), and changes nothing on a 4xx',
+    async () => {
+      const seen = new Map<string, number>();
+      for (let done = 0; done < RUNS; done += BATCH) {
+        const world = await createWorld();
+        try {
+          await fc.assert(
+            fc.asyncProperty(requestFor(world), async (r) => {
+              const before = snapshot(world.deps);
+              const res = await send(world, r);
+              const where = `${r.method} ${r.url} -> ${res.status} ${res.text.slice(0, 200)}`;
+              expect(res.status, where).toBeLessThan(500);
+              expect(res.type, where).toMatch(/^application\/json/);
+              const body = JSON.parse(res.text);
+              const tally = `${res.status} ${body.code ?? ''}`;
+              seen.set(tally, (seen.get(tally) ?? 0) + 1);
+              if (res.status >= 400) {
+                expect(Number.isInteger(body.code) && body.code !== 0, where).toBe(true);
+                expect(typeof body.message, where).toBe('string');
+                expect(snapshot(world.deps), `state changed on ${where}`).toBe(before);
+              }
+            }),
+            { numRuns: Math.min(BATCH, RUNS - done) },
+          );
+        } finally {
+          world.close();
+        }
       }
-    }
-    // What the runs reached (HTTP status and code), so a fuzzer stuck at the front door shows.
-    console.log('[fuzz] answers:', [...seen].sort((x, y) => y[1] - x[1]).map(([k, n]) => `${k}: ${n}`).join(', '));
-    expect([...seen.keys()].some((k) => k.startsWith('200'))).toBe(true);
-  }, 30_000 + RUNS * 20);
+      // What the runs reached (HTTP status and code), so a fuzzer stuck at the front door shows.
+      console.log(
+        '[fuzz] answers:',
+        [...seen]
+          .sort((x, y) => y[1] - x[1])
+          .map(([k, n]) => `${k}: ${n}`)
+          .join(', '),
+      );
+      expect([...seen.keys()].some((k) => k.startsWith('200'))).toBe(true);
+    },
+    30_000 + RUNS * 20,
+  );
 
   it('reaches every route of the app', async () => {
     const world = await createWorld();

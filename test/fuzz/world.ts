@@ -67,11 +67,16 @@ export async function createWorld(overrides: Partial<Config> = {}): Promise<Worl
       body: JSON.stringify(body),
     });
   const post = (key: string, path: string, body: unknown) =>
-    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+    app.request(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify(body),
+    });
   const a = await json(await admin('/admin/v1/accounts', { depositAddress: null, balance: 1000 }));
   const b = await json(await admin('/admin/v1/accounts', { depositAddress: null, balance: 1000 }));
   const cardsA = [];
-  for (let i = 0; i < 2; i++) cardsA.push((await json(await post(a.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' }))).cardId);
+  for (let i = 0; i < 2; i++)
+    cardsA.push((await json(await post(a.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' }))).cardId);
   await json(await post(a.apiKey, '/v1/card/deposit', { cardId: cardsA[0], amount: 5 }));
   const cardB = (await json(await post(b.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' }))).cardId;
   const extra = await json(await admin(`/admin/v1/accounts/${a.accountId}/keys`, {}));

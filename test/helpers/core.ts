@@ -20,7 +20,12 @@ export async function cardAvailable(sb: TestSandbox, key: string, cardId: string
 }
 
 /** card/create that must succeed; returns the card id. */
-export async function newCard(sb: TestSandbox, key: string, amount = 10, extra: Record<string, unknown> = {}): Promise<string> {
+export async function newCard(
+  sb: TestSandbox,
+  key: string,
+  amount = 10,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const res = await sb.post(key, '/v1/card/create', { amount, currency: 'USDT', ...extra });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.cardId as string;
@@ -71,7 +76,14 @@ export function seedTransaction(
   sb: TestSandbox,
   accountId: string,
   cardId: string,
-  opts: { id: string; atMs: number; amountMicros?: number; status?: TxnStatus; kind?: 'SPEND' | 'REFUND'; merchant?: string },
+  opts: {
+    id: string;
+    atMs: number;
+    amountMicros?: number;
+    status?: TxnStatus;
+    kind?: 'SPEND' | 'REFUND';
+    merchant?: string;
+  },
 ): void {
   const binId = sb.deps.db.prepare('SELECT bin_id FROM cards WHERE id = ?').pluck().get(cardId) as string;
   sb.deps.db.transaction(() =>

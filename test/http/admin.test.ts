@@ -131,14 +131,21 @@ describe('Operator API: BINs', () => {
   it('PUT creates a BIN that binList shows with decimal strings, the caller rate as fee.deposit', async () => {
     const acct = await sb.account();
     const res = await sb.admin('put', '/admin/v1/bins/MC-555555', {
-      title: 'Blue', bin: '555555', cardNetwork: 'Mastercard',
-      fee: { deposit: '0.5', fx: '0.01', card: '2.5', atm: '0.03' }, limit: { spendDaily: '500', minimalDeposit: '10' },
+      title: 'Blue',
+      bin: '555555',
+      cardNetwork: 'Mastercard',
+      fee: { deposit: '0.5', fx: '0.01', card: '2.5', atm: '0.03' },
+      limit: { spendDaily: '500', minimalDeposit: '10' },
     });
     expect(res.status).toBe(200);
     const bins = (await sb.post(acct.apiKey, '/v1/card/binList', {})).body.availableCardBinList;
     expect(bins[1]).toEqual({
-      id: 'MC-555555', title: 'Blue', bin: '555555', cardNetwork: 'Mastercard',
-      fee: { deposit: '0.02', fx: '0.01', card: '2.5', atm: '0.03' }, limit: { spendDaily: '500', minimalDeposit: '10' },
+      id: 'MC-555555',
+      title: 'Blue',
+      bin: '555555',
+      cardNetwork: 'Mastercard',
+      fee: { deposit: '0.02', fx: '0.01', card: '2.5', atm: '0.03' },
+      limit: { spendDaily: '500', minimalDeposit: '10' },
       enabled: true,
     });
   });
@@ -200,7 +207,9 @@ describe('Operator API: BIN digits are fixed once cards exist', () => {
     const info = await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId: created.body.cardId });
     expect(info.body.cardNo.slice(-4)).toBe(created.body.maskedCardNo.slice(-4));
     // Other fields, and the same digits, may still be set.
-    expect((await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { bin: '454924', title: 'Renamed' })).status).toBe(200);
+    expect((await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { bin: '454924', title: 'Renamed' })).status).toBe(
+      200,
+    );
   });
 
   it('allows changing the digits of a BIN without cards', async () => {

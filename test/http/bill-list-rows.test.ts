@@ -50,15 +50,29 @@ describe('bill/list rows (read with only the listed columns)', () => {
       code: 0,
       message: 'ok',
       transactions: [
-        { transactionTime: new Date(START_MS + 2000).toISOString(), merchant: 'Third', amount: '2.00', currency: 'USD', status: 'REVERTED' },
-        { transactionTime: new Date(START_MS + 1000).toISOString(), merchant: 'Second', amount: '-1.00', currency: 'USD', status: 'PENDING' },
+        {
+          transactionTime: new Date(START_MS + 2000).toISOString(),
+          merchant: 'Third',
+          amount: '2.00',
+          currency: 'USD',
+          status: 'REVERTED',
+        },
+        {
+          transactionTime: new Date(START_MS + 1000).toISOString(),
+          merchant: 'Second',
+          amount: '-1.00',
+          currency: 'USD',
+          status: 'PENDING',
+        },
       ],
       last: false,
       totalPages: 2,
       totalElements: 3,
     });
     const last = await sb.post(acct.apiKey, '/v1/bill/list', { pageNumber: 9, pageSize: 2 });
-    expect(last.body.transactions).toEqual([expect.objectContaining({ merchant: 'First', amount: '-12.50', status: 'COMPLETED' })]);
+    expect(last.body.transactions).toEqual([
+      expect.objectContaining({ merchant: 'First', amount: '-12.50', status: 'COMPLETED' }),
+    ]);
     expect(last.body.last).toBe(true);
   });
 });

@@ -17,7 +17,8 @@ const list = (body: Record<string, unknown>) => sb.post(acct.apiKey, '/v1/bill/l
 
 /** n transactions one minute apart; id `t<i>` with i = 1 the oldest. */
 function seedMany(n: number, card = cardId) {
-  for (let i = 1; i <= n; i++) seedTransaction(sb, acct.accountId, card, { id: `t${i}_${card.slice(-4)}`, atMs: START_MS + i * 60_000 });
+  for (let i = 1; i <= n; i++)
+    seedTransaction(sb, acct.accountId, card, { id: `t${i}_${card.slice(-4)}`, atMs: START_MS + i * 60_000 });
 }
 
 describe('bill/list pagination', () => {
@@ -92,11 +93,38 @@ describe('bill/list pagination', () => {
 
 describe('bill/list rows and filters', () => {
   it('shows signed two-decimal amounts, ISO UTC times, USD and the listing status', async () => {
-    seedTransaction(sb, acct.accountId, cardId, { id: 'a', atMs: START_MS + 1000, amountMicros: 12_500_000, status: 'CLEARED', merchant: 'COFFEE' });
-    seedTransaction(sb, acct.accountId, cardId, { id: 'b', atMs: START_MS + 2000, amountMicros: 3_000_000, status: 'PENDING' });
-    seedTransaction(sb, acct.accountId, cardId, { id: 'c', atMs: START_MS + 3000, amountMicros: 1_000_000, status: 'DECLINED' });
-    seedTransaction(sb, acct.accountId, cardId, { id: 'd', atMs: START_MS + 4000, amountMicros: 2_000_000, status: 'CANCELLED' });
-    seedTransaction(sb, acct.accountId, cardId, { id: 'e', atMs: START_MS + 5000, amountMicros: 2_250_000, status: 'REFUND', kind: 'REFUND' });
+    seedTransaction(sb, acct.accountId, cardId, {
+      id: 'a',
+      atMs: START_MS + 1000,
+      amountMicros: 12_500_000,
+      status: 'CLEARED',
+      merchant: 'COFFEE',
+    });
+    seedTransaction(sb, acct.accountId, cardId, {
+      id: 'b',
+      atMs: START_MS + 2000,
+      amountMicros: 3_000_000,
+      status: 'PENDING',
+    });
+    seedTransaction(sb, acct.accountId, cardId, {
+      id: 'c',
+      atMs: START_MS + 3000,
+      amountMicros: 1_000_000,
+      status: 'DECLINED',
+    });
+    seedTransaction(sb, acct.accountId, cardId, {
+      id: 'd',
+      atMs: START_MS + 4000,
+      amountMicros: 2_000_000,
+      status: 'CANCELLED',
+    });
+    seedTransaction(sb, acct.accountId, cardId, {
+      id: 'e',
+      atMs: START_MS + 5000,
+      amountMicros: 2_250_000,
+      status: 'REFUND',
+      kind: 'REFUND',
+    });
     seedTransaction(sb, acct.accountId, cardId, { id: 'f', atMs: START_MS + 6000, amountMicros: 0, status: 'CLEARED' });
     const res = await list({ cardId });
     expect(res.body.transactions.map((t: { amount: string; status: string }) => [t.amount, t.status])).toEqual([

@@ -17,11 +17,14 @@ async function chunkedPost(path: string, chunks: string[]): Promise<{ status: nu
   await new Promise<void>((r) => (sb.server.listening ? r() : sb.server.listen(0, '127.0.0.1', () => r())));
   const { port } = sb.server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const req = request({ port, path, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': acct.apiKey } }, (res) => {
-      let text = '';
-      res.on('data', (d) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = request(
+      { port, path, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': acct.apiKey } },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     for (const c of chunks) req.write(c);
     req.end();

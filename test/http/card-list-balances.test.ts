@@ -30,6 +30,8 @@ describe('card/list', () => {
     expect(list.body.cardList.map((c: { availableBalance: number }) => c.availableBalance)).toEqual([30, 20, 15]);
 
     const frozen = await sb.post(acct.apiKey, '/v1/card/list', { status: 'FROZEN' });
-    expect(frozen.body.cardList).toEqual([expect.objectContaining({ cardId: ids[1], cardStatus: 'FROZEN', availableBalance: 20 })]);
+    expect(frozen.body.cardList).toEqual([
+      expect.objectContaining({ cardId: ids[1], cardStatus: 'FROZEN', availableBalance: 20 }),
+    ]);
   });
 });

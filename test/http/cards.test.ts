@@ -196,7 +196,8 @@ describe('request validation: 400 {code: 400, message} naming the field, nothing
     ['an exponent', 1e1, '9.8'],
     ['trailing zeros', '10.50', '10.29'],
   ])('card/create accepts an amount written as %s', async (_name, amount, credit) => {
-    const body = typeof amount === 'string' ? `{"amount": ${amount}, "currency": "USDT"}` : { amount, currency: 'USDT' };
+    const body =
+      typeof amount === 'string' ? `{"amount": ${amount}, "currency": "USDT"}` : { amount, currency: 'USDT' };
     const res = await sb.post(acct.apiKey, '/v1/card/create', body);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(await cardAvailable(sb, acct.apiKey, res.body.cardId)).toBe(credit);
@@ -253,8 +254,24 @@ describe('card response shapes', () => {
     const res = await sb.post(acct.apiKey, '/v1/card/list', {});
     expect(res.status).toBe(200);
     expect(res.body.cardList).toEqual([
-      { cardId: second, binId: DEFAULT_BIN, cardStatus: 'ACTIVE', maskedCardNo: expect.stringMatching(/^\*{12}\d{4}$/), availableBalance: 19.6, frozenAmount: 0, currency: 'USD' },
-      { cardId: first, binId: DEFAULT_BIN, cardStatus: 'FROZEN', maskedCardNo: expect.stringMatching(/^\*{12}\d{4}$/), availableBalance: 9.8, frozenAmount: 0, currency: 'USD' },
+      {
+        cardId: second,
+        binId: DEFAULT_BIN,
+        cardStatus: 'ACTIVE',
+        maskedCardNo: expect.stringMatching(/^\*{12}\d{4}$/),
+        availableBalance: 19.6,
+        frozenAmount: 0,
+        currency: 'USD',
+      },
+      {
+        cardId: first,
+        binId: DEFAULT_BIN,
+        cardStatus: 'FROZEN',
+        maskedCardNo: expect.stringMatching(/^\*{12}\d{4}$/),
+        availableBalance: 9.8,
+        frozenAmount: 0,
+        currency: 'USD',
+      },
     ]);
     const frozen = await sb.post(acct.apiKey, '/v1/card/list', { status: 'FROZEN' });
     expect(frozen.body.cardList.map((c: { cardId: string }) => c.cardId)).toEqual([first]);
@@ -469,17 +486,20 @@ describe('card/deposit settlement on the account clock', () => {
     expect(await cardAvailable(sb, acct.apiKey, cardId)).toBe('29.4');
   });
 
-  it.each(['deposit', 'freeze', 'unfreeze', 'cancel'])('fails with 4007 on card/%s while a top-up is settling', async (path) => {
-    const cardId = await newCard(sb, acct.apiKey, 10);
-    await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 20 });
-    const before = worldSnapshot(sb, acct.accountId);
-    const res = await sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 4007, message: 'A conflicting operation is pending on this card' });
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
-    await sb.advance(acct.apiKey, 3);
-    expect((await sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 })).status).toBe(200);
-  });
+  it.each(['deposit', 'freeze', 'unfreeze', 'cancel'])(
+    'fails with 4007 on card/%s while a top-up is settling',
+    async (path) => {
+      const cardId = await newCard(sb, acct.apiKey, 10);
+      await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 20 });
+      const before = worldSnapshot(sb, acct.accountId);
+      const res = await sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 4007, message: 'A conflicting operation is pending on this card' });
+      expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+      await sb.advance(acct.apiKey, 3);
+      expect((await sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 })).status).toBe(200);
+    },
+  );
 
   it('fails with 4001 for an unknown card', async () => {
     const res = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId: '2026060100000000000000', amount: 5 });

@@ -71,16 +71,27 @@ describe('Idempotency: a keyed request whose server is killed (SIGKILL), then re
   it('killed while waiting with its key reserved, the retry executes exactly once; killed after commit, the retry replays', async () => {
     const dbPath = join(dir, 'sandbox.db');
     const first = await boot(dbPath);
-    const acct = await call(first, '/admin/v1/accounts', { balance: 100, depositAddress: null }, { authorization: `Bearer ${ADMIN}` });
+    const acct = await call(
+      first,
+      '/admin/v1/accounts',
+      { balance: 100, depositAddress: null },
+      { authorization: `Bearer ${ADMIN}` },
+    );
     const key = acct.body.apiKey as string;
     const body = { amount: 10, currency: 'USDT' };
-    const as = (idem: string, extra: Record<string, string> = {}) => ({ 'x-api-key': key, 'idempotency-key': idem, ...extra });
+    const as = (idem: string, extra: Record<string, string> = {}) => ({
+      'x-api-key': key,
+      'idempotency-key': idem,
+      ...extra,
+    });
 
     // Committed before the kill; its answer counts as lost on the way to the client.
     const committed = await call(first, '/v1/card/create', body, as('committed'));
     expect(committed.status).toBe(200);
     // Waits 60 s after reserving its key: it will never finish.
-    const pending = call(first, '/v1/card/create', body, as('in-flight', { 'x-test-latency-ms': '60000' })).catch(() => 'lost');
+    const pending = call(first, '/v1/card/create', body, as('in-flight', { 'x-test-latency-ms': '60000' })).catch(
+      () => 'lost',
+    );
     const peek = new Database(dbPath, { readonly: true, fileMustExist: true });
     try {
       for (let i = 0; ; i++) {
@@ -103,7 +114,9 @@ describe('Idempotency: a keyed request whose server is killed (SIGKILL), then re
     const retry = await call(second, '/v1/card/create', body, as('in-flight'));
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
-    expect((await call(second, '/v1/card/create', body, as('in-flight'))).headers.get('idempotent-replayed')).toBe('true');
+    expect((await call(second, '/v1/card/create', body, as('in-flight'))).headers.get('idempotent-replayed')).toBe(
+      'true',
+    );
     // Two executions in all: the wallet moved twice, two cards exist.
     const assets = await call(second, '/v1/wallet/assetList', {}, { 'x-api-key': key });
     expect(assets.body.assetList[0].availableAmount).toBe('80');

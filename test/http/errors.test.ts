@@ -36,9 +36,24 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
     ['an array body', 'application/json', '[{"amount": 10, "currency": "USDT"}]', 'request body must be a JSON object'],
     ['a null body', 'application/json', 'null', 'request body must be a JSON object'],
     ['a string body', 'application/json', '"amount"', 'request body must be a JSON object'],
-    ['a text/plain content type', 'text/plain', '{"amount": 10, "currency": "USDT"}', 'Content-Type must be application/json'],
-    ['a form content type', 'application/x-www-form-urlencoded', 'amount=10&currency=USDT', 'Content-Type must be application/json'],
-    ['a look-alike content type', 'application/jsonp', '{"amount": 10, "currency": "USDT"}', 'Content-Type must be application/json'],
+    [
+      'a text/plain content type',
+      'text/plain',
+      '{"amount": 10, "currency": "USDT"}',
+      'Content-Type must be application/json',
+    ],
+    [
+      'a form content type',
+      'application/x-www-form-urlencoded',
+      'amount=10&currency=USDT',
+      'Content-Type must be application/json',
+    ],
+    [
+      'a look-alike content type',
+      'application/jsonp',
+      '{"amount": 10, "currency": "USDT"}',
+      'Content-Type must be application/json',
+    ],
   ])('card/create with %s is 400 code 400', async (_name, type, text, message) => {
     const before = worldSnapshot(sb, acct.accountId);
     const res = await raw(CREATE, type, text, { 'Idempotency-Key': 'k-bad-input' });
@@ -48,7 +63,10 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
   });
 
   it('without any Content-Type is 400', async () => {
-    const res = await request(sb.server).post(CREATE).set('X-API-KEY', acct.apiKey).send(Buffer.from('{"amount":10,"currency":"USDT"}'));
+    const res = await request(sb.server)
+      .post(CREATE)
+      .set('X-API-KEY', acct.apiKey)
+      .send(Buffer.from('{"amount":10,"currency":"USDT"}'));
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 400, message: 'Content-Type must be application/json' });
   });
@@ -75,8 +93,13 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
       const { port } = sb.server.address() as AddressInfo;
       const res = await new Promise<{ status?: number; text: string }>((resolve, reject) => {
         const req = http.request(
-          { port, host: '127.0.0.1', method: 'POST', path: '/v1/card/create',
-            headers: { 'content-type': 'application/json', 'x-api-key': acct.apiKey, 'transfer-encoding': 'chunked' } },
+          {
+            port,
+            host: '127.0.0.1',
+            method: 'POST',
+            path: '/v1/card/create',
+            headers: { 'content-type': 'application/json', 'x-api-key': acct.apiKey, 'transfer-encoding': 'chunked' },
+          },
           (r) => {
             let text = '';
             r.on('data', (d) => (text += d));
@@ -109,7 +132,10 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
     ['an unknown top-level path', 'post', '/v2/card/list'],
     ['the simulation API under /v1', 'post', '/v1/wallet/seed'],
   ])('%s is 404 {code: 404, message}', async (_name, method, path) => {
-    const req = method === 'get' ? request(sb.server).get(path) : request(sb.server).post(path).set('Content-Type', 'application/json');
+    const req =
+      method === 'get'
+        ? request(sb.server).get(path)
+        : request(sb.server).post(path).set('Content-Type', 'application/json');
     const res = await req.set('X-API-KEY', acct.apiKey);
     expect(res.status).toBe(404);
     expectErrorBody(res.body, 404);
@@ -129,9 +155,25 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
   });
 
   it('never answers 500 to bad input on any partner endpoint', async () => {
-    const paths = ['wallet/assetList', 'wallet/getAddress', 'card/binList', 'card/create', 'card/list', 'card/detail',
-      'card/asset', 'card/deposit', 'card/sensitiveInfo', 'card/freeze', 'card/unfreeze', 'card/cancel', 'bill/list'];
-    const junk = [{ amount: 'x', cardId: [], currency: {}, status: 5, pageNumber: 'a', network: null }, { amount: 1e308, cardId: 'x'.repeat(300) }];
+    const paths = [
+      'wallet/assetList',
+      'wallet/getAddress',
+      'card/binList',
+      'card/create',
+      'card/list',
+      'card/detail',
+      'card/asset',
+      'card/deposit',
+      'card/sensitiveInfo',
+      'card/freeze',
+      'card/unfreeze',
+      'card/cancel',
+      'bill/list',
+    ];
+    const junk = [
+      { amount: 'x', cardId: [], currency: {}, status: 5, pageNumber: 'a', network: null },
+      { amount: 1e308, cardId: 'x'.repeat(300) },
+    ];
     for (const path of paths) {
       for (const body of junk) {
         const res = await sb.post(acct.apiKey, `/v1/${path}`, body);
@@ -155,7 +197,12 @@ describe('Order of checks: auth, route, validation, idempotency, existence, stat
 
   it('validation (400) before idempotency: a bad body under a used key is 400, not 4211', async () => {
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }, { 'Idempotency-Key': 'o1' });
-    const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: '10', currency: 'USDT' }, { 'Idempotency-Key': 'o1' });
+    const res = await sb.post(
+      acct.apiKey,
+      '/v1/card/create',
+      { amount: '10', currency: 'USDT' },
+      { 'Idempotency-Key': 'o1' },
+    );
     expect(res.body.code).toBe(400);
   });
 
@@ -184,7 +231,9 @@ describe('Order of checks: auth, route, validation, idempotency, existence, stat
 
   it('a BIN with no inventory left in the catalogue fails with 4009', async () => {
     await sb.admin('put', '/admin/v1/bins/EMPTY', { bin: '411111', inventory: 0 });
-    expect((await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT', binId: 'EMPTY' })).body.code).toBe(4009);
+    expect(
+      (await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT', binId: 'EMPTY' })).body.code,
+    ).toBe(4009);
   });
 
   it('state (4007 settling) before amount and balance on card/deposit', async () => {

@@ -164,12 +164,15 @@ describe('Idempotency-Key validation: malformed keys are 400 and nothing execute
 });
 
 describe('Idempotency rule 6: read endpoints ignore the key', () => {
-  it.each(['card/list', 'card/binList', 'wallet/assetList', 'bill/list'])('%s neither stores nor echoes it', async (path) => {
-    const res = await keyed('k'.repeat(300), `/v1/${path}`, {});
-    expect(res.status).toBe(200);
-    expect(res.headers['idempotency-key']).toBeUndefined();
-    expect(keyRows()).toBe(0);
-  });
+  it.each(['card/list', 'card/binList', 'wallet/assetList', 'bill/list'])(
+    '%s neither stores nor echoes it',
+    async (path) => {
+      const res = await keyed('k'.repeat(300), `/v1/${path}`, {});
+      expect(res.status).toBe(200);
+      expect(res.headers['idempotency-key']).toBeUndefined();
+      expect(keyRows()).toBe(0);
+    },
+  );
 
   it('card/detail with a key used by a mutation is not a mismatch', async () => {
     const created = await keyed('k8', '/v1/card/create', CREATE);
@@ -179,15 +182,18 @@ describe('Idempotency rule 6: read endpoints ignore the key', () => {
 });
 
 describe('Idempotency rule 5: requireIdempotencyKey', () => {
-  it.each(['create', 'deposit', 'freeze', 'unfreeze', 'cancel'])('card/%s without a key is HTTP 400 code 4210', async (path) => {
-    const strict = await sb.account({ balance: 100, requireIdempotencyKey: true });
-    const cardId = (await keyed('setup', '/v1/card/create', CREATE, strict.apiKey)).body.cardId;
-    const before = worldSnapshot(sb, strict.accountId);
-    const res = await sb.post(strict.apiKey, `/v1/card/${path}`, { ...CREATE, cardId });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 4210, message: 'Idempotency-Key header is required' });
-    expect(worldSnapshot(sb, strict.accountId)).toEqual(before);
-  });
+  it.each(['create', 'deposit', 'freeze', 'unfreeze', 'cancel'])(
+    'card/%s without a key is HTTP 400 code 4210',
+    async (path) => {
+      const strict = await sb.account({ balance: 100, requireIdempotencyKey: true });
+      const cardId = (await keyed('setup', '/v1/card/create', CREATE, strict.apiKey)).body.cardId;
+      const before = worldSnapshot(sb, strict.accountId);
+      const res = await sb.post(strict.apiKey, `/v1/card/${path}`, { ...CREATE, cardId });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 4210, message: 'Idempotency-Key header is required' });
+      expect(worldSnapshot(sb, strict.accountId)).toEqual(before);
+    },
+  );
 
   it('reads need no key, and body validation (400) comes before 4210', async () => {
     const strict = await sb.account({ requireIdempotencyKey: true });
@@ -271,7 +277,11 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
     server.close();
   });
   const send = (key: string, path: string, body: unknown, latencyMs?: number) => {
-    let req = request(server).post(path).set('Content-Type', 'application/json').set('X-API-KEY', acct.apiKey).set('Idempotency-Key', key);
+    let req = request(server)
+      .post(path)
+      .set('Content-Type', 'application/json')
+      .set('X-API-KEY', acct.apiKey)
+      .set('Idempotency-Key', key);
     if (latencyMs) req = req.set('x-test-latency-ms', String(latencyMs));
     return req.send(JSON.stringify(body));
   };
@@ -282,7 +292,10 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
     await untilInFlight(sb, 'c1');
     const concurrent = await send('c1', '/v1/card/create', CREATE);
     expect(concurrent.status).toBe(409);
-    expect(concurrent.body).toEqual({ code: 4212, message: 'A request with this Idempotency-Key is already in progress' });
+    expect(concurrent.body).toEqual({
+      code: 4212,
+      message: 'A request with this Idempotency-Key is already in progress',
+    });
     expect(concurrent.headers['idempotency-key']).toBe('c1');
     const done = await firstDone;
     expect(done.status).toBe(200);
@@ -296,7 +309,9 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
     const cardId = await newCard(sb, acct.apiKey, 10);
     const first = send('c2', '/v1/card/deposit', { cardId, amount: 20 }, 2000).then((r) => r);
     await untilInFlight(sb, 'c2');
-    const others = await Promise.all(Array.from({ length: 8 }, () => send('c2', '/v1/card/deposit', { cardId, amount: 20 })));
+    const others = await Promise.all(
+      Array.from({ length: 8 }, () => send('c2', '/v1/card/deposit', { cardId, amount: 20 })),
+    );
     expect(others.map((r) => r.body.code)).toEqual(Array(8).fill(4212));
     expect((await first).status).toBe(200);
     await sb.advance(acct.apiKey, 3);
@@ -337,7 +352,9 @@ describe('Idempotency: crash safety', () => {
     const accountId = a.accountId;
     // The process died while waiting between reserving the key and executing: the row says in flight.
     reserveKey(before.deps.db, accountId, 'crash-key', 'card/create', requestHash(CREATE), START_MS);
-    expect((await before.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' })).body.code).toBe(4212);
+    expect((await before.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' })).body.code).toBe(
+      4212,
+    );
     await before.close();
 
     const after = createTestSandbox({ config: { dbPath } });
@@ -416,8 +433,11 @@ describe('Idempotency: an in-flight key never expires under the request that hol
     const server = serverWithLatency(sb);
     try {
       const send = (latency?: number) => {
-        let req = request(server).post('/v1/card/create').set('Content-Type', 'application/json')
-          .set('X-API-KEY', acct.apiKey).set('Idempotency-Key', 'slow');
+        let req = request(server)
+          .post('/v1/card/create')
+          .set('Content-Type', 'application/json')
+          .set('X-API-KEY', acct.apiKey)
+          .set('Idempotency-Key', 'slow');
         if (latency) req = req.set('x-test-latency-ms', String(latency));
         return req.send(JSON.stringify(CREATE));
       };

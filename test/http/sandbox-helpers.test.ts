@@ -47,10 +47,16 @@ describe('sandbox/v1/reset', () => {
     expect(res.body).toEqual({ code: 0, message: 'ok' });
     expect(await walletAvailable(sb, acct.apiKey)).toBe('7');
     expect((await sb.post(acct.apiKey, '/v1/card/list', {})).body.cardList).toEqual([]);
-    const count = (t: string) => sb.deps.db.prepare(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`).pluck().get(acct.accountId);
+    const count = (t: string) =>
+      sb.deps.db.prepare(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`).pluck().get(acct.accountId);
     expect([count('events'), count('idempotency_keys'), count('jobs')]).toEqual([0, 0, 0]);
     // The key is new again after a reset.
-    const again = await sb.post(acct.apiKey, '/v1/card/create', { amount: 5, currency: 'USDT' }, { 'Idempotency-Key': 'r1' });
+    const again = await sb.post(
+      acct.apiKey,
+      '/v1/card/create',
+      { amount: 5, currency: 'USDT' },
+      { 'Idempotency-Key': 'r1' },
+    );
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(await walletAvailable(sb, acct.apiKey)).toBe('2');
   });

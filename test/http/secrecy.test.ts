@@ -10,7 +10,13 @@ function captureLogger(lines: string[]): Logger {
     const err = o.err instanceof Error ? { message: o.err.message, stack: o.err.stack } : undefined;
     lines.push(JSON.stringify({ level, ...o, err, msg }));
   };
-  const logger: Logger = { debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'), child: () => logger };
+  const logger: Logger = {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    child: () => logger,
+  };
   return logger;
 }
 
@@ -21,7 +27,10 @@ describe('Cardholder data and API keys never reach the logs or error messages', 
     try {
       const acct = await sb.account({ balance: 100 });
       const cardId = await newCard(sb, acct.apiKey, 10);
-      const info = (await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId })).body as { cardNo: string; cvv: string };
+      const info = (await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId })).body as {
+        cardNo: string;
+        cvv: string;
+      };
       // A request that carries the card number in its body, answered with errors.
       const bodies = [
         await sb.post(acct.apiKey, '/v1/card/detail', { cardId: info.cardNo }),

@@ -19,7 +19,14 @@ describe('wallet/assetList', () => {
       message: 'ok',
       assetList: [
         { currency: 'USDT', availableAmount: '100', frozenAmount: '0', assetType: 'CRYPTO', status: 'ACTIVE' },
-        { currency: 'USDC', availableAmount: '0', frozenAmount: null, assetType: 'CRYPTO', status: null, active: false },
+        {
+          currency: 'USDC',
+          availableAmount: '0',
+          frozenAmount: null,
+          assetType: 'CRYPTO',
+          status: null,
+          active: false,
+        },
       ],
     });
   });

@@ -7,8 +7,14 @@ import { createTestSandbox, type AccountHandle, type TestSandbox } from '../help
 // the account"; behaviour.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
 // /sandbox/v1 read from the app, so a route added later is covered without editing this file.
 
-const UNKNOWN = { cardId: '2026060100000000000000', transactionId: 'txn_000000000000000000000000', challengeId: 'chl_000000000000000000000000' };
-const CARD_ROUTES = ['detail', 'asset', 'deposit', 'sensitiveInfo', 'freeze', 'unfreeze', 'cancel'].map((p) => `/v1/card/${p}`);
+const UNKNOWN = {
+  cardId: '2026060100000000000000',
+  transactionId: 'txn_000000000000000000000000',
+  challengeId: 'chl_000000000000000000000000',
+};
+const CARD_ROUTES = ['detail', 'asset', 'deposit', 'sensitiveInfo', 'freeze', 'unfreeze', 'cancel'].map(
+  (p) => `/v1/card/${p}`,
+);
 
 let sb: TestSandbox;
 let a: AccountHandle;
@@ -36,9 +42,13 @@ beforeAll(async () => {
   theirs.cardId = (await sb.post(b.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' })).body.cardId;
   // The route list comes from an app of its own (on its own in-memory store), not from the one under test.
   const probe = createDeps({ config: sb.config });
-  routes = [...new Set(createApp(probe).routes.filter((r) => r.method === 'POST').map((r) => r.path))].filter(
-    (p) => p.startsWith('/v1/') || p.startsWith('/sandbox/v1/'),
-  );
+  routes = [
+    ...new Set(
+      createApp(probe)
+        .routes.filter((r) => r.method === 'POST')
+        .map((r) => r.path),
+    ),
+  ].filter((p) => p.startsWith('/v1/') || p.startsWith('/sandbox/v1/'));
   probe.db.close();
   if (routes.includes('/sandbox/v1/card/authorize')) {
     const auth = await sb.post(b.apiKey, '/sandbox/v1/card/authorize', { cardId: theirs.cardId, amount: 1 });
@@ -53,27 +63,30 @@ beforeAll(async () => {
 });
 afterAll(() => sb.close());
 
-describe('isolation: another account\'s ids', () => {
-  it.each(CARD_ROUTES.map((p) => [p]))('%s with another account\'s cardId fails with 4001, as an unknown card does', async (path) => {
-    const res = await sb.post(a.apiKey, path, { ...filler, cardId: theirs.cardId });
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 4001, message: 'Card not found' });
-  });
+describe("isolation: another account's ids", () => {
+  it.each(CARD_ROUTES.map((p) => [p]))(
+    "%s with another account's cardId fails with 4001, as an unknown card does",
+    async (path) => {
+      const res = await sb.post(a.apiKey, path, { ...filler, cardId: theirs.cardId });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ code: 4001, message: 'Card not found' });
+    },
+  );
 
-  it('bill/list with another account\'s cardId fails with 4001, as an unknown card does', async () => {
+  it("bill/list with another account's cardId fails with 4001, as an unknown card does", async () => {
     const res = await sb.post(a.apiKey, '/v1/bill/list', { cardId: theirs.cardId });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ code: 4001, message: 'Card not found' });
   });
 
-  it('card/list and bill/list of one account never show another account\'s card', async () => {
+  it("card/list and bill/list of one account never show another account's card", async () => {
     const list = await sb.post(a.apiKey, '/v1/card/list', {});
     expect(JSON.stringify(list.body)).not.toContain(theirs.cardId);
     const bills = await sb.post(a.apiKey, '/v1/bill/list', {});
     expect(bills.body.totalElements).toBe(0);
   });
 
-  it('every POST route answers another account\'s ids exactly as it answers ids that do not exist, and leaves that account untouched', async () => {
+  it("every POST route answers another account's ids exactly as it answers ids that do not exist, and leaves that account untouched", async () => {
     const before = stateOf(b.accountId);
     const checked: string[] = [];
     for (const path of routes) {
@@ -82,7 +95,11 @@ describe('isolation: another account\'s ids', () => {
       const unknown = await sb.post(a.apiKey, path, { ...filler, ...UNKNOWN });
       if (unknown.status < 400) continue; // the route takes none of these ids
       const other = await sb.post(a.apiKey, path, { ...filler, ...UNKNOWN, ...theirs });
-      expect({ path, status: other.status, body: other.body }).toEqual({ path, status: unknown.status, body: unknown.body });
+      expect({ path, status: other.status, body: other.body }).toEqual({
+        path,
+        status: unknown.status,
+        body: unknown.body,
+      });
       checked.push(path);
     }
     expect(checked).toEqual(expect.arrayContaining([...CARD_ROUTES, '/v1/bill/list']));

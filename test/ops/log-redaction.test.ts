@@ -79,7 +79,12 @@ describe('secrets never reach the logs or the database file', () => {
       const rotated = await sb.post(apiKey, '/v1/webhook/rotate-secret', {});
       if (rotated.status === 200) webhookSecrets.push((rotated.body as { secret: string }).secret);
     }
-    const created = await sb.post(apiKey, '/v1/card/create', { amount: 100, currency: 'USDT' }, { 'Idempotency-Key': 'k1' });
+    const created = await sb.post(
+      apiKey,
+      '/v1/card/create',
+      { amount: 100, currency: 'USDT' },
+      { 'Idempotency-Key': 'k1' },
+    );
     expect(created.status).toBe(200);
     const { cardId } = created.body as { cardId: string };
     expect((await sb.post(apiKey, '/v1/card/deposit', { cardId, amount: 50, currency: 'USDT' })).status).toBe(200);
@@ -97,7 +102,12 @@ describe('secrets never reach the logs or the database file', () => {
     const secrets = [apiKey, ADMIN_TOKEN, cardNo, ...webhookSecrets];
     const shortSecrets = [cvv];
 
-    const threeDs = await sb.post(apiKey, '/sandbox/v1/card/3ds', { cardId, type: 'payment', amount: 10, currency: 'USD' });
+    const threeDs = await sb.post(apiKey, '/sandbox/v1/card/3ds', {
+      cardId,
+      type: 'payment',
+      amount: 10,
+      currency: 'USD',
+    });
     if (threeDs.status === 200) shortSecrets.push((threeDs.body as { otp: string }).otp);
     // Runs every due delivery and a few retries.
     await sb.advance(apiKey, 3600);
@@ -133,13 +143,31 @@ describe('secrets never reach the logs or the database file', () => {
     const err = Object.assign(new Error(`card ${pan} failed with whsec_abcdefABCDEF0123456789`), {
       request: { headers: { 'X-API-KEY': 'plain-key-1', Authorization: 'Bearer tok-1' } },
     });
-    logger.error({ err, body: { cardNo: pan, cvv: '123', otp: '654321', nested: { webhookSecret: 'abc' } } }, `key sk_sandbox_${'a'.repeat(40)}`);
+    logger.error(
+      { err, body: { cardNo: pan, cvv: '123', otp: '654321', nested: { webhookSecret: 'abc' } } },
+      `key sk_sandbox_${'a'.repeat(40)}`,
+    );
     logger.child({ config: { adminToken: 'tok-2', apiKey: 'plain-key-2' } }).info({}, 'started');
-    for (const s of ['plain-key-1', 'plain-key-2', 'tok-1', 'tok-2', pan, 'whsec_abcdef', 'sk_sandbox_aaaa', '"123"', '654321', 'abc"']) {
+    for (const s of [
+      'plain-key-1',
+      'plain-key-2',
+      'tok-1',
+      'tok-2',
+      pan,
+      'whsec_abcdef',
+      'sk_sandbox_aaaa',
+      '"123"',
+      '654321',
+      'abc"',
+    ]) {
       expect(captured.text).not.toContain(s);
     }
     expect(captured.text).toContain('************0002');
-    expect(captured.records[0]!.body).toMatchObject({ cvv: '[REDACTED]', otp: '[REDACTED]', nested: { webhookSecret: '[REDACTED]' } });
+    expect(captured.records[0]!.body).toMatchObject({
+      cvv: '[REDACTED]',
+      otp: '[REDACTED]',
+      nested: { webhookSecret: '[REDACTED]' },
+    });
   });
 
   it('leaves card ids, request ids and timestamps alone', () => {

@@ -7,7 +7,14 @@ function reference(value: unknown): string {
   if (Array.isArray(value)) return '[' + value.map(reference).join(',') + ']';
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    return '{' + Object.keys(obj).sort().map((k) => JSON.stringify(k) + ':' + reference(obj[k])).join(',') + '}';
+    return (
+      '{' +
+      Object.keys(obj)
+        .sort()
+        .map((k) => JSON.stringify(k) + ':' + reference(obj[k]))
+        .join(',') +
+      '}'
+    );
   }
   return JSON.stringify(value);
 }
@@ -16,7 +23,11 @@ function reference(value: unknown): string {
 function reorder(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reorder);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).reverse().map(([k, v]) => [k, reorder(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .reverse()
+        .map(([k, v]) => [k, reorder(v)]),
+    );
   }
   return value;
 }

@@ -35,7 +35,10 @@ const micros = (decimal: string | number) => Math.round(Number(decimal) * 1_000_
 
 async function partnerView(sb: TestSandbox, key: string, accountId: string) {
   const wallet = micros((await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount);
-  const cards = (await sb.post(key, '/v1/card/list', {})).body.cardList as { availableBalance: number; frozenAmount: number }[];
+  const cards = (await sb.post(key, '/v1/card/list', {})).body.cardList as {
+    availableBalance: number;
+    frozenAmount: number;
+  }[];
   const onCards = cards.reduce((s, c) => s + micros(c.availableBalance) + micros(c.frozenAmount), 0);
   const settling = balance(sb.deps.db, accountId, 'settling');
   const fees = balance(sb.deps.db, accountId, 'fee');
@@ -45,53 +48,57 @@ async function partnerView(sb: TestSandbox, key: string, accountId: string) {
 describe('Conservation of money (behaviour.md section 1) over random create/deposit/freeze/cancel/seed/clock/reset sequences', () => {
   it('seeded == wallet + settling + cards + fees after every step, and the double-entry ledger balances', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 200 }), fc.array(op, { minLength: 1, maxLength: 20 }), async (initial, ops) => {
-        const sb = createTestSandbox();
-        try {
-          const acct = await sb.account({ balance: initial });
-          let seeded = micros(initial);
-          const cardIds: string[] = [];
-          for (const o of ops) {
-            const cardId = 'card' in o ? (cardIds[o.card % Math.max(1, cardIds.length)] ?? 'none') : '';
-            let res;
-            switch (o.op) {
-              case 'create':
-                res = await sb.post(acct.apiKey, '/v1/card/create', { amount: o.amount, currency: 'USDT' });
-                if (res.status === 200) cardIds.push(res.body.cardId);
-                break;
-              case 'deposit':
-                res = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: o.amount });
-                break;
-              case 'freeze':
-              case 'unfreeze':
-              case 'cancel':
-                res = await sb.post(acct.apiKey, `/v1/card/${o.op}`, { cardId });
-                break;
-              case 'seed':
-                res = await sb.post(acct.apiKey, '/sandbox/v1/wallet/seed', { amount: o.amount });
-                if (res.status === 200) seeded += micros(o.amount);
-                break;
-              case 'clock':
-                res = await sb.post(acct.apiKey, '/sandbox/v1/clock', { advanceSeconds: o.seconds });
-                break;
-              case 'reset':
-                // A reset wipes the account's money and cards: the books start again from its balance.
-                res = await sb.post(acct.apiKey, '/sandbox/v1/reset', { balance: o.balance || undefined });
-                seeded = micros(o.balance);
-                cardIds.length = 0;
-                break;
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 200 }),
+        fc.array(op, { minLength: 1, maxLength: 20 }),
+        async (initial, ops) => {
+          const sb = createTestSandbox();
+          try {
+            const acct = await sb.account({ balance: initial });
+            let seeded = micros(initial);
+            const cardIds: string[] = [];
+            for (const o of ops) {
+              const cardId = 'card' in o ? (cardIds[o.card % Math.max(1, cardIds.length)] ?? 'none') : '';
+              let res;
+              switch (o.op) {
+                case 'create':
+                  res = await sb.post(acct.apiKey, '/v1/card/create', { amount: o.amount, currency: 'USDT' });
+                  if (res.status === 200) cardIds.push(res.body.cardId);
+                  break;
+                case 'deposit':
+                  res = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: o.amount });
+                  break;
+                case 'freeze':
+                case 'unfreeze':
+                case 'cancel':
+                  res = await sb.post(acct.apiKey, `/v1/card/${o.op}`, { cardId });
+                  break;
+                case 'seed':
+                  res = await sb.post(acct.apiKey, '/sandbox/v1/wallet/seed', { amount: o.amount });
+                  if (res.status === 200) seeded += micros(o.amount);
+                  break;
+                case 'clock':
+                  res = await sb.post(acct.apiKey, '/sandbox/v1/clock', { advanceSeconds: o.seconds });
+                  break;
+                case 'reset':
+                  // A reset wipes the account's money and cards: the books start again from its balance.
+                  res = await sb.post(acct.apiKey, '/sandbox/v1/reset', { balance: o.balance || undefined });
+                  seeded = micros(o.balance);
+                  cardIds.length = 0;
+                  break;
+              }
+              // Bad input is a 4xx, never a 500.
+              expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
+              const v = await partnerView(sb, acct.apiKey, acct.accountId);
+              expect(v.wallet + v.settling + v.onCards + v.fees).toBe(seeded);
+              expect(v.wallet).toBeGreaterThanOrEqual(0);
+              expectConserved(sb, acct.accountId);
             }
-            // Bad input is a 4xx, never a 500.
-            expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
-            const v = await partnerView(sb, acct.apiKey, acct.accountId);
-            expect(v.wallet + v.settling + v.onCards + v.fees).toBe(seeded);
-            expect(v.wallet).toBeGreaterThanOrEqual(0);
-            expectConserved(sb, acct.accountId);
+          } finally {
+            await sb.close();
           }
-        } finally {
-          await sb.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 80 },
     );
   }, 90_000);

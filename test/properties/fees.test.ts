@@ -38,14 +38,22 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
 
   it('is monotone: more amount never gives less credit; a higher rate or open fee never gives more', () => {
     fc.assert(
-      fc.property(amountMicros, amountMicros, ratePpm, ratePpm, openFeeMicros, openFeeMicros, (a1, a2, r1, r2, o1, o2) => {
-        const [alo, ahi] = a1 <= a2 ? [a1, a2] : [a2, a1];
-        const [rlo, rhi] = r1 <= r2 ? [r1, r2] : [r2, r1];
-        const [olo, ohi] = o1 <= o2 ? [o1, o2] : [o2, o1];
-        expect(cardCredit(alo, r1, o1).creditMicros).toBeLessThanOrEqual(cardCredit(ahi, r1, o1).creditMicros);
-        expect(cardCredit(a1, rhi, o1).creditMicros).toBeLessThanOrEqual(cardCredit(a1, rlo, o1).creditMicros);
-        expect(cardCredit(a1, r1, ohi).creditMicros).toBeLessThanOrEqual(cardCredit(a1, r1, olo).creditMicros);
-      }),
+      fc.property(
+        amountMicros,
+        amountMicros,
+        ratePpm,
+        ratePpm,
+        openFeeMicros,
+        openFeeMicros,
+        (a1, a2, r1, r2, o1, o2) => {
+          const [alo, ahi] = a1 <= a2 ? [a1, a2] : [a2, a1];
+          const [rlo, rhi] = r1 <= r2 ? [r1, r2] : [r2, r1];
+          const [olo, ohi] = o1 <= o2 ? [o1, o2] : [o2, o1];
+          expect(cardCredit(alo, r1, o1).creditMicros).toBeLessThanOrEqual(cardCredit(ahi, r1, o1).creditMicros);
+          expect(cardCredit(a1, rhi, o1).creditMicros).toBeLessThanOrEqual(cardCredit(a1, rlo, o1).creditMicros);
+          expect(cardCredit(a1, r1, ohi).creditMicros).toBeLessThanOrEqual(cardCredit(a1, r1, olo).creditMicros);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

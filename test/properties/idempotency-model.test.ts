@@ -123,7 +123,9 @@ async function expectBalances(m: Model, r: Real): Promise<void> {
 const key = fc.constantFrom('k1', 'k2', 'k3');
 const amount = fc.constantFrom(0.5, 5, 20, 60);
 const commands = [
-  fc.tuple(fc.constantFrom<Endpoint>('card/create', 'card/deposit', 'card/freeze'), key, amount).map(([e, k, a]) => new Keyed(e, k, a)),
+  fc
+    .tuple(fc.constantFrom<Endpoint>('card/create', 'card/deposit', 'card/freeze'), key, amount)
+    .map(([e, k, a]) => new Keyed(e, k, a)),
   amount.map((a) => new Seed(a)),
   fc.constantFrom(1, SETTLE_S, 3600, 12 * 3600, DAY_S - 1, DAY_S).map((s) => new Advance(s)),
 ];
@@ -145,7 +147,10 @@ describe('Idempotency model: every status predicted, balances move once per exec
             settlingUntilS: 0,
             keys: new Map(),
           };
-          await fc.asyncModelRun(() => ({ model, real: { sb, acct, cardId: first.body.cardId, responses: new Map() } }), cmds);
+          await fc.asyncModelRun(
+            () => ({ model, real: { sb, acct, cardId: first.body.cardId, responses: new Map() } }),
+            cmds,
+          );
         } finally {
           await sb.close();
         }

@@ -32,7 +32,9 @@ describe('the scenario library (scenarios/*.yaml)', () => {
   });
 
   it('runs green against one running server, every file on a fresh account (global BINs and all)', async () => {
-    server = await startServer({ config: { ...DEFAULT_CONFIG, port: 0, dbPath: ':memory:', adminToken: 'lib-admin', bootstrapAccount: false } });
+    server = await startServer({
+      config: { ...DEFAULT_CONFIG, port: 0, dbPath: ':memory:', adminToken: 'lib-admin', bootstrapAccount: false },
+    });
     await runLibrary({ baseUrl: server.url, adminToken: 'lib-admin' });
   });
 });

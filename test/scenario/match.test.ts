@@ -14,7 +14,12 @@ describe('body matchers', () => {
     ['absent', { $absent: true }, undefined, true],
     ['absent fails on null (null is present)', { $absent: true }, null, false],
     ['length', { $length: 2 }, [1, 2], true],
-    ['contains, in any order', { $contains: [{ id: 'b' }, { id: 'a' }] }, [{ id: 'a', x: 1 }, { id: 'c' }, { id: 'b' }], true],
+    [
+      'contains, in any order',
+      { $contains: [{ id: 'b' }, { id: 'a' }] },
+      [{ id: 'a', x: 1 }, { id: 'c' }, { id: 'b' }],
+      true,
+    ],
     ['contains needs every expected item', { $contains: [{ id: 'a' }, { id: 'z' }] }, [{ id: 'a' }], false],
   ])('%s', (_, expected, actual, ok) => {
     expect(match(expected, actual).length === 0).toBe(ok);
@@ -23,8 +28,12 @@ describe('body matchers', () => {
   it('objects match partially; arrays item by item with the same length', () => {
     expect(match({ a: 1 }, { a: 1, b: 2 })).toEqual([]);
     expect(match([{ a: 1 }], [{ a: 1 }, { a: 2 }])).toEqual([{ path: '$', expected: '1 items', actual: '2 items' }]);
-    expect(match({ list: [{ id: 'x' }] }, { list: [{ id: 'y' }] })).toEqual([{ path: '$.list[0].id', expected: '"x"', actual: '"y"' }]);
-    expect(match({ 'Idempotent-Replayed': 'true' }, {})).toEqual([{ path: '$["Idempotent-Replayed"]', expected: '"true"', actual: '(absent)' }]);
+    expect(match({ list: [{ id: 'x' }] }, { list: [{ id: 'y' }] })).toEqual([
+      { path: '$.list[0].id', expected: '"x"', actual: '"y"' },
+    ]);
+    expect(match({ 'Idempotent-Replayed': 'true' }, {})).toEqual([
+      { path: '$["Idempotent-Replayed"]', expected: '"true"', actual: '(absent)' },
+    ]);
   });
 
   it('decimal equality never goes through floats', () => {
@@ -36,7 +45,10 @@ describe('body matchers', () => {
 
 describe('templates', () => {
   it('a whole placeholder keeps the type; embedded ones are text; {{uuid}} is fresh each time', () => {
-    const out = render({ amount: '{{n}}', label: 'card {{n}}', a: '{{uuid}}', b: '{{uuid}}' }, { n: 20 }) as Record<string, unknown>;
+    const out = render({ amount: '{{n}}', label: 'card {{n}}', a: '{{uuid}}', b: '{{uuid}}' }, { n: 20 }) as Record<
+      string,
+      unknown
+    >;
     expect(out.amount).toBe(20);
     expect(out.label).toBe('card 20');
     expect(out.a).not.toBe(out.b);

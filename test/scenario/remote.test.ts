@@ -41,9 +41,15 @@ describe('--base-url: against a running sandbox', () => {
 
   it('with only --api-key, files share that account: account.balance resets it, other settings need the admin token', async () => {
     const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
-    const first = await run('name: a\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n', opts);
+    const first = await run(
+      'name: a\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
+      opts,
+    );
     expect(first.ok).toBe(true);
-    const again = await run('name: b\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n', opts);
+    const again = await run(
+      'name: b\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
+      opts,
+    );
     expect(again.ok).toBe(true);
     const refused = await run('name: c\naccount: { depositFeeRate: "0" }\nsteps: []\n', opts);
     expect(refused.steps[0].failure!.message).toBe('account.depositFeeRate needs --admin-token');
@@ -59,7 +65,10 @@ describe('the spec says to check code even on a 200', () => {
     await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
-      const r = await run('name: odd\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { code: 9999 }, contract: false }\n  - request: POST /v1/card/list\n    expect: { contract: false }\n', { baseUrl: url, apiKey: 'k' });
+      const r = await run(
+        'name: odd\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { code: 9999 }, contract: false }\n  - request: POST /v1/card/list\n    expect: { contract: false }\n',
+        { baseUrl: url, apiKey: 'k' },
+      );
       expect(r.steps.map((s) => s.ok)).toEqual([true, false]);
       expect(r.steps[1].failure!.diff).toEqual([{ path: '$.code', expected: '0', actual: '9999' }]);
     } finally {

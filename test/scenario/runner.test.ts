@@ -46,7 +46,10 @@ steps:
   });
 
   it('runs included files first, with their vars', async () => {
-    write('setup.yaml', `name: setup\nvars: { amount: 30 }\nsteps:\n  - sandbox: wallet/seed\n    body: { amount: 500 }\n`);
+    write(
+      'setup.yaml',
+      `name: setup\nvars: { amount: 30 }\nsteps:\n  - sandbox: wallet/seed\n    body: { amount: 500 }\n`,
+    );
     const r = await runFile(`
 name: with include
 include: [setup.yaml]
@@ -57,7 +60,11 @@ steps:
   - request: POST /v1/wallet/assetList
     expect: { body: { assetList: [{ availableAmount: "470" }, {}] } }
 `);
-    expect(r.steps.map((s) => `${s.file.split('/').pop()}:${s.line}`)).toEqual(['setup.yaml:4', 'case.yaml:6', 'case.yaml:8']);
+    expect(r.steps.map((s) => `${s.file.split('/').pop()}:${s.line}`)).toEqual([
+      'setup.yaml:4',
+      'case.yaml:6',
+      'case.yaml:8',
+    ]);
     expect(r.ok).toBe(true);
   });
 
@@ -120,7 +127,10 @@ steps:
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     try {
       const ok = write('ok.yaml', 'name: ok\nsteps:\n  - request: POST /v1/card/list\n');
-      const bad = write('bad.yaml', 'name: bad\nsteps:\n  - request: POST /v1/card/list\n    expect: { status: 201 }\n');
+      const bad = write(
+        'bad.yaml',
+        'name: bad\nsteps:\n  - request: POST /v1/card/list\n    expect: { status: 201 }\n',
+      );
       expect(await runScenarioCommand(['run', ok])).toBe(0);
       expect(await runScenarioCommand(['run', ok, bad, '--junit', join(dir, 'r.xml')])).toBe(1);
       expect(readFileSync(join(dir, 'r.xml'), 'utf8')).toContain('tests="1" failures="1"');
@@ -133,12 +143,27 @@ steps:
 describe('malformed files are reported with file and line before anything runs', () => {
   const cases: [string, string, number, RegExp][] = [
     ['a YAML syntax error', 'name: x\nsteps:\n  - request: POST /v1/card/list\n    body: { a: 1\n', 5, /./],
-    ['an unknown field, at its own line', 'name: x\nsteps:\n  - request: POST /v1/card/list\n    expect:\n      stauts: 200\n', 5, /unknown field "stauts"/],
-    ['a step of no known kind', 'name: x\nsteps:\n  - request: POST /v1/card/list\n  - reqest: POST /v1/card/list\n', 4, /exactly one of: request, sandbox/],
+    [
+      'an unknown field, at its own line',
+      'name: x\nsteps:\n  - request: POST /v1/card/list\n    expect:\n      stauts: 200\n',
+      5,
+      /unknown field "stauts"/,
+    ],
+    [
+      'a step of no known kind',
+      'name: x\nsteps:\n  - request: POST /v1/card/list\n  - reqest: POST /v1/card/list\n',
+      4,
+      /exactly one of: request, sandbox/,
+    ],
     ['a bad request line', 'name: x\nsteps:\n  - request: POST /card/list\n', 3, /request must match/],
     ['a bad duration', 'name: x\nsteps:\n  - advance: 1 hour\n', 3, /advance/],
     ['a missing name', 'steps: []\n', 1, /missing field "name"/],
-    ['a step inside parallel', 'name: x\nsteps:\n  - parallel:\n      - request: POST /v1/card/list\n      - request: POST /v1/card/list\n        boddy: {}\n', 6, /unknown field "boddy"/],
+    [
+      'a step inside parallel',
+      'name: x\nsteps:\n  - parallel:\n      - request: POST /v1/card/list\n      - request: POST /v1/card/list\n        boddy: {}\n',
+      6,
+      /unknown field "boddy"/,
+    ],
   ];
   it.each(cases)('%s', async (_, text, line, message) => {
     const file = write('bad.yaml', text);
@@ -193,7 +218,16 @@ afterEach(() => vi.restoreAllMocks());
 describe('JSON scenario files', () => {
   it('run like YAML ones', async () => {
     const r = await runFile(
-      JSON.stringify({ name: 'json', account: { balance: 10 }, steps: [{ request: 'POST /v1/wallet/assetList', expect: { body: { assetList: [{ availableAmount: { $decimal: '10' } }, {}] } } }] }),
+      JSON.stringify({
+        name: 'json',
+        account: { balance: 10 },
+        steps: [
+          {
+            request: 'POST /v1/wallet/assetList',
+            expect: { body: { assetList: [{ availableAmount: { $decimal: '10' } }, {}] } },
+          },
+        ],
+      }),
       'case.json',
     );
     expect(r.ok).toBe(true);

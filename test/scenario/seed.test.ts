@@ -27,12 +27,21 @@ afterEach(async () => {
 });
 
 const post = async (path: string, body: unknown, key = config.apiKey!) =>
-  (await fetch(`${server.url}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-API-KEY': key }, body: JSON.stringify(body) })).json();
+  (
+    await fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-KEY': key },
+      body: JSON.stringify(body),
+    })
+  ).json();
 
 describe('serve --seed FILE', () => {
   it('applies a file without `account` to the ready account (SANDBOX_API_KEY), topping up rather than resetting', async () => {
     const file = join(dir, 'demo.yaml');
-    writeFileSync(file, 'name: demo\naccount: { balance: 300 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 100, currency: USDT, alias: demo }\n');
+    writeFileSync(
+      file,
+      'name: demo\naccount: { balance: 300 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 100, currency: USDT, alias: demo }\n',
+    );
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     // Without an admin token, a file asking only for a balance seeds the ready account.
     expect(await applySeeds([file], server.url, { ...config, adminToken: undefined }, undefined)).toBe(true);
@@ -45,7 +54,10 @@ describe('serve --seed FILE', () => {
 
   it('gives a file that declares `account` a fresh account and prints its key once', async () => {
     const file = join(dir, 'tenant.yaml');
-    writeFileSync(file, 'name: tenant\naccount: { balance: 50, depositFeeRate: "0" }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 50, currency: USDT }\n');
+    writeFileSync(
+      file,
+      'name: tenant\naccount: { balance: 50, depositFeeRate: "0" }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 50, currency: USDT }\n',
+    );
     const out = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     expect(await applySeeds([file], server.url, config, undefined)).toBe(true);
     const printed = out.mock.calls.map((c) => String(c[0])).join('');
@@ -58,7 +70,10 @@ describe('serve --seed FILE', () => {
 
   it('refuses to start on a malformed or failing seed file', async () => {
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(bad, 'name: bad\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 5, currency: USDT }\n');
+    writeFileSync(
+      bad,
+      'name: bad\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 5, currency: USDT }\n',
+    );
     const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     expect(await applySeeds([bad], server.url, config, undefined)).toBe(false);
     expect(String(err.mock.calls[0][0])).toContain('bad.yaml:3 POST /v1/card/create');

@@ -16,7 +16,12 @@ async function deliver(url: string, envelope: object, signature?: string, eventI
   const body = JSON.stringify(envelope);
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'Service-Signature': signature ?? sign(body), 'Service-Event-Id': eventId, 'Service-Event-Type': (envelope as { type: string }).type },
+    headers: {
+      'Content-Type': 'application/json',
+      'Service-Signature': signature ?? sign(body),
+      'Service-Event-Id': eventId,
+      'Service-Event-Type': (envelope as { type: string }).type,
+    },
     body,
   });
   return res.status;
@@ -34,7 +39,9 @@ describe('the built-in webhook receiver', () => {
     const inbox = receiver.inbox();
     inbox.secret = SECRET;
     expect(await deliver(inbox.url, { id: 'evt_1', type: 'card.created', created: 1, data: {} })).toBe(200);
-    expect(await deliver(inbox.url, { id: 'evt_1', type: 'card.created', created: 1, data: {} }, undefined, 'evt_9')).toBe(200);
+    expect(
+      await deliver(inbox.url, { id: 'evt_1', type: 'card.created', created: 1, data: {} }, undefined, 'evt_9'),
+    ).toBe(200);
     expect(await deliver(inbox.url, { id: 'evt_2', type: 'card.created', created: 1, data: {} }, sign('{}'))).toBe(200);
     const old = Math.floor(Date.now() / 1000) - 301;
     const body = JSON.stringify({ id: 'evt_3', type: 'card.created', created: 1, data: {} });
@@ -71,7 +78,8 @@ function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
     let raw = '';
     for await (const c of req) raw += c;
     const body = raw ? JSON.parse(raw) : {};
-    const json = (status: number, value: unknown) => res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+    const json = (status: number, value: unknown) =>
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
     if (req.url === '/admin/v1/accounts') return json(201, { accountId: 'acc_1', apiKey: 'k' });
     if (req.url === '/sandbox/v1/clock') return json(200, { code: 0, message: 'ok' });
     if (req.url === '/v1/webhook' && req.method === 'PUT') {
@@ -81,13 +89,25 @@ function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
     if (req.url === '/sandbox/v1/emit') {
       for (const [i, e] of (body.events as object[]).entries()) {
         const text = JSON.stringify({ id: `evt_${i}`, created: 1, ...e });
-        await fetch(hookUrl, { method: 'POST', headers: { 'Service-Signature': sign(text, SECRET), 'Service-Event-Id': `evt_${i}`, 'Service-Event-Type': (e as { type: string }).type }, body: text });
+        await fetch(hookUrl, {
+          method: 'POST',
+          headers: {
+            'Service-Signature': sign(text, SECRET),
+            'Service-Event-Id': `evt_${i}`,
+            'Service-Event-Type': (e as { type: string }).type,
+          },
+          body: text,
+        });
       }
       return json(200, { code: 0, message: 'ok' });
     }
     json(404, { code: 404, message: 'no route' });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
+    ),
+  );
 }
 
 describe('expectWebhook', () => {
@@ -113,7 +133,9 @@ describe('expectWebhook', () => {
         - { type: card.created, data: { cardId: "2", binId: VISA-EFI-454924, status: ACTIVE } }`;
 
   it('matches type and data, claims each delivery once, counts exactly and captures from the envelope', async () => {
-    const r = await run(SECRET, `name: hooks
+    const r = await run(
+      SECRET,
+      `name: hooks
 webhook: { deliver3dsCode: true }
 steps:${emit}
   - expectWebhook: { type: card.created, count: 2 }
@@ -123,12 +145,16 @@ steps:${emit}
   - sandbox: emit
     body: { events: [{ type: card.frozen, data: { cardId: "{{otp}}" } }] }
   - expectWebhook: { type: card.frozen, data: { cardId: "123456" } }
-`);
+`,
+    );
     expect(r.steps.filter((s) => !s.ok).map((s) => s.failure)).toEqual([]);
   });
 
   it('fails with what was received when nothing matches within the wait', async () => {
-    const r = await run(SECRET, `name: hooks\nsteps:${emit}\n  - expectWebhook: { type: card.created, data: { cardId: "3" }, within: 200ms }\n`);
+    const r = await run(
+      SECRET,
+      `name: hooks\nsteps:${emit}\n  - expectWebhook: { type: card.created, data: { cardId: "3" }, within: 200ms }\n`,
+    );
     const failed = r.steps.find((s) => !s.ok)!;
     expect(failed.line).toBe(9);
     expect(failed.failure!.message).toBe('expected at least 1 card.created webhook(s) with matching data, received 0');
@@ -136,7 +162,10 @@ steps:${emit}
   });
 
   it('fails the file when a delivery is signed with another secret', async () => {
-    const r = await run('whsec_another_secret_000000000000000', `name: hooks\nsteps:${emit}\n  - expectWebhook: { type: card.created }\n`);
+    const r = await run(
+      'whsec_another_secret_000000000000000',
+      `name: hooks\nsteps:${emit}\n  - expectWebhook: { type: card.created }\n`,
+    );
     expect(r.ok).toBe(false);
     expect(r.steps.at(-1)!.failure!.message).toBe('webhook delivery is wrong: signature does not match the body');
   });

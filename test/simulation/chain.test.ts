@@ -14,11 +14,19 @@ afterEach(() => sb.close());
 const wallet = async (key = acct.apiKey) => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0];
 
 describe('chain/transfer', () => {
-  it('sends a TRC20 transfer with a 64-hex tx hash to the account\'s real TRON deposit address', async () => {
+  it("sends a TRC20 transfer with a 64-hex tx hash to the account's real TRON deposit address", async () => {
     const res = await sim(sb, acct.apiKey, 'chain/transfer', { amount: 250.5 });
     expect(res.status).toBe(200);
-    const { address } = (await sb.post(acct.apiKey, '/v1/wallet/getAddress', { currency: 'USDT', network: 'TRX' })).body;
-    expect(res.body).toMatchObject({ code: 0, address, amount: '250.5', confirmations: 0, status: 'PENDING', network: 'TRX' });
+    const { address } = (await sb.post(acct.apiKey, '/v1/wallet/getAddress', { currency: 'USDT', network: 'TRX' }))
+      .body;
+    expect(res.body).toMatchObject({
+      code: 0,
+      address,
+      amount: '250.5',
+      confirmations: 0,
+      status: 'PENDING',
+      network: 'TRX',
+    });
     expect(res.body.txId).toMatch(/^[0-9a-f]{64}$/);
     const { utils } = await import('tronweb');
     expect(utils.crypto.isAddressValid(res.body.fromAddress)).toBe(true);
@@ -29,7 +37,10 @@ describe('chain/transfer', () => {
     expect(await wallet()).toMatchObject({ availableAmount: '0', frozenAmount: '100' });
     await sb.advance(acct.apiKey, 19 * 3 - 1);
     expect(await wallet()).toMatchObject({ availableAmount: '0', frozenAmount: '100' });
-    expect((await sim(sb, acct.apiKey, 'chain/deposits')).body.deposits[0]).toMatchObject({ confirmations: 18, status: 'PENDING' });
+    expect((await sim(sb, acct.apiKey, 'chain/deposits')).body.deposits[0]).toMatchObject({
+      confirmations: 18,
+      status: 'PENDING',
+    });
     await sb.advance(acct.apiKey, 1);
     expect(await wallet()).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
     expect((await sim(sb, acct.apiKey, 'chain/deposits')).body.deposits[0]).toMatchObject({
@@ -76,12 +87,15 @@ describe('chain/transfer', () => {
   it('refuses a tx hash already seen on chain', async () => {
     const txId = 'cd'.repeat(32);
     await sim(sb, acct.apiKey, 'chain/transfer', { amount: 1, txId });
-    expect((await sim(sb, acct.apiKey, 'chain/transfer', { amount: 1, txId })).body).toEqual({ code: 400, message: 'txId is already on chain' });
+    expect((await sim(sb, acct.apiKey, 'chain/transfer', { amount: 1, txId })).body).toEqual({
+      code: 400,
+      message: 'txId is already on chain',
+    });
   });
 });
 
 describe('chain/deposits', () => {
-  it('lists transfers newest first with confirmations and status, only the calling account\'s', async () => {
+  it("lists transfers newest first with confirmations and status, only the calling account's", async () => {
     await sim(sb, acct.apiKey, 'chain/transfer', { amount: 1 });
     await sb.advance(acct.apiKey, 9);
     await sim(sb, acct.apiKey, 'chain/transfer', { amount: 2 });

@@ -31,12 +31,47 @@ type Op =
   | { op: 'clock'; seconds: number };
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ op: fc.constant('authorize' as const), card: fc.nat(1), cents: fc.integer({ min: 0, max: 15_000 }), currency: fc.constantFrom('USD' as const, 'EUR' as const, 'JPY' as const) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('clear' as const), txn: fc.nat(40), cents: fc.option(fc.integer({ min: 1, max: 30_000 })) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant('authorize' as const),
+      card: fc.nat(1),
+      cents: fc.integer({ min: 0, max: 15_000 }),
+      currency: fc.constantFrom('USD' as const, 'EUR' as const, 'JPY' as const),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('clear' as const),
+      txn: fc.nat(40),
+      cents: fc.option(fc.integer({ min: 1, max: 30_000 })),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('reverse' as const), txn: fc.nat(40) }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('refund' as const), txn: fc.nat(40), amount: fc.oneof(fc.constantFrom('rest' as const, 'half' as const, 'restPlusCent' as const), fc.integer({ min: 1, max: 15_000 })) }) },
-  { weight: 1, arbitrary: fc.record({ op: fc.constant('topup' as const), card: fc.nat(1), cents: fc.integer({ min: 100, max: 30_000 }) }) },
-  { weight: 2, arbitrary: fc.record({ op: fc.constant('clock' as const), seconds: fc.constantFrom(1, 3, 60, 86_400, 7 * 86_400) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      op: fc.constant('refund' as const),
+      txn: fc.nat(40),
+      amount: fc.oneof(
+        fc.constantFrom('rest' as const, 'half' as const, 'restPlusCent' as const),
+        fc.integer({ min: 1, max: 15_000 }),
+      ),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      op: fc.constant('topup' as const),
+      card: fc.nat(1),
+      cents: fc.integer({ min: 100, max: 30_000 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constant('clock' as const), seconds: fc.constantFrom(1, 3, 60, 86_400, 7 * 86_400) }),
+  },
 );
 
 interface ModelTxn {
@@ -58,16 +93,28 @@ async function step(sb: TestSandbox, key: string, m: Model, o: Op): Promise<void
   const pick = (i: number) => (m.txns.length ? m.txns[i % m.txns.length] : undefined);
   switch (o.op) {
     case 'authorize': {
-      const res = await sim(sb, key, 'card/authorize', { cardId: m.cards[o.card], amount: o.cents / 100, currency: o.currency });
+      const res = await sim(sb, key, 'card/authorize', {
+        cardId: m.cards[o.card],
+        amount: o.cents / 100,
+        currency: o.currency,
+      });
       expect(res.status).toBe(200);
       const bill = micros(String(res.body.billAmount));
-      m.txns.push({ id: res.body.transactionId, billMicros: bill, clearedMicros: res.body.status === 'CLEARED' ? 0 : -1, refundedMicros: 0 });
+      m.txns.push({
+        id: res.body.transactionId,
+        billMicros: bill,
+        clearedMicros: res.body.status === 'CLEARED' ? 0 : -1,
+        refundedMicros: 0,
+      });
       return;
     }
     case 'clear': {
       const t = pick(o.txn);
       if (!t) return;
-      const res = await sim(sb, key, 'transaction/clear', { transactionId: t.id, ...(o.cents ? { amount: o.cents / 100 } : {}) });
+      const res = await sim(sb, key, 'transaction/clear', {
+        transactionId: t.id,
+        ...(o.cents ? { amount: o.cents / 100 } : {}),
+      });
       if (res.status === 200) t.clearedMicros = o.cents ? o.cents * 10_000 : t.billMicros;
       return;
     }
@@ -82,11 +129,17 @@ async function step(sb: TestSandbox, key: string, m: Model, o: Op): Promise<void
       const remaining = t.clearedMicros - t.refundedMicros;
       const CENT = 10_000;
       const asked =
-        o.amount === 'rest' ? null
-        : o.amount === 'half' ? Math.max(CENT, Math.floor(remaining / 2 / CENT) * CENT)
-        : o.amount === 'restPlusCent' ? Math.max(0, remaining) + CENT
-        : o.amount * CENT;
-      const res = await sim(sb, key, 'transaction/refund', { transactionId: t.id, ...(asked !== null ? { amount: asked / 1_000_000 } : {}) });
+        o.amount === 'rest'
+          ? null
+          : o.amount === 'half'
+            ? Math.max(CENT, Math.floor(remaining / 2 / CENT) * CENT)
+            : o.amount === 'restPlusCent'
+              ? Math.max(0, remaining) + CENT
+              : o.amount * CENT;
+      const res = await sim(sb, key, 'transaction/refund', {
+        transactionId: t.id,
+        ...(asked !== null ? { amount: asked / 1_000_000 } : {}),
+      });
       // Accepted exactly when the purchase is cleared and the refund fits what remains of the clearing.
       const fits = t.clearedMicros >= 0 && remaining > 0 && (asked === null || asked <= remaining);
       expect(res.status, JSON.stringify(res.body)).toBe(fits ? 200 : 400);
@@ -96,7 +149,8 @@ async function step(sb: TestSandbox, key: string, m: Model, o: Op): Promise<void
     }
     case 'topup': {
       const res = await sb.post(key, '/v1/card/deposit', { cardId: m.cards[o.card], amount: o.cents / 100 });
-      if (res.status === 200) m.topups.push({ card: m.cards[o.card]!, micros: o.cents * 10_000, settlesAtS: m.nowS + 3 });
+      if (res.status === 200)
+        m.topups.push({ card: m.cards[o.card]!, micros: o.cents * 10_000, settlesAtS: m.nowS + 3 });
       return;
     }
     case 'clock':
@@ -113,11 +167,18 @@ async function check(sb: TestSandbox, key: string, accountId: string, m: Model):
   let clearedMinusRefunds = 0;
   for (const cardId of m.cards) {
     const asset = (await sb.post(key, '/v1/card/asset', { cardId })).body;
-    const rows = (await sb.post(key, '/v1/bill/list', { cardId, pageSize: 100 })).body.transactions as { amount: string; status: string }[];
+    const rows = (await sb.post(key, '/v1/bill/list', { cardId, pageSize: 100 })).body.transactions as {
+      amount: string;
+      status: string;
+    }[];
     const spent = rows.filter((r) => r.status === 'COMPLETED').reduce((s, r) => s - micros(r.amount), 0);
-    const refunded = rows.filter((r) => r.status === 'REVERTED' && !r.amount.startsWith('-')).reduce((s, r) => s + micros(r.amount), 0);
+    const refunded = rows
+      .filter((r) => r.status === 'REVERTED' && !r.amount.startsWith('-'))
+      .reduce((s, r) => s + micros(r.amount), 0);
     const held = rows.filter((r) => r.status === 'PENDING').reduce((s, r) => s - micros(r.amount), 0);
-    const funded = CARD_MICROS + m.topups.filter((t) => t.card === cardId && t.settlesAtS <= m.nowS).reduce((s, t) => s + t.micros, 0);
+    const funded =
+      CARD_MICROS +
+      m.topups.filter((t) => t.card === cardId && t.settlesAtS <= m.nowS).reduce((s, t) => s + t.micros, 0);
     const available = micros(asset.availableAmount);
     const frozen = micros(asset.frozenAmount);
     expect(frozen).toBe(held);

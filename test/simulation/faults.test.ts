@@ -33,7 +33,9 @@ describe('faults', () => {
     const cardId = await cardWith(sb, key, 10);
     await faults([{ path: '/v1/card/deposit', dropResponse: true }]);
     const headers = { 'Idempotency-Key': 'dep-1' };
-    await expect(sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers)).rejects.toThrow(/socket hang up|ECONNRESET/);
+    await expect(sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers)).rejects.toThrow(
+      /socket hang up|ECONNRESET/,
+    );
     expect(await walletAvailable()).toBe('985');
     const retry = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
     expect(retry.status).toBe(200);

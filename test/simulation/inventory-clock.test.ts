@@ -36,7 +36,7 @@ describe('inventory', () => {
     expect((await create()).status).toBe(200);
   });
 
-  it('is this account\'s view only: another account still issues cards', async () => {
+  it("is this account's view only: another account still issues cards", async () => {
     await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', available: 0 });
     const other = await fundedAccount(sb);
     expect((await sb.post(other.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).status).toBe(200);
@@ -69,7 +69,9 @@ describe('clock', () => {
     const res = await sim(sb, key, 'clock', { advanceSeconds: 8 * 24 * 3600 });
     expect(res.body).toMatchObject({ code: 0, now: '2026-06-09T00:00:00.000Z' });
     const moves = sb.deps.db
-      .prepare("SELECT kind, created_at_ms FROM transfers WHERE account_id = ? AND kind IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id")
+      .prepare(
+        "SELECT kind, created_at_ms FROM transfers WHERE account_id = ? AND kind IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id",
+      )
       .all(chainAcct.accountId) as { kind: string; created_at_ms: number }[];
     const start = Date.UTC(2026, 5, 1);
     expect(moves.map((m) => [m.kind, (m.created_at_ms - start) / 1000])).toEqual([
@@ -78,7 +80,9 @@ describe('clock', () => {
       ['chain.deposit', 57],
       ['reverse', 7 * 24 * 3600],
     ]);
-    const events = eventsOf(sb, chainAcct.accountId).filter((e) => e.type === 'card.cancelled' || e.type === 'transaction.updated');
+    const events = eventsOf(sb, chainAcct.accountId).filter(
+      (e) => e.type === 'card.cancelled' || e.type === 'transaction.updated',
+    );
     expect(events.map((e) => e.type)).toEqual(['card.cancelled', 'transaction.updated']);
     // 1000 - 3 cards of 50 - a top-up of 10 + the cancelled card's 50 + the confirmed deposit of 20.
     expect(await walletAvailable()).toBe('910');

@@ -28,13 +28,24 @@ const raise = (body: Record<string, unknown> = {}) => sim(sb, key, 'card/3ds', {
 const last4 = async () => (await sb.post(key, '/v1/card/detail', { cardId })).body.maskedCardNo.slice(-4);
 
 describe('card/3ds', () => {
-  it('raises card.3ds.requested with the spec\'s fields and answers challengeId, a 6-digit otp and expiresAt', async () => {
+  it("raises card.3ds.requested with the spec's fields and answers challengeId, a 6-digit otp and expiresAt", async () => {
     const res = await raise({ merchant: 'Shop', amount: 12.34, currency: 'EUR' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ code: 0, otp: expect.stringMatching(/^\d{6}$/), expiresAt: '2026-06-01T00:10:00.000Z' });
+    expect(res.body).toMatchObject({
+      code: 0,
+      otp: expect.stringMatching(/^\d{6}$/),
+      expiresAt: '2026-06-01T00:10:00.000Z',
+    });
     expect(res.body.challengeId).toMatch(/^tds_/);
     const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
-    expect(event!.data).toEqual({ type: 'payment', merchant: 'Shop', amount: '12.34', currency: 'EUR', cardId, last4: await last4() });
+    expect(event!.data).toEqual({
+      type: 'payment',
+      merchant: 'Shop',
+      amount: '12.34',
+      currency: 'EUR',
+      cardId,
+      last4: await last4(),
+    });
   });
 
   it('leaves amount and currency out of a binding challenge raised without them, and fills the merchant', async () => {
@@ -46,7 +57,11 @@ describe('card/3ds', () => {
   it('gives a payment challenge raised without an amount a generated USD amount', async () => {
     await raise();
     const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
-    expect(event!.data).toMatchObject({ type: 'payment', amount: expect.stringMatching(/^\d+(\.\d{1,2})?$/), currency: 'USD' });
+    expect(event!.data).toMatchObject({
+      type: 'payment',
+      amount: expect.stringMatching(/^\d+(\.\d{1,2})?$/),
+      currency: 'USD',
+    });
   });
 
   it('without a dedicated inbox sets cardId only when the account owns a single card that is not cancelled', async () => {
@@ -82,7 +97,7 @@ describe('card/3ds', () => {
     expect(enrich()).toEqual({ otp });
   });
 
-  it('answers 4001 for another account\'s card and 400 for a cancelled card', async () => {
+  it("answers 4001 for another account's card and 400 for a cancelled card", async () => {
     const other = await fundedAccount(sb);
     expect((await sim(sb, other.apiKey, 'card/3ds', { cardId, type: 'payment' })).body.code).toBe(4001);
     await sb.post(key, '/v1/card/cancel', { cardId });
@@ -91,14 +106,21 @@ describe('card/3ds', () => {
   });
 
   it('rejects an unknown type with 400', async () => {
-    expect((await raise({ type: 'login' })).body).toEqual({ code: 400, message: 'type must be one of payment, binding' });
+    expect((await raise({ type: 'login' })).body).toEqual({
+      code: 400,
+      message: 'type must be one of payment, binding',
+    });
   });
 });
 
 describe('3ds/verify', () => {
   it('answers APPROVED for the right code, then INVALID_OTP when it is used again', async () => {
     const { challengeId, otp } = (await raise()).body;
-    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 0, message: 'ok', result: 'APPROVED' });
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({
+      code: 0,
+      message: 'ok',
+      result: 'APPROVED',
+    });
     expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body.result).toBe('INVALID_OTP');
   });
 
@@ -120,12 +142,18 @@ describe('3ds/verify', () => {
   it('forgets challenges on reset', async () => {
     const { challengeId, otp } = (await raise()).body;
     await sim(sb, key, 'reset');
-    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 400, message: 'challenge not found' });
+    expect((await sim(sb, key, '3ds/verify', { challengeId, otp })).body).toEqual({
+      code: 400,
+      message: 'challenge not found',
+    });
   });
 
-  it('answers 400 for an unknown challenge or another account\'s', async () => {
+  it("answers 400 for an unknown challenge or another account's", async () => {
     const { challengeId, otp } = (await raise()).body;
     const other = await fundedAccount(sb);
-    expect((await sim(sb, other.apiKey, '3ds/verify', { challengeId, otp })).body).toEqual({ code: 400, message: 'challenge not found' });
+    expect((await sim(sb, other.apiKey, '3ds/verify', { challengeId, otp })).body).toEqual({
+      code: 400,
+      message: 'challenge not found',
+    });
   });
 });

@@ -26,11 +26,17 @@ describe('card/authorize', () => {
     expect(res.body.transactionId).toMatch(/^txn_[0-9A-Za-z]{24}$/);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '87.5', frozenAmount: '12.5' });
     expect(await bills()).toEqual([
-      { transactionTime: '2026-06-01T00:00:00.000Z', merchant: 'Coffee', amount: '-12.50', currency: 'USD', status: 'PENDING' },
+      {
+        transactionTime: '2026-06-01T00:00:00.000Z',
+        merchant: 'Coffee',
+        amount: '-12.50',
+        currency: 'USD',
+        status: 'PENDING',
+      },
     ]);
   });
 
-  it('emits transaction.created with every field of the spec\'s transaction event data', async () => {
+  it("emits transaction.created with every field of the spec's transaction event data", async () => {
     const res = await authorize({ amount: 12.5, merchantName: 'Coffee', merchantCountry: 'US', mccCategory: 'Food' });
     const [event] = eventsOf(sb, acct.accountId, 'transaction.created');
     expect(event!.data).toEqual({
@@ -79,13 +85,19 @@ describe('card/authorize', () => {
 
   it('declines CARD_NOT_ACTIVE on a frozen card', async () => {
     await sb.post(key, '/v1/card/freeze', { cardId });
-    expect((await authorize({ amount: 1 })).body).toMatchObject({ status: 'DECLINED', declineReason: 'CARD_NOT_ACTIVE' });
+    expect((await authorize({ amount: 1 })).body).toMatchObject({
+      status: 'DECLINED',
+      declineReason: 'CARD_NOT_ACTIVE',
+    });
   });
 
   it('declines DAILY_LIMIT_EXCEEDED past the BIN spendDaily within a UTC day, and allows it the next day', async () => {
     await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { limit: { spendDaily: '30', minimalDeposit: '1' } });
     expect((await authorize({ amount: 20 })).body.status).toBe('PENDING');
-    expect((await authorize({ amount: 10.01 })).body).toMatchObject({ status: 'DECLINED', declineReason: 'DAILY_LIMIT_EXCEEDED' });
+    expect((await authorize({ amount: 10.01 })).body).toMatchObject({
+      status: 'DECLINED',
+      declineReason: 'DAILY_LIMIT_EXCEEDED',
+    });
     expect((await authorize({ amount: 10 })).body.status).toBe('PENDING');
     await sb.advance(key, 24 * 3600);
     expect((await authorize({ amount: 10 })).body.status).toBe('PENDING');
@@ -96,7 +108,12 @@ describe('card/authorize', () => {
     // 100 EUR * 1.08 * 1.006 = 108.648 -> 108.65
     expect(res.body.billAmount).toBe(108.65);
     const [event] = eventsOf(sb, acct.accountId, 'transaction.created');
-    expect(event!.data).toMatchObject({ billAmount: 108.65, billCurrency: 'USD', transactionAmount: 100, transactionCurrency: 'EUR' });
+    expect(event!.data).toMatchObject({
+      billAmount: 108.65,
+      billCurrency: 'USD',
+      transactionAmount: 100,
+      transactionCurrency: 'EUR',
+    });
   });
 
   it('approves an authorisation of 0 without a hold, cleared at once and listed 0.00 COMPLETED', async () => {
@@ -118,7 +135,7 @@ describe('card/authorize', () => {
     expect(res.body.message).toContain(message);
   });
 
-  it('answers 4001 for an unknown card or another account\'s card', async () => {
+  it("answers 4001 for an unknown card or another account's card", async () => {
     const other = await fundedAccount(sb);
     const res = await sim(sb, other.apiKey, 'card/authorize', { cardId, amount: 1 });
     expect(res.status).toBe(400);
@@ -135,7 +152,13 @@ describe('transaction/clear', () => {
     expect((await bills())[0]).toMatchObject({ amount: '-30.00', status: 'COMPLETED' });
     const updated = eventsOf(sb, acct.accountId, 'transaction.updated');
     expect(updated.map((e) => e.data)).toEqual([
-      expect.objectContaining({ transactionId, status: 'CLEARED', previousStatus: 'PENDING', billAmount: 30, transactionAmount: 30 }),
+      expect.objectContaining({
+        transactionId,
+        status: 'CLEARED',
+        previousStatus: 'PENDING',
+        billAmount: 30,
+        transactionAmount: 30,
+      }),
     ]);
   });
 
@@ -153,7 +176,10 @@ describe('transaction/clear', () => {
     await sim(sb, key, 'transaction/reverse', { transactionId });
     const res = await sim(sb, key, 'transaction/clear', { transactionId });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ code: 400, message: 'transaction is CANCELLED: only a PENDING transaction can be cleared' });
+    expect(res.body).toEqual({
+      code: 400,
+      message: 'transaction is CANCELLED: only a PENDING transaction can be cleared',
+    });
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
     expect(eventsOf(sb, acct.accountId, 'transaction.updated')).toHaveLength(1);
   });
@@ -170,7 +196,10 @@ describe('transaction/reverse', () => {
     expect((await sim(sb, key, 'transaction/reverse', { transactionId })).status).toBe(200);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
     expect((await bills())[0]).toMatchObject({ amount: '-40.00', status: 'REVERTED' });
-    expect(eventsOf(sb, acct.accountId, 'transaction.updated')[0]!.data).toMatchObject({ status: 'CANCELLED', previousStatus: 'PENDING' });
+    expect(eventsOf(sb, acct.accountId, 'transaction.updated')[0]!.data).toMatchObject({
+      status: 'CANCELLED',
+      previousStatus: 'PENDING',
+    });
   });
 
   it('happens automatically 7 days of account time after an authorisation that was never cleared', async () => {
@@ -209,7 +238,9 @@ describe('transaction/refund', () => {
     const over = await sim(sb, key, 'transaction/refund', { transactionId, amount: 10.01 });
     expect(over.body).toEqual({ code: 400, message: 'amount exceeds what remains refundable (10)' });
     expect((await sim(sb, key, 'transaction/refund', { transactionId })).status).toBe(200);
-    expect((await sim(sb, key, 'transaction/refund', { transactionId })).body.message).toBe('transaction is already fully refunded');
+    expect((await sim(sb, key, 'transaction/refund', { transactionId })).body.message).toBe(
+      'transaction is already fully refunded',
+    );
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100' });
   });
 

@@ -8,7 +8,13 @@ import type { AppEnv } from '../context.js';
  * where a careless client puts a key), the body is never read here, and at debug level the request headers are
  * logged with every secret header already censored at the source.
  */
-export function accessLog({ logger, now = () => performance.now() }: { logger: Logger; now?: () => number }): MiddlewareHandler<AppEnv> {
+export function accessLog({
+  logger,
+  now = () => performance.now(),
+}: {
+  logger: Logger;
+  now?: () => number;
+}): MiddlewareHandler<AppEnv> {
   return async function accessLog(c, next) {
     const startMs = now();
     const requestId = c.get('requestId');

@@ -20,11 +20,16 @@ export const idempotencyChecks: Check[] = [
       ctx.require(ctx.expectStatus(first, 200));
       if (first.headers.get('idempotency-key') !== key) ctx.fail('the key is not echoed in Idempotency-Key', first);
       // The same JSON value with another key order: still "an identical body".
-      const retry = await ctx.post('/v1/card/deposit', { currency: 'USDT', amount: body.amount, cardId }, {
-        headers: { 'Idempotency-Key': key },
-      });
+      const retry = await ctx.post(
+        '/v1/card/deposit',
+        { currency: 'USDT', amount: body.amount, cardId },
+        {
+          headers: { 'Idempotency-Key': key },
+        },
+      );
       ctx.require(ctx.expectStatus(retry, first.status));
-      if (retry.headers.get('idempotent-replayed') !== 'true') ctx.fail('the replay lacks Idempotent-Replayed: true', retry);
+      if (retry.headers.get('idempotent-replayed') !== 'true')
+        ctx.fail('the replay lacks Idempotent-Replayed: true', retry);
       if (retry.text !== first.text) ctx.fail('the replayed body differs from the first answer', retry);
       if (retry.headers.get('idempotency-key') !== key) ctx.fail('the replay does not echo Idempotency-Key', retry);
       const moved = before - (await walletMicros(ctx));
@@ -40,9 +45,13 @@ export const idempotencyChecks: Check[] = [
     async run(ctx: CheckContext) {
       const used = ctx.state.values.get('replayKey') as { key: string; body: { amount: number } } | undefined;
       if (!used) ctx.skip('the replay check did not run');
-      const ex = await ctx.post('/v1/card/deposit', { ...used.body, amount: used.body.amount + 1 }, {
-        headers: { 'Idempotency-Key': used.key },
-      });
+      const ex = await ctx.post(
+        '/v1/card/deposit',
+        { ...used.body, amount: used.body.amount + 1 },
+        {
+          headers: { 'Idempotency-Key': used.key },
+        },
+      );
       ctx.expectError(ex, 409, 4211);
     },
   },
@@ -53,7 +62,9 @@ export const idempotencyChecks: Check[] = [
       const cardId = madeCard(ctx);
       if (ctx.state.isSandbox) {
         // Hold the first request in flight with the sandbox's fault injection, then retry it.
-        const set = await ctx.post('/sandbox/v1/faults', { rules: [{ path: '/v1/card/freeze', count: 1, latencyMs: 1500 }] });
+        const set = await ctx.post('/sandbox/v1/faults', {
+          rules: [{ path: '/v1/card/freeze', count: 1, latencyMs: 1500 }],
+        });
         ctx.require(ctx.expectStatus(set, 200));
       }
       const key = `verify-${randomUUID()}`;
@@ -69,7 +80,8 @@ export const idempotencyChecks: Check[] = [
         ctx.expectError(second, 409, 4212);
         return;
       }
-      if (!ctx.state.isSandbox) ctx.skip('the first request finished before the retry arrived; could not hold it in flight');
+      if (!ctx.state.isSandbox)
+        ctx.skip('the first request finished before the retry arrived; could not hold it in flight');
       ctx.fail('a retry while the first request was held in flight was not 4212', second);
     },
   },

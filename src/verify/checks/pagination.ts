@@ -43,7 +43,8 @@ export const paginationChecks: Check[] = [
     name: 'pagination: no match is an empty page with totalElements 0, totalPages 0, last true',
     kind: 'read',
     async run(ctx: CheckContext) {
-      const cards = ((await ctx.post('/v1/card/list')).json as { cardList?: { cardId: string }[] } | undefined)?.cardList;
+      const cards = ((await ctx.post('/v1/card/list')).json as { cardList?: { cardId: string }[] } | undefined)
+        ?.cardList;
       for (const { cardId } of (cards ?? []).slice(0, 10)) {
         const ex = await ctx.post('/v1/bill/list', { cardId });
         const page = ex.json as Page | undefined;

@@ -55,7 +55,8 @@ export const readChecks: Check[] = [
       const ex = await ctx.call('GET', '/v1/webhook');
       if (!ctx.expectStatus(ex, 200)) return;
       ctx.expectContract(ex);
-      if (ex.json && typeof ex.json === 'object' && 'secret' in ex.json) ctx.fail('a read returned the full secret', ex);
+      if (ex.json && typeof ex.json === 'object' && 'secret' in ex.json)
+        ctx.fail('a read returned the full secret', ex);
     },
   },
 ];

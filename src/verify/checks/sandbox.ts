@@ -30,7 +30,12 @@ export const sandboxChecks: Check[] = [
     async run(ctx: CheckContext) {
       const cardId = await sandboxCard(ctx);
       const start = await cardAvailable(ctx, cardId);
-      const auth = await sim(ctx, 'card/authorize', { cardId, amount: 5, currency: 'USD', merchantName: 'Verify Shop' });
+      const auth = await sim(ctx, 'card/authorize', {
+        cardId,
+        amount: 5,
+        currency: 'USD',
+        merchantName: 'Verify Shop',
+      });
       if (auth.status !== 'PENDING') ctx.fail(`authorisation answered ${String(auth.status)}, expected PENDING`);
       const held = await ctx.post('/v1/card/asset', { cardId });
       const asset = held.json as { availableAmount: string; frozenAmount: string };
@@ -56,7 +61,13 @@ export const sandboxChecks: Check[] = [
     kind: 'sandbox',
     async run(ctx: CheckContext) {
       const cardId = await sandboxCard(ctx, 5);
-      const ch = await sim(ctx, 'card/3ds', { cardId, type: 'payment', amount: 1.5, currency: 'USD', merchant: 'Verify' });
+      const ch = await sim(ctx, 'card/3ds', {
+        cardId,
+        type: 'payment',
+        amount: 1.5,
+        currency: 'USD',
+        merchant: 'Verify',
+      });
       const wrong = String(ch.otp) === '000000' ? '111111' : '000000';
       const bad = await sim(ctx, '3ds/verify', { challengeId: ch.challengeId, otp: wrong });
       if (bad.result !== 'INVALID_OTP') ctx.fail(`a wrong OTP answered ${String(bad.result)}`);
@@ -86,10 +97,16 @@ export const sandboxChecks: Check[] = [
         await ctx.post('/sandbox/v1/clock', { advanceSeconds: 0 });
         const got = await receiver.waitFor((d) => d.raw.includes(`"card.frozen"`) && d.raw.includes(cardId), 5000);
         ctx.require(got !== undefined, `no card.frozen delivery reached ${url} within 5 s`);
-        const problem = signatureProblem(headerEndingWith(got.headers, '-signature'), got.raw, secret, Date.now() / 1000);
+        const problem = signatureProblem(
+          headerEndingWith(got.headers, '-signature'),
+          got.raw,
+          secret,
+          Date.now() / 1000,
+        );
         if (problem) ctx.fail(`card.frozen delivery: ${problem}`);
         const event = JSON.parse(got.raw.toString('utf8')) as { id: string; type: string };
-        if (headerEndingWith(got.headers, '-event-id') !== event.id) ctx.fail('Event-Id header differs from the body id');
+        if (headerEndingWith(got.headers, '-event-id') !== event.id)
+          ctx.fail('Event-Id header differs from the body id');
         if (headerEndingWith(got.headers, '-event-type') !== event.type) ctx.fail('Event-Type header differs');
         const violations = ctx.options.validator.validateEvent?.(event, { strict: ctx.options.strict }) ?? [];
         for (const v of violations) ctx.fail(`event contract ${v.schemaId}: ${v.instancePath || '/'} ${v.message}`);

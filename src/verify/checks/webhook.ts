@@ -32,7 +32,8 @@ export const webhookConfigCheck: Check = {
     const cfg = read.json as Config;
     if (cfg.secret !== undefined) ctx.fail('GET returned the full secret', read);
     if (!cfg.secretPrefix?.startsWith('whsec_')) ctx.fail('secretPrefix does not begin with whsec_', read);
-    if (cfg.url !== 'https://verify.example.com/hooks' || cfg.enabled !== false) ctx.fail('GET does not show the PUT', read);
+    if (cfg.url !== 'https://verify.example.com/hooks' || cfg.enabled !== false)
+      ctx.fail('GET does not show the PUT', read);
     const rotated = await ctx.post('/v1/webhook/rotate-secret');
     ctx.require(ctx.expectStatus(rotated, 200));
     ctx.expectContract(rotated);

@@ -35,7 +35,10 @@ function remember(m: Model, key: string | undefined, path: string, body: Record<
 }
 
 class CreateCard implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly cents: number, readonly withKey: boolean) {}
+  constructor(
+    readonly cents: number,
+    readonly withKey: boolean,
+  ) {}
   check = (m: Readonly<Model>) => m.cards.length < 4;
   async run(m: Model, real: Real) {
     const amount = this.cents * 10_000;
@@ -46,14 +49,23 @@ class CreateCard implements fc.AsyncCommand<Model, Real> {
     expectAnswer(real, ex, statusFor(predicted.code), predicted.code === 0 ? undefined : predicted.code);
     if (predicted.code !== 0) return;
     m.walletMicros -= amount;
-    m.cards.push({ id: (ex.json as { cardId: string }).cardId, status: 'ACTIVE', availableMicros: predicted.creditMicros, settlingMicros: 0 });
+    m.cards.push({
+      id: (ex.json as { cardId: string }).cardId,
+      status: 'ACTIVE',
+      availableMicros: predicted.creditMicros,
+      settlingMicros: 0,
+    });
     remember(m, key, '/v1/card/create', body, ex);
   }
   toString = () => `create(${this.cents / 100}${this.withKey ? ', keyed' : ''})`;
 }
 
 class Deposit implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly card: number, readonly cents: number, readonly withKey: boolean) {}
+  constructor(
+    readonly card: number,
+    readonly cents: number,
+    readonly withKey: boolean,
+  ) {}
   check = (m: Readonly<Model>) => m.cards.length > 0;
   async run(m: Model, real: Real) {
     const card = m.cards[this.card % m.cards.length]!;
@@ -73,7 +85,11 @@ class Deposit implements fc.AsyncCommand<Model, Real> {
 }
 
 class SetFrozen implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly card: number, readonly frozen: boolean, readonly withKey: boolean) {}
+  constructor(
+    readonly card: number,
+    readonly frozen: boolean,
+    readonly withKey: boolean,
+  ) {}
   check = (m: Readonly<Model>) => m.cards.length > 0;
   async run(m: Model, real: Real) {
     const card = m.cards[this.card % m.cards.length]!;
@@ -156,7 +172,9 @@ export async function assertBalances(m: Model, real: Real): Promise<void> {
     const asset = await real.ctx.post('/v1/card/asset', { cardId: card.id });
     const shown = micros((asset.json as { availableAmount: string }).availableAmount);
     if (shown !== card.availableMicros) {
-      throw new ModelMismatch(`card ${card.id} shows ${shown / 1_000_000}, the model ${card.availableMicros / 1_000_000}`);
+      throw new ModelMismatch(
+        `card ${card.id} shows ${shown / 1_000_000}, the model ${card.availableMicros / 1_000_000}`,
+      );
     }
   }
 }

@@ -35,7 +35,11 @@ export interface Model {
 export const liveKeys = (m: Readonly<Model>) => m.keyed.filter((k) => m.nowS - k.atS < 24 * 3600 - 60);
 
 /** The answer the spec predicts for a funding call, in the documented order: validation, 8001, then 3001. */
-export function predictFunding(m: Model, amountMicros: number, openFeeMicros: number): { code: number; creditMicros: number } {
+export function predictFunding(
+  m: Model,
+  amountMicros: number,
+  openFeeMicros: number,
+): { code: number; creditMicros: number } {
   const creditMicros = expectedCredit(amountMicros, m.fees.ratePpm, openFeeMicros);
   // Validation first: an amount must be positive (HTTP 400 code 400).
   if (amountMicros <= 0) return { code: 400, creditMicros: 0 };

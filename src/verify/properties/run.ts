@@ -47,10 +47,20 @@ export function propertyCheck(opts: PropertyOptions): Check {
       const setup = async () => {
         ctx.require(ctx.expectStatus(await ctx.post('/sandbox/v1/reset', { balance: START_BALANCE }), 200));
         ctx.require(ctx.expectStatus(await ctx.post('/sandbox/v1/clock', { mode: 'frozen' }), 200));
-        const model: Model = { walletMicros: START_BALANCE * 1_000_000, cards: [], keyed: [], fees, nextKey: 0, nowS: 0 };
+        const model: Model = {
+          walletMicros: START_BALANCE * 1_000_000,
+          cards: [],
+          keyed: [],
+          fees,
+          nextKey: 0,
+          nowS: 0,
+        };
         return { model, real: { ctx } };
       };
-      const arbitrary = fc.commands(commandArbitraries.map((a) => a.map((c) => new Checked(c))), { maxCommands: 25 });
+      const arbitrary = fc.commands(
+        commandArbitraries.map((a) => a.map((c) => new Checked(c))),
+        { maxCommands: 25 },
+      );
       const result = await fc.check(
         fc.asyncProperty(arbitrary, (cmds) => fc.asyncModelRun(setup, cmds)),
         { numRuns: opts.numRuns, seed: opts.seed },
