@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +44,8 @@ export function ensureBuilt(): void {
         cwd: ROOT,
         stdio: 'inherit',
       });
+      // As `npm run build` does: npx runs the project's own bin through the shell, which needs the execute bit.
+      chmodSync(join(ROOT, 'dist/src/cli/main.js'), 0o755);
     }
   } finally {
     rmdirSync(lock);
