@@ -1,14 +1,16 @@
-import { parseDecimal } from '../domain/money.js';
+import { microsFromJsonNumber, parseDecimal } from '../domain/money.js';
 
 /** Micro-units of a decimal string or JSON number as the target wrote it; NaN when it is neither. */
 export function micros(value: unknown): number {
-  if (typeof value === 'number') return Math.round(value * 1_000_000);
+  // The decimal text of the number, never float arithmetic (a figure with more than 6 places is NaN: not money).
+  if (typeof value === 'number') return microsFromJsonNumber(value) ?? NaN;
   if (typeof value !== 'string') return NaN;
   return parseDecimal(value) ?? NaN;
 }
 
 /**
- * The spec's fee rule (a rate in parts per million, which is `micros()` of the rate's decimal string), written here independently of the server's fee function so the harness can judge it:
+ * The spec's fee rule (a rate in parts per million, which is `micros()` of the rate's decimal string), written
+ * here independently of the server's fee function so the harness can judge it:
  * credit = floor_to_cent(amount - amount * rate - openFee), computed exactly with big integers.
  */
 export function expectedCredit(amountMicros: number, ratePpm: number, openFeeMicros: number): number {
