@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,12 +40,8 @@ export function ensureBuilt(): void {
   }
   try {
     if (!isFresh()) {
-      execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-        cwd: ROOT,
-        stdio: 'inherit',
-      });
-      // As `npm run build` does: npx runs the project's own bin through the shell, which needs the execute bit.
-      chmodSync(join(ROOT, 'dist/src/cli/main.js'), 0o755);
+      // The project's own build (tsc, then the bin's execute bit that npx needs), so the steps live in one place.
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
     }
   } finally {
     rmdirSync(lock);
