@@ -13,18 +13,9 @@ CACHE="$ROOT/.docker-cache"
 BASE_IMAGE=node:20-bookworm-slim
 IMAGE=card-sandbox:smoke
 API_KEY="smoke-key-$$"
-START_NS=$(date +%s%N)
-
-ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
-say() {
-  local ms
-  ms=$(ms_since "$START_NS")
-  printf '[docker-smoke %4d.%ds] %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$*"
-}
-fail() {
-  printf 'docker-smoke: FAILED: %s\n' "$*" >&2
-  exit 1
-}
+SMOKE_NAME=docker-smoke
+# shellcheck source=lib/smoke.sh
+. "$ROOT/scripts/lib/smoke.sh"
 
 [ "$(id -u)" = 0 ] || fail "must run as root (dockerd and debootstrap need it); this machine's user is $(id -un)"
 for tool in apt-get dpkg tar flock node; do
@@ -40,11 +31,7 @@ ENGINE="$CACHE/engine"
 if [ ! -x "$ENGINE/usr/sbin/dockerd" ]; then
   say "downloading the Docker engine from Debian (docker.io containerd runc tini libdevmapper1.02.1)"
   rm -rf "$CACHE/debs" "$ENGINE" && mkdir -p "$CACHE/debs" "$ENGINE"
-  # A fresh CI machine may have no package lists yet: update them once, then try again.
-  (cd "$CACHE/debs" && apt-get download docker.io containerd runc tini libdevmapper1.02.1 >"$CACHE/apt.log" 2>&1) ||
-    (apt-get update -qq >>"$CACHE/apt.log" 2>&1 && cd "$CACHE/debs" &&
-      apt-get download docker.io containerd runc tini libdevmapper1.02.1 >>"$CACHE/apt.log" 2>&1) ||
-    { cat "$CACHE/apt.log" >&2; fail "apt-get download could not fetch the engine packages (see above)"; }
+  apt_download "$CACHE/debs" "$CACHE/apt.log" docker.io containerd runc tini libdevmapper1.02.1
   for deb in "$CACHE"/debs/*.deb; do dpkg -x "$deb" "$ENGINE"; done
 fi
 export PATH="$ENGINE/usr/bin:$ENGINE/usr/sbin:$PATH"
@@ -75,7 +62,7 @@ cleanup() {
   if [ -n "$cpid" ] && kill -0 "$cpid" 2>/dev/null; then kill -TERM "$cpid"; fi
   if mountpoint -q "$RUN_DIR/exec/netns/default" 2>/dev/null; then umount "$RUN_DIR/exec/netns/default"; fi
   rm -rf "$RUN_DIR"
-  say "done, exit $code, total $(ms_since "$START_NS") ms"
+  say "done, exit $code, total $(ms_since "$SMOKE_START_NS") ms"
   exit "$code"
 }
 trap cleanup EXIT

@@ -11,10 +11,9 @@ CACHE=${1:?usage: docker-standin-base.sh CACHE_DIR}
 OUT="$CACHE/base/rootfs.tar"
 mkdir -p "$CACHE/base"
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-fail() {
-  printf 'docker-standin-base: FAILED: %s\n' "$*" >&2
-  exit 1
-}
+SMOKE_NAME=docker-standin-base
+# shellcheck source=lib/smoke.sh
+. "$(dirname "$0")/lib/smoke.sh"
 [ -s "$OUT" ] && exit 0
 
 NODE_BIN=$(readlink -f "$(command -v node)")
@@ -34,10 +33,7 @@ TOOL="$CACHE/debootstrap"
 if [ ! -x "$TOOL/usr/sbin/debootstrap" ]; then
   echo "docker-standin-base: downloading debootstrap from Debian"
   rm -rf "$TOOL" && mkdir -p "$TOOL"
-  (cd "$TOOL" && apt-get download debootstrap >"$CACHE/base/apt.log" 2>&1) ||
-    (apt-get update -qq >>"$CACHE/base/apt.log" 2>&1 && cd "$TOOL" &&
-      apt-get download debootstrap >>"$CACHE/base/apt.log" 2>&1) ||
-    { cat "$CACHE/base/apt.log" >&2; fail "apt-get download debootstrap failed (see above)"; }
+  apt_download "$TOOL" "$CACHE/base/apt.log" debootstrap
   dpkg -x "$TOOL"/debootstrap_*.deb "$TOOL"
 fi
 

@@ -9,17 +9,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 NAME=$(node -p 'require(process.argv[1]).name' "$ROOT/package.json")
-START_NS=$(date +%s%N)
-ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
-say() {
-  local ms
-  ms=$(ms_since "$START_NS")
-  printf '[pack-smoke %4d.%ds] %s\n' $((ms / 1000)) $((ms % 1000 / 100)) "$*"
-}
-fail() {
-  printf 'pack-smoke: FAILED: %s\n' "$*" >&2
-  exit 1
-}
+SMOKE_NAME=pack-smoke
+# shellcheck source=lib/smoke.sh
+. "$ROOT/scripts/lib/smoke.sh"
 
 WORK=$(mktemp -d /tmp/card-sandbox-pack.XXXXXX)
 SERVER_PID=""
@@ -33,7 +25,7 @@ cleanup() {
     kill -0 "$SERVER_PID" 2>/dev/null && kill -KILL -- "-$SERVER_PID"
   fi
   rm -rf "$WORK"
-  say "done, exit $code, total $(ms_since "$START_NS") ms"
+  say "done, exit $code, total $(ms_since "$SMOKE_START_NS") ms"
   exit "$code"
 }
 trap cleanup EXIT
@@ -168,4 +160,4 @@ EOF
   fail "the shipped types do not compile in a partner's TypeScript project"
 say "types resolve through exports: ${TS_FILES[*]} compile"
 
-echo "pack-smoke: OK install=${INSTALL_MS}ms total=$(ms_since "$START_NS")ms"
+echo "pack-smoke: OK install=${INSTALL_MS}ms total=$(ms_since "$SMOKE_START_NS")ms"
