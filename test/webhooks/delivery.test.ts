@@ -351,44 +351,27 @@ describe('bad receivers cost one failed attempt, nothing more', () => {
 describe('events of the other modules go out through the same pipeline unchanged', () => {
   beforeEach(() => setUp());
 
+  // Every field of the spec's "Transaction event data", as the event contracts require.
+  const spend = {
+    transactionId: 'txn_000000000000000000000001',
+    cardId: '2026060100000000000001',
+    status: 'PENDING',
+    billAmount: 12.5,
+    billCurrency: 'USD',
+    transactionAmount: 12.5,
+    transactionCurrency: 'USD',
+    merchantName: 'COFFEE',
+    merchantCountry: 'US',
+    mccCategory: 'Restaurants',
+    eventType: 'SPEND',
+    settledAt: '2026-06-01T00:00:00',
+  };
+
   // The simulation module owns these shapes; this proves only that whatever it writes to the outbox is what the
   // receiver gets, in the four-field envelope with the matching Event-Type header.
   it.each([
-    [
-      'transaction.created',
-      {
-        transactionId: 'txn_000000000000000000000001',
-        cardId: '2026060100000000000001',
-        status: 'PENDING',
-        billAmount: 12.5,
-        billCurrency: 'USD',
-        transactionAmount: 12.5,
-        transactionCurrency: 'USD',
-        merchantName: 'COFFEE',
-        merchantCountry: 'US',
-        mccCategory: 'Restaurants',
-        eventType: 'SPEND',
-        settledAt: '2026-06-01T00:00:00',
-      },
-    ],
-    [
-      'transaction.updated',
-      {
-        transactionId: 'txn_000000000000000000000001',
-        cardId: '2026060100000000000001',
-        status: 'CLEARED',
-        previousStatus: 'PENDING',
-        billAmount: 12.5,
-        billCurrency: 'USD',
-        transactionAmount: 12.5,
-        transactionCurrency: 'USD',
-        merchantName: 'COFFEE',
-        merchantCountry: 'US',
-        mccCategory: 'Restaurants',
-        eventType: 'SPEND',
-        settledAt: '2026-06-01T00:00:00',
-      },
-    ],
+    ['transaction.created', spend],
+    ['transaction.updated', { ...spend, status: 'CLEARED', previousStatus: 'PENDING' }],
     [
       'card.3ds.requested',
       {
