@@ -115,7 +115,7 @@ export function spawnCli(
     stderr: () => err,
     logs,
     exited,
-    waitForLog(match, timeoutMs = 10_000) {
+    waitForLog(match, timeoutMs = 60_000) {
       return new Promise((res, rej) => {
         const check = () => {
           const found = logs().find(match);
@@ -145,10 +145,10 @@ export function spawnCli(
 /** Starts `serve` and waits until it logs its URL. */
 export async function startServe(
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: string; detached?: boolean } = {},
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: string; detached?: boolean; timeoutMs?: number } = {},
 ): Promise<ServeProcess & { url: string }> {
   const proc = spawnCli(args, opts);
-  const listening = await proc.waitForLog((r) => r.msg === 'card sandbox listening');
+  const listening = await proc.waitForLog((r) => r.msg === 'card sandbox listening', opts.timeoutMs);
   return { ...proc, url: listening.url as string };
 }
 
