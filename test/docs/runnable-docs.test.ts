@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 
 // The commands a partner copies from the README and the docs run as written. Each shell block marked `<!-- run -->`
 // is extracted and run by bash against a freshly started compiled server on a fresh database, with the API key that
@@ -45,9 +46,9 @@ let key: string;
 beforeAll(async () => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'runnable-docs-'));
-  server = await startServe(['serve', '--db', join(dir, 'sandbox.db'), '--port', '0'], { timeoutMs: 120_000 });
+  server = await startServe(['serve', '--db', join(dir, 'sandbox.db'), '--port', '0']);
   key = /API key \(shown once, keep it\): (\S+)/.exec(server.stdout())![1]!;
-}, 180_000);
+});
 
 afterAll(async () => {
   if (server) await stop(server);
@@ -59,7 +60,7 @@ function sh(script: string): string {
     cwd: ROOT,
     env: cleanEnv({ KEY: key }),
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: WAIT_LIMIT_MS,
   });
 }
 
