@@ -8,7 +8,6 @@ import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { errorBody, errorResponse } from './http/errors.js';
 import { accessLog } from './http/middleware/access-log.js';
-import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { sandboxApi } from './sandbox/index.js';
@@ -20,7 +19,6 @@ export function createApp(deps: ServerDeps) {
   app.use('*', accessLog({ logger: deps.logger }));
   app.use('*', jsonBodyLimit());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.use('*', faults(deps));
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
