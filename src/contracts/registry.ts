@@ -1,5 +1,5 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv } from './ajv.js';
 import { readIndex, readSchemaFiles, type ContractIndex, type Operation } from './files.js';
 import { closeObjects } from './strict.js';
 
@@ -31,12 +31,6 @@ interface Loaded {
 }
 
 let loaded: Loaded | undefined;
-
-function newAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  addFormats.default(ajv);
-  return ajv;
-}
 
 /** `/admin/v1/accounts/{id}` -> a regular expression matching one path segment per parameter. */
 function pathPattern(template: string): RegExp {
@@ -120,6 +114,7 @@ export function validateRequest(
     const bodyless = isEmpty(body) || (typeof body === 'object' && Object.keys(body as object).length === 0);
     return bodyless ? [] : [violation('this request takes no body')];
   }
+  if (op.requestRequired === false && isEmpty(body)) return [];
   return check(op.request, body, opts);
 }
 
