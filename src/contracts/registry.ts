@@ -10,6 +10,9 @@ export interface ContractViolation {
   schemaPath: string;
   instancePath: string;
   message: string;
+  /** The JSON Schema keyword that failed and its parameters (ajv's), when a schema check found it. */
+  keyword?: string;
+  params?: Record<string, unknown>;
 }
 
 export interface ValidateOptions {
@@ -18,6 +21,7 @@ export interface ValidateOptions {
 }
 
 interface Route {
+  key: string;
   method: string;
   pattern: RegExp;
   operation: Operation;
@@ -50,16 +54,26 @@ function load(): Loaded {
   }
   const routes = Object.entries(index.operations).map(([key, operation]) => {
     const [method, template] = key.split(' ');
-    return { method, pattern: pathPattern(template), operation };
+    return { key, method, pattern: pathPattern(template), operation };
   });
   loaded = { index, routes, lenient, strict };
   return loaded;
 }
 
-function findOperation(method: string, path: string): Operation | undefined {
+function findRoute(method: string, path: string): Route | undefined {
   const bare = path.split('?')[0];
   const m = method.toUpperCase();
-  return load().routes.find((r) => r.method === m && r.pattern.test(bare))?.operation;
+  return load().routes.find((r) => r.method === m && r.pattern.test(bare));
+}
+
+function findOperation(method: string, path: string): Operation | undefined {
+  return findRoute(method, path)?.operation;
+}
+
+/** The contract's `METHOD /path/{param}` and its operation for a concrete request, when the contracts have it. */
+export function contractFor(method: string, path: string): { key: string; operation: Operation } | undefined {
+  const route = findRoute(method, path);
+  return route && { key: route.key, operation: route.operation };
 }
 
 function validatorFor(
@@ -87,6 +101,8 @@ function check(schemaPath: string, value: unknown, opts: ValidateOptions | undef
     schemaPath: e.schemaPath,
     instancePath: e.instancePath,
     message: describe(e),
+    keyword: e.keyword,
+    params: e.params as Record<string, unknown>,
   }));
 }
 
