@@ -21,8 +21,12 @@ export function isMultipleOf(value: number, step: number): boolean {
   return Number.isInteger(q);
 }
 
-export function newAjv(options: { allErrors?: boolean } = {}): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: options.allErrors ?? true });
+export function newAjv(options: { allErrors?: boolean; validateFormats?: boolean } = {}): Ajv2020 {
+  const ajv = new Ajv2020({
+    strict: true,
+    allErrors: options.allErrors ?? true,
+    validateFormats: options.validateFormats ?? true,
+  });
   addFormats.default(ajv);
   ajv.removeKeyword('multipleOf');
   ajv.addKeyword({
