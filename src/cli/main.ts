@@ -15,6 +15,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>
   verify: async () => (await import('./verify.js')).runVerify,
   scenario: async () => (await import('./scenario.js')).runScenarioCommand,
   listen: async () => (await import('./listen.js')).runListen,
+  proxy: async () => (await import('./proxy.js')).runProxy,
 };
 
 async function main(argv: string[]): Promise<number> {
