@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Deps } from './domain/deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
+import { startSandboxSweeper } from './domain/sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
 import { startCheckpointer } from './store/checkpointer.js';
@@ -33,6 +34,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   });
   const { port } = server.address() as AddressInfo;
   if (deps.config.backgroundJobs) deps.jobs.start();
+  const stopSweeper = deps.config.backgroundJobs ? startSandboxSweeper(deps) : undefined;
   // Off the start-up path: the first deposit address then costs nothing extra.
   setTimeout(warmUpTronweb, 250).unref();
   const host = opts.config.host.includes(':') ? `[${opts.config.host}]` : opts.config.host;
@@ -44,6 +46,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     bootstrap,
     close: (graceMs = deps.config.shutdownGraceSeconds * 1000) =>
       (closing ??= (async () => {
+        stopSweeper?.();
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
         await checkpointer?.stop();
         if (file) deps.db.pragma('wal_checkpoint(TRUNCATE)');

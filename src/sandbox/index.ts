@@ -9,6 +9,7 @@ import { eventsRoutes } from './events.js';
 import { faultRoutes } from './faults.js';
 import { inventoryRoutes } from './inventory.js';
 import { resetRoutes } from './reset.js';
+import { sandboxesRoutes } from './sandboxes.js';
 import { threeDsRoutes } from './threeds.js';
 import { transactionRoutes } from './transactions.js';
 import { walletSeedRoutes } from './wallet-seed.js';
@@ -26,6 +27,7 @@ const modules: ((deps: Deps) => Hono<AppEnv>)[] = [
   chainRoutes,
   threeDsRoutes,
   faultRoutes,
+  sandboxesRoutes,
 ];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */

@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { getAccountWithNow } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
 import type { Deps } from '../../domain/deps.js';
+import { expireIfDue } from '../../domain/sandboxes.js';
 import type { AppEnv } from '../context.js';
 import { ApiError } from '../errors.js';
 
@@ -20,6 +21,8 @@ export function apiKeyAuth(deps: Deps): MiddlewareHandler<AppEnv> {
     const found = accountForKey(deps, key);
     if (!found) throw new ApiError('AUTH_FAILED');
     const { account, nowMs } = getAccountWithNow(deps, found.accountId);
+    // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
+    if (account.expiresAtMs !== null && expireIfDue(deps, account)) throw new ApiError('AUTH_FAILED');
     c.set('account', account);
     c.set('keyId', found.keyId);
     deps.jobs.runForegroundDue(found.accountId, nowMs);

@@ -1,0 +1,123 @@
+import { ApiError, illegal } from '../http/errors.js';
+import { childrenOf, expiredChildIds, insertChildLink, purgeAccount } from '../store/account-purge.js';
+import { createAccount, findAccount, forgetAccount, type Account } from './accounts.js';
+import { forgetCachedKeys, issueKey } from './api-keys.js';
+import type { Deps } from './deps.js';
+
+// Child sandboxes (behaviour.md section 12): accounts a caller makes for itself, without the operator token, so
+// a test run or a CI job works in isolation and never touches the caller's own account.
+
+export const MAX_LIVE_CHILDREN = 100;
+export const DEFAULT_TTL_SECONDS = 86_400;
+export const MAX_TTL_SECONDS = 604_800;
+
+export interface NewSandbox {
+  name?: string;
+  balanceMicros?: number;
+  /** Defaults to the parent's rate, so a run in a child sees the fees its parent sees. */
+  depositFeeRatePpm?: number;
+  ttlSeconds?: number;
+}
+
+export interface CreatedSandbox {
+  account: Account;
+  apiKey: string;
+  keyId: string;
+  expiresAtMs: number;
+}
+
+export interface SandboxSummary {
+  accountId: string;
+  name: string;
+  createdAtMs: number;
+  expiresAtMs: number;
+}
+
+/** A child of `parent` with its own key (returned once); refused for a child and beyond 100 live children. */
+export function createSandbox(deps: Deps, parent: Account, input: NewSandbox): CreatedSandbox {
+  if (parent.parentAccountId !== null) {
+    throw illegal('a child sandbox cannot create sandboxes: call sandboxes/create with its parent account key');
+  }
+  deleteExpiredSandboxes(deps, parent.id);
+  return deps.db.transaction(() => {
+    if (childrenOf(deps.db, parent.id).length >= MAX_LIVE_CHILDREN) {
+      throw illegal(
+        `this account already has ${MAX_LIVE_CHILDREN} live sandboxes, the limit: delete some with sandboxes/delete`,
+      );
+    }
+    const expiresAtMs = deps.wallClock() + (input.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
+    const created = createAccount(deps, {
+      name: input.name,
+      depositFeeRatePpm: input.depositFeeRatePpm ?? parent.depositFeeRatePpm,
+      requireIdempotencyKey: parent.requireIdempotencyKey,
+      depositAddress: 'auto',
+      balanceMicros: input.balanceMicros,
+    });
+    insertChildLink(deps.db, created.id, parent.id, expiresAtMs);
+    forgetAccount(deps.db, created.id);
+    const key = issueKey(deps, created.id);
+    return { account: findAccount(deps, created.id)!, apiKey: key.apiKey, keyId: key.keyId, expiresAtMs };
+  })();
+}
+
+/** The parent's live children, oldest first (expired ones are deleted on the way). */
+export function listSandboxes(deps: Deps, parentId: string): SandboxSummary[] {
+  deleteExpiredSandboxes(deps, parentId);
+  return childrenOf(deps.db, parentId).map((r) => ({
+    accountId: r.id,
+    name: r.name,
+    createdAtMs: r.created_at_ms,
+    expiresAtMs: r.expires_at_ms,
+  }));
+}
+
+/**
+ * Deletes one of the parent's children. Anything else (unknown id, another account's child, the caller itself)
+ * is the same 404, so the answer never tells whether some other account exists.
+ */
+export function deleteSandbox(deps: Deps, parentId: string, childId: string): void {
+  const child = findAccount(deps, childId);
+  if (!child || child.parentAccountId !== parentId) throw new ApiError('NOT_FOUND', 'no such sandbox');
+  deleteAccount(deps, childId);
+}
+
+/** Deletes an account and every row it owns; its keys fail from the very next request. */
+export function deleteAccount(deps: Deps, accountId: string): void {
+  deps.db.transaction(() => purgeAccount(deps.db, accountId))();
+  forgetAccount(deps.db, accountId);
+  forgetCachedKeys(deps.db);
+}
+
+/** Whether the account is a child past its expiry (wall time); such an account is deleted here and now. */
+export function expireIfDue(deps: Deps, account: Account): boolean {
+  if (account.expiresAtMs === null || account.expiresAtMs > deps.wallClock()) return false;
+  deleteAccount(deps, account.id);
+  return true;
+}
+
+/** Deletes expired children (of one parent, or of every account for the timer); returns how many went. */
+export function deleteExpiredSandboxes(deps: Deps, parentId?: string): number {
+  const now = deps.wallClock();
+  const ids =
+    parentId === undefined
+      ? expiredChildIds(deps.db, now)
+      : childrenOf(deps.db, parentId)
+          .filter((c) => c.expires_at_ms <= now)
+          .map((c) => c.id);
+  for (const id of ids) deleteAccount(deps, id);
+  return ids.length;
+}
+
+/** The wall-clock sweep of expired children, beside the job timer; returns its stop function. */
+export function startSandboxSweeper(deps: Deps, intervalMs = 30_000): () => void {
+  const timer = setInterval(() => {
+    try {
+      const deleted = deleteExpiredSandboxes(deps);
+      if (deleted > 0) deps.logger.info({ deleted }, 'deleted expired child sandboxes');
+    } catch (err) {
+      deps.logger.error({ err }, 'expired sandbox sweep failed');
+    }
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
