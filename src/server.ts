@@ -5,6 +5,7 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { Deps } from './domain/deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
+import { requestLogOf } from './domain/request-log.js';
 import { startSandboxSweeper } from './domain/sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
@@ -48,6 +49,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
       (closing ??= (async () => {
         stopSweeper?.();
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
+        // Written before the database closes: a clean stop loses no request-log record.
+        requestLogOf(deps).flush();
         await checkpointer?.stop();
         if (file) deps.db.pragma('wal_checkpoint(TRUNCATE)');
         deps.db.close();

@@ -8,6 +8,7 @@ import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
 import { faultRoutes } from './faults.js';
 import { inventoryRoutes } from './inventory.js';
+import { requestsRoutes } from './requests.js';
 import { resetRoutes } from './reset.js';
 import { sandboxesRoutes } from './sandboxes.js';
 import { threeDsRoutes } from './threeds.js';
@@ -28,6 +29,7 @@ const modules: ((deps: Deps) => Hono<AppEnv>)[] = [
   threeDsRoutes,
   faultRoutes,
   sandboxesRoutes,
+  requestsRoutes,
 ];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */
