@@ -1,8 +1,8 @@
-import { ApiError, illegal } from '../http/errors.js';
 import { childrenOf, expiredChildIds, insertChildLink, purgeAccount } from '../store/account-purge.js';
 import { createAccount, findAccount, forgetAccount, type Account } from './accounts.js';
 import { forgetCachedKeys, issueKey } from './api-keys.js';
 import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
 
 // Child sandboxes (behaviour.md section 12): accounts a caller makes for itself, without the operator token, so
 // a test run or a CI job works in isolation and never touches the caller's own account.
@@ -36,14 +36,12 @@ export interface SandboxSummary {
 /** A child of `parent` with its own key (returned once); refused for a child and beyond 100 live children. */
 export function createSandbox(deps: Deps, parent: Account, input: NewSandbox): CreatedSandbox {
   if (parent.parentAccountId !== null) {
-    throw illegal('a child sandbox cannot create sandboxes: call sandboxes/create with its parent account key');
+    throw new DomainError('CHILD_CANNOT_CREATE_SANDBOX');
   }
   deleteExpiredSandboxes(deps, parent.id);
   return deps.db.transaction(() => {
     if (childrenOf(deps.db, parent.id).length >= MAX_LIVE_CHILDREN) {
-      throw illegal(
-        `this account already has ${MAX_LIVE_CHILDREN} live sandboxes, the limit: delete some with sandboxes/delete`,
-      );
+      throw new DomainError('SANDBOX_LIMIT_REACHED');
     }
     const expiresAtMs = deps.wallClock() + (input.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
     const created = createAccount(deps, {
@@ -77,7 +75,7 @@ export function listSandboxes(deps: Deps, parentId: string): SandboxSummary[] {
  */
 export function deleteSandbox(deps: Deps, parentId: string, childId: string): void {
   const child = findAccount(deps, childId);
-  if (!child || child.parentAccountId !== parentId) throw new ApiError('NOT_FOUND', 'no such sandbox');
+  if (!child || child.parentAccountId !== parentId) throw new DomainError('SANDBOX_NOT_FOUND');
   deleteAccount(deps, childId);
 }
 

@@ -1,4 +1,4 @@
-import { illegal } from './errors.js';
+import { invalidField } from '../domain/errors.js';
 import type { Body } from './validate.js';
 
 /**
@@ -9,7 +9,7 @@ export function onlyKnownFields(body: Body, known: readonly string[]): void {
   for (const field of Object.keys(body)) {
     if (!known.includes(field)) {
       const allowed = known.length ? `it takes ${known.join(', ')}` : 'it takes no field';
-      throw illegal(`${field}: unknown field (${allowed})`);
+      throw invalidField(`${field}: unknown field (${allowed})`);
     }
   }
 }

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { getRequest, listRequests } from '../domain/request-log.js';
 import type { AppEnv } from '../http/context.js';
-import { ApiError, illegal } from '../http/errors.js';
+import { DomainError, invalidField } from '../domain/errors.js';
 import { onlyKnownFields } from '../http/known-fields.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
@@ -20,7 +20,7 @@ function readStatus(body: Body): { from: number; to: number } | undefined {
     const from = Number(v[0]) * 100;
     return { from, to: from + 99 };
   }
-  throw illegal('status must be an HTTP status (e.g. 400) or a class such as "4xx"');
+  throw invalidField('status must be an HTTP status (e.g. 400) or a class such as "4xx"');
 }
 
 /** Cursors are opaque to clients: the position of the last record of the previous page. */
@@ -30,16 +30,16 @@ function readCursor(body: Body): number | undefined {
   const text = optionalString(body, 'cursor', 64);
   if (text === undefined) return undefined;
   const m = /^rl:(\d{1,15})$/.exec(Buffer.from(text, 'base64url').toString());
-  if (!m) throw illegal('cursor is not one this server gave: pass nextCursor from the previous page');
+  if (!m) throw invalidField('cursor is not one this server gave: pass nextCursor from the previous page');
   return Number(m[1]);
 }
 
-function ensureOn(deps: Deps): void {
-  if (!deps.config.requestLog) throw illegal('the request log is turned off on this server (--request-log off)');
+function ensureOn(deps: ServerDeps): void {
+  if (!deps.config.requestLog) throw new DomainError('REQUEST_LOG_OFF');
 }
 
 /** requests (summaries, newest first, paged) and requests/get (one full record) of the caller's request log. */
-export function requestsRoutes(deps: Deps) {
+export function requestsRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/requests', async (c) => {
       const body = await readJsonObject(c);
@@ -64,7 +64,7 @@ export function requestsRoutes(deps: Deps) {
       const requestId = requiredString(body, 'requestId', 128);
       ensureOn(deps);
       const record = getRequest(deps, c.get('account').id, requestId);
-      if (!record) throw new ApiError('NOT_FOUND', 'no request with this requestId in the request log of this account');
+      if (!record) throw new DomainError('REQUEST_NOT_FOUND');
       // The answer's own code would clash with the envelope's: it is named responseCode here.
       const { code, ...rest } = record;
       return c.json({ ...OK, ...rest, responseCode: code });

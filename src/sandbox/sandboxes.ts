@@ -1,11 +1,11 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { depositAddressOf } from '../domain/deposit-address.js';
 import { parseRatePpm } from '../domain/money.js';
 import { createSandbox, deleteSandbox, listSandboxes, MAX_TTL_SECONDS, type NewSandbox } from '../domain/sandboxes.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
+import { invalidField } from '../domain/errors.js';
 import { onlyKnownFields } from '../http/known-fields.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalAmount, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
@@ -17,7 +17,8 @@ function readNewSandbox(body: Body): NewSandbox {
   let depositFeeRatePpm: number | undefined;
   if (body.depositFeeRate !== undefined) {
     const ppm = parseRatePpm(body.depositFeeRate);
-    if (ppm === null) throw illegal('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
+    if (ppm === null)
+      throw invalidField('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
     depositFeeRatePpm = ppm;
   }
   return {
@@ -29,7 +30,7 @@ function readNewSandbox(body: Body): NewSandbox {
 }
 
 /** sandboxes/create, sandboxes/list, sandboxes/delete: child accounts of the caller's, for isolated runs. */
-export function sandboxesRoutes(deps: Deps) {
+export function sandboxesRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/sandboxes/create', async (c) => {
       const input = readNewSandbox(await readJsonObject(c));
