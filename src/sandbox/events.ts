@@ -5,7 +5,7 @@ import { listEvents, toEnvelope, type EventType } from '../domain/events.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
-import { deliveryForEvent } from '../webhooks/deliveries.js';
+import { attemptCount, deliveryForEvent } from '../webhooks/deliveries.js';
 
 const EVENT_TYPES: readonly EventType[] = [
   'card.created',
@@ -31,11 +31,14 @@ export function eventsRoutes(deps: ServerDeps) {
     const accountId = c.get('account').id;
     const events = listEvents(deps.db, accountId, { type, limit }).map((e) => {
       const d = deliveryForEvent(deps.db, accountId, e.id);
+      // Every attempt the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries`
+      // agree (the delivery row counts only the scheduled ones, which pace the retries).
+      const attempts = attemptCount(deps.db, accountId, e.id);
       return {
         ...toEnvelope(e),
         delivery: d
-          ? { state: d.state, attempts: d.attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
-          : { state: 'none', attempts: 0, nextAttemptAt: null },
+          ? { state: d.state, attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
+          : { state: 'none', attempts, nextAttemptAt: null },
       };
     });
     return c.json({ ...OK, events });
