@@ -1,4 +1,9 @@
-import { redactHeaders, redactValue } from '../logging/record-redaction.js';
+import {
+  censorHeaders,
+  needsStructuralRedaction,
+  redactStructure,
+  scrubRecordText,
+} from '../logging/record-redaction.js';
 import type { Db } from '../store/db.js';
 import {
   findRequestLogRow,
@@ -13,15 +18,19 @@ import type { Deps } from './deps.js';
 
 // The request log (behaviour.md section 12): what an integration sent and got back, per account, newest first.
 // Off the request's critical path: a request only hands over references to what it already holds (headers,
-// body text); redaction, serialisation and the SQLite write happen in batches a few milliseconds later, in one
-// transaction per batch. A crash loses the batch not yet written (at most FLUSH_DELAY_MS of requests, or
-// MAX_BUFFERED records), never anything of the ledger, which commits on its own before the answer is sent.
+// body text). At most once a second, the newest 1,000 pending records of each account are redacted, serialised
+// and written in one transaction, which trims each account to 1,000; older pending ones are dropped unwritten (the
+// trim would delete them at once), so under any load the log writes at most 1,000 records per account a second.
+// A crash loses the records not yet written (at most FLUSH_INTERVAL_MS of requests), never anything of the
+// ledger, which commits on its own before the answer is sent.
 
 export const KEEP_PER_ACCOUNT = 1000;
 /** Stored body text is cut here (after redaction) and marked truncated. */
 export const MAX_BODY_CHARS = 64 * 1024;
-const FLUSH_DELAY_MS = 25;
-const MAX_BUFFERED = 1000;
+/** Pending records are written at most this long after their request (what a crash may lose). */
+export const FLUSH_INTERVAL_MS = 1000;
+/** All accounts together: past this many pending records they are written at once (bounds the memory). */
+const MAX_PENDING = 20_000;
 
 /** What the HTTP layer hands over for one request; nothing here is redacted yet. */
 export interface CapturedRequest {
@@ -68,40 +77,63 @@ export interface RequestRecord extends RequestSummary {
   response: RecordedMessage;
 }
 
-/** One per database: the buffer of requests not yet written. */
+type Pending = CapturedRequest | NewRequestLogRow;
+const isRow = (p: Pending): p is NewRequestLogRow => 'account_id' in p;
+const isLarge = (c: CapturedRequest) =>
+  (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
+
+/** One per database: per account, the requests not yet written. */
 export class RequestLog {
-  private buffer: CapturedRequest[] = [];
+  private readonly pending = new Map<string, Pending[]>();
+  private pendingCount = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: Deps) {}
 
   add(captured: CapturedRequest): void {
-    this.buffer.push(captured);
-    if (this.buffer.length >= MAX_BUFFERED) this.flush();
+    let list = this.pending.get(captured.accountId);
+    if (!list) this.pending.set(captured.accountId, (list = []));
+    // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
+    list.push(isLarge(captured) ? toRow(captured) : captured);
+    this.pendingCount++;
+    if (list.length >= 2 * KEEP_PER_ACCOUNT) {
+      // Records older than the account's newest 1,000 would be trimmed as soon as written: they never are.
+      const dropped = list.splice(0, list.length - KEEP_PER_ACCOUNT).length;
+      this.pendingCount -= dropped;
+    }
+    if (this.pendingCount >= MAX_PENDING) this.flush();
     else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), FLUSH_DELAY_MS);
+      this.timer = setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
       this.timer.unref();
     }
   }
 
-  /** Writes every buffered record (reads call this first, so they see every request answered before them). */
+  /** Writes every pending record (reads call this first, so they see every request answered before them). */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.buffer.length === 0) return;
-    const batch = this.buffer;
-    this.buffer = [];
+    if (this.pendingCount === 0) return;
+    const batches = [...this.pending];
+    this.pending.clear();
+    this.pendingCount = 0;
     const { db, logger } = this.deps;
     if (!db.open) return;
     try {
-      // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
-      const rows = batch.filter((r) => findAccount(this.deps, r.accountId) !== undefined).map(toRow);
+      const rows = batches
+        // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
+        .filter(([accountId]) => findAccount(this.deps, accountId) !== undefined)
+        .map(
+          ([accountId, list]) =>
+            [accountId, list.slice(-KEEP_PER_ACCOUNT).map((p) => (isRow(p) ? p : toRow(p)))] as const,
+        );
       db.transaction(() => {
-        for (const row of rows) insertRequestLogRow(db, row);
-        for (const accountId of new Set(rows.map((r) => r.account_id))) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+        for (const [accountId, list] of rows) {
+          for (const row of list) insertRequestLogRow(db, row);
+          trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+        }
       })();
     } catch (err) {
-      logger.error({ err, dropped: batch.length }, 'request log batch not written');
+      logger.error({ err }, 'request log batch not written');
     }
   }
 }
@@ -117,11 +149,14 @@ export function requestLogOf(deps: Deps): RequestLog {
 
 function toRow(r: CapturedRequest): NewRequestLogRow {
   const mask = r.apiKey !== undefined && r.apiKey.length >= 8 ? [r.apiKey] : [];
-  const response = recordedBody(r.responseBody, mask);
+  const request = recordedBody(r.requestBody, true);
+  const response = recordedBody(r.responseBody, false);
   const idempotencyKey = r.requestHeaders.get('idempotency-key');
-  const detail =
-    `{"request":${messageJson(redactHeaders(r.requestHeaders, mask), recordedBody(r.requestBody, mask))},` +
-    `"response":${messageJson(redactHeaders(r.responseHeaders, mask), response)}}`;
+  const detail = scrubRecordText(
+    `{"request":${messageJson(censorHeaders(r.requestHeaders), request)},` +
+      `"response":${messageJson(censorHeaders(r.responseHeaders), response)}}`,
+    mask,
+  );
   return {
     account_id: r.accountId,
     request_id: r.requestId,
@@ -132,42 +167,56 @@ function toRow(r: CapturedRequest): NewRequestLogRow {
     code: response.code,
     latency_ms: r.latencyMs,
     key_id: r.keyId,
-    idempotency_key: idempotencyKey === null ? null : (redactValue(idempotencyKey, mask) as string),
+    idempotency_key: idempotencyKey === null ? null : scrubRecordText(idempotencyKey, mask),
     replayed: r.responseHeaders.get('idempotent-replayed') === 'true' ? 1 : 0,
     detail,
   };
 }
 
 interface BodyText {
-  /** JSON text of the recorded body value. */
+  /** JSON text of the recorded body value (still to go through the record's shape pass). */
   json: string;
   truncated: boolean;
   /** The top-level `code` of a JSON object body. */
   code: number | null;
 }
 
-function recordedBody(text: string | null | undefined, mask: readonly string[]): BodyText {
+const note = (text: string): BodyText => ({ json: JSON.stringify(text), truncated: false, code: null });
+/** Our answers put `code` first when they have one (`{...OK, ...}`, the error body). */
+const LEADING_CODE = /^\{"code":(-?\d+)[,}]/;
+
+/**
+ * A body as it is stored. Text that needs no structural redaction is kept as it came (the answer's own JSON, or a
+ * request body once it parsed); the rest is parsed, censored and serialised again. Bodies past 64 KiB are cut after
+ * redaction, and kept as a string.
+ */
+function recordedBody(text: string | null | undefined, validate: boolean): BodyText {
   if (text === null || text === '') return { json: 'null', truncated: false, code: null };
-  if (text === undefined)
-    return { json: JSON.stringify('[body not read: not recorded]'), truncated: false, code: null };
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // Without JSON structure a CVV or an OTP cannot be found by its field name, so nothing of it is kept.
-    return {
-      json: JSON.stringify(`[not JSON, ${text.length} characters: not recorded]`),
-      truncated: false,
-      code: null,
-    };
+  if (text === undefined) return note('[body not read: not recorded]');
+  const leading = LEADING_CODE.exec(text);
+  let code = leading ? Number(leading[1]) : null;
+  let json = text;
+  if (validate || text.length > MAX_BODY_CHARS || needsStructuralRedaction(text)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // Without JSON structure a CVV or an OTP cannot be found by its field name, so nothing of it is kept.
+      return note(`[not JSON, ${text.length} characters: not recorded]`);
+    }
+    if (
+      code === null &&
+      typeof value === 'object' &&
+      value !== null &&
+      Number.isInteger((value as { code?: unknown }).code)
+    ) {
+      code = (value as { code: number }).code;
+    }
+    if (text.length > MAX_BODY_CHARS || needsStructuralRedaction(text)) json = JSON.stringify(redactStructure(value));
   }
-  const code =
-    typeof value === 'object' && value !== null && Number.isInteger((value as { code?: unknown }).code)
-      ? ((value as { code: number }).code as number)
-      : null;
-  const json = JSON.stringify(redactValue(value, mask));
   if (json.length <= MAX_BODY_CHARS) return { json, truncated: false, code };
-  return { json: JSON.stringify(json.slice(0, MAX_BODY_CHARS)), truncated: true, code };
+  // Scrubbed before the cut, so a card number cut in two is never kept in part.
+  return { json: JSON.stringify(scrubRecordText(json).slice(0, MAX_BODY_CHARS)), truncated: true, code };
 }
 
 function messageJson(headers: Record<string, string>, body: BodyText): string {

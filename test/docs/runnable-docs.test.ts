@@ -84,7 +84,7 @@ describe('README quick start', () => {
   });
 });
 
-describe.each(['docs/driving.md', 'docs/idempotency.md'])('%s', (page) => {
+describe.each(['docs/driving.md', 'docs/idempotency.md', 'docs/developer-tools.md'])('%s', (page) => {
   it('runs its walk-through as written, every answer a success', () => {
     const blocks = runnableBlocks(readFileSync(join(ROOT, page), 'utf8'));
     expect(blocks.length).toBeGreaterThan(0);
