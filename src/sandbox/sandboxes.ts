@@ -1,10 +1,11 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
 import type { ServerDeps } from '../server-deps.js';
-import { depositAddressOf } from '../domain/deposit-address.js';
 import { parseRatePpm } from '../domain/money.js';
 import { createSandbox, deleteSandbox, listSandboxes, MAX_TTL_SECONDS, type NewSandbox } from '../domain/sandboxes.js';
+import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
+import { ensureDepositAddress } from '../http/deposit-address.js';
 import { invalidField } from '../domain/errors.js';
 import { onlyKnownFields } from '../http/known-fields.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
@@ -34,8 +35,8 @@ export function sandboxesRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/sandboxes/create', async (c) => {
       const input = readNewSandbox(await readJsonObject(c));
-      const created = createSandbox(deps, c.get('account'), input);
-      const depositAddress = await depositAddressOf(deps, created.account.id);
+      const created = runCommand(c, deps, () => createSandbox(deps, c.get('account'), input));
+      const depositAddress = await ensureDepositAddress(deps, created.account.id);
       return c.json({
         ...OK,
         accountId: created.account.id,
@@ -47,7 +48,7 @@ export function sandboxesRoutes(deps: ServerDeps) {
     })
     .post('/sandboxes/list', async (c) => {
       onlyKnownFields(await readJsonObject(c), []);
-      const sandboxes = listSandboxes(deps, c.get('account').id).map((s) => ({
+      const sandboxes = runCommand(c, deps, () => listSandboxes(deps, c.get('account').id)).map((s) => ({
         accountId: s.accountId,
         name: s.name,
         createdAt: iso(s.createdAtMs),
@@ -58,7 +59,8 @@ export function sandboxesRoutes(deps: ServerDeps) {
     .post('/sandboxes/delete', async (c) => {
       const body = await readJsonObject(c);
       onlyKnownFields(body, ['accountId']);
-      deleteSandbox(deps, c.get('account').id, requiredString(body, 'accountId'));
+      const accountId = requiredString(body, 'accountId');
+      runCommand(c, deps, () => deleteSandbox(deps, c.get('account').id, accountId));
       return c.json({ ...OK });
     });
 }

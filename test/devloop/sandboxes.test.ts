@@ -241,7 +241,7 @@ describe('child sandbox expiry (wall time)', () => {
     const { deleteExpiredSandboxes } = await import('../../src/domain/sandboxes.js');
     const c = await child({ ttlSeconds: 60 });
     sb.wall.ms += 60_000;
-    expect(deleteExpiredSandboxes(sb.deps)).toBe(1);
+    expect(sb.deps.db.transaction(() => deleteExpiredSandboxes(sb.deps))()).toBe(1);
     expect(sb.deps.db.prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
   });
 });

@@ -1,15 +1,16 @@
 import type { MiddlewareHandler } from 'hono';
-import { getAccountWithNow } from '../../domain/accounts.js';
+import { getAccount } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
 import { expireIfDue } from '../../domain/sandboxes.js';
 import type { ServerDeps } from '../../server-deps.js';
+import { transact } from '../command.js';
 import type { AppEnv } from '../context.js';
 import { DomainError } from '../../domain/errors.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
- * with an empty body (both seen in production). Then the account's due timers (top-up settlement,
- * cancellation, ...) run, so every read reflects the account clock.
+ * with an empty body (both seen in production). The account's due timers run in the handler's runner
+ * (http/command.ts), not here.
  */
 export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function apiKeyAuth(c, next) {
@@ -20,12 +21,12 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     }
     const found = accountForKey(deps, key);
     if (!found) throw new DomainError('AUTH_FAILED');
-    const { account, nowMs } = getAccountWithNow(deps, found.accountId);
+    const account = getAccount(deps, found.accountId);
     // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
-    if (account.expiresAtMs !== null && expireIfDue(deps, account)) throw new DomainError('AUTH_FAILED');
+    if (account.expiresAtMs !== null && transact(deps, () => expireIfDue(deps, account)))
+      throw new DomainError('AUTH_FAILED');
     c.set('account', account);
     c.set('keyId', found.keyId);
-    deps.jobs.runForegroundDue(found.accountId, nowMs);
     await next();
   };
 }
