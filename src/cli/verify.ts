@@ -3,7 +3,7 @@ import { parseDecimal } from '../domain/money.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CATALOGUE } from '../verify/checks/index.js';
 import type { Validator } from '../verify/context.js';
-import { TargetUnreachable } from '../verify/http.js';
+import { KeyRefused, TargetUnreachable } from '../verify/http.js';
 import { formatResult, junit, summary } from '../verify/report.js';
 import { runChecks } from '../verify/runner.js';
 
@@ -91,6 +91,10 @@ export async function runVerify(
   } catch (e) {
     if (e instanceof TargetUnreachable) {
       err.write(`card-sandbox verify: target unreachable: ${e.message}\n`);
+      return 3;
+    }
+    if (e instanceof KeyRefused) {
+      err.write(`card-sandbox verify: ${e.message}; check --api-key (or SANDBOX_API_KEY). No check ran.\n`);
       return 3;
     }
     throw e;

