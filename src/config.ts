@@ -58,7 +58,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
 export class ConfigError extends Error {}
 
 /** `serve`'s flags; `arg` and `help` are its usage text (src/cli/args.ts), parseArgs ignores them. */
-export const SERVE_FLAGS = {
+export const FLAGS = {
   port: { type: 'string', arg: 'N', help: 'port to listen on, 0 for any free one (env SANDBOX_PORT, default 8080)' },
   host: { type: 'string', arg: 'HOST', help: 'address to bind (env SANDBOX_HOST, default 127.0.0.1)' },
   db: { type: 'string', arg: 'PATH', help: 'SQLite file, or :memory: (env SANDBOX_DB, default ./data/sandbox.db)' },
@@ -81,7 +81,7 @@ export function loadConfig(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
 ): { config: Config; seedFiles: string[] } {
-  const { values } = parseArgs({ args: argv, options: SERVE_FLAGS, strict: true, allowPositionals: false });
+  const { values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false });
   const pick = (flag: keyof typeof values, envName: string): string | undefined => {
     const v = values[flag];
     if (typeof v === 'string') return v;

@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { ConfigError, loadConfig, SERVE_FLAGS } from '../config.js';
+import { ConfigError, loadConfig, FLAGS } from '../config.js';
 import { createLogger } from '../logging/logger.js';
 import { startServer } from '../server.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
@@ -11,7 +11,7 @@ export const SERVE_SPEC = {
   command: 'card-sandbox serve',
   synopsis: '[options]',
   summary: 'Runs the sandbox server. Flags beat environment variables, which beat defaults.',
-  options: SERVE_FLAGS,
+  options: FLAGS,
 } as const satisfies CommandSpec;
 
 /** `card-sandbox serve`: flags beat environment; prints the ready account's key once, on the run that made it. */

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 
 // Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
 
@@ -140,8 +141,10 @@ export function spawnCli(
     stderr: () => err,
     logs,
     exited,
-    waitForLog: (match, timeoutMs = 10_000) => waitFor(() => logs().find(match), 'the expected log line', timeoutMs),
-    waitForOutput: (re, timeoutMs = 30_000) => waitFor(() => re.exec(out) ?? undefined, `output ${re}`, timeoutMs),
+    waitForLog: (match, timeoutMs = WAIT_LIMIT_MS) =>
+      waitFor(() => logs().find(match), 'the expected log line', timeoutMs),
+    waitForOutput: (re, timeoutMs = WAIT_LIMIT_MS) =>
+      waitFor(() => re.exec(out) ?? undefined, `output ${re}`, timeoutMs),
   };
 }
 

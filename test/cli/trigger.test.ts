@@ -7,7 +7,7 @@ let sandbox: ServeProcess & { url: string };
 beforeAll(async () => {
   ensureBuilt();
   sandbox = await startSandbox(KEY);
-}, 60_000);
+});
 afterAll(() => stop(sandbox));
 
 async function events(type: string): Promise<{ id: string; type: string; data: Record<string, unknown> }[]> {
@@ -26,18 +26,14 @@ describe('card-sandbox trigger', () => {
     expect(r.stdout.trim().split('\n')).toEqual(EVENT_TYPES);
   });
 
-  it.each(EVENT_TYPES)(
-    'trigger %s makes the sandbox emit one event of that type and prints its id',
-    async (type) => {
-      const r = await runCli(['trigger', type, '--base-url', sandbox.url, '--api-key', KEY]);
-      expect(r.code, r.stderr).toBe(0);
-      const [, printedType, id] = /^(\S+) (evt_\w+) \(card (\S+)\)$/m.exec(r.stdout) ?? [];
-      expect(printedType).toBe(type);
-      const found = (await events(type)).find((e) => e.id === id);
-      expect(found?.type).toBe(type);
-    },
-    60_000,
-  );
+  it.each(EVENT_TYPES)('trigger %s makes the sandbox emit one event of that type and prints its id', async (type) => {
+    const r = await runCli(['trigger', type, '--base-url', sandbox.url, '--api-key', KEY]);
+    expect(r.code, r.stderr).toBe(0);
+    const [, printedType, id] = /^(\S+) (evt_\w+) \(card (\S+)\)$/m.exec(r.stdout) ?? [];
+    expect(printedType).toBe(type);
+    const found = (await events(type)).find((e) => e.id === id);
+    expect(found?.type).toBe(type);
+  });
 
   it('--card acts on the given card', async () => {
     const first = await runCli(['trigger', 'card.created', '--base-url', sandbox.url, '--api-key', KEY]);

@@ -42,7 +42,7 @@ describe('a failing step prints a curl that can be replayed', () => {
   let sandbox: ServeProcess & { url: string };
   beforeAll(async () => {
     sandbox = await startSandbox(KEY);
-  }, 60_000);
+  });
   afterAll(() => stop(sandbox));
 
   it('with --base-url, the curl names the target, which still answers after the run', async () => {
