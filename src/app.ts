@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { adminApi } from './admin/index.js';
 import { partnerApi } from './api/index.js';
+import { consoleRoutes } from './console/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
 import type { Deps } from './domain/deps.js';
 import type { AppEnv } from './http/context.js';
@@ -24,6 +25,12 @@ export function createApp(deps: Deps) {
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
   app.route('/', docsRoutes());
+  if (deps.config.console) {
+    // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
+    const fetch = (path: string, init: RequestInit) => app.request(path, init);
+    app.route('/console', consoleRoutes({ config: deps.config, wallClock: deps.wallClock, fetch }));
+    app.get('/', (c) => c.redirect('/console'));
+  }
   app.notFound((c) => c.json(errorBody(new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)), 404));
   app.onError((err, c) => {
     if (err instanceof ApiError) return c.json(errorBody(err), err.status);

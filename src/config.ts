@@ -30,6 +30,8 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
   backgroundJobs: boolean;
+  /** Serve the web console at /console (and redirect / to it). */
+  console: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = Object.freeze({
@@ -53,6 +55,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   rateLimitPerSecond: 50,
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
+  console: true,
 });
 
 export class ConfigError extends Error {}
@@ -73,6 +76,7 @@ const FLAGS = {
   'rate-limit': { type: 'string' },
   'shutdown-grace': { type: 'string' },
   seed: { type: 'string', multiple: true },
+  console: { type: 'string' },
 } as const;
 
 /** Flags beat environment, environment beats defaults. Returns one frozen config and the remaining flags. */
@@ -116,6 +120,7 @@ export function loadConfig(
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+    console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
