@@ -131,7 +131,7 @@ details.item > .body { padding: 0 12px 12px; }
   .top { padding: 8px 12px; gap: 4px 10px; height: auto; flex-wrap: wrap; }
   .top .clock { order: 3; width: 100%; }
   .top .tag { display: none; }
-  .shell { grid-template-columns: 1fr; min-height: 0; }
+  .shell { grid-template-columns: minmax(0, 1fr); min-height: 0; }
   nav.side { border-right: 0; border-bottom: 1px solid var(--line); padding: 8px; overflow-x: auto; }
   nav.side ul { flex-direction: row; gap: 4px; }
   nav.side a { padding: 6px 10px; white-space: nowrap; }

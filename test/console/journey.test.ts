@@ -242,6 +242,35 @@ describe('console journey', { timeout: 120_000 }, () => {
     expect(await items.first().locator('pre').textContent()).toContain(`"cardId": "${cardId}"`);
   });
 
+  it('every page passes axe (no serious or critical violation) at 1280x800 and 375x812', async () => {
+    const pages: [string, string][] = [
+      ['home', '/console'],
+      ['cards', '/console/cards'],
+      ['card', `/console/cards/${cardId}`],
+      ['transactions', '/console/transactions'],
+      ['simulate', '/console/simulate'],
+      ['webhooks', '/console/webhooks'],
+      ['requests', '/console/requests'],
+      ['events', '/console/events'],
+    ];
+    for (const [width, height] of [
+      [1280, 800],
+      [375, 812],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const [name, path] of pages) {
+        await page.goto(base + path);
+        await expectAccessible(page, `${name} at ${width}`);
+        await screenshot(page, `${name}-${width}.png`);
+        // Nothing wider than the screen: the page itself never scrolls sideways (tables scroll in their region).
+        expect(await page.evaluate('document.documentElement.scrollWidth'), `${name} at ${width}`).toBeLessThanOrEqual(
+          width,
+        );
+      }
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it('signs out: the session ends on the server and the pages send to sign-in again', async () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'console_session')!;
     await page.getByRole('button', { name: 'Sign out' }).click();

@@ -20,11 +20,7 @@ export const cardName = (card: CardRow, aliases: Map<string, string | null>) =>
 export const CardTiles = ({ cards, aliases }: { cards: CardRow[]; aliases: Map<string, string | null> }) => (
   <div class="cards">
     {cards.map((card) => (
-      <a
-        class={`card-tile ${String(card.cardStatus).toLowerCase()}`}
-        href={`/console/cards/${enc(card.cardId)}`}
-        aria-label={`${cardName(card, aliases)}, ending ${last4(card.maskedCardNo)}, ${money(card.availableBalance)} USD, ${card.cardStatus}`}
-      >
+      <a class={`card-tile ${String(card.cardStatus).toLowerCase()}`} href={`/console/cards/${enc(card.cardId)}`}>
         <div class="alias">{cardName(card, aliases)}</div>
         <div class="st">{card.cardStatus}</div>
         <div class="pan">•••• {last4(card.maskedCardNo)}</div>
