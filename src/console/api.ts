@@ -21,14 +21,19 @@ export function apiClient(fetch: AppFetch, credential: { apiKey?: string; adminT
     const headers: Record<string, string> = { 'X-Console': '1' };
     if (credential.apiKey) headers['X-API-KEY'] = credential.apiKey;
     if (credential.adminToken) headers.Authorization = `Bearer ${credential.adminToken}`;
-    if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-    const text = await res.text();
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    if (text !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      // Declared, as an HTTP client would: the body-size check then reads the header instead of the stream.
+      headers['Content-Length'] = String(Buffer.byteLength(text));
+    }
+    const res = await fetch(path, { method, headers, body: text });
+    const answer = await res.text();
     let parsed: unknown = {};
     try {
-      parsed = text === '' ? {} : JSON.parse(text);
+      parsed = answer === '' ? {} : JSON.parse(answer);
     } catch {
-      parsed = { code: res.status, message: text.slice(0, 200) };
+      parsed = { code: res.status, message: answer.slice(0, 200) };
     }
     const code = (parsed as { code?: unknown }).code;
     return { ok: res.ok && (code === undefined || code === 0), status: res.status, body: parsed };

@@ -44,8 +44,8 @@ async function simulatePage(c: Ctx) {
     api.post('/v1/card/list', {}),
     api.post('/v1/card/binList', {}),
     api.post('/sandbox/v1/chain/deposits', {}),
-    api.post('/sandbox/v1/events', { type: 'transaction.created', limit: 200 }),
-    api.post('/sandbox/v1/events', { type: 'transaction.updated', limit: 200 }),
+    api.post('/sandbox/v1/events', { type: 'transaction.created', limit: RECENT_TRANSACTIONS * 3 }),
+    api.post('/sandbox/v1/events', { type: 'transaction.updated', limit: RECENT_TRANSACTIONS * 3 }),
   ]);
   const cardList: CardRow[] = cards.body.cardList ?? [];
   const aliases = c.get('aliases');
