@@ -118,6 +118,7 @@ details.item > summary::-webkit-details-marker { display: none; }
 details.item > summary::before { content: "▸"; color: var(--muted); }
 details.item[open] > summary::before { content: "▾"; }
 details.item > .body { padding: 0 12px 12px; }
+details.item > summary time { color: var(--muted); font-size: 13px; }
 .pager { display: flex; gap: 8px; align-items: center; justify-content: flex-end; margin-top: 12px; flex-wrap: wrap; }
 .pager .muted, .muted { color: var(--muted); font-size: 13px; }
 .signin { max-width: 420px; margin: 10vh auto; padding: 0 16px; }

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { money, numberField, topUpPreview } from '../format.js';
+import { last4, money, numberField, topUpPreview } from '../format.js';
 import { done, enc, errorFlash, failed, kept, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
 import { ActionButton, Badge, Csrf, Field, Time } from '../ui.js';
 import { BillTable, Pager } from './views.js';
@@ -43,7 +43,7 @@ export async function cardPage(c: Ctx, cardId: string, opts: CardPageOptions = {
         <section class="panel" aria-labelledby="h-card">
           <h2 id="h-card">
             <span>
-              {card.alias || 'Card'} <span class="mono">{card.maskedCardNo}</span>
+              {card.alias || 'Card'} <span class="mono muted">•••• {last4(card.maskedCardNo)}</span>
             </span>
             <Badge value={card.cardStatus} />
           </h2>
