@@ -105,6 +105,8 @@ export function errorFlash(title: string, answer: Answer): Flash {
 /** Fills the alias cache for these cards (card/list has no alias; card/detail has it and an alias never changes). */
 export async function loadAliases(c: Ctx, cardIds: string[]): Promise<Map<string, string | null>> {
   const cache = c.get('aliases');
+  // A bound on memory for a long-running shared server: forgetting costs only a re-read.
+  if (cache.size > 100_000) cache.clear();
   const missing = cardIds.filter((id) => !cache.has(id));
   const details = await Promise.all(missing.map((cardId) => c.get('api').post('/v1/card/detail', { cardId })));
   details.forEach((d, i) => {
