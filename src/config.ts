@@ -32,6 +32,8 @@ export interface Config {
   backgroundJobs: boolean;
   /** Record authenticated requests in the per-account request log (docs/developer-tools.md). */
   requestLog: boolean;
+  /** Serve the web console at /console (and redirect / to it). */
+  console: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = Object.freeze({
@@ -56,6 +58,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
   requestLog: true,
+  console: true,
 });
 
 export class ConfigError extends Error {}
@@ -82,6 +85,7 @@ export const FLAGS = {
     arg: 'on|off',
     help: 'record requests for /sandbox/v1/requests (env SANDBOX_REQUEST_LOG, default on)',
   },
+  console: { type: 'string', arg: 'on|off', help: 'the web console at /console (env SANDBOX_CONSOLE, default on)' },
 } as const;
 
 /** Flags beat environment, environment beats defaults. Returns one frozen config and the remaining flags. */
@@ -127,6 +131,7 @@ export function loadConfig(
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
     requestLog:
       oneOf(pick('request-log', 'SANDBOX_REQUEST_LOG') ?? 'on', ['on', 'off'] as const, 'request log') === 'on',
+    console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
