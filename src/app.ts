@@ -6,7 +6,7 @@ import { docsRoutes } from './contracts/docs-routes.js';
 import type { Deps } from './domain/deps.js';
 import type { AppEnv } from './http/context.js';
 import { ApiError, errorBody } from './http/errors.js';
-import { accessLog } from './http/middleware/access-log.js';
+import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
@@ -30,6 +30,7 @@ export function createApp(deps: Deps) {
     if (err instanceof HTTPException && err.status < 500) {
       return c.json({ code: 400, message: err.message || 'Bad request' }, err.status);
     }
+    if (clientAborted(err, c)) return c.body(null, CLIENT_CLOSED_REQUEST);
     // The message of an unexpected error may hold anything; only its stack goes to the log, with the request id.
     deps.logger.error({ err, requestId: c.get('requestId') }, 'unexpected error');
     return c.json(errorBody(new ApiError('SYSTEM_ERROR')), 500);

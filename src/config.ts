@@ -30,7 +30,39 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
   backgroundJobs: boolean;
+  /** Connection limits of the HTTP server (hosted mode has tighter defaults: see HOSTED_SERVER_LIMITS). */
+  server: ServerLimits;
 }
+
+export interface ServerLimits {
+  /** From a connection's first byte (or the end of the previous request) to the end of the request headers. */
+  headersTimeoutMs: number;
+  /** To receive one whole request, headers and body (not the answer: a latency fault may hold that longer). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; past it new connections are closed at once. 0: no cap. */
+  maxConnections: number;
+}
+
+/** Node 20's own defaults, kept for a sandbox on a developer's machine. */
+export const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
+  headersTimeoutMs: 60_000,
+  requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 0,
+});
+
+/**
+ * A public sandbox shared by many partners: a silent or trickling client is cut within seconds (408 or closed), and
+ * the connection count stays well under the process's file limit. docs/hosted.md gives the reasons for each.
+ */
+export const HOSTED_SERVER_LIMITS: ServerLimits = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 4_096,
+});
 
 export const DEFAULT_CONFIG: Config = Object.freeze({
   host: '127.0.0.1',
@@ -53,6 +85,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   rateLimitPerSecond: 50,
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
+  server: LOCAL_SERVER_LIMITS,
 });
 
 export class ConfigError extends Error {}
@@ -72,8 +105,14 @@ const FLAGS = {
   'log-level': { type: 'string' },
   'rate-limit': { type: 'string' },
   'shutdown-grace': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'keep-alive-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
   seed: { type: 'string', multiple: true },
 } as const;
+
+type Flag = keyof typeof FLAGS;
 
 /** Flags beat environment, environment beats defaults. Returns one frozen config and the remaining flags. */
 export function loadConfig(
@@ -81,7 +120,7 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): { config: Config; seedFiles: string[] } {
   const { values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false });
-  const pick = (flag: keyof typeof values, envName: string): string | undefined => {
+  const pick = (flag: Flag, envName: string): string | undefined => {
     const v = values[flag];
     if (typeof v === 'string') return v;
     const e = env[envName];
@@ -117,6 +156,7 @@ export function loadConfig(
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
+    server: serverLimits(mode, pick),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
     throw new ConfigError(
@@ -127,6 +167,54 @@ export function loadConfig(
     throw new ConfigError('hosted mode requires an admin token (SANDBOX_ADMIN_TOKEN or --admin-token)');
   }
   return { config: Object.freeze(config), seedFiles: values.seed ?? [] };
+}
+
+/** Timeouts in milliseconds from flags or environment, over the mode's defaults. */
+function serverLimits(mode: Config['mode'], pick: (flag: Flag, envName: string) => string | undefined): ServerLimits {
+  const base = mode === 'hosted' ? HOSTED_SERVER_LIMITS : LOCAL_SERVER_LIMITS;
+  const read = (flag: Flag, envName: string, fallback: number, name: string, min: number, max: number) => {
+    const v = pick(flag, envName);
+    return v === undefined ? fallback : integer(v, name, min, max);
+  };
+  const limits: ServerLimits = {
+    headersTimeoutMs: read(
+      'headers-timeout',
+      'SANDBOX_HEADERS_TIMEOUT_MS',
+      base.headersTimeoutMs,
+      'headers timeout',
+      100,
+      3_600_000,
+    ),
+    requestTimeoutMs: read(
+      'request-timeout',
+      'SANDBOX_REQUEST_TIMEOUT_MS',
+      base.requestTimeoutMs,
+      'request timeout',
+      100,
+      3_600_000,
+    ),
+    keepAliveTimeoutMs: read(
+      'keep-alive-timeout',
+      'SANDBOX_KEEP_ALIVE_TIMEOUT_MS',
+      base.keepAliveTimeoutMs,
+      'keep-alive timeout',
+      100,
+      3_600_000,
+    ),
+    maxConnections: read(
+      'max-connections',
+      'SANDBOX_MAX_CONNECTIONS',
+      base.maxConnections,
+      'max connections',
+      0,
+      1_000_000,
+    ),
+  };
+  // Node refuses a headers timeout longer than the request timeout: the headers are part of the request.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('headers timeout must not exceed the request timeout');
+  }
+  return Object.freeze(limits);
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {
