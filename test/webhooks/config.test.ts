@@ -148,7 +148,7 @@ describe('PUT /v1/webhook in hosted mode', () => {
     'https://[fd00::1]/h',
     'https://[::ffff:10.0.0.1]/h',
     'http://localhost:8000/h',
-  ])('refuses %s, which resolves to a non-public address', async (url) => {
+  ])('refuses %s, which resolves to a private, loopback or link-local address', async (url) => {
     const hosted = createTestSandbox({ config: { mode: 'hosted' } });
     try {
       const a = await hosted.account();
