@@ -3,9 +3,10 @@ import { HTTPException } from 'hono/http-exception';
 import { adminApi } from './admin/index.js';
 import { partnerApi } from './api/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
-import type { Deps } from './domain/deps.js';
+import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './http/context.js';
-import { ApiError, errorBody } from './http/errors.js';
+import { DomainError } from './domain/errors.js';
+import { errorBody, errorResponse } from './http/errors.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
@@ -13,7 +14,7 @@ import { requestId } from './http/middleware/request-id.js';
 import { sandboxApi } from './sandbox/index.js';
 
 /** The whole HTTP surface: partner API, simulation API and operator API, with one error mapping. */
-export function createApp(deps: Deps) {
+export function createApp(deps: ServerDeps) {
   const app = new Hono<AppEnv>();
   app.use('*', requestId({ ids: deps.ids }));
   app.use('*', accessLog({ logger: deps.logger }));
@@ -24,16 +25,16 @@ export function createApp(deps: Deps) {
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
   app.route('/', docsRoutes());
-  app.notFound((c) => c.json(errorBody(new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)), 404));
+  app.notFound((c) => errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => {
-    if (err instanceof ApiError) return c.json(errorBody(err), err.status);
+    if (err instanceof DomainError) return errorResponse(c, err);
     if (err instanceof HTTPException && err.status < 500) {
-      return c.json({ code: 400, message: err.message || 'Bad request' }, err.status);
+      return c.json(errorBody(400, err.message || 'Bad request'), err.status);
     }
     if (clientAborted(err, c)) return c.body(null, CLIENT_CLOSED_REQUEST);
     // The message of an unexpected error may hold anything; only its stack goes to the log, with the request id.
     deps.logger.error({ err, requestId: c.get('requestId') }, 'unexpected error');
-    return c.json(errorBody(new ApiError('SYSTEM_ERROR')), 500);
+    return errorResponse(c, new DomainError('SYSTEM_ERROR'));
   });
   return app;
 }

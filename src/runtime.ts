@@ -5,7 +5,7 @@ import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
-import type { Deps } from './domain/deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { EventBus } from './domain/events.js';
 import { releaseAllInFlight } from './domain/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
@@ -24,10 +24,10 @@ export interface RuntimeOptions {
 }
 
 /** Opens the store, wires the domain together and prepares the first-start state. No network, no timers. */
-export function createDeps(opts: RuntimeOptions): Deps {
+export function createDeps(opts: RuntimeOptions): ServerDeps {
   const { config } = opts;
   const db = openDb(config.dbPath);
-  const deps: Deps = {
+  const deps: ServerDeps = {
     db,
     config,
     secret: loadSecret(config),
@@ -72,7 +72,7 @@ export interface Bootstrap {
  * The ready account: with SANDBOX_API_KEY, an account owning that key; otherwise, on a database without any
  * account, a fresh account whose key is printed once.
  */
-export function bootstrapAccount(deps: Deps): Bootstrap | undefined {
+export function bootstrapAccount(deps: ServerDeps): Bootstrap | undefined {
   const { config, db } = deps;
   if (!config.bootstrapAccount) return undefined;
   if (config.apiKey) {
@@ -94,7 +94,7 @@ export function bootstrapAccount(deps: Deps): Bootstrap | undefined {
   })();
 }
 
-function newBootstrapAccount(deps: Deps) {
+function newBootstrapAccount(deps: ServerDeps) {
   return createAccount(deps, {
     name: 'bootstrap',
     depositFeeRatePpm: deps.config.depositFeeRatePpm,

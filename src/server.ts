@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
-import type { Deps } from './domain/deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
@@ -12,7 +12,7 @@ import { startCheckpointer } from './store/checkpointer.js';
 export interface RunningServer {
   url: string;
   port: number;
-  deps: Deps;
+  deps: ServerDeps;
   bootstrap: Bootstrap | undefined;
   /**
    * Graceful stop: no new connections, in-flight requests and background deliveries get `graceMs` to finish

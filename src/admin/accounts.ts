@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { createAccount, getAccount, updateAccount, type Account, type AccountPatch } from '../domain/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { depositAddressOf, isTronAddress } from '../domain/deposit-address.js';
 import { formatPpm, parseRatePpm } from '../domain/money.js';
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalAmount, optionalBoolean, optionalString, type Body } from '../http/validate.js';
+import { invalidField } from '../domain/errors.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -16,7 +16,7 @@ async function readAddress(body: Body): Promise<'auto' | null | string | undefin
   const v = body.depositAddress;
   if (v === undefined || v === null || v === 'auto') return v;
   if (typeof v !== 'string' || !(await isTronAddress(v))) {
-    throw illegal('depositAddress must be "auto", null or a TRON base58 address');
+    throw invalidField('depositAddress must be "auto", null or a TRON base58 address');
   }
   return v;
 }
@@ -24,11 +24,11 @@ async function readAddress(body: Body): Promise<'auto' | null | string | undefin
 function readRate(body: Body): number | undefined {
   if (body.depositFeeRate === undefined) return undefined;
   const ppm = parseRatePpm(body.depositFeeRate);
-  if (ppm === null) throw illegal('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
+  if (ppm === null) throw invalidField('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
   return ppm;
 }
 
-function accountView(deps: Deps, a: Account) {
+function accountView(deps: ServerDeps, a: Account) {
   return {
     accountId: a.id,
     name: a.name,
@@ -46,7 +46,7 @@ function accountView(deps: Deps, a: Account) {
   };
 }
 
-export function accountRoutes(deps: Deps) {
+export function accountRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/accounts', async (c) => {
       const body = await readJsonObject(c);

@@ -1,24 +1,24 @@
 import { Hono } from 'hono';
 import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { formatMicros, formatPpm, parseDecimal, parseRatePpm } from '../domain/money.js';
 import { binHasCards, putBin } from '../domain/bins.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalBoolean, optionalInteger, optionalString, type Body } from '../http/validate.js';
+import { DomainError, invalidField } from '../domain/errors.js';
 
 function section(body: Body, field: string): Body {
   const v = body[field];
   if (v === undefined) return {};
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw illegal(`${field} must be an object`);
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw invalidField(`${field} must be an object`);
   return v as Body;
 }
 
 function rate(obj: Body, path: string, key: string): number | undefined {
   if (obj[key] === undefined) return undefined;
   const ppm = parseRatePpm(obj[key]);
-  if (ppm === null) throw illegal(`${path}.${key} must be a decimal rate in [0, 1)`);
+  if (ppm === null) throw invalidField(`${path}.${key} must be a decimal rate in [0, 1)`);
   return ppm;
 }
 
@@ -26,7 +26,7 @@ function money(obj: Body, path: string, key: string): number | undefined {
   const v = obj[key];
   if (v === undefined) return undefined;
   const micros = typeof v === 'string' ? parseDecimal(v) : null;
-  if (micros === null) throw illegal(`${path}.${key} must be a decimal string, e.g. "100"`);
+  if (micros === null) throw invalidField(`${path}.${key} must be a decimal string, e.g. "100"`);
   return micros;
 }
 
@@ -45,20 +45,20 @@ function binAdminView(bin: Bin) {
 }
 
 /** PUT /bins/:binId creates or updates a BIN; fields left out keep their value (or the default BIN's). */
-export function binRoutes(deps: Deps) {
+export function binRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().put('/bins/:binId', async (c) => {
     const id = c.req.param('binId');
     if (!/^[A-Za-z0-9._-]{1,64}$/.test(id))
-      throw illegal('binId must be 1-64 letters, digits, dots, dashes or underscores');
+      throw invalidField('binId must be 1-64 letters, digits, dots, dashes or underscores');
     const body = await readJsonObject(c);
     const fee = section(body, 'fee');
     const limit = section(body, 'limit');
     const base = findBin(deps.db, id) ?? { ...DEFAULT_BIN, id, title: id };
     const digits = optionalString(body, 'bin', 8);
-    if (digits !== undefined && !/^\d{6,8}$/.test(digits)) throw illegal('bin must be 6 to 8 digits');
+    if (digits !== undefined && !/^\d{6,8}$/.test(digits)) throw invalidField('bin must be 6 to 8 digits');
     // Card numbers are derived from the BIN digits: changing them would change every issued card's number.
     if (digits !== undefined && digits !== base.bin && binHasCards(deps.db, id)) {
-      throw illegal('bin cannot change once cards are issued on this BIN');
+      throw new DomainError('BIN_DIGITS_FIXED');
     }
     const next: Bin = {
       ...base,

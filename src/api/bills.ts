@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { getBin } from '../domain/bins.js';
 import { getOwnedCard } from '../domain/cards.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { listBills, type BillScope } from '../domain/transactions.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
@@ -11,7 +11,7 @@ import { OK, billView } from './views.js';
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-export function billRoutes(deps: Deps) {
+export function billRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/list', async (c) => {
     const body = await readJsonObject(c);
     const cardId = optionalString(body, 'cardId');

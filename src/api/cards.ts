@@ -11,17 +11,17 @@ import {
   setFrozen,
 } from '../domain/cards.js';
 import { getBin } from '../domain/bins.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
 import { echoIdempotencyKey, idempotent } from '../http/idempotency.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
 import { OK, cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
+import { DomainError } from '../domain/errors.js';
 
 const CURRENCIES = ['USDT'] as const;
 
-export function cardRoutes(deps: Deps) {
+export function cardRoutes(deps: ServerDeps) {
   const echo = echoIdempotencyKey();
   return new Hono<AppEnv>()
     .use('/create', echo)
@@ -65,7 +65,7 @@ export function cardRoutes(deps: Deps) {
     .post('/sensitiveInfo', async (c) => {
       const body = await readJsonObject(c);
       const card = getOwnedCard(deps, c.get('account').id, requiredString(body, 'cardId'));
-      if (card.status === 'CANCELLED') throw illegal('card is cancelled');
+      if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
       const bin = getBin(deps.db, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.
       return c.json(deriveCardData(deps.secret, card.id, bin.bin, card.createdAtMs));

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
@@ -9,7 +9,7 @@ import { walletRoutes } from './wallet.js';
 import { webhookRoutes } from './webhook.js';
 
 /** The partner API under /v1: authentication first, then one sub-app per resource. */
-export function partnerApi(deps: Deps) {
+export function partnerApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
   api.use('*', rateLimit(deps));

@@ -2,7 +2,7 @@ import type { Account } from '../domain/accounts.js';
 import { binView, getBin } from '../domain/bins.js';
 import { maskGrouped, maskStored } from '../domain/card-data.js';
 import type { Card } from '../domain/cards.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { balance, balancesOf, ledgerId } from '../domain/ledger.js';
 import { formatCents, formatMicros, microsToJsonNumber } from '../domain/money.js';
 import { LISTING_STATUS, type BillRow } from '../domain/transactions.js';
@@ -11,7 +11,7 @@ import { LISTING_STATUS, type BillRow } from '../domain/transactions.js';
 
 export const OK = { code: 0, message: 'ok' } as const;
 
-export function cardCreatedView(deps: Deps, card: Card) {
+export function cardCreatedView(deps: ServerDeps, card: Card) {
   return {
     cardId: card.id,
     binId: card.binId,
@@ -22,7 +22,7 @@ export function cardCreatedView(deps: Deps, card: Card) {
   };
 }
 
-function cardBalances(deps: Deps, card: Card) {
+function cardBalances(deps: ServerDeps, card: Card) {
   return {
     availableMicros: balance(deps.db, card.accountId, 'card', card.id),
     frozenMicros: balance(deps.db, card.accountId, 'held', card.id),
@@ -30,7 +30,7 @@ function cardBalances(deps: Deps, card: Card) {
 }
 
 /** card/list rows: every card's two balances read in one statement. */
-export function cardListViews(deps: Deps, cards: readonly Card[]) {
+export function cardListViews(deps: ServerDeps, cards: readonly Card[]) {
   const ids = cards.flatMap((c) => [ledgerId(c.accountId, 'card', c.id), ledgerId(c.accountId, 'held', c.id)]);
   const balances = balancesOf(deps.db, ids);
   return cards.map((card, i) =>
@@ -50,7 +50,7 @@ function listItem(card: Card, b: { availableMicros: number; frozenMicros: number
   };
 }
 
-export function cardDetailView(deps: Deps, account: Account, card: Card) {
+export function cardDetailView(deps: ServerDeps, account: Account, card: Card) {
   const bin = getBin(deps.db, card.binId);
   const b = cardBalances(deps, card);
   return {
@@ -68,7 +68,7 @@ export function cardDetailView(deps: Deps, account: Account, card: Card) {
   };
 }
 
-export function cardAssetView(deps: Deps, card: Card) {
+export function cardAssetView(deps: ServerDeps, card: Card) {
   const b = cardBalances(deps, card);
   return {
     availableAmount: formatMicros(b.availableMicros),

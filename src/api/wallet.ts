@@ -1,20 +1,20 @@
 import { Hono } from 'hono';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { depositAddressOf } from '../domain/deposit-address.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
 import type { AppEnv } from '../http/context.js';
-import { ApiError } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { requiredEnum } from '../http/validate.js';
 import { OK } from './views.js';
+import { DomainError } from '../domain/errors.js';
 
 /** Deposits seen on chain but not yet confirmed: the wallet's frozenAmount. */
-function pendingDepositsMicros(deps: Deps, accountId: string): number {
+function pendingDepositsMicros(deps: ServerDeps, accountId: string): number {
   return deps.chain?.pendingMicros(accountId) ?? 0;
 }
 
-export function walletRoutes(deps: Deps) {
+export function walletRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/assetList', async (c) => {
       await readJsonObject(c);
@@ -45,7 +45,7 @@ export function walletRoutes(deps: Deps) {
       requiredEnum(body, 'currency', ['USDT']);
       const network = requiredEnum(body, 'network', ['TRX']);
       const address = await depositAddressOf(deps, c.get('account').id);
-      if (!address) throw new ApiError('ADDRESS_ERROR');
+      if (!address) throw new DomainError('ADDRESS_ERROR');
       return c.json({ ...OK, address, network });
     });
 }

@@ -1,8 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalBoolean, requiredString } from '../http/validate.js';
 import {
@@ -15,6 +14,7 @@ import {
 import { cancelPendingDeliveries } from '../webhooks/deliveries.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 import { OK } from './views.js';
+import { invalidField } from '../domain/errors.js';
 
 /** The configuration as reads show it: the secret only as its prefix. */
 function configView(config: WebhookConfig) {
@@ -28,7 +28,7 @@ function configView(config: WebhookConfig) {
 }
 
 /** /v1/webhook: view, create or update, rotate the secret, remove (spec "Webhook configuration"). */
-export function webhookRoutes(deps: Deps) {
+export function webhookRoutes(deps: ServerDeps) {
   const now = (c: Context<AppEnv>) => accountNowMs(deps, c.get('account').id);
   return new Hono<AppEnv>()
     .get('/', (c) => {
@@ -42,7 +42,7 @@ export function webhookRoutes(deps: Deps) {
       const enabled = optionalBoolean(body, 'enabled');
       const deliver3dsCode = optionalBoolean(body, 'deliver3dsCode');
       const problem = await webhookUrlProblem(deps.config, url);
-      if (problem) throw illegal(problem);
+      if (problem) throw invalidField(problem);
       const { config, secret } = putWebhookConfig(deps, c.get('account').id, { url, enabled, deliver3dsCode }, now(c));
       return c.json(secret === undefined ? configView(config) : { ...configView(config), secret });
     })

@@ -1,8 +1,8 @@
-import { ApiError, illegal } from '../http/errors.js';
 import { sql, type Db } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
 import { clockNow, type ClockRow } from './clock.js';
 import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
 import { balance, transfer } from './ledger.js';
 
 export interface Account {
@@ -83,9 +83,7 @@ export const MAX_SEEDED_MICROS = 5_000_000_000 * 1_000_000;
 export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
   const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
   if (entered + amountMicros > MAX_SEEDED_MICROS) {
-    throw illegal(
-      'amount would take the USDT seeded into this account past 5000000000, the sandbox limit; reset the account',
-    );
+    throw new DomainError('SEED_LIMIT_EXCEEDED');
   }
   transfer(deps.db, {
     accountId,
@@ -143,13 +141,13 @@ export function findAccount(deps: Deps, id: string): Account | undefined {
  */
 export function getAccountWithNow(deps: Deps, id: string): { account: Account; nowMs: number } {
   const row = accountRow(deps.db, id);
-  if (!row) throw new ApiError('NOT_FOUND', 'account not found');
+  if (!row) throw new DomainError('ACCOUNT_NOT_FOUND');
   return { account: toAccount(row), nowMs: clockNow(row, deps.wallClock()) };
 }
 
 export function getAccount(deps: Deps, id: string): Account {
   const account = findAccount(deps, id);
-  if (!account) throw new ApiError('NOT_FOUND', 'account not found');
+  if (!account) throw new DomainError('ACCOUNT_NOT_FOUND');
   return account;
 }
 

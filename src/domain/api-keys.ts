@@ -1,6 +1,6 @@
-import { ApiError } from '../http/errors.js';
 import { sql, type Db } from '../store/db.js';
 import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
 
 export interface KeyInfo {
   keyId: string;
@@ -53,7 +53,7 @@ export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
     deps.db,
     'UPDATE api_keys SET revoked_at_ms = COALESCE(revoked_at_ms, ?) WHERE id = ? AND account_id = ?',
   ).run(deps.wallClock(), keyId, accountId);
-  if (res.changes === 0) throw new ApiError('NOT_FOUND', 'key not found');
+  if (res.changes === 0) throw new DomainError('KEY_NOT_FOUND');
 }
 
 /** The account owning an active key, or undefined for an unknown or revoked key. */

@@ -1,5 +1,5 @@
-import { ApiError } from '../http/errors.js';
 import { sql, type Db } from '../store/db.js';
+import { DomainError } from './errors.js';
 import { formatMicros, formatPpm } from './money.js';
 
 export const DEFAULT_BIN_ID = 'VISA-EFI-454924';
@@ -92,7 +92,7 @@ export function findBin(db: Db, id: string): Bin | undefined {
 
 export function getBin(db: Db, id: string): Bin {
   const bin = findBin(db, id);
-  if (!bin) throw new ApiError('BIN_NOT_FOUND');
+  if (!bin) throw new DomainError('BIN_NOT_FOUND');
   return bin;
 }
 
@@ -132,8 +132,8 @@ export function setAccountInventory(db: Db, accountId: string, binId: string, in
 /** Takes one card from inventory (4010 while provisioning, 4009 when none is left). */
 export function takeFromInventory(db: Db, accountId: string, bin: Bin): void {
   const inv = inventoryFor(db, accountId, bin);
-  if (inv.provisioning) throw new ApiError('CARD_PROVISIONING');
-  if (inv.available <= 0) throw new ApiError('CARD_OUT_OF_INVENTORY');
+  if (inv.provisioning) throw new DomainError('CARD_PROVISIONING');
+  if (inv.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
   const own = sql(
     db,
     'UPDATE account_bin_inventory SET available = available - 1 WHERE account_id = ? AND bin_id = ?',

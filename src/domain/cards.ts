@@ -1,10 +1,10 @@
-import { ApiError, illegal } from '../http/errors.js';
 import { sql } from '../store/db.js';
 import { nextSeq } from '../store/sequences.js';
 import type { Account } from './accounts.js';
 import { getBin, inventoryFor, takeFromInventory } from './bins.js';
 import { derivePan } from './card-data.js';
 import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
 import { emitEvent } from './events.js';
 import { cardCredit } from './fees.js';
 import { balance, transfer } from './ledger.js';
@@ -52,7 +52,7 @@ export const CARD_CANCEL_JOB = 'card.cancel';
 export function getOwnedCard(deps: Deps, accountId: string, cardId: string): Card {
   const row = sql(deps.db, 'SELECT * FROM cards WHERE id = ? AND account_id = ?').get(cardId, accountId) as
     CardRow | undefined;
-  if (!row) throw new ApiError('CARD_NOT_FOUND');
+  if (!row) throw new DomainError('CARD_NOT_FOUND');
   return toCard(row);
 }
 
@@ -78,9 +78,9 @@ function hasPendingAuthorisation(deps: Deps, cardId: string): boolean {
 
 /** State checks shared by the card mutations, in the documented order: 4008, 4007, then cancelled. */
 function assertMutable(deps: Deps, card: Card): void {
-  if (card.status === 'CANCELLING') throw new ApiError('CARD_IS_DELETING');
-  if (hasSettlingTopUp(deps, card.id)) throw new ApiError('REJECTED_HAVING_PENDING_ORDERS');
-  if (card.status === 'CANCELLED') throw illegal('card is cancelled');
+  if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
+  if (hasSettlingTopUp(deps, card.id)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
+  if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
 }
 
 /** Fails with 8001 below the BIN's minimum or when fees eat the amount, then with 3001 on a short balance. */
@@ -91,10 +91,10 @@ function priceFunding(
   minimalMicros: number,
   openFeeMicros: number,
 ) {
-  if (amountMicros < minimalMicros) throw new ApiError('DEPOSIT_AMOUNT_TOO_SMALL');
+  if (amountMicros < minimalMicros) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
   const priced = cardCredit(amountMicros, account.depositFeeRatePpm, openFeeMicros);
-  if (priced.creditMicros <= 0) throw new ApiError('DEPOSIT_AMOUNT_TOO_SMALL');
-  if (balance(deps.db, account.id, 'wallet') < amountMicros) throw new ApiError('ASSET_NOT_ENOUGH');
+  if (priced.creditMicros <= 0) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
+  if (balance(deps.db, account.id, 'wallet') < amountMicros) throw new DomainError('ASSET_NOT_ENOUGH');
   return priced;
 }
 
@@ -107,10 +107,10 @@ export interface CreateCardInput {
 /** card/create: issue from inventory, debit the wallet by the amount, credit the card net of fees, at once. */
 export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): Card {
   const bin = getBin(deps.db, input.binId ?? account.defaultBinId);
-  if (!bin.enabled) throw new ApiError('BIN_DISABLED');
+  if (!bin.enabled) throw new DomainError('BIN_DISABLED');
   const inventory = inventoryFor(deps.db, account.id, bin);
-  if (inventory.provisioning) throw new ApiError('CARD_PROVISIONING');
-  if (inventory.available <= 0) throw new ApiError('CARD_OUT_OF_INVENTORY');
+  if (inventory.provisioning) throw new DomainError('CARD_PROVISIONING');
+  if (inventory.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
   const { creditMicros, feeMicros } = priceFunding(
     deps,
     account,
@@ -226,7 +226,7 @@ export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen:
 export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): void {
   const card = getOwnedCard(deps, accountId, cardId);
   assertMutable(deps, card);
-  if (hasPendingAuthorisation(deps, cardId)) throw new ApiError('REJECTED_HAVING_PENDING_ORDERS');
+  if (hasPendingAuthorisation(deps, cardId)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
   deps.db.transaction(() => {
     sql(deps.db, "UPDATE cards SET status = 'CANCELLING' WHERE id = ?").run(cardId);
     deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);

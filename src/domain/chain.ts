@@ -1,7 +1,7 @@
-import { illegal } from '../http/errors.js';
 import { sql } from '../store/db.js';
 import { nextSeq } from '../store/sequences.js';
 import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
 import { transfer } from './ledger.js';
 import { formatMicros } from './money.js';
 
@@ -63,7 +63,7 @@ function getDeposit(deps: Deps, txId: string): DepositRow | undefined {
 /** Records a transfer seen on chain; with 19 confirmations already it credits at once. */
 export function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
   const txId = input.txId.toLowerCase();
-  if (getDeposit(deps, txId)) throw illegal('txId is already on chain');
+  if (getDeposit(deps, txId)) throw new DomainError('TX_ID_ON_CHAIN');
   const missing = Math.max(0, CONFIRMATIONS_REQUIRED - input.confirmations);
   const creditsAt = nowMs + missing * BLOCK_MS;
   deps.db.transaction(() => {

@@ -1,4 +1,3 @@
-import type { Config } from '../config.js';
 import type { Db } from '../store/db.js';
 import type { EventBus, StoredEvent } from './events.js';
 import type { Ids } from './ids.js';
@@ -6,10 +5,18 @@ import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
 import type { ServerSecret } from './secrets.js';
 
+/** The settings the domain reads (the server's configuration holds them, among others). */
+export interface DomainConfig {
+  /** Account seconds from card/deposit until the card is credited. */
+  topUpSettleSeconds: number;
+  /** Account seconds from card/cancel until the card is CANCELLED. */
+  cancelSeconds: number;
+}
+
 /** Everything the domain needs, passed in: nothing reads Date.now() or Math.random() behind its back. */
 export interface Deps {
   db: Db;
-  config: Config;
+  config: DomainConfig;
   secret: ServerSecret;
   ids: Ids;
   /** Wall-clock Unix milliseconds; account clocks are this plus an offset, or frozen. */

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
-import { illegal } from '../http/errors.js';
 import { sql } from '../store/db.js';
 import { getOwnedCard } from './cards.js';
 import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
 import { emitEvent, type StoredEvent } from './events.js';
 import { formatMicros } from './money.js';
 import type { ServerSecret } from './secrets.js';
@@ -15,7 +15,6 @@ export const OTP_LIFETIME_MS = 600_000;
 export const CHALLENGE_TYPES = ['payment', 'binding'] as const;
 export type ChallengeType = (typeof CHALLENGE_TYPES)[number];
 export type VerifyResult = 'APPROVED' | 'INVALID_OTP' | 'EXPIRED';
-export const CHALLENGE_NOT_FOUND = 'challenge not found';
 
 /** The challenge's 6-digit OTP. */
 export function otpFor(secret: ServerSecret, challengeId: string): string {
@@ -42,7 +41,7 @@ function liveCardCount(deps: Deps, accountId: string): number {
 /** card/3ds: raises `card.3ds.requested` with the spec's fields; answers the OTP to the simulation caller only. */
 export function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
   const card = getOwnedCard(deps, accountId, input.cardId);
-  if (card.status === 'CANCELLED') throw illegal('card is cancelled');
+  if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
   const expiresAt = nowMs + OTP_LIFETIME_MS;
   deps.db.transaction(() => {
     const resolvesToCard = input.dedicatedInbox || liveCardCount(deps, accountId) === 1;
@@ -78,7 +77,7 @@ export function verifyChallenge(
     challengeId,
     accountId,
   ) as { expires_at_ms: number; approved_at_ms: number | null } | undefined;
-  if (!row) throw illegal(CHALLENGE_NOT_FOUND);
+  if (!row) throw new DomainError('CHALLENGE_NOT_FOUND');
   if (nowMs >= row.expires_at_ms) return 'EXPIRED';
   const expected = Buffer.from(otpFor(deps.secret, challengeId));
   const given = Buffer.from(otp);

@@ -1,75 +1,37 @@
+import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { DomainError, type ErrorName } from '../domain/errors.js';
 
-/** The error catalogue of the spec: name -> code, HTTP status and the default message. */
-export const ERRORS = {
-  ILLEGAL_PARAMETER: { code: 400, status: 400, message: 'Illegal parameter' },
-  NOT_FOUND: { code: 404, status: 404, message: 'Not found' },
-  PAYLOAD_TOO_LARGE: { code: 400, status: 413, message: 'Request body is larger than 1 MiB' },
-  ADDRESS_ERROR: { code: 2000, status: 400, message: 'No deposit address configured for this account' },
-  ASSET_NOT_FOUND: { code: 3000, status: 400, message: 'No balance for the requested currency' },
-  ASSET_NOT_ENOUGH: {
-    code: 3001,
-    status: 400,
-    message: 'Your balance is too low for this action. Please add funds to your wallet and try again.',
-  },
-  CARD_NOT_FOUND: { code: 4001, status: 400, message: 'Card not found' },
-  BIN_NOT_FOUND: { code: 4004, status: 400, message: 'Card BIN not found' },
-  BIN_DISABLED: { code: 4005, status: 400, message: 'Card BIN is disabled' },
-  REJECTED_HAVING_PENDING_ORDERS: {
-    code: 4007,
-    status: 400,
-    message: 'A conflicting operation is pending on this card',
-  },
-  CARD_IS_DELETING: { code: 4008, status: 400, message: 'Card is being cancelled' },
-  CARD_OUT_OF_INVENTORY: { code: 4009, status: 400, message: 'No card inventory available, contact support' },
-  CARD_PROVISIONING: { code: 4010, status: 400, message: 'Card provisioning in progress, retry shortly' },
-  DEPOSIT_AMOUNT_TOO_SMALL: {
-    code: 8001,
-    status: 400,
-    message: 'Amount is below the minimum deposit or too small to cover the fees',
-  },
-  IDEMPOTENCY_KEY_REQUIRED: { code: 4210, status: 400, message: 'Idempotency-Key header is required' },
-  IDEMPOTENCY_KEY_MISMATCH: {
-    code: 4211,
-    status: 409,
-    message: 'Idempotency-Key was already used with a different request',
-  },
-  IDEMPOTENCY_KEY_IN_PROGRESS: {
-    code: 4212,
-    status: 409,
-    message: 'A request with this Idempotency-Key is already in progress',
-  },
-  AUTH_FAILED: { code: 11002, status: 401, message: 'Invalid or revoked API key' },
-  ADMIN_AUTH_FAILED: { code: 401, status: 401, message: 'Invalid operator token' },
-  ADMIN_DISABLED: { code: 403, status: 403, message: 'Operator API is disabled: set SANDBOX_ADMIN_TOKEN' },
-  RATE_LIMITED: { code: 429, status: 429, message: 'Too many requests' },
-  SYSTEM_ERROR: { code: 9999, status: 500, message: 'Unexpected server error, retry later' },
-} as const satisfies Record<string, { code: number; status: ContentfulStatusCode; message: string }>;
+/** The HTTP status of each failure that is not a plain 400 (the spec answers most failures with HTTP 400). */
+const STATUS: Partial<Record<ErrorName, ContentfulStatusCode>> = {
+  NOT_FOUND: 404,
+  ACCOUNT_NOT_FOUND: 404,
+  KEY_NOT_FOUND: 404,
+  PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_MISMATCH: 409,
+  IDEMPOTENCY_KEY_IN_PROGRESS: 409,
+  AUTH_FAILED: 401,
+  ADMIN_AUTH_FAILED: 401,
+  ADMIN_DISABLED: 403,
+  RATE_LIMITED: 429,
+  SYSTEM_ERROR: 500,
+};
 
-export type ErrorName = keyof typeof ERRORS;
-
-/** A typed error value: thrown by the domain, turned into `{code, message}` only by `errorBody`. */
-export class ApiError extends Error {
-  readonly code: number;
-  readonly status: ContentfulStatusCode;
-
-  constructor(
-    readonly errorName: ErrorName,
-    message?: string,
-  ) {
-    const entry = ERRORS[errorName];
-    super(message ?? entry.message);
-    this.code = entry.code;
-    this.status = entry.status;
-  }
+export function httpStatus(err: DomainError): ContentfulStatusCode {
+  return STATUS[err.errorName] ?? 400;
 }
 
-/** Shorthand for the commonest error: a 400 naming the offending field or state. */
-export function illegal(message: string): ApiError {
-  return new ApiError('ILLEGAL_PARAMETER', message);
+export interface ErrorBody {
+  code: number;
+  message: string;
 }
 
-/** The one builder of every error body. */
-export function errorBody(err: ApiError): { code: number; message: string } {
-  return { code: err.code, message: err.message };
+/** The one builder of every error body the server answers. */
+export function errorBody(code: number, message: string): ErrorBody {
+  return { code, message };
+}
+
+/** The answer to a failure: its status and `{code, message}`. */
+export function errorResponse(c: Context, err: DomainError, status = httpStatus(err)): Response {
+  return c.json(errorBody(err.code, err.message), status);
 }

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import {
   completeKey,
   findKey,
@@ -12,7 +12,7 @@ import {
   type StoredResponse,
 } from '../domain/idempotency.js';
 import type { AppEnv } from './context.js';
-import { ApiError, illegal } from './errors.js';
+import { DomainError, invalidField } from '../domain/errors.js';
 
 export const KEYED_ENDPOINTS = ['card/create', 'card/deposit', 'card/freeze', 'card/unfreeze', 'card/cancel'] as const;
 export type KeyedEndpoint = (typeof KEYED_ENDPOINTS)[number];
@@ -40,9 +40,9 @@ export function echoIdempotencyKey(): MiddlewareHandler<AppEnv> {
 function readKey(c: Context<AppEnv>): string | undefined {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return undefined;
-  if (key.trim() === '') throw illegal('Idempotency-Key must not be empty');
-  if (key.length > MAX_KEY_LENGTH) throw illegal(`Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`);
-  if (!KEY_PATTERN.test(key)) throw illegal('Idempotency-Key must contain only printable ASCII characters');
+  if (key.trim() === '') throw invalidField('Idempotency-Key must not be empty');
+  if (key.length > MAX_KEY_LENGTH) throw invalidField(`Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`);
+  if (!KEY_PATTERN.test(key)) throw invalidField('Idempotency-Key must contain only printable ASCII characters');
   return key;
 }
 
@@ -53,7 +53,7 @@ function readKey(c: Context<AppEnv>): string | undefined {
  */
 export async function idempotent(
   c: Context<AppEnv>,
-  deps: Deps,
+  deps: ServerDeps,
   endpoint: KeyedEndpoint,
   body: unknown,
   operation: (nowMs: number) => object,
@@ -62,7 +62,7 @@ export async function idempotent(
   const key = readKey(c);
   const latencyMs = c.get('faultLatencyMs') ?? 0;
   if (key === undefined) {
-    if (account.requireIdempotencyKey) throw new ApiError('IDEMPOTENCY_KEY_REQUIRED');
+    if (account.requireIdempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
     if (latencyMs > 0) await sleep(latencyMs);
     return c.json(operation(accountNowMs(deps, account.id)), 200);
   }
@@ -120,8 +120,9 @@ function answerExisting(
   hash: string,
   existing: KeyRecord,
 ): Response {
-  if (existing.endpoint !== endpoint || existing.requestHash !== hash) throw new ApiError('IDEMPOTENCY_KEY_MISMATCH');
-  if (existing.state === 'in_flight') throw new ApiError('IDEMPOTENCY_KEY_IN_PROGRESS');
+  if (existing.endpoint !== endpoint || existing.requestHash !== hash)
+    throw new DomainError('IDEMPOTENCY_KEY_MISMATCH');
+  if (existing.state === 'in_flight') throw new DomainError('IDEMPOTENCY_KEY_IN_PROGRESS');
   return replay(c, key, existing.response);
 }
 

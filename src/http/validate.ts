@@ -1,5 +1,5 @@
-import { illegal } from './errors.js';
 import { MICROS_PER_UNIT, microsFromJsonNumber } from '../domain/money.js';
+import { invalidField } from '../domain/errors.js';
 
 // Field readers for request bodies: each names the field in its message and throws a 400 before anything runs.
 
@@ -9,27 +9,27 @@ const MAX_AMOUNT_MICROS = 1_000_000_000 * MICROS_PER_UNIT;
 
 export function requiredString(body: Body, field: string, maxLength = 256): string {
   const v = body[field];
-  if (v === undefined || v === null) throw illegal(`${field} is required`);
-  if (typeof v !== 'string') throw illegal(`${field} must be a string`);
-  if (v.length === 0) throw illegal(`${field} must not be empty`);
-  if (v.length > maxLength) throw illegal(`${field} must be at most ${maxLength} characters`);
+  if (v === undefined || v === null) throw invalidField(`${field} is required`);
+  if (typeof v !== 'string') throw invalidField(`${field} must be a string`);
+  if (v.length === 0) throw invalidField(`${field} must not be empty`);
+  if (v.length > maxLength) throw invalidField(`${field} must be at most ${maxLength} characters`);
   return v;
 }
 
 /** Absent is fine; null is refused (the sandbox is strict), saying so without calling an optional field required. */
 export function optionalString(body: Body, field: string, maxLength = 256): string | undefined {
-  if (body[field] === null) throw illegal(`${field} must be a string, or left out`);
+  if (body[field] === null) throw invalidField(`${field} must be a string, or left out`);
   return body[field] === undefined ? undefined : requiredString(body, field, maxLength);
 }
 
 /** A JSON number, finite, > 0, at most `maxDecimals` places, at most 1,000,000,000: as integer micro-units. */
 export function requiredAmount(body: Body, field: string, maxDecimals = 6): number {
   const v = body[field];
-  if (v === undefined || v === null) throw illegal(`${field} is required`);
-  if (typeof v !== 'number') throw illegal(`${field} must be a JSON number`);
+  if (v === undefined || v === null) throw invalidField(`${field} is required`);
+  if (typeof v !== 'number') throw invalidField(`${field} must be a JSON number`);
   const micros = microsFromJsonNumber(v, maxDecimals);
   if (micros === null || micros <= 0 || micros > MAX_AMOUNT_MICROS) {
-    throw illegal(
+    throw invalidField(
       `${field} must be a number greater than 0, at most 1000000000, with at most ${maxDecimals} decimal places`,
     );
   }
@@ -37,7 +37,7 @@ export function requiredAmount(body: Body, field: string, maxDecimals = 6): numb
 }
 
 export function optionalAmount(body: Body, field: string, maxDecimals = 6): number | undefined {
-  if (body[field] === null) throw illegal(`${field} must be a JSON number, or left out`);
+  if (body[field] === null) throw invalidField(`${field} must be a JSON number, or left out`);
   return body[field] === undefined ? undefined : requiredAmount(body, field, maxDecimals);
 }
 
@@ -45,13 +45,13 @@ export function optionalEnum<T extends string>(body: Body, field: string, values
   const v = body[field];
   if (v === undefined) return undefined;
   if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
-    throw illegal(`${field} must be one of ${values.join(', ')}`);
+    throw invalidField(`${field} must be one of ${values.join(', ')}`);
   }
   return v as T;
 }
 
 export function requiredEnum<T extends string>(body: Body, field: string, values: readonly T[]): T {
-  if (body[field] === undefined) throw illegal(`${field} is required`);
+  if (body[field] === undefined) throw invalidField(`${field} is required`);
   return optionalEnum(body, field, values)!;
 }
 
@@ -59,7 +59,7 @@ export function optionalInteger(body: Body, field: string, min: number, max: num
   const v = body[field];
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw illegal(`${field} must be an integer between ${min} and ${max}`);
+    throw invalidField(`${field} must be an integer between ${min} and ${max}`);
   }
   return v;
 }
@@ -67,6 +67,6 @@ export function optionalInteger(body: Body, field: string, min: number, max: num
 export function optionalBoolean(body: Body, field: string): boolean | undefined {
   const v = body[field];
   if (v === undefined) return undefined;
-  if (typeof v !== 'boolean') throw illegal(`${field} must be a boolean`);
+  if (typeof v !== 'boolean') throw invalidField(`${field} must be a boolean`);
   return v;
 }

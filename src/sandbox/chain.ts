@@ -1,29 +1,29 @@
 import { Hono } from 'hono';
 import { TX_ID_PATTERN, listDeposits, recordTransfer } from '../domain/chain.js';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { depositAddressOf, generateTronAddress, isTronAddress } from '../domain/deposit-address.js';
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
-import { ApiError, illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredAmount } from '../http/validate.js';
+import { DomainError, invalidField } from '../domain/errors.js';
 
 /** chain/transfer and chain/deposits: TRC20 USDT transfers to the account's deposit address. */
-export function chainRoutes(deps: Deps) {
+export function chainRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/chain/transfer', async (c) => {
       const body = await readJsonObject(c);
       const amountMicros = requiredAmount(body, 'amount');
       const confirmations = optionalInteger(body, 'confirmations', 0, 1_000_000) ?? 0;
       const txId = optionalString(body, 'txId', 64);
-      if (txId !== undefined && !TX_ID_PATTERN.test(txId)) throw illegal('txId must be 64 hexadecimal characters');
+      if (txId !== undefined && !TX_ID_PATTERN.test(txId)) throw invalidField('txId must be 64 hexadecimal characters');
       const from = optionalString(body, 'fromAddress', 34);
       if (from !== undefined && !(await isTronAddress(from)))
-        throw illegal('fromAddress must be a TRON base58check address');
+        throw invalidField('fromAddress must be a TRON base58check address');
       const accountId = c.get('account').id;
       const address = await depositAddressOf(deps, accountId);
-      if (!address) throw new ApiError('ADDRESS_ERROR');
+      if (!address) throw new DomainError('ADDRESS_ERROR');
       const deposit = recordTransfer(
         deps,
         accountId,

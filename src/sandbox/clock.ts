@@ -1,16 +1,16 @@
 import { Hono } from 'hono';
 import { accountNowMs, advanceClock, clockMode, setClockMode } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum } from '../http/validate.js';
+import { invalidField } from '../domain/errors.js';
 
 const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 3600;
 
 /** clock: switch running/frozen and advance, running every job that fell due before answering. */
-export function clockRoutes(deps: Deps) {
+export function clockRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/clock', async (c) => {
     const body = await readJsonObject(c);
     const mode = optionalEnum(body, 'mode', ['running', 'frozen'] as const);
@@ -19,7 +19,7 @@ export function clockRoutes(deps: Deps) {
       advance !== undefined &&
       (typeof advance !== 'number' || !Number.isFinite(advance) || advance < 0 || advance > MAX_ADVANCE_SECONDS)
     ) {
-      throw illegal(`advanceSeconds must be a number between 0 and ${MAX_ADVANCE_SECONDS}`);
+      throw invalidField(`advanceSeconds must be a number between 0 and ${MAX_ADVANCE_SECONDS}`);
     }
     const accountId = c.get('account').id;
     if (mode) setClockMode(deps, accountId, mode);

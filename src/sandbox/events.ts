@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { listEvents, toEnvelope, type EventType } from '../domain/events.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
@@ -23,7 +23,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * events: the outbox of this account, newest first, each with its delivery state. The data is the outbox's, so
  * delivery-only fields (the 3DS code) never appear here.
  */
-export function eventsRoutes(deps: Deps) {
+export function eventsRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/events', async (c) => {
     const body = await readJsonObject(c);
     const type = optionalEnum(body, 'type', EVENT_TYPES);

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
 import { chainRoutes } from './chain.js';
@@ -15,7 +15,7 @@ import { walletSeedRoutes } from './wallet-seed.js';
 import { webhookSandboxRoutes } from './webhook.js';
 
 /** Each simulation helper is a module of routes; adding a helper is adding it here. */
-const modules: ((deps: Deps) => Hono<AppEnv>)[] = [
+const modules: ((deps: ServerDeps) => Hono<AppEnv>)[] = [
   walletSeedRoutes,
   clockRoutes,
   inventoryRoutes,
@@ -29,7 +29,7 @@ const modules: ((deps: Deps) => Hono<AppEnv>)[] = [
 ];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */
-export function sandboxApi(deps: Deps) {
+export function sandboxApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
   api.use('*', rateLimit(deps));

@@ -1,13 +1,13 @@
 import { Hono } from 'hono';
 import { getBin, inventoryFor, setAccountInventory } from '../domain/bins.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalBoolean, optionalInteger, requiredString } from '../http/validate.js';
 
 /** inventory: this account's view of a BIN's inventory (4009 at zero, 4010 while provisioning). */
-export function inventoryRoutes(deps: Deps) {
+export function inventoryRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/inventory', async (c) => {
     const body = await readJsonObject(c);
     const binId = requiredString(body, 'binId');

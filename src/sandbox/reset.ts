@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { seedBalance } from '../domain/accounts.js';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { sql } from '../store/db.js';
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
@@ -9,7 +9,7 @@ import { readJsonObject } from '../http/middleware/json-body.js';
 import { requiredAmount } from '../http/validate.js';
 
 /** Wipes the account's world (cards, money, transactions, events, timers, keys) but keeps API keys and clock. */
-export function resetAccount(deps: Deps, accountId: string): void {
+export function resetAccount(deps: ServerDeps, accountId: string): void {
   const { db } = deps;
   // Modules first: their rows may refer to cards and transactions.
   for (const reset of deps.resets) reset(db, accountId);
@@ -26,7 +26,7 @@ export function resetAccount(deps: Deps, accountId: string): void {
   sql(db, 'DELETE FROM cards WHERE account_id = ?').run(accountId);
 }
 
-export function resetRoutes(deps: Deps) {
+export function resetRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/reset', async (c) => {
     const body = await readJsonObject(c);
     const balanceMicros = body.balance === undefined ? 0 : requiredAmount(body, 'balance');

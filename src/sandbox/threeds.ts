@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
 import { merchantFor } from '../domain/merchants.js';
 import { CHALLENGE_TYPES, raiseChallenge, verifyChallenge } from '../domain/threeds.js';
@@ -24,7 +24,7 @@ function defaultPaymentMicros(challengeId: string): number {
 }
 
 /** card/3ds raises a challenge (answering its OTP to the caller only); 3ds/verify checks a code. */
-export function threeDsRoutes(deps: Deps) {
+export function threeDsRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/card/3ds', async (c) => {
       const body = await readJsonObject(c);

@@ -7,13 +7,12 @@ import {
   reverseTransaction,
 } from '../domain/card-transactions.js';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
 import { merchantFor } from '../domain/merchants.js';
 import { microsToJsonNumber } from '../domain/money.js';
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import {
   optionalAmount,
@@ -23,6 +22,7 @@ import {
   requiredString,
   type Body,
 } from '../http/validate.js';
+import { invalidField } from '../domain/errors.js';
 
 // Card amounts are in cents: a merchant amount has at most 2 decimal places.
 const CARD_DECIMALS = 2;
@@ -34,12 +34,12 @@ function authorisationAmount(body: Body): number {
 
 function optionalCountry(body: Body): string | undefined {
   const v = optionalString(body, 'merchantCountry', 2);
-  if (v !== undefined && !/^[A-Z]{2}$/.test(v)) throw illegal('merchantCountry must be an ISO 3166 alpha-2 code');
+  if (v !== undefined && !/^[A-Z]{2}$/.test(v)) throw invalidField('merchantCountry must be an ISO 3166 alpha-2 code');
   return v;
 }
 
 /** The merchant side of card transactions: authorise, clear, reverse, refund. */
-export function transactionRoutes(deps: Deps) {
+export function transactionRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/card/authorize', async (c) => {
       const body = await readJsonObject(c);

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { seedBalance } from '../domain/accounts.js';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
 import { OK } from '../api/views.js';
@@ -10,7 +10,7 @@ import { readJsonObject } from '../http/middleware/json-body.js';
 import { requiredAmount } from '../http/validate.js';
 
 /** wallet/seed: credits the USDT balance at once, as the operator's test-balance seeding does. */
-export function walletSeedRoutes(deps: Deps) {
+export function walletSeedRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/wallet/seed', async (c) => {
     const amountMicros = requiredAmount(await readJsonObject(c), 'amount');
     const accountId = c.get('account').id;

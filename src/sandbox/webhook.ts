@@ -1,15 +1,15 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { getEvent } from '../domain/events.js';
 import type { AppEnv } from '../http/context.js';
-import { illegal } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import { redeliver } from '../webhooks/attempt.js';
 import { findWebhookConfig } from '../webhooks/config.js';
 import { listAttempts, type AttemptRow } from '../webhooks/deliveries.js';
+import { DomainError } from '../domain/errors.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -30,7 +30,7 @@ function attemptView(a: Omit<AttemptRow, 'id'>) {
 }
 
 /** webhook/deliveries (the attempt log, newest first) and webhook/redeliver (one more attempt, now). */
-export function webhookSandboxRoutes(deps: Deps) {
+export function webhookSandboxRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/webhook/deliveries', async (c) => {
       const body = await readJsonObject(c);
@@ -44,10 +44,10 @@ export function webhookSandboxRoutes(deps: Deps) {
       const eventId = requiredString(body, 'eventId');
       const accountId = c.get('account').id;
       const event = getEvent(deps.db, accountId, eventId);
-      if (!event) throw illegal('eventId: no such event for this account');
+      if (!event) throw new DomainError('EVENT_NOT_FOUND');
       const config = findWebhookConfig(deps, accountId);
-      if (!config) throw illegal('no webhook is configured: PUT /v1/webhook first');
-      if (!config.enabled) throw illegal('the webhook is disabled: enable it to deliver');
+      if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
+      if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
       const attempt = await redeliver(deps, event, accountNowMs(deps, accountId));
       return c.json({ ...OK, delivery: attemptView(attempt) });
     });

@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Logger } from '../domain/logger.js';
 import type { Db } from './db.js';
 
 /**
@@ -33,11 +32,16 @@ setInterval(() => {
 }, workerData.intervalMs);
 `;
 
+/** Where the checkpointer reports trouble (the server passes its logger). */
+export interface CheckpointLog {
+  warn(obj: object, msg?: string): void;
+}
+
 export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function startCheckpointer(db: Db, path: string, logger: Logger, intervalMs = 50): Checkpointer {
+export function startCheckpointer(db: Db, path: string, logger: CheckpointLog, intervalMs = 50): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { driver, path, intervalMs } });

@@ -1,5 +1,5 @@
 import { accountNowMs } from '../domain/clock.js';
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
 import type { Job } from '../domain/jobs.js';
 import { sql } from '../store/db.js';
@@ -22,7 +22,7 @@ import { signatureHeader } from './signature.js';
 // the outbox), sign it afresh, POST it, and record the outcome.
 
 /** The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields. */
-export function webhookBody(deps: Deps, event: StoredEvent): string {
+export function webhookBody(deps: ServerDeps, event: StoredEvent): string {
   const data: Record<string, unknown> = { ...event.data };
   for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps.db, event) ?? {});
   return JSON.stringify({ ...toEnvelope(event), data });
@@ -33,7 +33,7 @@ interface Sent extends SendResult {
   signedAtSeconds: number;
 }
 
-async function send(deps: Deps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
+async function send(deps: ServerDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
   const body = webhookBody(deps, event);
   // `t` is wall-clock time (behaviour.md section 11), so a partner's 300 s tolerance holds after clock advances.
   const signedAtSeconds = Math.floor(deps.wallClock() / 1000);
@@ -75,7 +75,7 @@ function attemptRow(event: StoredEvent, sent: Sent, atMs: number, attempt: numbe
  * advance runs it, or later when the timer finds it overdue (a server that was down): the next delay counts from
  * when it really happened, so a backlog does not fire its retries back to back.
  */
-export async function runScheduledAttempt(deps: Deps, job: Job): Promise<void> {
+export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<void> {
   const delivery = getDelivery(deps.db, Number(job.ref));
   if (!delivery || delivery.state !== 'pending') return;
   const event = getEvent(deps.db, delivery.account_id, delivery.event_id);
@@ -116,7 +116,7 @@ export async function runScheduledAttempt(deps: Deps, job: Job): Promise<void> {
  * /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule. Success ends a pending delivery
  * (its remaining retries are dropped); failure leaves the schedule as it was.
  */
-export async function redeliver(deps: Deps, event: StoredEvent, atMs: number): Promise<Omit<AttemptRow, 'id'>> {
+export async function redeliver(deps: ServerDeps, event: StoredEvent, atMs: number): Promise<Omit<AttemptRow, 'id'>> {
   const config = findWebhookConfig(deps, event.accountId);
   if (!config) throw new Error('redeliver without a webhook config');
   const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);

@@ -1,5 +1,5 @@
 import type { Deps } from '../domain/deps.js';
-import { illegal } from '../http/errors.js';
+import { DomainError } from '../domain/errors.js';
 import { sql } from '../store/db.js';
 
 // The account's webhook endpoint (spec "Webhook configuration"). Plain functions over the store; the HTTP layer
@@ -106,7 +106,7 @@ export function rotateWebhookSecret(
   nowMs: number,
 ): { config: WebhookConfig; secret: string } {
   return deps.db.transaction(() => {
-    if (!row(deps, accountId)) throw illegal('no webhook is configured: PUT /v1/webhook first');
+    if (!row(deps, accountId)) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
     const secret = newSecret(deps);
     sql(
       deps.db,

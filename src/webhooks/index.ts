@@ -1,4 +1,4 @@
-import type { Deps } from '../domain/deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { runScheduledAttempt } from './attempt.js';
 import { findWebhookConfig } from './config.js';
 import { ATTEMPT_JOB, recordDelivery, resetDeliveries, restoreLostAttempts } from './deliveries.js';
@@ -7,7 +7,7 @@ import { ATTEMPT_JOB, recordDelivery, resetDeliveries, restoreLostAttempts } fro
  * Wires webhooks into the core: the attempt job (background: it waits on the network), the outbox listener, the
  * 3DS-code setting other modules read, the reset hook, and the start-up repair of attempts lost to a crash.
  */
-export function registerWebhooks(deps: Deps): void {
+export function registerWebhooks(deps: ServerDeps): void {
   deps.jobs.register(ATTEMPT_JOB, { background: true, run: runScheduledAttempt });
   deps.events.subscribe((db, event) => recordDelivery(deps, db, event));
   deps.webhooks = { deliver3dsCode: (accountId) => findWebhookConfig(deps, accountId)?.deliver3dsCode ?? false };

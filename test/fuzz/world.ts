@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createApp } from '../../src/app.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
-import type { Deps } from '../../src/domain/deps.js';
+import type { ServerDeps as Deps } from '../../src/server-deps.js';
 import { createDeps } from '../../src/runtime.js';
 import { ADMIN_TOKEN, START_MS } from '../helpers/sandbox.js';
 

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { toEnvelope } from '../../src/domain/events.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
-import type { Deps } from '../../src/domain/deps.js';
+import type { ServerDeps as Deps } from '../../src/server-deps.js';
 import type { Logger } from '../../src/domain/logger.js';
 import { createDeps } from '../../src/runtime.js';
 import { conformance } from './conformance.js';

@@ -1,24 +1,24 @@
 import type { MiddlewareHandler } from 'hono';
 import { getAccountWithNow } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
-import type { Deps } from '../../domain/deps.js';
+import type { ServerDeps } from '../../server-deps.js';
 import type { AppEnv } from '../context.js';
-import { ApiError } from '../errors.js';
+import { DomainError } from '../../domain/errors.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
  * with an empty body (both seen in production). Then the account's due timers (top-up settlement,
  * cancellation, ...) run, so every read reflects the account clock.
  */
-export function apiKeyAuth(deps: Deps): MiddlewareHandler<AppEnv> {
+export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function apiKeyAuth(c, next) {
     const key = c.req.header('x-api-key');
     if (!key) {
       if (deps.config.missingKeyStatus === 403) return c.body(null, 403);
-      throw new ApiError('AUTH_FAILED');
+      throw new DomainError('AUTH_FAILED');
     }
     const found = accountForKey(deps, key);
-    if (!found) throw new ApiError('AUTH_FAILED');
+    if (!found) throw new DomainError('AUTH_FAILED');
     const { account, nowMs } = getAccountWithNow(deps, found.accountId);
     c.set('account', account);
     c.set('keyId', found.keyId);
@@ -28,18 +28,18 @@ export function apiKeyAuth(deps: Deps): MiddlewareHandler<AppEnv> {
 }
 
 /** `Authorization: Bearer <admin token>` for the operator API; refused outright when no token is configured. */
-export function adminAuth(deps: Deps): MiddlewareHandler<AppEnv> {
+export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
     const expected = deps.config.adminToken;
-    if (!expected) throw new ApiError('ADMIN_DISABLED');
+    if (!expected) throw new DomainError('ADMIN_DISABLED');
     const header = c.req.header('authorization') ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!constantTimeEqual(deps, given, expected)) throw new ApiError('ADMIN_AUTH_FAILED');
+    if (!constantTimeEqual(deps, given, expected)) throw new DomainError('ADMIN_AUTH_FAILED');
     await next();
   };
 }
 
-function constantTimeEqual(deps: Deps, a: string, b: string): boolean {
+function constantTimeEqual(deps: ServerDeps, a: string, b: string): boolean {
   // Comparing keyed hashes keeps the comparison constant-time whatever the lengths.
   const ha = deps.secret.hmac('admin-token', a);
   const hb = deps.secret.hmac('admin-token', b);

@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { ApiError, errorBody, illegal } from '../errors.js';
 import type { Body } from '../validate.js';
+import { DomainError, invalidField } from '../../domain/errors.js';
+import { errorResponse } from '../errors.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -11,10 +12,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  * `c.req.raw.body` turns @hono/node-server's light request into a full web Request (an eighth of a read's CPU).
  */
 export function jsonBodyLimit(): MiddlewareHandler {
-  const tooLarge = (c: Context) => {
-    const err = new ApiError('PAYLOAD_TOO_LARGE');
-    return c.json(errorBody(err), err.status);
-  };
+  const tooLarge = (c: Context) => errorResponse(c, new DomainError('PAYLOAD_TOO_LARGE'));
   const streaming = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
   return async function jsonBodyLimit(c, next) {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
@@ -69,18 +67,18 @@ export function jsonCostProblem(text: string): string | undefined {
 
 /** The request body as a JSON object; wrong content type, bad JSON, a body too deep or too large to parse cheaply, or a non-object is a 400. */
 export async function readJsonObject(c: Context): Promise<Body> {
-  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw illegal('Content-Type must be application/json');
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw invalidField('Content-Type must be application/json');
   const text = await c.req.text();
   const tooCostly = jsonCostProblem(text);
-  if (tooCostly !== undefined) throw illegal(tooCostly);
+  if (tooCostly !== undefined) throw invalidField(tooCostly);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw illegal('request body is not valid JSON');
+    throw invalidField('request body is not valid JSON');
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw illegal('request body must be a JSON object');
+    throw invalidField('request body must be a JSON object');
   }
   return value as Body;
 }

@@ -1,7 +1,8 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Deps } from '../../domain/deps.js';
+import type { ServerDeps } from '../../server-deps.js';
 import type { AppEnv } from '../context.js';
-import { ApiError, errorBody } from '../errors.js';
+import { DomainError } from '../../domain/errors.js';
+import { errorResponse } from '../errors.js';
 
 interface Bucket {
   tokens: number;
@@ -9,9 +10,9 @@ interface Bucket {
 }
 
 // One set of buckets per server, shared by /v1 and /sandbox/v1 so a key's budget covers both.
-const bucketsByDeps = new WeakMap<Deps, Map<string, Bucket>>();
+const bucketsByDeps = new WeakMap<ServerDeps, Map<string, Bucket>>();
 
-function bucketsOf(deps: Deps): Map<string, Bucket> {
+function bucketsOf(deps: ServerDeps): Map<string, Bucket> {
   let buckets = bucketsByDeps.get(deps);
   if (!buckets) bucketsByDeps.set(deps, (buckets = new Map()));
   return buckets;
@@ -22,7 +23,7 @@ function bucketsOf(deps: Deps): Map<string, Bucket> {
  * requests), holding one second of requests as burst. Local mode is unlimited. Mount after `apiKeyAuth`, which
  * sets the key id, so unknown keys never take a bucket.
  */
-export function rateLimit(deps: Deps): MiddlewareHandler<AppEnv> {
+export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const perSecond = deps.config.rateLimitPerSecond;
   const buckets = bucketsOf(deps);
   return async function rateLimit(c, next) {
@@ -35,9 +36,11 @@ export function rateLimit(deps: Deps): MiddlewareHandler<AppEnv> {
     buckets.set(keyId, bucket);
     if (bucket.tokens < 1) {
       const waitSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
-      const err = new ApiError('RATE_LIMITED', `Too many requests: at most ${perSecond} per second per API key`);
       c.header('Retry-After', String(waitSeconds));
-      return c.json(errorBody(err), err.status);
+      return errorResponse(
+        c,
+        new DomainError('RATE_LIMITED', `Too many requests: at most ${perSecond} per second per API key`),
+      );
     }
     bucket.tokens -= 1;
     return next();

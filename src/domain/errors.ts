@@ -1,0 +1,87 @@
+// Every failure the sandbox can answer, by name: its spec code and default message. The HTTP status of each
+// name is the HTTP layer's business (src/http/errors.ts); nothing here knows HTTP.
+
+const INVALID = 400;
+
+/** The error catalogue: name -> spec code and default message. The first entry of a code gives its message. */
+export const ERRORS = {
+  ILLEGAL_PARAMETER: { code: INVALID, message: 'Illegal parameter' },
+  NOT_FOUND: { code: 404, message: 'Not found' },
+  PAYLOAD_TOO_LARGE: { code: INVALID, message: 'Request body is larger than 1 MiB' },
+  ADDRESS_ERROR: { code: 2000, message: 'No deposit address configured for this account' },
+  ASSET_NOT_FOUND: { code: 3000, message: 'No balance for the requested currency' },
+  ASSET_NOT_ENOUGH: {
+    code: 3001,
+    message: 'Your balance is too low for this action. Please add funds to your wallet and try again.',
+  },
+  CARD_NOT_FOUND: { code: 4001, message: 'Card not found' },
+  BIN_NOT_FOUND: { code: 4004, message: 'Card BIN not found' },
+  BIN_DISABLED: { code: 4005, message: 'Card BIN is disabled' },
+  REJECTED_HAVING_PENDING_ORDERS: { code: 4007, message: 'A conflicting operation is pending on this card' },
+  CARD_IS_DELETING: { code: 4008, message: 'Card is being cancelled' },
+  CARD_OUT_OF_INVENTORY: { code: 4009, message: 'No card inventory available, contact support' },
+  CARD_PROVISIONING: { code: 4010, message: 'Card provisioning in progress, retry shortly' },
+  DEPOSIT_AMOUNT_TOO_SMALL: {
+    code: 8001,
+    message: 'Amount is below the minimum deposit or too small to cover the fees',
+  },
+  IDEMPOTENCY_KEY_REQUIRED: { code: 4210, message: 'Idempotency-Key header is required' },
+  IDEMPOTENCY_KEY_MISMATCH: { code: 4211, message: 'Idempotency-Key was already used with a different request' },
+  IDEMPOTENCY_KEY_IN_PROGRESS: { code: 4212, message: 'A request with this Idempotency-Key is already in progress' },
+  AUTH_FAILED: { code: 11002, message: 'Invalid or revoked API key' },
+  ADMIN_AUTH_FAILED: { code: 401, message: 'Invalid operator token' },
+  ADMIN_DISABLED: { code: 403, message: 'Operator API is disabled: set SANDBOX_ADMIN_TOKEN' },
+  RATE_LIMITED: { code: 429, message: 'Too many requests' },
+  SYSTEM_ERROR: { code: 9999, message: 'Unexpected server error, retry later' },
+  // The sandbox's own failures (behaviour.md), beyond the spec's catalogue: each a 400 with its exact text.
+  ACCOUNT_NOT_FOUND: { code: 404, message: 'account not found' },
+  KEY_NOT_FOUND: { code: 404, message: 'key not found' },
+  CARD_CANCELLED: { code: INVALID, message: 'card is cancelled' },
+  SEED_LIMIT_EXCEEDED: {
+    code: INVALID,
+    message:
+      'amount would take the USDT seeded into this account past 5000000000, the sandbox limit; reset the account',
+  },
+  TRANSACTION_NOT_FOUND: { code: INVALID, message: 'transaction not found' },
+  /** Detail: `transaction is <status>: only a PENDING transaction can be <cleared|reversed>`. */
+  TRANSACTION_NOT_PENDING: { code: INVALID, message: 'only a PENDING transaction can be settled' },
+  /** Detail: `transaction is <status>: only a CLEARED purchase can be refunded`. */
+  TRANSACTION_NOT_REFUNDABLE: { code: INVALID, message: 'only a CLEARED purchase can be refunded' },
+  TRANSACTION_FULLY_REFUNDED: { code: INVALID, message: 'transaction is already fully refunded' },
+  /** Detail: the most that may be refunded. */
+  REFUND_EXCEEDS_REMAINING: { code: INVALID, message: 'amount exceeds what remains refundable' },
+  /** Detail: the hold plus the card's available balance. */
+  CLEAR_EXCEEDS_AVAILABLE: { code: INVALID, message: "amount exceeds the hold plus the card's available balance" },
+  TX_ID_ON_CHAIN: { code: INVALID, message: 'txId is already on chain' },
+  CHALLENGE_NOT_FOUND: { code: INVALID, message: 'challenge not found' },
+  EVENT_NOT_FOUND: { code: INVALID, message: 'eventId: no such event for this account' },
+  WEBHOOK_NOT_CONFIGURED: { code: INVALID, message: 'no webhook is configured: PUT /v1/webhook first' },
+  WEBHOOK_DISABLED: { code: INVALID, message: 'the webhook is disabled: enable it to deliver' },
+  BIN_DIGITS_FIXED: { code: INVALID, message: 'bin cannot change once cards are issued on this BIN' },
+} as const satisfies Record<string, { code: number; message: string }>;
+
+export type ErrorName = keyof typeof ERRORS;
+
+/** A failure as a value: thrown by the domain (and by request validation), answered by the HTTP layer. */
+export class DomainError extends Error {
+  readonly code: number;
+
+  constructor(
+    readonly errorName: ErrorName,
+    /** Replaces the default message when the failure names a field or an amount. */
+    detail?: string,
+  ) {
+    super(detail ?? ERRORS[errorName].message);
+    this.code = ERRORS[errorName].code;
+  }
+}
+
+/** Bad input naming its field (`amount must be ...`): the one failure whose text is given where it is found. */
+export function invalidField(message: string): DomainError {
+  return new DomainError('ILLEGAL_PARAMETER', message);
+}
+
+/** The catalogue's default message of a code (an injected fault answering a known code reads like the real one). */
+export function messageForCode(code: number): string | undefined {
+  return Object.values(ERRORS).find((e) => e.code === code)?.message;
+}
