@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { waitFor } from '../helpers/wait.js';
 
 // Fidelity audit against the compiled server started exactly as a partner starts it (the brief's command line,
 // plus debug logging so the secrecy check sees every line it could write), with a real receiver on loopback.
@@ -50,7 +51,7 @@ beforeAll(async () => {
     '--log-level',
     'debug',
   ]);
-}, 60_000);
+});
 afterAll(async () => {
   await stop(proc);
   closeReceiver();
@@ -65,15 +66,7 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
-async function until<T>(find: () => T | undefined, timeoutMs = 5000): Promise<T> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = find();
-    if (v !== undefined) return v;
-    if (Date.now() - t0 > timeoutMs) throw new Error('timed out waiting for a delivery');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = <T>(find: () => T | undefined): Promise<T> => waitFor('a delivery', find);
 
 describe('the served process, as a partner drives it', () => {
   it('delivers card.3ds.requested with the OTP to a deliver3dsCode endpoint, signed, and never writes the OTP, PAN or CVV to its logs', async () => {
@@ -111,8 +104,8 @@ describe('the served process, as a partner drives it', () => {
 
     const events = await call('POST', '/sandbox/v1/events', { type: 'card.3ds.requested' });
     expect(JSON.stringify(events.body)).not.toContain(challenge.body.otp);
-    // Let the delivery's own debug line be written before reading the logs.
-    await new Promise((r) => setTimeout(r, 200));
+    // Wait for the delivery's own debug line before reading the logs.
+    await waitFor('the webhook attempt log line', () => (proc.stdout() + proc.stderr()).includes('webhook attempt'));
     const output = proc.stdout() + proc.stderr();
     expect(output).toContain('webhook attempt');
     // Bounded by non-digits: a 6-digit code could otherwise match inside a millisecond timestamp by chance.

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 
 // Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
 
@@ -115,7 +116,7 @@ export function spawnCli(
     stderr: () => err,
     logs,
     exited,
-    waitForLog(match, timeoutMs = 10_000) {
+    waitForLog(match, timeoutMs = WAIT_LIMIT_MS) {
       return new Promise((res, rej) => {
         const check = () => {
           const found = logs().find(match);

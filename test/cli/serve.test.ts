@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ensureBuilt, freePort, spawnCli, startServe, stop, ROOT } from './cli-process.js';
+import { waitFor } from '../helpers/wait.js';
 
 let dir: string;
 beforeAll(() => {
@@ -19,21 +20,17 @@ const assetList = (url: string, key?: string) =>
   });
 
 describe('card-sandbox serve', () => {
-  it('answers /healthz 200 {status: "ok"} within 2 s of being started (target 500 ms)', async () => {
+  // How fast it answers is measured by `npm run bench` (cold start), not asserted here: a test must pass on a busy
+  // machine.
+  it('answers /healthz 200 {status: "ok"} once started, and stops with exit 0', async () => {
     const port = await freePort();
-    const t0 = performance.now();
     const proc = spawnCli(['serve', '--port', String(port), '--db', join(dir, 'cold.db')]);
-    let res: Response | undefined;
-    while (performance.now() - t0 < 10_000) {
-      res = await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
-      if (res) break;
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const elapsedMs = performance.now() - t0;
-    console.log(`serve: start to first /healthz 200 in ${elapsedMs.toFixed(0)} ms`);
-    expect(res?.status).toBe(200);
-    expect(await res!.json()).toEqual({ status: 'ok' });
-    expect(elapsedMs).toBeLessThan(2000);
+    const res = await waitFor('the first answer of /healthz', () => {
+      if (proc.child.exitCode !== null) throw new Error(`serve exited: ${proc.stderr()}`);
+      return fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ status: 'ok' });
     expect((await stop(proc)).code).toBe(0);
   });
 
@@ -177,14 +174,12 @@ describe('card-sandbox serve', () => {
       await proc.exited;
     }
     // The server under npx stopped too: its port stops answering.
-    let stillUp = true;
-    for (let i = 0; i < 100 && stillUp; i++) {
-      stillUp = await fetch(`${proc.url}/healthz`).then(
-        () => true,
+    const stopped = await waitFor('the port to stop answering', () =>
+      fetch(`${proc.url}/healthz`).then(
         () => false,
-      );
-      if (stillUp) await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(stillUp).toBe(false);
+        () => true,
+      ),
+    );
+    expect(stopped).toBe(true);
   });
 });

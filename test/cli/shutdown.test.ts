@@ -118,11 +118,12 @@ describe('graceful shutdown', () => {
     const held = await holdSeedRequest(proc, 5);
     proc.child.kill('SIGTERM');
     await proc.waitForLog((r) => r.msg === 'shutting down: finishing in-flight work');
-    const t0 = performance.now();
     proc.child.kill('SIGTERM');
+    // 143, not the 0 of a drained exit: it did not wait for the held request (which never completes) nor for the
+    // 10 s grace, both of which end in exit 0.
     const { code } = await proc.exited;
     expect(code).toBe(143);
-    expect(performance.now() - t0).toBeLessThan(2000);
+    expect(proc.logs().some((r) => r.msg === 'second signal: exiting at once')).toBe(true);
     held.socket.destroy();
     expect(integrity(db)).toBe('ok');
   });
@@ -131,13 +132,11 @@ describe('graceful shutdown', () => {
     const db = join(dir, 'grace.db');
     const proc = await serveOn(db, ['--shutdown-grace', '1']);
     const held = await holdSeedRequest(proc, 7);
-    const t0 = performance.now();
     proc.child.kill('SIGTERM');
+    // The held request never completes, so only the grace running out ends the wait: the exit itself and the log
+    // line prove the bound (how long it took is not asserted: the machine may be busy).
     const { code } = await proc.exited;
-    const elapsedMs = performance.now() - t0;
     expect(code).toBe(0);
-    expect(elapsedMs).toBeGreaterThanOrEqual(900);
-    expect(elapsedMs).toBeLessThan(5000);
     expect(proc.logs().some((r) => r.msg === 'grace period over: open requests were cut')).toBe(true);
     held.socket.destroy();
     expect(integrity(db)).toBe('ok');

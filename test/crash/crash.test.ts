@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedgerFile } from './ledger-check.js';
 import { ADMIN_TOKEN, ServerProcess, freePort } from './server-process.js';
 import { call, prng, runTraffic, type KeyedOp } from './traffic.js';
+import { waitFor } from '../helpers/wait.js';
 
 // CRASH_ROUNDS kills (CI 3, `npm run test:crash` 20) of a real `card-sandbox serve` under concurrent keyed
 // create / deposit traffic (plus authorize / clear when the simulation exists). The account's deposit fee is 0
@@ -77,7 +78,7 @@ beforeAll(async () => {
   hasWebhooks = put.status >= 200 && put.status < 300;
   if (!hasWebhooks) console.log(`[crash] webhook resume check skipped: PUT /v1/webhook answered ${put.status}`);
   console.log(`[crash] ${ROUNDS} rounds, CRASH_SEED=${SEED}`);
-}, 30_000);
+});
 
 afterAll(async () => {
   await server?.kill();
@@ -207,10 +208,9 @@ describe('crash safety: SIGKILL at random moments under concurrent traffic, then
 
         if (hasWebhooks) {
           // Deliveries pending at the kill resume after the restart: every card's card.created arrives.
-          const deadline = Date.now() + 5000;
-          while (created.some((o) => !delivered.has(o.answer!.body.cardId)) && Date.now() < deadline) {
-            await new Promise((r) => setTimeout(r, 50));
-          }
+          await waitFor('every card.created delivered', () =>
+            created.every((o) => delivered.has(o.answer!.body.cardId)),
+          ).catch(() => undefined); // the missing ones are reported below
           const missing = created
             .filter((o) => !delivered.has(o.answer!.body.cardId))
             .map((o) => o.answer!.body.cardId);

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { waitFor } from '../helpers/wait.js';
 
 export const MAIN = 'dist/src/cli/main.js';
 export const ADMIN_TOKEN = 'crash-admin-token';
@@ -52,17 +53,15 @@ export class ServerProcess {
     child.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));
     this.child = child;
     this.exited = new Promise((resolve) => child.on('exit', () => resolve()));
-    const started = Date.now();
-    for (;;) {
+    await waitFor(`${this.url}/healthz`, async () => {
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${stderr}`);
-      try {
-        if ((await fetch(`${this.url}/healthz`)).status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() - started > 15_000) throw new Error(`server not ready after 15 s:\n${stderr}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+      return fetch(`${this.url}/healthz`).then(
+        (res) => res.status === 200,
+        () => false, // not listening yet
+      );
+    }).catch((err: Error) => {
+      throw new Error(`${err.message}\n${stderr}`);
+    });
   }
 
   /** SIGKILL: no shutdown hook runs, no WAL checkpoint, requests cut mid-flight. */

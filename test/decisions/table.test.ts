@@ -3,17 +3,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The README section "Behaviour where the spec is silent" is the decisions table. Each row names the tests that prove
-// it; this test fails when a named file or title no longer exists, so a renamed or deleted test cannot leave the
-// table pointing at nothing.
+// docs/decisions.md ("Behaviour where the spec is silent") is the decisions table. Each row names the tests that
+// prove it; this test fails when a named file or title no longer exists, so a renamed or deleted test cannot leave
+// the table pointing at nothing. Line numbers in failures are lines of that page.
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const SECTION_START = README.indexOf('\n## Behaviour where the spec is silent\n');
-const SECTION_END = README.indexOf('\n## ', SECTION_START + 1);
-/** The section alone (up to the next level-2 heading), so the README's other tables are not read as decisions. */
-const TABLE = README.slice(SECTION_START, SECTION_END < 0 ? undefined : SECTION_END);
-/** README line of the section's first line, so failures point at the README. */
-const LINE_OFFSET = README.slice(0, SECTION_START).split('\n').length - 1;
+const TABLE = readFileSync(join(ROOT, 'docs', 'decisions.md'), 'utf8');
 const REF = /^`(test\/[^`]+\.test\.ts)` › (.+)$/;
 
 interface Row {
@@ -32,7 +26,7 @@ function rows(): Row[] {
       .split(' | ')
       .map((c) => c.trim());
     out.push({
-      line: LINE_OFFSET + i + 1,
+      line: i + 1,
       decision: cells[0] ?? '',
       where: cells[1] ?? '',
       refs: (cells[2] ?? '').split('<br>'),
@@ -56,13 +50,13 @@ function declaresTitle(source: string, title: string): boolean {
   });
 }
 
-describe('README decisions table: it can never rot', () => {
+describe('docs/decisions.md decisions table: it can never rot', () => {
   const all = rows();
 
   it('has one row per decision in each section of behaviour.md, and more', () => {
     const sections = TABLE.split('\n')
-      .filter((l) => l.startsWith('### '))
-      .map((l) => l.slice(4));
+      .filter((l) => l.startsWith('## '))
+      .map((l) => l.slice(3));
     expect(sections).toEqual([
       '1. Money',
       '2. Identities and formats',

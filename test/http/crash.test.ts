@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 
 // The process is really killed (SIGKILL) at a step of a keyed request's handling, then restarted on the
 // same database file; the retry must execute exactly once or replay.
@@ -94,12 +95,9 @@ describe('Idempotency: a keyed request whose server is killed (SIGKILL), then re
     );
     const peek = new Database(dbPath, { readonly: true, fileMustExist: true });
     try {
-      for (let i = 0; ; i++) {
-        const state = peek.prepare("SELECT state FROM idempotency_keys WHERE key = 'in-flight'").pluck().get();
-        if (state === 'in_flight') break;
-        if (i > 2000) throw new Error('never in flight');
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await waitFor('key in-flight in flight', () =>
+        peek.prepare("SELECT 1 FROM idempotency_keys WHERE key = 'in-flight' AND state = 'in_flight'").pluck().get(),
+      );
     } finally {
       peek.close();
     }
@@ -121,5 +119,5 @@ describe('Idempotency: a keyed request whose server is killed (SIGKILL), then re
     const assets = await call(second, '/v1/wallet/assetList', {}, { 'x-api-key': key });
     expect(assets.body.assetList[0].availableAmount).toBe('80');
     expect((await call(second, '/v1/card/list', {}, { 'x-api-key': key })).body.cardList).toHaveLength(2);
-  }, 60_000);
+  });
 });

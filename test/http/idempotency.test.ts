@@ -12,6 +12,7 @@ import { requestHash, reserveKey } from '../../src/domain/idempotency.js';
 import type { AppEnv } from '../../src/http/context.js';
 import { cardAvailable, newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
 import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -260,12 +261,9 @@ function serverWithLatency(s: TestSandbox): Server {
 }
 
 async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const state = s.deps.db.prepare('SELECT state FROM idempotency_keys WHERE key = ?').pluck().get(key);
-    if (state === 'in_flight') return;
-    await new Promise((r) => setTimeout(r, 2));
-  }
-  throw new Error('key never went in flight');
+  await waitFor(`key ${key} in flight`, () =>
+    s.deps.db.prepare("SELECT 1 FROM idempotency_keys WHERE key = ? AND state = 'in_flight'").pluck().get(key),
+  );
 }
 
 describe('Idempotency rule 4: 4212 while the first request is in flight', () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/domain/logger.js';
 import { BACKSTOP_PAGES, startCheckpointer, type Checkpointer } from '../../src/store/checkpointer.js';
 import { openDb, type Db } from '../../src/store/db.js';
+import { waitFor } from '../helpers/wait.js';
 
 let dir: string;
 let db: Db;
@@ -28,9 +29,8 @@ describe('WAL checkpoints off the request path', () => {
     const before = statSync(path).size;
     const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
     for (let i = 0; i < 200; i++) insert.run('x'.repeat(1000));
-    // Infrastructure on the wall clock (not an account timer): poll for the worker's checkpoint, bounded.
-    const deadline = Date.now() + 5000;
-    while (statSync(path).size <= before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    // Infrastructure on the wall clock (not an account timer): wait for the worker's checkpoint.
+    await waitFor('the worker to checkpoint', () => statSync(path).size > before);
     expect(statSync(path).size).toBeGreaterThan(before);
   });
 });

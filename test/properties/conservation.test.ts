@@ -101,5 +101,5 @@ describe('Conservation of money (behaviour.md section 1) over random create/depo
       ),
       { numRuns: 80 },
     );
-  }, 90_000);
+  });
 });

@@ -109,5 +109,5 @@ describe('Limits: 8001 below minimalDeposit or when the fee consumes the amount 
       ),
       { numRuns: 150 },
     );
-  }, 90_000);
+  });
 });

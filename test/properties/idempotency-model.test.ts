@@ -157,5 +157,5 @@ describe('Idempotency model: every status predicted, balances move once per exec
       }),
       { numRuns: 200 },
     );
-  }, 90_000);
+  });
 });

@@ -77,10 +77,10 @@ describe('the spec says to check code even on a 200', () => {
   });
 });
 
-describe('README: Scenario files', () => {
+describe('docs/scenarios.md', () => {
   it('its complete example passes, embedded', async () => {
-    const doc = readFileSync('README.md', 'utf8');
-    const example = /### A complete example\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1];
+    const doc = readFileSync('docs/scenarios.md', 'utf8');
+    const example = /## A complete example\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1];
     const r = await run(example, {});
     expect(r.steps.filter((s) => !s.ok)).toEqual([]);
     expect(r.steps.length).toBeGreaterThanOrEqual(8);

@@ -211,5 +211,5 @@ describe('conservation property', () => {
       }),
       { numRuns: 25 },
     );
-  }, 120_000);
+  });
 });

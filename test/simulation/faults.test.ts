@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { cardAsset, cardWith, fundedAccount, sim } from './setup.js';
+import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -47,10 +48,13 @@ describe('faults', () => {
 
   it('latencyMs holds a keyed request in flight after its key is reserved, so a concurrent retry gets 4212', async () => {
     const cardId = await cardWith(sb, key, 10);
-    await faults([{ path: '/v1/card/deposit', latencyMs: 300 }]);
+    // Long enough that the retry arrives while the first waits, even on a busy machine.
+    await faults([{ path: '/v1/card/deposit', latencyMs: 5000 }]);
     const headers = { 'Idempotency-Key': 'dep-2' };
     const first = sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the first request to reserve its key', () =>
+      sb.deps.db.prepare("SELECT 1 FROM idempotency_keys WHERE key = 'dep-2' AND state = 'in_flight'").pluck().get(),
+    );
     const second = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
     expect(second.status).toBe(409);
     expect(second.body.code).toBe(4212);

@@ -45,4 +45,4 @@ it('CI: card-sandbox verify --allow-mutations --properties passes against a sand
   expect(code).toBe(0);
   expect(out).toMatch(/PASS {2}properties: 30 random sequences/);
   expect(readFileSync(junitFile, 'utf8')).toMatch(/failures="0"/);
-}, 120_000);
+});

