@@ -11,6 +11,7 @@ import { sequentialLatency } from './lib/latency.mjs';
 import { CONNECTIONS, SECONDS, measure } from './lib/load.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
 import { machine, render } from './lib/report.mjs';
+import { scenarioLibrary } from './lib/scenario-library.mjs';
 import { seedTransactions } from './lib/seed-bills.mjs';
 import { webhookSchedule } from './lib/webhook-schedule.mjs';
 
@@ -227,6 +228,8 @@ async function main() {
 
   log('cold start');
   const cold = await coldStart();
+  log('scenario library');
+  const library = await scenarioLibrary();
   const md = render({
     when,
     m,
@@ -241,6 +244,7 @@ async function main() {
     seedInfo,
     cold,
     webhook,
+    library,
   });
   writeFileSync('bench/results.md', md);
   process.stdout.write(md + '\n');

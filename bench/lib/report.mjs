@@ -18,7 +18,19 @@ export function machine() {
   };
 }
 
-export function render({ when, m, loadEnd, connections, seconds, throughput, pages, seedInfo, cold, webhook }) {
+export function render({
+  when,
+  m,
+  loadEnd,
+  connections,
+  seconds,
+  throughput,
+  pages,
+  seedInfo,
+  cold,
+  webhook,
+  library,
+}) {
   const lines = [];
   lines.push('# Bench results', '');
   lines.push(`Run ${when}. Machine: ${m.cpu}, ${m.memGiB} GiB, ${m.platform}, Node ${m.node}.`);
@@ -71,6 +83,12 @@ export function render({ when, m, loadEnd, connections, seconds, throughput, pag
         ` (target < 1000 ms: ${webhook.ms < 1000 ? 'met' : '**missed**'}).`,
     );
   }
+  lines.push(
+    '',
+    "## Scenario library (`scenario run 'scenarios/*.yaml'`, each file on its own in-process sandbox)",
+    '',
+  );
+  lines.push(`${f0(library.ms)} ms (target < 10,000 ms: ${library.ms < 10_000 ? 'met' : '**missed**'}).`);
   lines.push('');
   return lines.join('\n');
 }

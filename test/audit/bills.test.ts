@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 // Fidelity audit of bill/list filters against the spec's error catalogue (4004 BIN_NOT_FOUND: unknown card BIN),
 // as strict for binId as the sandbox already is for cardId (4001).
@@ -7,11 +8,7 @@ import { createTestSandbox, type AccountHandle, type TestSandbox } from '../help
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const list = (body: Record<string, unknown>) => sb.post(acct.apiKey, '/v1/bill/list', body);
 

@@ -1,9 +1,10 @@
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/domain/logger.js';
+import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { FUNDED_ACCOUNT, webhookTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { behaviours, type Receiver } from '../webhooks/receiver.js';
+import { captureLogger, putWebhookConfig } from '../helpers/core.js';
 
 // Fidelity audit: every event type as a partner's receiver gets it from the merged server (real 3DS module,
 // real transaction simulation, real webhook sender), field by field against the spec's Events tables.
@@ -14,20 +15,9 @@ let rx: Receiver;
 let secret: string;
 const logged: string[] = [];
 
-function capture(): Logger {
-  const log = (obj: object, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''));
-  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger };
-  return logger;
-}
-
 const key = () => acct.apiKey;
 const sim = (path: string, body: Record<string, unknown>) => sb.post(key(), `/sandbox/v1/${path}`, body);
-const putWebhook = (body: Record<string, unknown>) =>
-  request(sb.server)
-    .put('/v1/webhook')
-    .set('X-API-KEY', key())
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify(body));
+const putWebhook = (body: Record<string, unknown>) => putWebhookConfig(sb, key(), body);
 const flush = () => sb.advance(key(), 0);
 const bodiesOf = (type: string) => rx.received.filter((r) => r.body.type === type);
 
@@ -37,18 +27,10 @@ async function newCard(amount = 100): Promise<string> {
   return res.body.cardId;
 }
 
-beforeEach(async () => {
+it.override({ sandboxOptions: { logger: captureLogger(logged) }, accountOptions: FUNDED_ACCOUNT });
+it.beforeEach(({ sb: s, acct: a, rx: r, secret: k }) => {
+  [sb, acct, rx, secret] = [s, a, r, k];
   logged.length = 0;
-  sb = createTestSandbox({ logger: capture() });
-  acct = await sb.account({ balance: 1000, depositFeeRate: '0' });
-  rx = await startReceiver();
-  const res = await putWebhook({ url: rx.url });
-  expect(res.status).toBe(200);
-  secret = res.body.secret;
-});
-afterEach(async () => {
-  await rx.close();
-  await sb.close();
 });
 
 /** The spec's "Transaction event data" table: every field, with its JSON type. */

@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 // Fidelity audit of request validation: a 400 must tell the partner the truth about the spec's field rules.
 
@@ -7,12 +8,11 @@ let sb: TestSandbox;
 let acct: AccountHandle;
 let cardId: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 1000 });
+it.override({ accountOptions: { balance: 1000 } });
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   cardId = (await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' })).body.cardId;
 });
-afterEach(() => sb.close());
 
 describe('optional fields (spec Endpoints: binId, alias, currency of card/deposit, cardId and binId of bill/list)', () => {
   it.each([

@@ -1,19 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { cardWith, fundedAccount, sim } from '../simulation/setup.js';
+import { fundedTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { newCard, sim } from '../helpers/core.js';
 
 // behaviour.md sections 8 and 11 (Webhooks, Finer points): decisions no other test pins down on their own.
 let sb: TestSandbox;
 let acct: AccountHandle;
 let cardId: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await fundedAccount(sb);
-  cardId = await cardWith(sb, acct.apiKey, 1000);
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
+  cardId = await newCard(sb, acct.apiKey, 1000);
 });
-afterEach(() => sb.close());
 
 const authorize = (body: Record<string, unknown>) => sim(sb, acct.apiKey, 'card/authorize', { cardId, ...body });
 

@@ -1,16 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newCard } from '../helpers/core.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 // behaviour.md section 5 (Card lifecycle).
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const post = (path: string, body: Record<string, unknown>) => sb.post(acct.apiKey, path, body);
 

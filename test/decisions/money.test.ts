@@ -1,16 +1,14 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 // behaviour.md section 1 (Money): the decisions no other test pins down on their own.
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account();
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: {} });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const seed = (amount: number) => sb.post(acct.apiKey, '/sandbox/v1/wallet/seed', { amount });
 

@@ -1,18 +1,16 @@
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newCard } from '../helpers/core.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 // behaviour.md section 3 (Responses): which bodies carry {code, message} and which are bare objects.
 let sb: TestSandbox;
 let acct: AccountHandle;
 const OK = { code: 0, message: 'ok' };
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100, depositAddress: 'auto' });
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: { balance: 100, depositAddress: 'auto' } });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const post = (path: string, body: Record<string, unknown> = {}) => sb.post(acct.apiKey, path, body);
 

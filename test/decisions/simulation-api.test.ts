@@ -1,16 +1,14 @@
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 // behaviour.md section 10 (the simulation API): its place apart from the partner API.
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 10 });
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: { balance: 10 } });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 describe('the simulation API', () => {
   it.each(['wallet/seed', 'clock', 'reset', 'card/authorize', 'faults'])(

@@ -1,18 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { cardWith, fundedAccount, sim } from '../simulation/setup.js';
+import { describe, expect } from 'vitest';
+import { fundedTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { newCard, sim } from '../helpers/core.js';
 
 // behaviour.md sections 6 and 11 (Card transactions, Finer points).
 let sb: TestSandbox;
 let acct: AccountHandle;
 let cardId: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await fundedAccount(sb);
-  cardId = await cardWith(sb, acct.apiKey, 100);
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
+  cardId = await newCard(sb, acct.apiKey, 100);
 });
-afterEach(() => sb.close());
 
 const authorize = (body: Record<string, unknown>) => sim(sb, acct.apiKey, 'card/authorize', { cardId, ...body });
 const bills = async () =>

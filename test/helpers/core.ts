@@ -1,9 +1,12 @@
 import { expect } from 'vitest';
+import request from 'supertest';
+import { listEvents, type StoredEvent } from '../../src/domain/events.js';
 import { balancesByKind, ledgerIsBalanced } from '../../src/domain/ledger.js';
+import type { Logger } from '../../src/domain/logger.js';
 import { insertTransaction, type TxnStatus } from '../../src/domain/transactions.js';
-import type { TestSandbox } from './sandbox.js';
+import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox } from './sandbox.js';
 
-// Shared steps of the core tests: read balances through the partner API, create cards, read the outbox.
+// Shared steps of the tests: accounts, cards and balances through the partner API, simulation calls, the outbox.
 
 /** The USDT available balance as the partner sees it (decimal string). */
 export async function walletAvailable(sb: TestSandbox, key: string): Promise<string> {
@@ -17,6 +20,27 @@ export async function cardAvailable(sb: TestSandbox, key: string, cardId: string
   const res = await sb.post(key, '/v1/card/asset', { cardId });
   expect(res.status).toBe(200);
   return res.body.availableAmount as string;
+}
+
+/** card/asset as the partner sees it. */
+export async function cardAsset(sb: TestSandbox, key: string, cardId: string) {
+  const res = await sb.post(key, '/v1/card/asset', { cardId });
+  return res.body as { availableAmount: string; frozenAmount: string };
+}
+
+/** Another account with a 0 % deposit fee (so card credits equal amounts) and a USDT balance. */
+export async function fundedAccount(sb: TestSandbox, balance = 1000): Promise<AccountHandle> {
+  return sb.account({ ...FUNDED_ACCOUNT, balance });
+}
+
+/** A simulation helper call: POST /sandbox/v1/<path>. */
+export function sim(sb: TestSandbox, key: string, path: string, body: Record<string, unknown> = {}): request.Test {
+  return sb.post(key, `/sandbox/v1/${path}`, body);
+}
+
+/** Events of the account, oldest first (what a webhook receiver would have seen, in order). */
+export function eventsOf(sb: TestSandbox, accountId: string, type?: string): StoredEvent[] {
+  return listEvents(sb.deps.db, accountId, { type, limit: 1000 }).reverse();
 }
 
 /** card/create that must succeed; returns the card id. */
@@ -105,4 +129,30 @@ export function seedTransaction(
       created_at_ms: opts.atMs,
     }),
   )();
+}
+
+/** A logger that keeps every line as JSON text. */
+export function captureLogger(lines: string[]): Logger {
+  const write = (level: string) => (obj: object, msg?: string) => {
+    const o = obj as Record<string, unknown>;
+    const err = o.err instanceof Error ? { message: o.err.message, stack: o.err.stack } : undefined;
+    lines.push(JSON.stringify({ level, ...o, err, msg }));
+  };
+  const logger: Logger = {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    child: () => logger,
+  };
+  return logger;
+}
+
+/** PUT /v1/webhook (the webhook configuration) with the account's key. */
+export function putWebhookConfig(sb: TestSandbox, key: string, body: Record<string, unknown>): request.Test {
+  return request(sb.server)
+    .put('/v1/webhook')
+    .set('X-API-KEY', key)
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify(body));
 }

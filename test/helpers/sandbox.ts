@@ -13,6 +13,9 @@ export const ADMIN_TOKEN = 'test-admin-token';
 /** 2026-06-01T00:00:00Z: every test starts its wall clock here. */
 export const START_MS = Date.UTC(2026, 5, 1);
 
+/** The account most simulation tests start from: 0 % deposit fee (card credits equal amounts), 1,000 USDT. */
+export const FUNDED_ACCOUNT: Record<string, unknown> = { balance: 1000, depositFeeRate: '0' };
+
 export interface AccountHandle {
   accountId: string;
   apiKey: string;

@@ -1,14 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 10 });
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: { balance: 10 } });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const AUTH_FAILED = { code: 11002, message: 'Invalid or revoked API key' };
 

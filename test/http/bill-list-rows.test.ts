@@ -1,17 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { insertTransaction, type TxnKind, type TxnStatus } from '../../src/domain/transactions.js';
-import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 let cardId: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   cardId = (await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).body.cardId;
 });
-afterEach(() => sb.close());
 
 /** Rows written as the simulation module writes them (bill/list only reads; the rows' origin is not its concern). */
 function seed(rows: { kind: TxnKind; status: TxnStatus; micros: number; merchant: string }[]) {

@@ -1,17 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newCard, seedTransaction } from '../helpers/core.js';
-import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 let cardId: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   cardId = await newCard(sb, acct.apiKey, 50);
 });
-afterEach(() => sb.close());
 
 const list = (body: Record<string, unknown>) => sb.post(acct.apiKey, '/v1/bill/list', body);
 

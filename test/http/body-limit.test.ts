@@ -1,16 +1,13 @@
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 /** A POST whose body is sent in chunks without a Content-Length (Transfer-Encoding: chunked). */
 async function chunkedPost(path: string, chunks: string[]): Promise<{ status: number; body: unknown }> {

@@ -1,14 +1,12 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 1000, depositFeeRate: '0' });
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: { balance: 1000, depositFeeRate: '0' } });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 describe('card/list', () => {
   it('shows each card with the balances card/asset shows, newest first, and filters by status', async () => {

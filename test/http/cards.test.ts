@@ -1,16 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { isLuhnValid } from '../../src/domain/card-data.js';
 import { cardAvailable, newCard, outbox, walletAvailable, worldSnapshot } from '../helpers/core.js';
-import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const DEFAULT_BIN = 'VISA-EFI-454924';
 const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);

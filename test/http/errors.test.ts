@@ -1,18 +1,15 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newCard, worldSnapshot } from '../helpers/core.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 /** A raw POST with a chosen Content-Type and body text. */
 const raw = (path: string, contentType: string | undefined, text: string, headers: Record<string, string> = {}) => {

@@ -6,22 +6,19 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { requestHash, reserveKey } from '../../src/domain/idempotency.js';
 import type { AppEnv } from '../../src/http/context.js';
 import { cardAvailable, newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
 import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const CREATE = { amount: 10, currency: 'USDT' };
 const keyed = (key: string, path: string, body: unknown, apiKey = acct.apiKey) =>

@@ -1,14 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 describe('X-Request-Id (behaviour.md section 3: every response carries it)', () => {
   it.each([

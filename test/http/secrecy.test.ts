@@ -1,24 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/domain/logger.js';
-import { newCard } from '../helpers/core.js';
+import { captureLogger, newCard } from '../helpers/core.js';
 import { createTestSandbox } from '../helpers/sandbox.js';
-
-/** A logger that keeps every line as JSON text. */
-function captureLogger(lines: string[]): Logger {
-  const write = (level: string) => (obj: object, msg?: string) => {
-    const o = obj as Record<string, unknown>;
-    const err = o.err instanceof Error ? { message: o.err.message, stack: o.err.stack } : undefined;
-    lines.push(JSON.stringify({ level, ...o, err, msg }));
-  };
-  const logger: Logger = {
-    debug: write('debug'),
-    info: write('info'),
-    warn: write('warn'),
-    error: write('error'),
-    child: () => logger,
-  };
-  return logger;
-}
 
 describe('Cardholder data and API keys never reach the logs or error messages', () => {
   it('through issue, reveal, errors and an unexpected 500', async () => {

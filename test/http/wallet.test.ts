@@ -1,14 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 describe('wallet/assetList', () => {
   it('lists the USDT balance as a decimal string and a zero USDC entry with null fields', async () => {

@@ -1,15 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { sim } from './setup.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { sim } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ depositAddress: 'auto' });
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: { depositAddress: 'auto' } });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const wallet = async (key = acct.apiKey) => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0];
 

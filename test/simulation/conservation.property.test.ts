@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ledgerIsBalanced } from '../../src/domain/ledger.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { cardWith, sim } from './setup.js';
+import { newCard, sim } from '../helpers/core.js';
 
 // Over random sequences of authorize / clear / reverse / refund / top-up / clock steps, after every step:
 // - each card's available + frozen equals what was funded (settled) minus cleared spend plus refunds, and its
@@ -200,7 +200,7 @@ describe('conservation property', () => {
           const acct = await sb.account({ balance: SEED_MICROS / 1_000_000, depositFeeRate: '0' });
           const key = acct.apiKey;
           const m: Model = { nowS: 0, cards: [], txns: [], topups: [] };
-          for (let i = 0; i < 2; i++) m.cards.push(await cardWith(sb, key, CARD_MICROS / 1_000_000));
+          for (let i = 0; i < 2; i++) m.cards.push(await newCard(sb, key, CARD_MICROS / 1_000_000));
           for (const o of ops) {
             await step(sb, key, m, o);
             await check(sb, key, acct.accountId, m);

@@ -1,18 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { cardAsset, cardWith, fundedAccount, sim } from './setup.js';
+import { describe, expect } from 'vitest';
+import { fundedTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { cardAsset, newCard, fundedAccount, sim } from '../helpers/core.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 let key: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await fundedAccount(sb);
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   key = acct.apiKey;
 });
-afterEach(() => sb.close());
 
 const faults = (rules: unknown[]) => sim(sb, key, 'faults', { rules });
 const walletAvailable = async () => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount;
@@ -31,7 +30,7 @@ describe('faults', () => {
   });
 
   it('dropResponse executes and commits, then resets the connection; the idempotent retry replays the result', async () => {
-    const cardId = await cardWith(sb, key, 10);
+    const cardId = await newCard(sb, key, 10);
     await faults([{ path: '/v1/card/deposit', dropResponse: true }]);
     const headers = { 'Idempotency-Key': 'dep-1' };
     await expect(sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers)).rejects.toThrow(
@@ -47,7 +46,7 @@ describe('faults', () => {
   });
 
   it('latencyMs holds a keyed request in flight after its key is reserved, so a concurrent retry gets 4212', async () => {
-    const cardId = await cardWith(sb, key, 10);
+    const cardId = await newCard(sb, key, 10);
     // Long enough that the retry arrives while the first waits, even on a busy machine.
     await faults([{ path: '/v1/card/deposit', latencyMs: 5000 }]);
     const headers = { 'Idempotency-Key': 'dep-2' };

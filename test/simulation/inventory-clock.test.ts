@@ -1,17 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { cardWith, eventsOf, fundedAccount, sim } from './setup.js';
+import { describe, expect } from 'vitest';
+import { fundedTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { newCard, eventsOf, fundedAccount, sim } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 let key: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await fundedAccount(sb);
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   key = acct.apiKey;
 });
-afterEach(() => sb.close());
 
 const walletAvailable = async () => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount;
 const create = () => sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' });
@@ -57,9 +56,9 @@ describe('clock', () => {
   it('runs every due job in time order before answering: settlement, cancellation, confirmation, auto-reversal', async () => {
     const chainAcct = await sb.account({ balance: 1000, depositFeeRate: '0', depositAddress: 'auto' });
     key = chainAcct.apiKey;
-    const spender = await cardWith(sb, key, 50);
-    const toppedUp = await cardWith(sb, key, 50);
-    const cancelled = await cardWith(sb, key, 50);
+    const spender = await newCard(sb, key, 50);
+    const toppedUp = await newCard(sb, key, 50);
+    const cancelled = await newCard(sb, key, 50);
     // Scheduled in the reverse of their due order.
     await sim(sb, key, 'card/authorize', { cardId: spender, amount: 10 }); // 7 days
     await sim(sb, key, 'chain/transfer', { amount: 20 }); // 57 s

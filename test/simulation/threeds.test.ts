@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/domain/logger.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { cardWith, eventsOf, fundedAccount, sim } from './setup.js';
+import { describe, expect } from 'vitest';
+import { fundedTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { captureLogger, eventsOf, fundedAccount, newCard, sim } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -9,20 +9,13 @@ let key: string;
 let cardId: string;
 const logged: string[] = [];
 
-function capture(): Logger {
-  const log = (obj: object, msg?: string) => void logged.push(JSON.stringify(obj) + (msg ?? ''));
-  const logger: Logger = { debug: log, info: log, warn: log, error: log, child: () => logger };
-  return logger;
-}
-
-beforeEach(async () => {
+it.override({ sandboxOptions: { logger: captureLogger(logged) } });
+it.beforeEach(async ({ sb: s, acct: a }) => {
   logged.length = 0;
-  sb = createTestSandbox({ logger: capture() });
-  acct = await fundedAccount(sb);
+  [sb, acct] = [s, a];
   key = acct.apiKey;
-  cardId = await cardWith(sb, key, 50);
+  cardId = await newCard(sb, key, 50);
 });
-afterEach(() => sb.close());
 
 const raise = (body: Record<string, unknown> = {}) => sim(sb, key, 'card/3ds', { cardId, type: 'payment', ...body });
 const last4 = async () => (await sb.post(key, '/v1/card/detail', { cardId })).body.maskedCardNo.slice(-4);
@@ -66,7 +59,7 @@ describe('card/3ds', () => {
 
   it('without a dedicated inbox sets cardId only when the account owns a single card that is not cancelled', async () => {
     await raise({ dedicatedInbox: false });
-    const second = await cardWith(sb, key, 10);
+    const second = await newCard(sb, key, 10);
     await raise({ dedicatedInbox: false });
     await sb.post(key, '/v1/card/cancel', { cardId: second });
     await sb.advance(key, 5);

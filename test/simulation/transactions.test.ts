@@ -1,19 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { cardAsset, cardWith, eventsOf, fundedAccount, sim } from './setup.js';
+import { describe, expect } from 'vitest';
+import { fundedTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { cardAsset, newCard, eventsOf, fundedAccount, sim } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 let key: string;
 let cardId: string;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await fundedAccount(sb);
+it.beforeEach(async ({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   key = acct.apiKey;
-  cardId = await cardWith(sb, key, 100);
+  cardId = await newCard(sb, key, 100);
 });
-afterEach(() => sb.close());
 
 const authorize = (body: Record<string, unknown>) => sim(sb, key, 'card/authorize', { cardId, ...body });
 const bills = async () => (await sb.post(key, '/v1/bill/list', { cardId })).body.transactions;

@@ -1,6 +1,7 @@
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { describe, expect } from 'vitest';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -15,11 +16,8 @@ const put = (key: string, body: unknown) =>
 const del = (key: string) => request(sb.server).delete('/v1/webhook').set('X-API-KEY', key);
 const rotate = (key: string) => request(sb.server).post('/v1/webhook/rotate-secret').set('X-API-KEY', key);
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account();
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: {} });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 describe('GET /v1/webhook', () => {
   it('returns {configured: false} when no webhook exists', async () => {
@@ -119,23 +117,18 @@ describe('PUT /v1/webhook', () => {
     },
   );
 
-  it('accepts http:// to any host with allowHttpWebhooks', async () => {
-    const open = createTestSandbox({ config: { allowHttpWebhooks: true } });
-    try {
-      const a = await open.account();
-      const res = await request(open.server)
-        .put('/v1/webhook')
-        .set('X-API-KEY', a.apiKey)
-        .set('Content-Type', 'application/json')
-        .send({ url: 'http://receiver.ci.internal:8080/hooks' });
-      expect(res.status).toBe(200);
-    } finally {
-      await open.close();
-    }
+  describe('with allowHttpWebhooks', () => {
+    it.override({ sandboxOptions: { config: { allowHttpWebhooks: true } } });
+
+    it('accepts http:// to any host with allowHttpWebhooks', async () => {
+      expect((await put(acct.apiKey, { url: 'http://receiver.ci.internal:8080/hooks' })).status).toBe(200);
+    });
   });
 });
 
 describe('PUT /v1/webhook in hosted mode', () => {
+  it.override({ sandboxOptions: { config: { mode: 'hosted' } } });
+
   it.each([
     'https://127.0.0.1/h',
     'https://localhost/h',
@@ -149,35 +142,14 @@ describe('PUT /v1/webhook in hosted mode', () => {
     'https://[::ffff:10.0.0.1]/h',
     'http://localhost:8000/h',
   ])('refuses %s, which resolves to a private, loopback or link-local address', async (url) => {
-    const hosted = createTestSandbox({ config: { mode: 'hosted' } });
-    try {
-      const a = await hosted.account();
-      const res = await request(hosted.server)
-        .put('/v1/webhook')
-        .set('X-API-KEY', a.apiKey)
-        .set('Content-Type', 'application/json')
-        .send({ url });
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe(400);
-      expect(res.body.message).toMatch(/public unicast addresses only|https/);
-    } finally {
-      await hosted.close();
-    }
+    const res = await put(acct.apiKey, { url });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe(400);
+    expect(res.body.message).toMatch(/public unicast addresses only|https/);
   });
 
   it('accepts a public address', async () => {
-    const hosted = createTestSandbox({ config: { mode: 'hosted' } });
-    try {
-      const a = await hosted.account();
-      const res = await request(hosted.server)
-        .put('/v1/webhook')
-        .set('X-API-KEY', a.apiKey)
-        .set('Content-Type', 'application/json')
-        .send({ url: 'https://93.184.216.34/hooks' });
-      expect(res.status).toBe(200);
-    } finally {
-      await hosted.close();
-    }
+    expect((await put(acct.apiKey, { url: 'https://93.184.216.34/hooks' })).status).toBe(200);
   });
 });
 

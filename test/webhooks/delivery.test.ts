@@ -6,6 +6,7 @@ import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';
 import { specVerify } from './spec-verifier.js';
+import { putWebhookConfig } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -21,12 +22,7 @@ async function setUp(config: Partial<Config> = {}, webhook: Record<string, unkno
   secret = res.body.secret;
 }
 
-const putWebhook = (body: Record<string, unknown>) =>
-  request(sb.server)
-    .put('/v1/webhook')
-    .set('X-API-KEY', acct.apiKey)
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify(body));
+const putWebhook = (body: Record<string, unknown>) => putWebhookConfig(sb, acct.apiKey, body);
 
 async function createCard(): Promise<string> {
   const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });

@@ -1,36 +1,25 @@
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { webhookTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { behaviours, type Receiver } from './receiver.js';
+import { putWebhookConfig } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
 let rx: Receiver;
 let secret: string;
 
-const putWebhook = (body: Record<string, unknown>) =>
-  request(sb.server)
-    .put('/v1/webhook')
-    .set('X-API-KEY', acct.apiKey)
-    .set('Content-Type', 'application/json')
-    .send(JSON.stringify(body));
+const putWebhook = (body: Record<string, unknown>) => putWebhookConfig(sb, acct.apiKey, body);
 const sim = (path: string, body: unknown = {}) => sb.post(acct.apiKey, `/sandbox/v1/${path}`, body);
 
 async function createCard(): Promise<string> {
   return (await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' })).body.cardId;
 }
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 1000 });
-  rx = await startReceiver();
-  secret = (await putWebhook({ url: rx.url })).body.secret;
-});
-afterEach(async () => {
-  await rx.close();
-  await sb.close();
-});
+it.override({ accountOptions: { balance: 1000 } });
+it.beforeEach(({ sb: s, acct: a, rx: r, secret: k }) => void ([sb, acct, rx, secret] = [s, a, r, k]));
 
 describe('POST /sandbox/v1/events', () => {
   it('lists the account events newest first with their delivery state', async () => {
