@@ -35,7 +35,7 @@ describe('noisy neighbours in hosted mode', () => {
     { timeout: 180_000 },
     async () => {
       // Short timeouts so the server cuts slow and idle clients within the run; the rate limit as in hosted mode.
-      server = await startHosted({ headersTimeoutMs: 500, requestTimeoutMs: 1_500 }, 'warn', 50);
+      server = await startHosted({ headersTimeoutMs: 3_000, requestTimeoutMs: 6_000 }, 'warn', 50);
       result = await noisyNeighbour({
         baseUrl: server.url,
         adminToken: HOSTED_ADMIN_TOKEN,
