@@ -8,7 +8,7 @@ import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { accessLog } from './http/middleware/access-log.js';
+import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
@@ -41,6 +41,7 @@ export function createApp(deps: ServerDeps) {
     if (err instanceof HTTPException && err.status < 500) {
       return c.json(errorBody(400, err.message || 'Bad request'), err.status);
     }
+    if (clientAborted(err, c)) return c.body(null, CLIENT_CLOSED_REQUEST);
     // The message of an unexpected error may hold anything; only its stack goes to the log, with the request id.
     deps.logger.error({ err, requestId: c.get('requestId') }, 'unexpected error');
     return errorResponse(c, new DomainError('SYSTEM_ERROR'));

@@ -34,7 +34,39 @@ export interface Config {
   requestLog: boolean;
   /** Serve the web console at /console (and redirect / to it). */
   console: boolean;
+  /** Connection limits of the HTTP server (hosted mode has tighter defaults: see HOSTED_SERVER_LIMITS). */
+  server: ServerLimits;
 }
+
+export interface ServerLimits {
+  /** From a connection's first byte (or the end of the previous request) to the end of the request headers. */
+  headersTimeoutMs: number;
+  /** To receive one whole request, headers and body (not the answer: a latency fault may hold that longer). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this long. */
+  keepAliveTimeoutMs: number;
+  /** Open connections at most; past it new connections are closed at once. 0: no cap. */
+  maxConnections: number;
+}
+
+/** Node 20's own defaults, kept for a sandbox on a developer's machine. */
+export const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
+  headersTimeoutMs: 60_000,
+  requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 0,
+});
+
+/**
+ * A public sandbox shared by many partners: a silent or trickling client is cut within seconds (408 or closed), and
+ * the connection count stays well under the process's file limit. docs/hosted.md gives the reasons for each.
+ */
+export const HOSTED_SERVER_LIMITS: ServerLimits = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 4_096,
+});
 
 export const DEFAULT_CONFIG: Config = Object.freeze({
   host: '127.0.0.1',
@@ -59,6 +91,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   backgroundJobs: true,
   requestLog: true,
   console: true,
+  server: LOCAL_SERVER_LIMITS,
 });
 
 export class ConfigError extends Error {}
@@ -86,7 +119,13 @@ export const FLAGS = {
     help: 'record requests for /sandbox/v1/requests (env SANDBOX_REQUEST_LOG, default on)',
   },
   console: { type: 'string', arg: 'on|off', help: 'the web console at /console (env SANDBOX_CONSOLE, default on)' },
+  'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive the request headers (hosted 10000, local 60000)' },
+  'request-timeout': { type: 'string', arg: 'MS', help: 'to receive a whole request (hosted 30000, local 300000)' },
+  'keep-alive-timeout': { type: 'string', arg: 'MS', help: 'an idle keep-alive connection is then closed (5000)' },
+  'max-connections': { type: 'string', arg: 'N', help: 'open connections at most (hosted 4096, local 0: no cap)' },
 } as const;
+
+type Flag = keyof typeof FLAGS;
 
 /** Flags beat environment, environment beats defaults. Returns one frozen config and the remaining flags. */
 export function loadConfig(
@@ -94,7 +133,7 @@ export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
 ): { config: Config; seedFiles: string[] } {
   const { values } = parseArgs({ args: argv, options: FLAGS, strict: true, allowPositionals: false });
-  const pick = (flag: keyof typeof values, envName: string): string | undefined => {
+  const pick = (flag: Flag, envName: string): string | undefined => {
     const v = values[flag];
     if (typeof v === 'string') return v;
     const e = env[envName];
@@ -133,6 +172,7 @@ export function loadConfig(
       oneOf(pick('request-log', 'SANDBOX_REQUEST_LOG') ?? 'on', ['on', 'off'] as const, 'request log') === 'on',
     console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
+    server: serverLimits(mode, pick),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
     throw new ConfigError(
@@ -143,6 +183,54 @@ export function loadConfig(
     throw new ConfigError('hosted mode requires an admin token (SANDBOX_ADMIN_TOKEN or --admin-token)');
   }
   return { config: Object.freeze(config), seedFiles: values.seed ?? [] };
+}
+
+/** Timeouts in milliseconds from flags or environment, over the mode's defaults. */
+function serverLimits(mode: Config['mode'], pick: (flag: Flag, envName: string) => string | undefined): ServerLimits {
+  const base = mode === 'hosted' ? HOSTED_SERVER_LIMITS : LOCAL_SERVER_LIMITS;
+  const read = (flag: Flag, envName: string, fallback: number, name: string, min: number, max: number) => {
+    const v = pick(flag, envName);
+    return v === undefined ? fallback : integer(v, name, min, max);
+  };
+  const limits: ServerLimits = {
+    headersTimeoutMs: read(
+      'headers-timeout',
+      'SANDBOX_HEADERS_TIMEOUT_MS',
+      base.headersTimeoutMs,
+      'headers timeout',
+      100,
+      3_600_000,
+    ),
+    requestTimeoutMs: read(
+      'request-timeout',
+      'SANDBOX_REQUEST_TIMEOUT_MS',
+      base.requestTimeoutMs,
+      'request timeout',
+      100,
+      3_600_000,
+    ),
+    keepAliveTimeoutMs: read(
+      'keep-alive-timeout',
+      'SANDBOX_KEEP_ALIVE_TIMEOUT_MS',
+      base.keepAliveTimeoutMs,
+      'keep-alive timeout',
+      100,
+      3_600_000,
+    ),
+    maxConnections: read(
+      'max-connections',
+      'SANDBOX_MAX_CONNECTIONS',
+      base.maxConnections,
+      'max connections',
+      0,
+      1_000_000,
+    ),
+  };
+  // Node refuses a headers timeout longer than the request timeout: the headers are part of the request.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError('headers timeout must not exceed the request timeout');
+  }
+  return Object.freeze(limits);
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {

@@ -30,9 +30,25 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   const checkpointer = file ? startCheckpointer(deps.db, deps.config.dbPath, deps.logger) : undefined;
   const bootstrap = bootstrapAccount(deps);
   const app = createApp(deps);
+  const limits = deps.config.server;
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port: opts.config.port, hostname: opts.config.host }, () => resolve(s));
+    const s = serve(
+      {
+        fetch: app.fetch,
+        port: opts.config.port,
+        hostname: opts.config.host,
+        serverOptions: {
+          headersTimeout: limits.headersTimeoutMs,
+          requestTimeout: limits.requestTimeoutMs,
+          // Node checks the two timeouts above on this period (30 s by default, longer than a hosted timeout).
+          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
+        },
+      },
+      () => resolve(s),
+    );
   });
+  (server as Server).keepAliveTimeout = limits.keepAliveTimeoutMs;
+  if (limits.maxConnections > 0) (server as Server).maxConnections = limits.maxConnections;
   const { port } = server.address() as AddressInfo;
   if (deps.config.backgroundJobs) deps.jobs.start();
   const stopSweeper = deps.config.backgroundJobs ? startSandboxSweeper(deps) : undefined;

@@ -11,7 +11,8 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 export const SERVE_SPEC = {
   command: 'card-sandbox serve',
   synopsis: '[options]',
-  summary: 'Runs the sandbox server. Flags beat environment variables, which beat defaults.',
+  summary:
+    'Runs the sandbox server. Flags beat environment variables, which beat defaults. Hosted mode, its limits and why: docs/hosted.md.',
   options: FLAGS,
 } as const satisfies CommandSpec;
 

@@ -79,19 +79,26 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
 }
 
 /**
- * The most USDT an account may be seeded with in total (5,000,000,000). Every balance of the account is
- * bounded by what entered it, so this keeps every amount an exact JavaScript integer of micro-units (below
- * 2^53); without it, ten seeds of 1e9 made every balance read a 500.
+ * The most USDT that may enter one account in total (5,000,000,000), by every way money enters it: seeds and
+ * chain deposits, pending ones included. Money never enters any other way (every other movement is a transfer
+ * between the account's own ledger accounts, none of which may go negative), so every balance of the account,
+ * and every sum of its balances a read shows (available + frozen, card + held, ...), is at most this: an exact
+ * JavaScript integer of micro-units, far below 2^53 (9.007e15). Without it, twelve chain transfers of 1e9 made
+ * assetList answer 500 for good.
  */
-export const MAX_SEEDED_MICROS = 5_000_000_000 * 1_000_000;
+export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
+
+/** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
+export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {
+  const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
+  const pending = deps.chain?.pendingMicros(accountId) ?? 0;
+  if (entered + pending + amountMicros > MAX_ENTERED_MICROS) throw new DomainError('BALANCE_LIMIT_EXCEEDED');
+}
 
 /** Credits the USDT balance from outside the system (the sandbox's seed). */
 export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
   assertInTransaction(deps.db, 'seedBalance');
-  const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
-  if (entered + amountMicros > MAX_SEEDED_MICROS) {
-    throw new DomainError('SEED_LIMIT_EXCEEDED');
-  }
+  assertRoomToEnter(deps, accountId, amountMicros);
   transfer(deps.db, {
     accountId,
     debit: { kind: 'seed' },

@@ -2,6 +2,7 @@ import { assertInTransaction, sql } from '../store/db.js';
 import { nextSeq } from '../store/sequences.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
+import { assertRoomToEnter } from './accounts.js';
 import { transfer } from './ledger.js';
 import { formatMicros } from './money.js';
 
@@ -56,17 +57,20 @@ export function depositView(d: DepositRow, nowMs: number) {
   };
 }
 
-function getDeposit(deps: Deps, txId: string): DepositRow | undefined {
-  return sql(deps.db, 'SELECT * FROM chain_deposits WHERE tx_id = ?').get(txId) as DepositRow | undefined;
+// A txId names a deposit within one account: another tenant's ids can be neither probed nor squatted.
+function getDeposit(deps: Deps, accountId: string, txId: string): DepositRow | undefined {
+  return sql(deps.db, 'SELECT * FROM chain_deposits WHERE account_id = ? AND tx_id = ?').get(accountId, txId) as
+    DepositRow | undefined;
 }
 
 /** Records a transfer seen on chain; with 19 confirmations already it credits at once. */
 export function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
   assertInTransaction(deps.db, 'recordTransfer');
   const txId = input.txId.toLowerCase();
-  if (getDeposit(deps, txId)) throw new DomainError('TX_ID_ON_CHAIN');
+  if (getDeposit(deps, accountId, txId)) throw new DomainError('TX_ID_ON_CHAIN');
   const missing = Math.max(0, CONFIRMATIONS_REQUIRED - input.confirmations);
   const creditsAt = nowMs + missing * BLOCK_MS;
+  assertRoomToEnter(deps, accountId, input.amountMicros);
   sql(
     deps.db,
     `INSERT INTO chain_deposits (tx_id, account_id, address, from_address, amount_micros, initial_confirmations,
@@ -82,16 +86,20 @@ export function recordTransfer(deps: Deps, accountId: string, input: ChainTransf
     creditsAt,
     nextSeq(deps.db, `chain:${accountId}`),
   );
-  if (missing === 0) creditDeposit(deps, txId, nowMs);
+  if (missing === 0) creditDeposit(deps, accountId, txId, nowMs);
   else deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
-  return depositView(getDeposit(deps, txId)!, nowMs);
+  return depositView(getDeposit(deps, accountId, txId)!, nowMs);
 }
 
 /** The 19th confirmation: the deposit leaves frozenAmount and credits availableAmount. */
-function creditDeposit(deps: Deps, txId: string, nowMs: number): void {
-  const d = getDeposit(deps, txId);
+function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: number): void {
+  const d = getDeposit(deps, accountId, txId);
   if (!d || d.credited_at_ms !== null) return;
-  sql(deps.db, 'UPDATE chain_deposits SET credited_at_ms = ? WHERE tx_id = ?').run(nowMs, txId);
+  sql(deps.db, 'UPDATE chain_deposits SET credited_at_ms = ? WHERE account_id = ? AND tx_id = ?').run(
+    nowMs,
+    accountId,
+    txId,
+  );
   transfer(deps.db, {
     accountId: d.account_id,
     debit: { kind: 'chain' },
@@ -122,7 +130,7 @@ export function pendingDepositsMicros(deps: Deps, accountId: string): number {
 }
 
 export function registerChain(deps: Deps): void {
-  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (d, job) => creditDeposit(d, job.ref, job.dueAtMs) });
+  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (d, job) => creditDeposit(d, job.accountId, job.ref, job.dueAtMs) });
   deps.chain = { pendingMicros: (accountId) => pendingDepositsMicros(deps, accountId) };
   deps.resets.push((db, accountId) => {
     sql(db, 'DELETE FROM chain_deposits WHERE account_id = ?').run(accountId);

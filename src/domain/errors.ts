@@ -37,10 +37,11 @@ export const ERRORS = {
   ACCOUNT_NOT_FOUND: { code: 404, message: 'account not found' },
   KEY_NOT_FOUND: { code: 404, message: 'key not found' },
   CARD_CANCELLED: { code: INVALID, message: 'card is cancelled' },
-  SEED_LIMIT_EXCEEDED: {
+  BALANCE_LIMIT_EXCEEDED: {
     code: INVALID,
     message:
-      'amount would take the USDT seeded into this account past 5000000000, the sandbox limit; reset the account',
+      'amount would take the USDT entered into this account (seeded, or sent on chain, pending included) past ' +
+      '5000000000, the sandbox limit; reset the account',
   },
   TRANSACTION_NOT_FOUND: { code: INVALID, message: 'transaction not found' },
   /** Detail: `transaction is <status>: only a PENDING transaction can be <cleared|reversed>`. */

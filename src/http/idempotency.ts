@@ -29,15 +29,24 @@ export function echoIdempotencyKey(): MiddlewareHandler<AppEnv> {
   return async function echoIdempotencyKey(c, next) {
     await next();
     const key = c.req.header('idempotency-key');
-    if (key !== undefined && key.length <= MAX_KEY_LENGTH && KEY_PATTERN.test(key))
+    if (key !== undefined && !keySentTwice(c) && key.length <= MAX_KEY_LENGTH && KEY_PATTERN.test(key))
       c.res.headers.set('Idempotency-Key', key);
   };
+}
+
+/**
+ * Two Idempotency-Key headers reach us joined as "a1, a2" (a valid key!): Node keeps them apart in
+ * headersDistinct, which decides. A request without Node underneath (app.request) cannot carry two.
+ */
+function keySentTwice(c: Context<AppEnv>): boolean {
+  return (c.env?.incoming?.headersDistinct?.['idempotency-key']?.length ?? 0) > 1;
 }
 
 /** The Idempotency-Key header, validated; undefined when absent. */
 function readKey(c: Context<AppEnv>): string | undefined {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return undefined;
+  if (keySentTwice(c)) throw invalidField('Idempotency-Key must be sent once');
   if (key.trim() === '') throw invalidField('Idempotency-Key must not be empty');
   if (key.length > MAX_KEY_LENGTH) throw invalidField(`Idempotency-Key must be at most ${MAX_KEY_LENGTH} characters`);
   if (!KEY_PATTERN.test(key)) throw invalidField('Idempotency-Key must contain only printable ASCII characters');

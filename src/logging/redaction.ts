@@ -42,13 +42,49 @@ const SANDBOX_API_KEY = /sk_sandbox_[A-Za-z0-9]+/g;
 // 15 to 19 digits not touching other digits: card numbers, but neither millisecond timestamps (13 digits until
 // the year 2286) nor our 22-digit card ids.
 const DIGIT_RUN = /(?<!\d)\d{15,19}(?!\d)/g;
+// Digit groups joined by single spaces or dashes, as card numbers are written by hand ("4549 2403 7220 9645").
+const GROUPED_DIGITS = /\d+(?:[ -]\d+)+/g;
 
 /** The text with every recognisable secret masked; a masked card number keeps only its last four digits. */
 export function scrubText(text: string): string {
   return text
     .replace(WEBHOOK_SECRET, 'whsec_' + REDACTED)
     .replace(SANDBOX_API_KEY, 'sk_sandbox_' + REDACTED)
-    .replace(DIGIT_RUN, (run) => (luhnValid(run) ? '*'.repeat(run.length - 4) + run.slice(-4) : run));
+    .replace(GROUPED_DIGITS, maskGroupedCardNumbers)
+    .replace(DIGIT_RUN, (run) => (luhnValid(run) ? maskDigits(run) : run));
+}
+
+/**
+ * Masks every run of whole groups that spells a Luhn-valid 15 to 19 digit number, so that neither the separators
+ * nor a neighbouring group ("4549 2403 7220 9645 12") hide a card number. Groups are never split: a card number
+ * written by hand is grouped on its own boundaries.
+ */
+function maskGroupedCardNumbers(run: string): string {
+  const parts = run.split(/([ -])/); // groups at even indexes, separators between them
+  for (let first = 0; first < parts.length; first += 2) {
+    let digits = '';
+    for (let last = first; last < parts.length; last += 2) {
+      digits += parts[last];
+      if (digits.length > 19) break;
+      if (digits.length >= 15 && luhnValid(digits)) {
+        const masked = maskDigits(parts.slice(first, last + 1).join(''));
+        parts.splice(first, last + 1 - first, masked);
+        break;
+      }
+    }
+  }
+  return parts.join('');
+}
+
+/** Every digit but the last four becomes '*'; separators stay. */
+function maskDigits(text: string): string {
+  let keep = 4;
+  let out = '';
+  for (let i = text.length - 1; i >= 0; i--) {
+    const isDigit = text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57;
+    out = (isDigit && keep-- <= 0 ? '*' : text[i]) + out;
+  }
+  return out;
 }
 
 function luhnValid(digits: string): boolean {

@@ -1,8 +1,8 @@
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { lookup as dnsLookup } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { bareHost, isInternalAddress } from './url-policy.js';
+import { addressRange, bareHost, isPublicAddress } from './url-policy.js';
 
 // One HTTP POST of a webhook body. Every way a receiver can misbehave (hang, reset, redirect, flood) ends in a
 // bounded failure: a status or an error string, within the timeout, having read at most MAX_RESPONSE_BYTES.
@@ -22,19 +22,21 @@ export interface SendOptions {
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  /** Hosted mode: refuse to connect to internal addresses, checked on the address actually dialled. */
+  /** Hosted mode: connect to public unicast addresses only, checked on the address actually dialled. */
   refuseInternal: boolean;
   /** Wall-clock milliseconds, for the latency. */
   now: () => number;
 }
 
-/** A DNS lookup that fails when any resolved address is internal, so a rebinding host cannot slip through. */
+/** A DNS lookup that fails when any resolved address is not public unicast, so a rebinding host cannot slip through. */
 const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, '', 0);
     const list = addresses as unknown as { address: string; family: number }[];
-    if (list.some((a) => isInternalAddress(a.address))) {
-      return callback(new Error('refused: host resolves to an internal address'), '', 0);
+    const refused = list.find((a) => !isPublicAddress(a.address));
+    if (refused) {
+      const range = addressRange(refused.address);
+      return callback(new Error(`refused: host resolves to a non-public address (${range})`), '', 0);
     }
     if ((options as { all?: boolean }).all)
       return (callback as unknown as (e: null, a: typeof list) => void)(null, list);
@@ -50,8 +52,9 @@ export function sendWebhook(opts: SendOptions): Promise<SendResult> {
     latencyMs: Math.max(0, opts.now() - started),
   });
   const url = new URL(opts.url);
-  if (opts.refuseInternal && isInternalAddress(bareHost(url.hostname))) {
-    return Promise.resolve(done(null, 'refused: url is an internal address'));
+  const literal = bareHost(url.hostname);
+  if (opts.refuseInternal && isIP(literal) && !isPublicAddress(literal)) {
+    return Promise.resolve(done(null, `refused: url is a non-public address (${addressRange(literal)})`));
   }
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<SendResult>((resolve) => {

@@ -1,40 +1,40 @@
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.js';
 
 // Which webhook URLs the sandbox accepts (behaviour.md section 8) and, in hosted mode, which addresses it will
-// connect to: a hosted sandbox must not become a way into its own network.
+// connect to: a hosted sandbox must not become a way into its own network, nor a way to reach addresses that are
+// not one public host (broadcast, multicast, documentation, benchmarking, reserved ranges).
 
 const MAX_URL_LENGTH = 2048;
 
-/** Addresses a hosted sandbox refuses: loopback, private, link-local, CGNAT, unspecified, unique-local, NAT64. */
-const INTERNAL = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-] as const) {
-  INTERNAL.addSubnet(net, prefix, 'ipv4');
-}
-// ::/96 holds ::, ::1 and the deprecated IPv4-compatible form (::7f00:1 is 127.0.0.1); NAT64 prefixes embed any
-// IPv4 address, internal ones included, so a hosted sandbox refuses them whole.
-INTERNAL.addSubnet('::', 96, 'ipv6');
-INTERNAL.addSubnet('64:ff9b::', 96, 'ipv6');
-INTERNAL.addSubnet('64:ff9b:1::', 48, 'ipv6');
-INTERNAL.addSubnet('fc00::', 7, 'ipv6');
-INTERNAL.addSubnet('fe80::', 10, 'ipv6');
+/** The only range ipaddr.js gives a public unicast address; every named special-use range is refused. */
+const PUBLIC = 'unicast';
+// ::/96 is the deprecated IPv4-compatible form (::7f00:1 is 127.0.0.1), which ipaddr.js calls plain unicast.
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96');
 
-/** Whether an IP literal is loopback, private or link-local (IPv4-mapped IPv6 judged as its IPv4). */
-export function isInternalAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return INTERNAL.check(mapped[1], 'ipv4');
+/**
+ * The ipaddr.js range name of an IP literal ('unicast' for a public host), or 'invalid'. An IPv4-mapped address
+ * (::ffff:a.b.c.d) is judged as the IPv4 address it is dialled as. Prefixes that embed an IPv4 address inside
+ * another network (6to4, Teredo, NAT64, the translated ::ffff:0:0/96) keep their own range names and so are
+ * refused whole: the embedded address could be anything, 127.0.0.1 included, and no receiver needs them.
+ */
+export function addressRange(address: string): string {
   const family = isIP(address);
-  if (family === 0) return false;
-  return INTERNAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 0) return 'invalid';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range();
+    if (v6.match(IPV4_COMPATIBLE) && v6.range() === PUBLIC) return 'ipv4Compatible';
+  }
+  return parsed.range();
+}
+
+/** Whether a hosted sandbox may connect to this IP literal: public unicast only (anything unparsable is refused). */
+export function isPublicAddress(address: string): boolean {
+  return addressRange(address) === PUBLIC;
 }
 
 /** `localhost`, 127.0.0.0/8 and ::1 (behaviour.md section 11). */
@@ -52,7 +52,7 @@ export function bareHost(hostname: string): string {
 
 /**
  * Checks a webhook URL; returns the reason it is refused, or undefined. Hosted mode resolves the host and refuses
- * it when any address is internal.
+ * it when any address is not public unicast (the sender checks again on the address it dials).
  */
 export async function webhookUrlProblem(
   config: Pick<Config, 'mode' | 'allowHttpWebhooks'>,
@@ -73,7 +73,10 @@ export async function webhookUrlProblem(
   if (config.mode !== 'hosted') return undefined;
   const addresses = await resolveHost(url.hostname);
   if (addresses === undefined) return `url host ${url.hostname} does not resolve`;
-  if (addresses.some(isInternalAddress)) return 'url must not resolve to a private, loopback or link-local address';
+  const refused = addresses.find((a) => !isPublicAddress(a));
+  if (refused !== undefined) {
+    return `url must resolve to public unicast addresses only (${refused} is ${addressRange(refused)})`;
+  }
   return undefined;
 }
 

@@ -393,13 +393,14 @@ describe('Idempotency: crash safety', () => {
 });
 
 describe('Idempotency: the request hash', () => {
-  it('a keyed body nested 200,000 levels deep (under 1 MiB) is handled, never a 500', async () => {
+  it('a keyed body nested 200,000 levels deep (under 1 MiB) is a 400 naming the depth bound, never a 500', async () => {
     const depth = 200_000;
     const body = '{"amount":10,"currency":"USDT","x":' + '['.repeat(depth) + ']'.repeat(depth) + '}';
     const first = await keyed('deep', '/v1/card/create', body);
-    expect(first.status).toBe(200);
+    expect(first.status).toBe(400);
+    expect(first.body).toEqual({ code: 400, message: 'request body nests deeper than 64 levels' });
     const retry = await keyed('deep', '/v1/card/create', body);
-    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.status).toBe(400);
   });
 });
 

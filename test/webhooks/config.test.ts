@@ -145,7 +145,7 @@ describe('PUT /v1/webhook in hosted mode', () => {
     const res = await put(acct.apiKey, { url });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
-    expect(res.body.message).toMatch(/private, loopback or link-local|https/);
+    expect(res.body.message).toMatch(/public unicast addresses only|https/);
   });
 
   it('accepts a public address', async () => {

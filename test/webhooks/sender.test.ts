@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendWebhook, type SendOptions } from '../../src/webhooks/sender.js';
-import { isInternalAddress } from '../../src/webhooks/url-policy.js';
+import { isPublicAddress } from '../../src/webhooks/url-policy.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 let rx: Receiver;
@@ -12,18 +12,18 @@ afterEach(() => rx.close());
 const send = (over: Partial<SendOptions>) =>
   sendWebhook({ url: rx.url, body: '{}', headers: {}, timeoutMs: 2000, refuseInternal: false, now: () => 0, ...over });
 
-describe('hosted mode never connects to internal addresses (checked on the address dialled)', () => {
+describe('hosted mode never connects to non-public addresses (checked on the address dialled)', () => {
   it('refuses an internal IP literal without connecting', async () => {
     expect(await send({ refuseInternal: true })).toMatchObject({
       statusCode: null,
-      error: 'refused: url is an internal address',
+      error: 'refused: url is a non-public address (loopback)',
     });
     expect(rx.received).toHaveLength(0);
   });
 
   it('refuses a host name that resolves to an internal address (DNS rebinding)', async () => {
     const result = await send({ url: rx.url.replace('127.0.0.1', 'localhost'), refuseInternal: true });
-    expect(result.error).toMatch(/internal address/);
+    expect(result.error).toMatch(/non-public address \(loopback\)/);
     expect(rx.received).toHaveLength(0);
   });
 
@@ -33,7 +33,7 @@ describe('hosted mode never connects to internal addresses (checked on the addre
   });
 });
 
-describe('isInternalAddress', () => {
+describe('isPublicAddress: a hosted sandbox dials public unicast addresses only', () => {
   it.each([
     ['127.0.0.1', true],
     ['10.255.0.1', true],
@@ -56,6 +56,6 @@ describe('isInternalAddress', () => {
     ['2606:4700::1111', false],
     ['::ffff:8.8.8.8', false],
   ])('%s -> %s', (address, internal) => {
-    expect(isInternalAddress(address)).toBe(internal);
+    expect(isPublicAddress(address)).toBe(!internal);
   });
 });

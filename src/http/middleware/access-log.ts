@@ -1,4 +1,5 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
+import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../../domain/logger.js';
 import { REDACTED, isSecretField } from '../../logging/redaction.js';
 import type { AppEnv } from '../context.js';
@@ -27,9 +28,24 @@ export function accessLog({
     const status = c.res.status;
     const latencyMs = Math.round((now() - startMs) * 10) / 10;
     const record = { requestId, method, path, status, latencyMs, keyId: c.get('keyId') };
-    if (status >= 500) logger.warn(record, 'request failed');
+    if (status === CLIENT_CLOSED_REQUEST) logger.info(record, 'request aborted by the client');
+    else if (status >= 500) logger.warn(record, 'request failed');
     else logger.info(record, 'request completed');
   };
+}
+
+/** The status noted for a request whose client left before the answer (nginx's 499); nobody receives it. */
+export const CLIENT_CLOSED_REQUEST = 499 as UnofficialStatusCode;
+
+/**
+ * Whether a request failed because its client dropped the connection (Node rejects the body read with
+ * ECONNRESET "aborted"): the client's doing, not a server error, so no level-50 line and no 500.
+ */
+export function clientAborted(err: unknown, c: Context<AppEnv>): boolean {
+  const incoming = c.env?.incoming;
+  if (incoming && incoming.destroyed && !incoming.complete) return true;
+  const e = err as { code?: unknown; message?: unknown } | null;
+  return e?.code === 'ECONNRESET' && e.message === 'aborted';
 }
 
 function safeHeaders(headers: Headers): Record<string, string> {

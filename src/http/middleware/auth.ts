@@ -31,13 +31,16 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   };
 }
 
+const BEARER = /^bearer +(.*)$/i;
+
 /** `Authorization: Bearer <admin token>` for the operator API; refused outright when no token is configured. */
 export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function adminAuth(c, next) {
     const expected = deps.config.adminToken;
     if (!expected) throw new DomainError('ADMIN_DISABLED');
     const header = c.req.header('authorization') ?? '';
-    const given = header.startsWith('Bearer ') ? header.slice(7) : '';
+    // The auth scheme is case-insensitive (RFC 7235 section 2.1): `bearer` and `BEARER` are `Bearer`.
+    const given = BEARER.exec(header)?.[1] ?? '';
     if (!constantTimeEqual(deps, given, expected)) throw new DomainError('ADMIN_AUTH_FAILED');
     await next();
   };

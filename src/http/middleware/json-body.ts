@@ -27,10 +27,50 @@ export function jsonBodyLimit(): MiddlewareHandler {
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
-/** The request body as a JSON object; wrong content type, bad JSON or a non-object is a 400. */
+/** Deeper than any body of this API (the deepest, a fault rule's match, is 4 levels). */
+export const MAX_JSON_DEPTH = 64;
+/** Arrays, objects and elements; the largest legitimate body (50 fault rules) holds about 1,000. */
+export const MAX_JSON_VALUES = 10_000;
+
+const [QUOTE, BACKSLASH, COMMA, OPEN_BRACKET, CLOSE_BRACKET, OPEN_BRACE, CLOSE_BRACE] = [...'"\\,[]{}'].map((c) =>
+  c.charCodeAt(0),
+);
+
+/**
+ * Why a JSON text is too costly to parse, or undefined. JSON.parse of 1 MiB of nested arrays holds the event loop
+ * for about a second (and 1 MiB of `[],` for a tenth), stalling every tenant; this scan is linear, a few
+ * milliseconds at worst, and stops at the first bracket over a bound. It counts brackets and commas outside
+ * strings; malformed text is left to JSON.parse to refuse.
+ */
+export function jsonCostProblem(text: string): string | undefined {
+  let depth = 0;
+  let values = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === BACKSLASH) i++;
+      else if (ch === QUOTE) inString = false;
+    } else if (ch === QUOTE) {
+      inString = true;
+    } else if (ch === OPEN_BRACKET || ch === OPEN_BRACE) {
+      if (++depth > MAX_JSON_DEPTH) return `request body nests deeper than ${MAX_JSON_DEPTH} levels`;
+      if (++values > MAX_JSON_VALUES) return `request body holds more than ${MAX_JSON_VALUES} values`;
+    } else if (ch === CLOSE_BRACKET || ch === CLOSE_BRACE) {
+      depth--;
+    } else if (ch === COMMA) {
+      if (++values > MAX_JSON_VALUES) return `request body holds more than ${MAX_JSON_VALUES} values`;
+    }
+  }
+  return undefined;
+}
+
+/** The request body as a JSON object; wrong content type, bad JSON, a body too deep or too large to parse cheaply, or a non-object is a 400. */
 export async function readJsonObject(c: Context): Promise<Body> {
   if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw invalidField('Content-Type must be application/json');
   const text = await c.req.text();
+  const tooCostly = jsonCostProblem(text);
+  if (tooCostly !== undefined) throw invalidField(tooCostly);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { ConfigError, HOSTED_SERVER_LIMITS, LOCAL_SERVER_LIMITS, loadConfig } from '../../src/config.js';
+import { startHosted, untilClosed, type HostedServer } from './server.js';
+
+// Issue 16 item 4: silent, trickling and idle connections are cut by server timeouts, and the number of open
+// connections is capped. The tests set short limits and wait for the server to act (never a fixed duration).
+
+let server: HostedServer | undefined;
+afterEach(async () => {
+  await server?.close(0);
+  server = undefined;
+});
+
+const LIMIT_TEST = { timeout: 30_000 };
+
+describe('server timeouts and connection cap (hosted mode)', () => {
+  it('closes a connection that sends nothing within the headers timeout', LIMIT_TEST, async () => {
+    server = await startHosted({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const sent = await untilClosed(await server.socket());
+    expect(sent === '' || sent.startsWith('HTTP/1.1 408')).toBe(true);
+  });
+
+  it('answers 408 to headers sent slower than the headers timeout', LIMIT_TEST, async () => {
+    server = await startHosted({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const socket = await server.socket();
+    const closed = untilClosed(socket);
+    socket.write('POST /v1/card/list HTTP/1.1\r\nHost: x\r\n');
+    expect(await closed).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
+  it('answers 408 to a body trickled slower than the request timeout', LIMIT_TEST, async () => {
+    server = await startHosted({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const apiKey = await server.newApiKey();
+    const socket = await server.socket();
+    const closed = untilClosed(socket);
+    socket.write(
+      `POST /v1/card/list HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-KEY: ${apiKey}\r\n` +
+        'Content-Length: 100\r\n\r\n{',
+    );
+    const trickle = setInterval(() => socket.writable && socket.write(' '), 100);
+    try {
+      expect(await closed).toMatch(/^HTTP\/1\.1 408 /);
+    } finally {
+      clearInterval(trickle);
+    }
+    expect(server.logs.records.filter((r) => r.level === 50)).toEqual([]);
+  });
+
+  it('closes an idle keep-alive connection after the keep-alive timeout', LIMIT_TEST, async () => {
+    server = await startHosted({ keepAliveTimeoutMs: 200 });
+    const socket = await server.socket();
+    const closed = untilClosed(socket);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+    const sent = await closed;
+    expect(sent).toMatch(/^HTTP\/1\.1 200 /);
+    expect(sent).toContain('{"status":"ok"}');
+  });
+
+  it('closes connections past maxConnections at once and serves the ones within it', LIMIT_TEST, async () => {
+    server = await startHosted({ maxConnections: 3 });
+    const held = [await server.socket(), await server.socket(), await server.socket()];
+    const extra = await server.socket();
+    expect(await untilClosed(extra)).toBe('');
+    const socket = held[0];
+    const answered = untilClosed(socket);
+    socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(await answered).toMatch(/^HTTP\/1\.1 200 /);
+    for (const s of held) s.destroy();
+  });
+});
+
+describe('server limits are options (flags beat environment beat the mode defaults)', () => {
+  const hosted = ['--mode', 'hosted', '--admin-token', 't'];
+
+  it('hosted mode defaults to tight limits, local mode to Node defaults', () => {
+    expect(loadConfig(hosted, {}).config.server).toEqual(HOSTED_SERVER_LIMITS);
+    expect(loadConfig([], {}).config.server).toEqual(LOCAL_SERVER_LIMITS);
+    expect(HOSTED_SERVER_LIMITS.maxConnections).toBeGreaterThan(0);
+  });
+
+  it('reads each limit from its flag and its environment variable', () => {
+    const env = {
+      SANDBOX_HEADERS_TIMEOUT_MS: '2000',
+      SANDBOX_REQUEST_TIMEOUT_MS: '4000',
+      SANDBOX_KEEP_ALIVE_TIMEOUT_MS: '1000',
+      SANDBOX_MAX_CONNECTIONS: '50',
+    };
+    expect(loadConfig(hosted, env).config.server).toEqual({
+      headersTimeoutMs: 2000,
+      requestTimeoutMs: 4000,
+      keepAliveTimeoutMs: 1000,
+      maxConnections: 50,
+    });
+    const flags = ['--headers-timeout', '3000', '--request-timeout', '9000', '--keep-alive-timeout', '700'];
+    expect(loadConfig([...hosted, ...flags, '--max-connections', '0'], env).config.server).toEqual({
+      headersTimeoutMs: 3000,
+      requestTimeoutMs: 9000,
+      keepAliveTimeoutMs: 700,
+      maxConnections: 0,
+    });
+  });
+
+  it.each([
+    [['--headers-timeout', '5000', '--request-timeout', '1000'], 'headers timeout must not exceed the request timeout'],
+    [['--max-connections=-1'], 'max connections must be an integer in 0..1000000'],
+    [['--keep-alive-timeout', '5s'], 'keep-alive timeout must be an integer in 100..3600000'],
+  ])('refuses %j: %s', (flags, message) => {
+    expect(() => loadConfig([...hosted, ...flags], {})).toThrow(new ConfigError(message));
+  });
+});
