@@ -2,10 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { runListen, startListener, type Listener, type ListenOptions } from '../../src/cli/listen.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { putWebhookConfig } from '../helpers/core.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';
 import { ensureBuilt, spawnCli, startSandbox, stop } from '../cli/cli-process.js';
 import { startPartnerApp } from '../cli/partner-app.js';
@@ -17,25 +19,19 @@ let dir: string;
 let lines: string[];
 let listener: Listener | undefined;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
+it.beforeEach(({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   dir = mkdtempSync(join(tmpdir(), 'listen-'));
   lines = [];
 });
 afterEach(async () => {
   await listener?.close();
-  await sb.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Starts `listen` and points the account's webhook at it. */
 async function listen(extra: Partial<ListenOptions> = {}) {
-  const configured = await request(sb.server)
-    .put('/v1/webhook')
-    .set('X-API-KEY', acct.apiKey)
-    .set('Content-Type', 'application/json')
-    .send({ url: 'http://127.0.0.1:1/placeholder' });
+  const configured = await putWebhookConfig(sb, acct.apiKey, { url: 'http://127.0.0.1:1/placeholder' });
   secret = configured.body.secret;
   listener = await startListener({
     secret,
@@ -47,11 +43,7 @@ async function listen(extra: Partial<ListenOptions> = {}) {
     out: (l) => lines.push(l),
     ...extra,
   });
-  await request(sb.server)
-    .put('/v1/webhook')
-    .set('X-API-KEY', acct.apiKey)
-    .set('Content-Type', 'application/json')
-    .send({ url: `${listener.url}/webhooks` });
+  await putWebhookConfig(sb, acct.apiKey, { url: `${listener.url}/webhooks` });
 }
 
 async function cardCreated(): Promise<string> {
