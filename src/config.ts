@@ -32,6 +32,8 @@ export interface Config {
   backgroundJobs: boolean;
   /** Serve the web console at /console (and redirect / to it). */
   console: boolean;
+  /** Record authenticated requests in the per-account request log (docs/developer-tools.md). */
+  requestLog: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = Object.freeze({
@@ -56,6 +58,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
   console: true,
+  requestLog: true,
 });
 
 export class ConfigError extends Error {}
@@ -78,6 +81,11 @@ export const FLAGS = {
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
   console: { type: 'string', arg: 'on|off', help: 'the web console at /console (env SANDBOX_CONSOLE, default on)' },
+  'request-log': {
+    type: 'string',
+    arg: 'on|off',
+    help: 'the per-account request log (env SANDBOX_REQUEST_LOG, default on)',
+  },
 } as const;
 
 /** Flags beat environment, environment beats defaults. Returns one frozen config and the remaining flags. */
@@ -122,6 +130,8 @@ export function loadConfig(
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
     console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
+    requestLog:
+      oneOf(pick('request-log', 'SANDBOX_REQUEST_LOG') ?? 'on', ['on', 'off'] as const, 'request log') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
