@@ -171,6 +171,13 @@ describe('request log: secrets never recorded', () => {
     for (const s of secrets) expect(bytes).not.toContain(s);
     expect(bytes).not.toContain(`"${cvv}"`);
   });
+  it('censors a secret field even when its name is written with JSON escapes', async () => {
+    const acct = await setUp();
+    const sent = await sb.post(acct.apiKey, '/v1/card/detail', '{"cardId":"1","\\u0063vv":"987"}');
+    const rec = (await getRecord(acct.apiKey, sent.headers['x-request-id'])).body;
+    expect(rec.request.body).toEqual({ cardId: '1', cvv: '[REDACTED]' });
+    expect(JSON.stringify(rec)).not.toContain('"987"');
+  });
 });
 
 describe('sandbox/v1/requests: filters and pages', () => {
