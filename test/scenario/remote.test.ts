@@ -39,20 +39,32 @@ describe('--base-url: against a running sandbox', () => {
     expect(r.steps.filter((s) => !s.ok)).toEqual([]);
   });
 
-  it('with only --api-key, files share that account: account.balance resets it, other settings need the admin token', async () => {
+  it('with only --api-key, each file runs in a child sandbox of the key account: its settings apply, the key account is untouched', async () => {
     const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
     const first = await run(
-      'name: a\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
+      'name: a\naccount: { balance: 70, depositFeeRate: "0" }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
       opts,
     );
-    expect(first.ok).toBe(true);
+    expect(first.steps.filter((s) => !s.ok)).toEqual([]);
     const again = await run(
-      'name: b\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
+      'name: b\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
       opts,
     );
     expect(again.ok).toBe(true);
-    const refused = await run('name: c\naccount: { depositFeeRate: "0" }\nsteps: []\n', opts);
-    expect(refused.steps[0].failure!.message).toBe('account.depositFeeRate needs --admin-token');
+    const refused = await run('name: c\naccount: { requireIdempotencyKey: true }\nsteps: []\n', opts);
+    expect(refused.steps[0].failure!.message).toBe('account.requireIdempotencyKey needs --admin-token');
+    const own = await fetch(`${server.url}/v1/card/list`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(((await own.json()) as { cardList: unknown[] }).cardList).toEqual([]);
+    const children = await fetch(`${server.url}/sandbox/v1/sandboxes/list`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(((await children.json()) as { sandboxes: unknown[] }).sandboxes).toEqual([]);
   });
 });
 
