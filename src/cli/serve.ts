@@ -1,13 +1,23 @@
 import pino from 'pino';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, FLAGS } from '../config.js';
 import { createLogger } from '../logging/logger.js';
 import { startServer } from '../server.js';
+import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { applySeeds } from './seed.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
+export const SERVE_SPEC = {
+  command: 'card-sandbox serve',
+  synopsis: '[options]',
+  summary: 'Runs the sandbox server. Flags beat environment variables, which beat defaults.',
+  options: FLAGS,
+} as const satisfies CommandSpec;
+
 /** `card-sandbox serve`: flags beat environment; prints the ready account's key once, on the run that made it. */
 export async function runServe(argv: string[]): Promise<number> {
+  const parsed = parseCommand(SERVE_SPEC, argv);
+  if (!parsed.ok) return parsed.exitCode;
   let loaded;
   try {
     loaded = loadConfig(argv);
@@ -17,8 +27,7 @@ export async function runServe(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`card-sandbox serve: ${(err as Error).message}\n`);
-      return 2;
+      return usageError(SERVE_SPEC, (err as Error).message).exitCode;
     }
     throw err;
   }
