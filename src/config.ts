@@ -30,6 +30,8 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
   backgroundJobs: boolean;
+  /** Record authenticated requests in the per-account request log (docs/developer-tools.md). */
+  requestLog: boolean;
 }
 
 export const DEFAULT_CONFIG: Config = Object.freeze({
@@ -53,6 +55,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   rateLimitPerSecond: 50,
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
+  requestLog: true,
 });
 
 export class ConfigError extends Error {}
@@ -74,6 +77,11 @@ export const FLAGS = {
   'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per key in hosted mode (default 50)' },
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
+  'request-log': {
+    type: 'string',
+    arg: 'on|off',
+    help: 'the per-account request log (env SANDBOX_REQUEST_LOG, default on)',
+  },
 } as const;
 
 /** Flags beat environment, environment beats defaults. Returns one frozen config and the remaining flags. */
@@ -117,6 +125,8 @@ export function loadConfig(
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+    requestLog:
+      oneOf(pick('request-log', 'SANDBOX_REQUEST_LOG') ?? 'on', ['on', 'off'] as const, 'request log') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
