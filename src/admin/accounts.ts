@@ -2,10 +2,12 @@ import { Hono } from 'hono';
 import { createAccount, getAccount, updateAccount, type Account, type AccountPatch } from '../domain/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
 import type { ServerDeps } from '../server-deps.js';
-import { depositAddressOf, isTronAddress } from '../domain/deposit-address.js';
+import { isTronAddress } from '../domain/deposit-address.js';
 import { formatPpm, parseRatePpm } from '../domain/money.js';
 import { OK } from '../api/views.js';
+import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
+import { ensureDepositAddress } from '../http/deposit-address.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalAmount, optionalBoolean, optionalString, type Body } from '../http/validate.js';
 import { invalidField } from '../domain/errors.js';
@@ -56,7 +58,7 @@ export function accountRoutes(deps: ServerDeps) {
       const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
-      const { account, key } = deps.db.transaction(() => {
+      const { account, key } = transact(deps, () => {
         const account = createAccount(deps, {
           name,
           depositFeeRatePpm,
@@ -65,13 +67,13 @@ export function accountRoutes(deps: ServerDeps) {
           balanceMicros,
         });
         return { account, key: issueKey(deps, account.id) };
-      })();
-      const address = await depositAddressOf(deps, account.id);
+      });
+      const address = await ensureDepositAddress(deps, account.id);
       return c.json({ accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, depositAddress: address }, 201);
     })
     .get('/accounts/:id', async (c) => {
       const account = getAccount(deps, c.req.param('id'));
-      await depositAddressOf(deps, account.id);
+      await ensureDepositAddress(deps, account.id);
       return c.json(accountView(deps, getAccount(deps, account.id)));
     })
     .patch('/accounts/:id', async (c) => {
@@ -83,17 +85,20 @@ export function accountRoutes(deps: ServerDeps) {
         requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
         depositAddress: await readAddress(body),
       };
-      updateAccount(deps, id, patch);
-      await depositAddressOf(deps, id);
+      transact(deps, () => updateAccount(deps, id, patch));
+      await ensureDepositAddress(deps, id);
       return c.json(accountView(deps, getAccount(deps, id)));
     })
     .post('/accounts/:id/keys', async (c) => {
       const id = getAccount(deps, c.req.param('id')).id;
-      return c.json(issueKey(deps, id), 201);
+      return c.json(
+        transact(deps, () => issueKey(deps, id)),
+        201,
+      );
     })
     .delete('/accounts/:id/keys/:keyId', (c) => {
       const id = getAccount(deps, c.req.param('id')).id;
-      revokeKey(deps, id, c.req.param('keyId'));
+      transact(deps, () => revokeKey(deps, id, c.req.param('keyId')));
       return c.json({ ...OK });
     });
 }

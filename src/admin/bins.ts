@@ -3,6 +3,7 @@ import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
 import { formatMicros, formatPpm, parseDecimal, parseRatePpm } from '../domain/money.js';
 import { binHasCards, putBin } from '../domain/bins.js';
+import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalBoolean, optionalInteger, optionalString, type Body } from '../http/validate.js';
@@ -74,7 +75,7 @@ export function binRoutes(deps: ServerDeps) {
       inventory: optionalInteger(body, 'inventory', 0, 1_000_000_000) ?? base.inventory,
       provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
     };
-    putBin(deps.db, next);
+    transact(deps, () => putBin(deps.db, next));
     return c.json(binAdminView(next));
   });
 }

@@ -3,6 +3,7 @@ import { getBin } from '../domain/bins.js';
 import { getOwnedCard } from '../domain/cards.js';
 import type { ServerDeps } from '../server-deps.js';
 import { listBills, type BillScope } from '../domain/transactions.js';
+import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString } from '../http/validate.js';
@@ -19,6 +20,7 @@ export function billRoutes(deps: ServerDeps) {
     const pageNumber = optionalInteger(body, 'pageNumber', 1, Number.MAX_SAFE_INTEGER) ?? 1;
     const pageSize = optionalInteger(body, 'pageSize', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
     const accountId = c.get('account').id;
+    caughtUpNow(c, deps);
     let scope: BillScope = { accountId };
     if (cardId !== undefined) scope = { cardId: getOwnedCard(deps, accountId, cardId).id };
     // An unknown BIN is 4004 (spec error catalogue), as strict as an unknown cardId; a disabled one can be read.

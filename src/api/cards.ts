@@ -12,6 +12,7 @@ import {
 } from '../domain/cards.js';
 import { getBin } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
+import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { echoIdempotencyKey, idempotent } from '../http/idempotency.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
@@ -48,23 +49,28 @@ export function cardRoutes(deps: ServerDeps) {
     .post('/list', async (c) => {
       const body = await readJsonObject(c);
       const status = optionalEnum(body, 'status', CARD_STATUSES);
+      caughtUpNow(c, deps);
       const cards = listCards(deps, c.get('account').id, status);
       return c.json({ cardList: cardListViews(deps, cards) });
     })
     .post('/detail', async (c) => {
       const body = await readJsonObject(c);
       const account = c.get('account');
-      const card = getOwnedCard(deps, account.id, requiredString(body, 'cardId'));
-      return c.json(cardDetailView(deps, account, card));
+      const cardId = requiredString(body, 'cardId');
+      caughtUpNow(c, deps);
+      return c.json(cardDetailView(deps, account, getOwnedCard(deps, account.id, cardId)));
     })
     .post('/asset', async (c) => {
       const body = await readJsonObject(c);
-      const card = getOwnedCard(deps, c.get('account').id, requiredString(body, 'cardId'));
-      return c.json(cardAssetView(deps, card));
+      const cardId = requiredString(body, 'cardId');
+      caughtUpNow(c, deps);
+      return c.json(cardAssetView(deps, getOwnedCard(deps, c.get('account').id, cardId)));
     })
     .post('/sensitiveInfo', async (c) => {
       const body = await readJsonObject(c);
-      const card = getOwnedCard(deps, c.get('account').id, requiredString(body, 'cardId'));
+      const cardId = requiredString(body, 'cardId');
+      caughtUpNow(c, deps);
+      const card = getOwnedCard(deps, c.get('account').id, cardId);
       if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
       const bin = getBin(deps.db, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.

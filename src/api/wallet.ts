@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
-import { depositAddressOf } from '../domain/deposit-address.js';
+import { ensureDepositAddress } from '../http/deposit-address.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
+import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { requiredEnum } from '../http/validate.js';
@@ -19,6 +20,7 @@ export function walletRoutes(deps: ServerDeps) {
     .post('/assetList', async (c) => {
       await readJsonObject(c);
       const accountId = c.get('account').id;
+      caughtUpNow(c, deps);
       return c.json({
         ...OK,
         assetList: [
@@ -44,7 +46,7 @@ export function walletRoutes(deps: ServerDeps) {
       const body = await readJsonObject(c);
       requiredEnum(body, 'currency', ['USDT']);
       const network = requiredEnum(body, 'network', ['TRX']);
-      const address = await depositAddressOf(deps, c.get('account').id);
+      const address = await ensureDepositAddress(deps, c.get('account').id);
       if (!address) throw new DomainError('ADDRESS_ERROR');
       return c.json({ ...OK, address, network });
     });

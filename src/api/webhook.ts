@@ -1,17 +1,16 @@
-import { Hono, type Context } from 'hono';
-import { accountNowMs } from '../domain/clock.js';
+import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
+import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalBoolean, requiredString } from '../http/validate.js';
 import {
-  deleteWebhookConfig,
   findWebhookConfig,
   putWebhookConfig,
   rotateWebhookSecret,
   type WebhookConfig,
-} from '../webhooks/config.js';
-import { cancelPendingDeliveries } from '../webhooks/deliveries.js';
+} from '../domain/webhook-config.js';
+import { removeWebhook } from '../domain/webhook-deliveries.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 import { OK } from './views.js';
 import { invalidField } from '../domain/errors.js';
@@ -29,7 +28,6 @@ function configView(config: WebhookConfig) {
 
 /** /v1/webhook: view, create or update, rotate the secret, remove (spec "Webhook configuration"). */
 export function webhookRoutes(deps: ServerDeps) {
-  const now = (c: Context<AppEnv>) => accountNowMs(deps, c.get('account').id);
   return new Hono<AppEnv>()
     .get('/', (c) => {
       const config = findWebhookConfig(deps, c.get('account').id);
@@ -43,19 +41,16 @@ export function webhookRoutes(deps: ServerDeps) {
       const deliver3dsCode = optionalBoolean(body, 'deliver3dsCode');
       const problem = await webhookUrlProblem(deps.config, url);
       if (problem) throw invalidField(problem);
-      const { config, secret } = putWebhookConfig(deps, c.get('account').id, { url, enabled, deliver3dsCode }, now(c));
+      const input = { url, enabled, deliver3dsCode };
+      const { config, secret } = runCommand(c, deps, (now) => putWebhookConfig(deps, c.get('account').id, input, now));
       return c.json(secret === undefined ? configView(config) : { ...configView(config), secret });
     })
     .post('/rotate-secret', (c) => {
-      const { config, secret } = rotateWebhookSecret(deps, c.get('account').id, now(c));
+      const { config, secret } = runCommand(c, deps, (now) => rotateWebhookSecret(deps, c.get('account').id, now));
       return c.json({ ...configView(config), secret });
     })
     .delete('/', (c) => {
-      const accountId = c.get('account').id;
-      deps.db.transaction(() => {
-        deleteWebhookConfig(deps, accountId);
-        cancelPendingDeliveries(deps, accountId);
-      })();
+      runCommand(c, deps, () => removeWebhook(deps, c.get('account').id));
       return c.json({ ...OK });
     });
 }

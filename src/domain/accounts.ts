@@ -1,4 +1,4 @@
-import { sql, type Db } from '../store/db.js';
+import { assertInTransaction, sql, type Db } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
 import { clockNow, type ClockRow } from './clock.js';
 import type { Deps } from './deps.js';
@@ -49,26 +49,25 @@ export interface NewAccount {
 
 /** Creates an account (its clock starts running at wall time) and seeds its balance. */
 export function createAccount(deps: Deps, input: NewAccount): Account {
+  assertInTransaction(deps.db, 'createAccount');
   const id = deps.ids.accountId();
   const now = deps.wallClock();
   const mode = input.depositAddress === 'auto' ? 'auto' : input.depositAddress === null ? 'none' : 'fixed';
-  deps.db.transaction(() => {
-    sql(
-      deps.db,
-      `INSERT INTO accounts (id, name, deposit_fee_rate_ppm, require_idempotency_key, deposit_address_mode,
-         deposit_address, default_bin_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      input.name ?? id,
-      input.depositFeeRatePpm,
-      input.requireIdempotencyKey ? 1 : 0,
-      mode,
-      mode === 'fixed' ? input.depositAddress : null,
-      DEFAULT_BIN_ID,
-      now,
-    );
-    if (input.balanceMicros) seedBalance(deps, id, input.balanceMicros, now);
-  })();
+  sql(
+    deps.db,
+    `INSERT INTO accounts (id, name, deposit_fee_rate_ppm, require_idempotency_key, deposit_address_mode,
+       deposit_address, default_bin_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    id,
+    input.name ?? id,
+    input.depositFeeRatePpm,
+    input.requireIdempotencyKey ? 1 : 0,
+    mode,
+    mode === 'fixed' ? input.depositAddress : null,
+    DEFAULT_BIN_ID,
+    now,
+  );
+  if (input.balanceMicros) seedBalance(deps, id, input.balanceMicros, now);
   return getAccount(deps, id);
 }
 
@@ -91,6 +90,7 @@ export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: n
 
 /** Credits the USDT balance from outside the system (the sandbox's seed). */
 export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
+  assertInTransaction(deps.db, 'seedBalance');
   assertRoomToEnter(deps, accountId, amountMicros);
   transfer(deps.db, {
     accountId,
@@ -142,16 +142,6 @@ export function findAccount(deps: Deps, id: string): Account | undefined {
   return row && toAccount(row);
 }
 
-/**
- * The account and its clock's "now" from one row read: the request path needs both, and reading the clock
- * columns with the account saves a query per request.
- */
-export function getAccountWithNow(deps: Deps, id: string): { account: Account; nowMs: number } {
-  const row = accountRow(deps.db, id);
-  if (!row) throw new DomainError('ACCOUNT_NOT_FOUND');
-  return { account: toAccount(row), nowMs: clockNow(row, deps.wallClock()) };
-}
-
 export function getAccount(deps: Deps, id: string): Account {
   const account = findAccount(deps, id);
   if (!account) throw new DomainError('ACCOUNT_NOT_FOUND');
@@ -166,6 +156,7 @@ export interface AccountPatch {
 }
 
 export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Account {
+  assertInTransaction(deps.db, 'updateAccount');
   const current = getAccount(deps, id);
   const next = { ...current };
   if (patch.name !== undefined) next.name = patch.name;
@@ -194,6 +185,7 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
 
 /** Records the generated deposit address unless one was set meanwhile. */
 export function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
+  assertInTransaction(deps.db, 'storeGeneratedAddress');
   sql(
     deps.db,
     "UPDATE accounts SET deposit_address = ? WHERE id = ? AND deposit_address_mode = 'auto' AND deposit_address IS NULL",

@@ -1,4 +1,4 @@
-import { sql, type Db } from '../store/db.js';
+import { assertInTransaction, sql, type Db } from '../store/db.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
@@ -16,6 +16,7 @@ export function hashApiKey(deps: Deps, apiKey: string): string {
 
 /** Issues a key (or registers a given one, for the bootstrap account); the clear key is returned once. */
 export function issueKey(deps: Deps, accountId: string, given?: string): { keyId: string; apiKey: string } {
+  assertInTransaction(deps.db, 'issueKey');
   const apiKey = given ?? deps.ids.apiKey();
   const keyId = deps.ids.keyId();
   sql(
@@ -47,6 +48,7 @@ function keyCache(db: Db): Map<string, { accountId: string; keyId: string }> {
 }
 
 export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
+  assertInTransaction(deps.db, 'revokeKey');
   // Before the update, and whatever its outcome: a cleared cache is only ever slower, never wrong.
   keyCache(deps.db).clear();
   const res = sql(

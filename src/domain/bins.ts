@@ -1,4 +1,4 @@
-import { sql, type Db } from '../store/db.js';
+import { assertInTransaction, sql, type Db } from '../store/db.js';
 import { DomainError } from './errors.js';
 import { formatMicros, formatPpm } from './money.js';
 
@@ -66,6 +66,7 @@ export const DEFAULT_BIN: Bin = Object.freeze({
 
 /** Creates or replaces a BIN of the catalogue. */
 export function putBin(db: Db, bin: Bin): void {
+  assertInTransaction(db, 'putBin');
   sql(
     db,
     `INSERT INTO bins (id, title, bin, card_network, fx_rate_ppm, open_fee_micros, atm_rate_ppm, spend_daily_micros,
@@ -122,6 +123,7 @@ export function inventoryFor(db: Db, accountId: string, bin: Bin): Inventory {
 }
 
 export function setAccountInventory(db: Db, accountId: string, binId: string, inv: Inventory): void {
+  assertInTransaction(db, 'setAccountInventory');
   sql(
     db,
     `INSERT INTO account_bin_inventory (account_id, bin_id, available, provisioning) VALUES (?, ?, ?, ?)

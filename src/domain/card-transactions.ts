@@ -1,4 +1,4 @@
-import { sql } from '../store/db.js';
+import { assertInTransaction, sql } from '../store/db.js';
 import { getBin } from './bins.js';
 import { getOwnedCard } from './cards.js';
 import type { Deps } from './deps.js';
@@ -89,64 +89,64 @@ function created(deps: Deps, id: string, accountId: string, nowMs: number): TxnR
  * spend stays within the BIN's spendDaily; otherwise (or when forced) created PENDING and DECLINED at once.
  */
 export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, nowMs: number): AuthorizeResult {
+  assertInTransaction(deps.db, 'authorize');
   const card = getOwnedCard(deps, accountId, input.cardId);
   const bin = getBin(deps.db, card.binId);
   const bill = billAmountMicros(input.amountMicros, input.currency, bin.fxRatePpm);
-  return deps.db.transaction((): AuthorizeResult => {
-    const reason: DeclineReason | undefined =
-      input.declineReason ??
-      (card.status !== 'ACTIVE'
-        ? 'CARD_NOT_ACTIVE'
-        : bill > balance(deps.db, accountId, 'card', card.id)
-          ? 'INSUFFICIENT_FUNDS'
-          : spentTodayMicros(deps, card.id, nowMs) + bill > bin.spendDailyMicros
-            ? 'DAILY_LIMIT_EXCEEDED'
-            : undefined);
-    const hold = reason === undefined ? bill : 0;
-    insertTransaction(deps.db, {
-      id: input.transactionId,
-      account_id: accountId,
-      card_id: card.id,
-      bin_id: card.binId,
-      kind: 'SPEND',
-      status: 'PENDING',
-      bill_amount_micros: bill,
-      transaction_amount_micros: input.amountMicros,
-      transaction_currency: input.currency,
-      hold_micros: hold,
-      merchant_name: input.merchant.merchantName,
-      merchant_country: input.merchant.merchantCountry,
-      mcc_category: input.merchant.mccCategory,
-      decline_reason: null,
-      parent_id: null,
-      created_at_ms: nowMs,
-    });
-    const t = created(deps, input.transactionId, accountId, nowMs);
-    const result = { transactionId: t.id, billAmountMicros: bill };
-    if (reason !== undefined) {
-      settle(deps, t, 'DECLINED', nowMs, { decline_reason: reason });
-      return { ...result, status: 'DECLINED', declineReason: reason };
-    }
-    // An authorisation of 0 verifies the card: nothing to hold, so it clears at once.
-    if (bill === 0) {
-      settle(deps, t, 'CLEARED', nowMs);
-      return { ...result, status: 'CLEARED' };
-    }
-    transfer(deps.db, {
-      accountId,
-      debit: { kind: 'card', cardId: card.id },
-      credit: { kind: 'held', cardId: card.id },
-      amountMicros: hold,
-      reason: 'auth.hold',
-      ref: t.id,
-      atMs: nowMs,
-    });
-    deps.jobs.schedule(deps.db, accountId, AUTH_EXPIRY_JOB, t.id, nowMs + AUTH_EXPIRY_MS);
-    return { ...result, status: 'PENDING' };
-  })();
+  const reason: DeclineReason | undefined =
+    input.declineReason ??
+    (card.status !== 'ACTIVE'
+      ? 'CARD_NOT_ACTIVE'
+      : bill > balance(deps.db, accountId, 'card', card.id)
+        ? 'INSUFFICIENT_FUNDS'
+        : spentTodayMicros(deps, card.id, nowMs) + bill > bin.spendDailyMicros
+          ? 'DAILY_LIMIT_EXCEEDED'
+          : undefined);
+  const hold = reason === undefined ? bill : 0;
+  insertTransaction(deps.db, {
+    id: input.transactionId,
+    account_id: accountId,
+    card_id: card.id,
+    bin_id: card.binId,
+    kind: 'SPEND',
+    status: 'PENDING',
+    bill_amount_micros: bill,
+    transaction_amount_micros: input.amountMicros,
+    transaction_currency: input.currency,
+    hold_micros: hold,
+    merchant_name: input.merchant.merchantName,
+    merchant_country: input.merchant.merchantCountry,
+    mcc_category: input.merchant.mccCategory,
+    decline_reason: null,
+    parent_id: null,
+    created_at_ms: nowMs,
+  });
+  const t = created(deps, input.transactionId, accountId, nowMs);
+  const result = { transactionId: t.id, billAmountMicros: bill };
+  if (reason !== undefined) {
+    settle(deps, t, 'DECLINED', nowMs, { decline_reason: reason });
+    return { ...result, status: 'DECLINED', declineReason: reason };
+  }
+  // An authorisation of 0 verifies the card: nothing to hold, so it clears at once.
+  if (bill === 0) {
+    settle(deps, t, 'CLEARED', nowMs);
+    return { ...result, status: 'CLEARED' };
+  }
+  transfer(deps.db, {
+    accountId,
+    debit: { kind: 'card', cardId: card.id },
+    credit: { kind: 'held', cardId: card.id },
+    amountMicros: hold,
+    reason: 'auth.hold',
+    ref: t.id,
+    atMs: nowMs,
+  });
+  deps.jobs.schedule(deps.db, accountId, AUTH_EXPIRY_JOB, t.id, nowMs + AUTH_EXPIRY_MS);
+  return { ...result, status: 'PENDING' };
 }
 
 function pendingTransaction(deps: Deps, accountId: string, id: string, action: string): TxnRow {
+  assertInTransaction(deps.db, `the ${action} command`);
   const t = findTransaction(deps.db, accountId, id);
   if (!t) throw new DomainError('TRANSACTION_NOT_FOUND');
   if (t.status !== 'PENDING') {
@@ -179,51 +179,47 @@ export function clearTransaction(
       `amount exceeds the hold plus the card's available balance (${formatMicros(t.hold_micros + available)})`,
     );
   }
-  deps.db.transaction(() => {
-    const common = { accountId, ref: t.id, atMs: nowMs };
-    const held = { kind: 'held', cardId: t.card_id } as const;
-    const card = { kind: 'card', cardId: t.card_id } as const;
-    const merchant = { kind: 'merchant' } as const;
-    transfer(deps.db, {
-      ...common,
-      debit: held,
-      credit: merchant,
-      amountMicros: Math.min(amount, t.hold_micros),
-      reason: 'clear',
-    });
-    transfer(deps.db, {
-      ...common,
-      debit: held,
-      credit: card,
-      amountMicros: Math.max(0, t.hold_micros - amount),
-      reason: 'clear.release',
-    });
-    transfer(deps.db, { ...common, debit: card, credit: merchant, amountMicros: extra, reason: 'clear.extra' });
-    deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
-    settle(deps, t, 'CLEARED', nowMs, {
-      bill_amount_micros: amount,
-      cleared_micros: amount,
-      transaction_amount_micros: proportionalMicros(t.transaction_amount_micros, amount, t.bill_amount_micros),
-    });
-  })();
+  const common = { accountId, ref: t.id, atMs: nowMs };
+  const held = { kind: 'held', cardId: t.card_id } as const;
+  const card = { kind: 'card', cardId: t.card_id } as const;
+  const merchant = { kind: 'merchant' } as const;
+  transfer(deps.db, {
+    ...common,
+    debit: held,
+    credit: merchant,
+    amountMicros: Math.min(amount, t.hold_micros),
+    reason: 'clear',
+  });
+  transfer(deps.db, {
+    ...common,
+    debit: held,
+    credit: card,
+    amountMicros: Math.max(0, t.hold_micros - amount),
+    reason: 'clear.release',
+  });
+  transfer(deps.db, { ...common, debit: card, credit: merchant, amountMicros: extra, reason: 'clear.extra' });
+  deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
+  settle(deps, t, 'CLEARED', nowMs, {
+    bill_amount_micros: amount,
+    cleared_micros: amount,
+    transaction_amount_micros: proportionalMicros(t.transaction_amount_micros, amount, t.bill_amount_micros),
+  });
 }
 
 /** transaction/reverse, and the automatic reversal 7 days after authorisation: the hold returns to the card. */
 export function reverseTransaction(deps: Deps, accountId: string, id: string, nowMs: number): void {
   const t = pendingTransaction(deps, accountId, id, 'reversed');
-  deps.db.transaction(() => {
-    transfer(deps.db, {
-      accountId,
-      debit: { kind: 'held', cardId: t.card_id },
-      credit: { kind: 'card', cardId: t.card_id },
-      amountMicros: t.hold_micros,
-      reason: 'reverse',
-      ref: t.id,
-      atMs: nowMs,
-    });
-    deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
-    settle(deps, t, 'CANCELLED', nowMs);
-  })();
+  transfer(deps.db, {
+    accountId,
+    debit: { kind: 'held', cardId: t.card_id },
+    credit: { kind: 'card', cardId: t.card_id },
+    amountMicros: t.hold_micros,
+    reason: 'reverse',
+    ref: t.id,
+    atMs: nowMs,
+  });
+  deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
+  settle(deps, t, 'CANCELLED', nowMs);
 }
 
 /**
@@ -237,6 +233,7 @@ export function refundTransaction(
   amountMicros: number | undefined,
   nowMs: number,
 ): string {
+  assertInTransaction(deps.db, 'refundTransaction');
   const parent = findTransaction(deps.db, accountId, id);
   if (!parent) throw new DomainError('TRANSACTION_NOT_FOUND');
   if (parent.kind !== 'SPEND' || parent.status !== 'CLEARED') {
@@ -256,38 +253,36 @@ export function refundTransaction(
   }
   const card = getOwnedCard(deps, accountId, parent.card_id);
   const refundId = deps.ids.transactionId();
-  return deps.db.transaction(() => {
-    insertTransaction(deps.db, {
-      id: refundId,
-      account_id: accountId,
-      card_id: parent.card_id,
-      bin_id: parent.bin_id,
-      kind: 'REFUND',
-      status: 'PENDING',
-      bill_amount_micros: amount,
-      transaction_amount_micros: proportionalMicros(parent.transaction_amount_micros, amount, parent.cleared_micros),
-      transaction_currency: parent.transaction_currency,
-      merchant_name: parent.merchant_name,
-      merchant_country: parent.merchant_country,
-      mcc_category: parent.mcc_category,
-      decline_reason: null,
-      parent_id: parent.id,
-      created_at_ms: nowMs,
-    });
-    const t = created(deps, refundId, accountId, nowMs);
-    sql(deps.db, 'UPDATE transactions SET refunded_micros = refunded_micros + ? WHERE id = ?').run(amount, parent.id);
-    transfer(deps.db, {
-      accountId,
-      debit: { kind: 'merchant' },
-      credit: card.status === 'CANCELLED' ? { kind: 'wallet' } : { kind: 'card', cardId: card.id },
-      amountMicros: amount,
-      reason: 'refund',
-      ref: refundId,
-      atMs: nowMs,
-    });
-    settle(deps, t, 'REFUND', nowMs, { cleared_micros: amount });
-    return refundId;
-  })();
+  insertTransaction(deps.db, {
+    id: refundId,
+    account_id: accountId,
+    card_id: parent.card_id,
+    bin_id: parent.bin_id,
+    kind: 'REFUND',
+    status: 'PENDING',
+    bill_amount_micros: amount,
+    transaction_amount_micros: proportionalMicros(parent.transaction_amount_micros, amount, parent.cleared_micros),
+    transaction_currency: parent.transaction_currency,
+    merchant_name: parent.merchant_name,
+    merchant_country: parent.merchant_country,
+    mcc_category: parent.mcc_category,
+    decline_reason: null,
+    parent_id: parent.id,
+    created_at_ms: nowMs,
+  });
+  const t = created(deps, refundId, accountId, nowMs);
+  sql(deps.db, 'UPDATE transactions SET refunded_micros = refunded_micros + ? WHERE id = ?').run(amount, parent.id);
+  transfer(deps.db, {
+    accountId,
+    debit: { kind: 'merchant' },
+    credit: card.status === 'CANCELLED' ? { kind: 'wallet' } : { kind: 'card', cardId: card.id },
+    amountMicros: amount,
+    reason: 'refund',
+    ref: refundId,
+    atMs: nowMs,
+  });
+  settle(deps, t, 'REFUND', nowMs, { cleared_micros: amount });
+  return refundId;
 }
 
 /** Job: an authorisation still PENDING after 7 days of account time is reversed (CANCELLED). */

@@ -1,7 +1,7 @@
-import { sql } from '../store/db.js';
+import { assertInTransaction, sql } from '../store/db.js';
 import { nextSeq } from '../store/sequences.js';
 import type { Account } from './accounts.js';
-import { getBin, inventoryFor, takeFromInventory } from './bins.js';
+import { getBin, takeFromInventory } from './bins.js';
 import { derivePan } from './card-data.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
@@ -104,13 +104,15 @@ export interface CreateCardInput {
   alias?: string;
 }
 
-/** card/create: issue from inventory, debit the wallet by the amount, credit the card net of fees, at once. */
+/**
+ * card/create: issue from inventory, debit the wallet by the amount, credit the card net of fees, at once.
+ * Checks in order: 4004, 4005, 4010, 4009, 8001, 3001 (a failure rolls back the inventory taken).
+ */
 export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): Card {
+  assertInTransaction(deps.db, 'createCard');
   const bin = getBin(deps.db, input.binId ?? account.defaultBinId);
   if (!bin.enabled) throw new DomainError('BIN_DISABLED');
-  const inventory = inventoryFor(deps.db, account.id, bin);
-  if (inventory.provisioning) throw new DomainError('CARD_PROVISIONING');
-  if (inventory.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
+  takeFromInventory(deps.db, account.id, bin);
   const { creditMicros, feeMicros } = priceFunding(
     deps,
     account,
@@ -118,43 +120,39 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
     bin.minimalDepositMicros,
     bin.openFeeMicros,
   );
-
-  return deps.db.transaction(() => {
-    takeFromInventory(deps.db, account.id, bin);
-    const id = deps.ids.cardId(nowMs);
-    const last4 = derivePan(deps.secret, id, bin.bin).slice(-4);
-    sql(
-      deps.db,
-      `INSERT INTO cards (id, account_id, bin_id, alias, status, last4, open_fee_micros, created_at_ms, seq)
+  const id = deps.ids.cardId(nowMs);
+  const last4 = derivePan(deps.secret, id, bin.bin).slice(-4);
+  sql(
+    deps.db,
+    `INSERT INTO cards (id, account_id, bin_id, alias, status, last4, open_fee_micros, created_at_ms, seq)
        VALUES (?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?)`,
-    ).run(
-      id,
-      account.id,
-      bin.id,
-      input.alias ?? null,
-      last4,
-      bin.openFeeMicros,
-      nowMs,
-      nextSeq(deps.db, `cards:${account.id}`),
-    );
-    const common = { accountId: account.id, ref: id, atMs: nowMs };
-    transfer(deps.db, {
-      ...common,
-      debit: { kind: 'wallet' },
-      credit: { kind: 'card', cardId: id },
-      amountMicros: creditMicros,
-      reason: 'card.create',
-    });
-    transfer(deps.db, {
-      ...common,
-      debit: { kind: 'wallet' },
-      credit: { kind: 'fee' },
-      amountMicros: feeMicros,
-      reason: 'card.create.fee',
-    });
-    emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
-    return getOwnedCard(deps, account.id, id);
-  })();
+  ).run(
+    id,
+    account.id,
+    bin.id,
+    input.alias ?? null,
+    last4,
+    bin.openFeeMicros,
+    nowMs,
+    nextSeq(deps.db, `cards:${account.id}`),
+  );
+  const common = { accountId: account.id, ref: id, atMs: nowMs };
+  transfer(deps.db, {
+    ...common,
+    debit: { kind: 'wallet' },
+    credit: { kind: 'card', cardId: id },
+    amountMicros: creditMicros,
+    reason: 'card.create',
+  });
+  transfer(deps.db, {
+    ...common,
+    debit: { kind: 'wallet' },
+    credit: { kind: 'fee' },
+    amountMicros: feeMicros,
+    reason: 'card.create.fee',
+  });
+  emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
+  return getOwnedCard(deps, account.id, id);
 }
 
 /**
@@ -162,35 +160,34 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
  * `topUpSettleSeconds` later on the account clock.
  */
 export function depositToCard(deps: Deps, account: Account, cardId: string, amountMicros: number, nowMs: number): void {
+  assertInTransaction(deps.db, 'depositToCard');
   const card = getOwnedCard(deps, account.id, cardId);
   assertMutable(deps, card);
   const bin = getBin(deps.db, card.binId);
   const { creditMicros, feeMicros } = priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
-  deps.db.transaction(() => {
-    const id = deps.ids.internalId('topup');
-    const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
-    sql(
-      deps.db,
-      `INSERT INTO topups (id, account_id, card_id, amount_micros, credit_micros, fee_micros, created_at_ms, settles_at_ms)
+  const id = deps.ids.internalId('topup');
+  const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
+  sql(
+    deps.db,
+    `INSERT INTO topups (id, account_id, card_id, amount_micros, credit_micros, fee_micros, created_at_ms, settles_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, account.id, card.id, amountMicros, creditMicros, feeMicros, nowMs, settlesAt);
-    const common = { accountId: account.id, ref: id, atMs: nowMs };
-    transfer(deps.db, {
-      ...common,
-      debit: { kind: 'wallet' },
-      credit: { kind: 'settling' },
-      amountMicros: creditMicros,
-      reason: 'topup',
-    });
-    transfer(deps.db, {
-      ...common,
-      debit: { kind: 'wallet' },
-      credit: { kind: 'fee' },
-      amountMicros: feeMicros,
-      reason: 'topup.fee',
-    });
-    deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
-  })();
+  ).run(id, account.id, card.id, amountMicros, creditMicros, feeMicros, nowMs, settlesAt);
+  const common = { accountId: account.id, ref: id, atMs: nowMs };
+  transfer(deps.db, {
+    ...common,
+    debit: { kind: 'wallet' },
+    credit: { kind: 'settling' },
+    amountMicros: creditMicros,
+    reason: 'topup',
+  });
+  transfer(deps.db, {
+    ...common,
+    debit: { kind: 'wallet' },
+    credit: { kind: 'fee' },
+    amountMicros: feeMicros,
+    reason: 'topup.fee',
+  });
+  deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
 }
 
 /** Job: a settling top-up reaches the card. */
@@ -212,25 +209,23 @@ export function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
 
 /** card/freeze and card/unfreeze: a move to the state it is already in succeeds without change or event. */
 export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen: boolean, nowMs: number): void {
+  assertInTransaction(deps.db, 'setFrozen');
   const card = getOwnedCard(deps, accountId, cardId);
   assertMutable(deps, card);
   const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
   if (card.status !== from) return;
-  deps.db.transaction(() => {
-    sql(deps.db, 'UPDATE cards SET status = ? WHERE id = ?').run(to, cardId);
-    emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', { cardId });
-  })();
+  sql(deps.db, 'UPDATE cards SET status = ? WHERE id = ?').run(to, cardId);
+  emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', { cardId });
 }
 
 /** card/cancel: CANCELLING now; CANCELLED with the balance returned to the wallet `cancelSeconds` later. */
 export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): void {
+  assertInTransaction(deps.db, 'cancelCard');
   const card = getOwnedCard(deps, accountId, cardId);
   assertMutable(deps, card);
   if (hasPendingAuthorisation(deps, cardId)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
-  deps.db.transaction(() => {
-    sql(deps.db, "UPDATE cards SET status = 'CANCELLING' WHERE id = ?").run(cardId);
-    deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
-  })();
+  sql(deps.db, "UPDATE cards SET status = 'CANCELLING' WHERE id = ?").run(cardId);
+  deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
 }
 
 /** Job: the cancellation completes. */

@@ -1,4 +1,4 @@
-import { sql } from '../store/db.js';
+import { assertInTransaction, sql } from '../store/db.js';
 import { nextSeq } from '../store/sequences.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
@@ -65,30 +65,29 @@ function getDeposit(deps: Deps, accountId: string, txId: string): DepositRow | u
 
 /** Records a transfer seen on chain; with 19 confirmations already it credits at once. */
 export function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
+  assertInTransaction(deps.db, 'recordTransfer');
   const txId = input.txId.toLowerCase();
   if (getDeposit(deps, accountId, txId)) throw new DomainError('TX_ID_ON_CHAIN');
   const missing = Math.max(0, CONFIRMATIONS_REQUIRED - input.confirmations);
   const creditsAt = nowMs + missing * BLOCK_MS;
-  deps.db.transaction(() => {
-    assertRoomToEnter(deps, accountId, input.amountMicros);
-    sql(
-      deps.db,
-      `INSERT INTO chain_deposits (tx_id, account_id, address, from_address, amount_micros, initial_confirmations,
-         created_at_ms, credits_at_ms, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      txId,
-      accountId,
-      input.address,
-      input.fromAddress,
-      input.amountMicros,
-      input.confirmations,
-      nowMs,
-      creditsAt,
-      nextSeq(deps.db, `chain:${accountId}`),
-    );
-    if (missing === 0) creditDeposit(deps, accountId, txId, nowMs);
-    else deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
-  })();
+  assertRoomToEnter(deps, accountId, input.amountMicros);
+  sql(
+    deps.db,
+    `INSERT INTO chain_deposits (tx_id, account_id, address, from_address, amount_micros, initial_confirmations,
+       created_at_ms, credits_at_ms, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    txId,
+    accountId,
+    input.address,
+    input.fromAddress,
+    input.amountMicros,
+    input.confirmations,
+    nowMs,
+    creditsAt,
+    nextSeq(deps.db, `chain:${accountId}`),
+  );
+  if (missing === 0) creditDeposit(deps, accountId, txId, nowMs);
+  else deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
   return depositView(getDeposit(deps, accountId, txId)!, nowMs);
 }
 

@@ -1,4 +1,4 @@
-import { sql } from '../store/db.js';
+import { assertInTransaction, sql } from '../store/db.js';
 import { accountClockNow, forgetAccount } from './accounts.js';
 import type { Deps } from './deps.js';
 
@@ -28,6 +28,7 @@ export function clockMode(deps: Deps, accountId: string): ClockMode {
 
 /** Switches between running and frozen without a jump: the account's "now" is the same either side. */
 export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): void {
+  assertInTransaction(deps.db, 'setClockMode');
   const now = accountNowMs(deps, accountId);
   if (mode === 'frozen') {
     sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = ? WHERE id = ?').run(now, accountId);
@@ -42,22 +43,16 @@ export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): vo
 }
 
 /**
- * Moves the account clock forward, running every job that falls due on the way in time order, each at its
- * own due instant, before it returns. Returns the new account time.
+ * Moves the account clock forward by `deltaMs`. The caller first runs every job that falls due on the way
+ * (`jobs.runDue` up to the new "now"), in time order, each at its own due instant.
  */
-export async function advanceClock(deps: Deps, accountId: string, seconds: number): Promise<number> {
-  const deltaMs = Math.round(seconds * 1000);
-  const target = accountNowMs(deps, accountId) + deltaMs;
-  await deps.jobs.runDue(accountId, target, { includeBackground: true });
-  const shift = deps.db.transaction(() => {
-    sql(
-      deps.db,
-      `UPDATE accounts SET clock_offset_ms = clock_offset_ms + ?,
-         clock_frozen_at_ms = CASE WHEN clock_frozen_at_ms IS NULL THEN NULL ELSE clock_frozen_at_ms + ? END
-       WHERE id = ?`,
-    ).run(deltaMs, deltaMs, accountId);
-    forgetAccount(deps.db, accountId);
-  });
-  shift();
-  return accountNowMs(deps, accountId);
+export function shiftClock(deps: Deps, accountId: string, deltaMs: number): void {
+  assertInTransaction(deps.db, 'shiftClock');
+  sql(
+    deps.db,
+    `UPDATE accounts SET clock_offset_ms = clock_offset_ms + ?,
+       clock_frozen_at_ms = CASE WHEN clock_frozen_at_ms IS NULL THEN NULL ELSE clock_frozen_at_ms + ? END
+     WHERE id = ?`,
+  ).run(deltaMs, deltaMs, accountId);
+  forgetAccount(deps.db, accountId);
 }

@@ -1,6 +1,3 @@
-import { findAccount, storeGeneratedAddress } from './accounts.js';
-import type { Deps } from './deps.js';
-
 // tronweb costs ~0.5-1 s and ~46 MB to import, so it is loaded on first need, never on the start-up path.
 let tronweb: Promise<typeof import('tronweb')> | undefined;
 const loadTronweb = () => (tronweb ??= import('tronweb'));
@@ -22,13 +19,4 @@ export async function isTronAddress(address: string): Promise<boolean> {
   return (
     typeof address === 'string' && /^T[1-9A-HJ-NP-Za-km-z]{33}$/.test(address) && utils.crypto.isAddressValid(address)
   );
-}
-
-/** The account's deposit address, generating it on first need when the account is in 'auto' mode. */
-export async function depositAddressOf(deps: Deps, accountId: string): Promise<string | null> {
-  const account = findAccount(deps, accountId);
-  if (!account || account.depositAddressMode === 'none') return null;
-  if (account.depositAddress) return account.depositAddress;
-  storeGeneratedAddress(deps, accountId, await generateTronAddress());
-  return findAccount(deps, accountId)?.depositAddress ?? null;
 }

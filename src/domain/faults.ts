@@ -1,4 +1,4 @@
-import { sql, type Db } from '../store/db.js';
+import { assertInTransaction, sql, type Db } from '../store/db.js';
 import type { Deps } from './deps.js';
 
 // Injected faults (sandbox/v1/faults): per account, matched by the full request path, first rule first,
@@ -48,26 +48,25 @@ const maybeArmed = new WeakMap<Db, boolean>();
 
 /** Replaces the account's rules with `rules`. */
 export function setFaults(db: Db, accountId: string, rules: FaultRule[]): void {
+  assertInTransaction(db, 'setFaults');
   maybeArmed.delete(db);
-  db.transaction(() => {
-    clearFaults(db, accountId);
-    for (const r of rules) {
-      sql(
-        db,
-        `INSERT INTO faults (account_id, path, remaining, latency_ms, respond_status, respond_code, respond_message, drop_response)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(
-        accountId,
-        r.path,
-        r.count,
-        r.latencyMs,
-        r.respond?.httpStatus ?? null,
-        r.respond?.code ?? null,
-        r.respond?.message ?? null,
-        r.dropResponse ? 1 : 0,
-      );
-    }
-  })();
+  clearFaults(db, accountId);
+  for (const r of rules) {
+    sql(
+      db,
+      `INSERT INTO faults (account_id, path, remaining, latency_ms, respond_status, respond_code, respond_message, drop_response)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      accountId,
+      r.path,
+      r.count,
+      r.latencyMs,
+      r.respond?.httpStatus ?? null,
+      r.respond?.code ?? null,
+      r.respond?.message ?? null,
+      r.dropResponse ? 1 : 0,
+    );
+  }
 }
 
 export function clearFaults(db: Db, accountId: string): void {

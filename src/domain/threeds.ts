@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { sql } from '../store/db.js';
+import { assertInTransaction, sql } from '../store/db.js';
 import { getOwnedCard } from './cards.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
@@ -40,24 +40,23 @@ function liveCardCount(deps: Deps, accountId: string): number {
 
 /** card/3ds: raises `card.3ds.requested` with the spec's fields; answers the OTP to the simulation caller only. */
 export function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
+  assertInTransaction(deps.db, 'raiseChallenge');
   const card = getOwnedCard(deps, accountId, input.cardId);
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
   const expiresAt = nowMs + OTP_LIFETIME_MS;
-  deps.db.transaction(() => {
-    const resolvesToCard = input.dedicatedInbox || liveCardCount(deps, accountId) === 1;
-    const event = emitEvent(deps, accountId, nowMs, 'card.3ds.requested', {
-      type: input.type,
-      merchant: input.merchant,
-      ...(input.amountMicros !== undefined ? { amount: formatMicros(input.amountMicros) } : {}),
-      ...(input.currency !== undefined ? { currency: input.currency } : {}),
-      ...(resolvesToCard ? { cardId: card.id } : {}),
-      last4: card.last4,
-    });
-    sql(
-      deps.db,
-      'INSERT INTO threeds_challenges (id, account_id, card_id, event_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)',
-    ).run(input.challengeId, accountId, card.id, event.id, nowMs, expiresAt);
-  })();
+  const resolvesToCard = input.dedicatedInbox || liveCardCount(deps, accountId) === 1;
+  const event = emitEvent(deps, accountId, nowMs, 'card.3ds.requested', {
+    type: input.type,
+    merchant: input.merchant,
+    ...(input.amountMicros !== undefined ? { amount: formatMicros(input.amountMicros) } : {}),
+    ...(input.currency !== undefined ? { currency: input.currency } : {}),
+    ...(resolvesToCard ? { cardId: card.id } : {}),
+    last4: card.last4,
+  });
+  sql(
+    deps.db,
+    'INSERT INTO threeds_challenges (id, account_id, card_id, event_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)',
+  ).run(input.challengeId, accountId, card.id, event.id, nowMs, expiresAt);
   return {
     challengeId: input.challengeId,
     otp: otpFor(deps.secret, input.challengeId),
@@ -73,6 +72,7 @@ export function verifyChallenge(
   otp: string,
   nowMs: number,
 ): VerifyResult {
+  assertInTransaction(deps.db, 'verifyChallenge');
   const row = sql(deps.db, 'SELECT * FROM threeds_challenges WHERE id = ? AND account_id = ?').get(
     challengeId,
     accountId,

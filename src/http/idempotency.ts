@@ -11,6 +11,7 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
+import { caughtUpNow, runCommand } from './command.js';
 import type { AppEnv } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
@@ -73,16 +74,16 @@ export async function idempotent(
   if (key === undefined) {
     if (account.requireIdempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
     if (latencyMs > 0) await sleep(latencyMs);
-    return c.json(operation(accountNowMs(deps, account.id)), 200);
+    return c.json(runCommand(c, deps, operation), 200);
   }
   c.header('Idempotency-Key', key);
 
   const { db } = deps;
   const hash = requestHash(body);
+  const startMs = caughtUpNow(c, deps);
 
   if (latencyMs > 0) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
-    const startMs = accountNowMs(deps, account.id);
     purgeExpiredKeys(db, account.id, startMs);
     const existing = findKey(db, account.id, key, startMs);
     if (existing) return answerExisting(c, key, endpoint, hash, existing);

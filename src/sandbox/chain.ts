@@ -1,8 +1,9 @@
 import { Hono } from 'hono';
 import { TX_ID_PATTERN, listDeposits, recordTransfer } from '../domain/chain.js';
-import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
-import { depositAddressOf, generateTronAddress, isTronAddress } from '../domain/deposit-address.js';
+import { generateTronAddress, isTronAddress } from '../domain/deposit-address.js';
+import { ensureDepositAddress } from '../http/deposit-address.js';
+import { caughtUpNow, runCommand } from '../http/command.js';
 import { OK } from '../api/views.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
@@ -22,25 +23,20 @@ export function chainRoutes(deps: ServerDeps) {
       if (from !== undefined && !(await isTronAddress(from)))
         throw invalidField('fromAddress must be a TRON base58check address');
       const accountId = c.get('account').id;
-      const address = await depositAddressOf(deps, accountId);
+      const address = await ensureDepositAddress(deps, accountId);
       if (!address) throw new DomainError('ADDRESS_ERROR');
-      const deposit = recordTransfer(
-        deps,
-        accountId,
-        {
-          txId: txId ?? deps.ids.hex(32),
-          address,
-          fromAddress: from ?? (await generateTronAddress()),
-          amountMicros,
-          confirmations,
-        },
-        accountNowMs(deps, accountId),
-      );
+      const transfer = {
+        txId: txId ?? deps.ids.hex(32),
+        address,
+        fromAddress: from ?? (await generateTronAddress()),
+        amountMicros,
+        confirmations,
+      };
+      const deposit = runCommand(c, deps, (now) => recordTransfer(deps, accountId, transfer, now));
       return c.json({ ...OK, ...deposit });
     })
     .post('/chain/deposits', async (c) => {
       await readJsonObject(c);
-      const accountId = c.get('account').id;
-      return c.json({ ...OK, deposits: listDeposits(deps, accountId, accountNowMs(deps, accountId)) });
+      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, caughtUpNow(c, deps)) });
     });
 }

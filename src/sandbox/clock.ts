@@ -1,11 +1,12 @@
 import { Hono } from 'hono';
-import { accountNowMs, advanceClock, clockMode, setClockMode } from '../domain/clock.js';
-import type { ServerDeps } from '../server-deps.js';
+import { accountNowMs, clockMode, setClockMode, shiftClock } from '../domain/clock.js';
 import { OK } from '../api/views.js';
+import { invalidField } from '../domain/errors.js';
+import { caughtUpNow, runCommand, transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum } from '../http/validate.js';
-import { invalidField } from '../domain/errors.js';
+import type { ServerDeps } from '../server-deps.js';
 
 const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 3600;
 
@@ -22,8 +23,13 @@ export function clockRoutes(deps: ServerDeps) {
       throw invalidField(`advanceSeconds must be a number between 0 and ${MAX_ADVANCE_SECONDS}`);
     }
     const accountId = c.get('account').id;
-    if (mode) setClockMode(deps, accountId, mode);
-    if (advance !== undefined) await advanceClock(deps, accountId, advance);
+    if (mode) runCommand(c, deps, () => setClockMode(deps, accountId, mode));
+    if (advance !== undefined) {
+      const deltaMs = Math.round(advance * 1000);
+      // Every job due on the way runs at its own instant (webhook attempts included, so they are awaited).
+      await deps.jobs.runDue(accountId, caughtUpNow(c, deps) + deltaMs, { includeBackground: true });
+      transact(deps, () => shiftClock(deps, accountId, deltaMs));
+    }
     return c.json({
       ...OK,
       now: new Date(accountNowMs(deps, accountId)).toISOString(),

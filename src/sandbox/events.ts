@@ -2,10 +2,11 @@ import { Hono } from 'hono';
 import { OK } from '../api/views.js';
 import type { ServerDeps } from '../server-deps.js';
 import { listEvents, toEnvelope, type EventType } from '../domain/events.js';
+import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
-import { deliveryForEvent } from '../webhooks/deliveries.js';
+import { deliveryForEvent } from '../domain/webhook-deliveries.js';
 
 const EVENT_TYPES: readonly EventType[] = [
   'card.created',
@@ -29,6 +30,7 @@ export function eventsRoutes(deps: ServerDeps) {
     const type = optionalEnum(body, 'type', EVENT_TYPES);
     const limit = optionalInteger(body, 'limit', 1, 1000) ?? 100;
     const accountId = c.get('account').id;
+    caughtUpNow(c, deps);
     const events = listEvents(deps.db, accountId, { type, limit }).map((e) => {
       const d = deliveryForEvent(deps.db, accountId, e.id);
       return {

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
 import { clearFaults, listFaults, setFaults, type FaultRule } from '../domain/faults.js';
 import { OK } from '../api/views.js';
+import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalBoolean, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
@@ -51,12 +52,12 @@ export function faultRoutes(deps: ServerDeps) {
       if (body.rules.length > MAX_RULES) throw invalidField(`rules must hold at most ${MAX_RULES} rules`);
       const rules = body.rules.map(parseRule);
       const accountId = c.get('account').id;
-      setFaults(deps.db, accountId, rules);
+      runCommand(c, deps, () => setFaults(deps.db, accountId, rules));
       return c.json({ ...OK, rules: listFaults(deps.db, accountId) });
     })
     .post('/faults/clear', async (c) => {
       await readJsonObject(c);
-      clearFaults(deps.db, c.get('account').id);
+      runCommand(c, deps, () => clearFaults(deps.db, c.get('account').id));
       return c.json({ ...OK });
     });
 }

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { getBin, inventoryFor, setAccountInventory } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
 import { OK } from '../api/views.js';
+import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalBoolean, optionalInteger, requiredString } from '../http/validate.js';
@@ -14,10 +15,12 @@ export function inventoryRoutes(deps: ServerDeps) {
     const available = optionalInteger(body, 'available', 0, 1_000_000_000);
     const provisioning = optionalBoolean(body, 'provisioning');
     const accountId = c.get('account').id;
-    const bin = getBin(deps.db, binId);
-    const current = inventoryFor(deps.db, accountId, bin);
-    const next = { available: available ?? current.available, provisioning: provisioning ?? current.provisioning };
-    setAccountInventory(deps.db, accountId, binId, next);
+    const next = runCommand(c, deps, () => {
+      const current = inventoryFor(deps.db, accountId, getBin(deps.db, binId));
+      const next = { available: available ?? current.available, provisioning: provisioning ?? current.provisioning };
+      setAccountInventory(deps.db, accountId, binId, next);
+      return next;
+    });
     return c.json({ ...OK, binId, ...next });
   });
 }

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
-import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
 import { merchantFor } from '../domain/merchants.js';
 import { CHALLENGE_TYPES, raiseChallenge, verifyChallenge } from '../domain/threeds.js';
 import { OK } from '../api/views.js';
+import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import {
@@ -43,23 +43,15 @@ export function threeDsRoutes(deps: ServerDeps) {
       } else if (amountMicros !== undefined) {
         currency ??= 'USD';
       }
-      const accountId = c.get('account').id;
-      const challenge = raiseChallenge(
-        deps,
-        accountId,
-        { challengeId, cardId, type, merchant, amountMicros, currency, dedicatedInbox },
-        accountNowMs(deps, accountId),
-      );
+      const input = { challengeId, cardId, type, merchant, amountMicros, currency, dedicatedInbox };
+      const challenge = runCommand(c, deps, (now) => raiseChallenge(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...challenge });
     })
     .post('/3ds/verify', async (c) => {
       const body = await readJsonObject(c);
       const challengeId = requiredString(body, 'challengeId');
       const otp = requiredString(body, 'otp', 16);
-      const accountId = c.get('account').id;
-      return c.json({
-        ...OK,
-        result: verifyChallenge(deps, accountId, challengeId, otp, accountNowMs(deps, accountId)),
-      });
+      const result = runCommand(c, deps, (now) => verifyChallenge(deps, c.get('account').id, challengeId, otp, now));
+      return c.json({ ...OK, result });
     });
 }

@@ -6,12 +6,12 @@ import {
   refundTransaction,
   reverseTransaction,
 } from '../domain/card-transactions.js';
-import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
 import { merchantFor } from '../domain/merchants.js';
 import { microsToJsonNumber } from '../domain/money.js';
 import { OK } from '../api/views.js';
+import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import {
@@ -55,12 +55,8 @@ export function transactionRoutes(deps: ServerDeps) {
       const accountId = c.get('account').id;
       const transactionId = deps.ids.transactionId();
       const merchant = await merchantFor(transactionId, given);
-      const r = authorize(
-        deps,
-        accountId,
-        { transactionId, cardId, amountMicros, currency, merchant, declineReason },
-        accountNowMs(deps, accountId),
-      );
+      const input = { transactionId, cardId, amountMicros, currency, merchant, declineReason };
+      const r = runCommand(c, deps, (now) => authorize(deps, accountId, input, now));
       return c.json({
         ...OK,
         transactionId: r.transactionId,
@@ -75,22 +71,21 @@ export function transactionRoutes(deps: ServerDeps) {
       const body = await readJsonObject(c);
       const id = requiredString(body, 'transactionId');
       const amountMicros = optionalAmount(body, 'amount', CARD_DECIMALS);
-      const accountId = c.get('account').id;
-      clearTransaction(deps, accountId, id, amountMicros, accountNowMs(deps, accountId));
+      runCommand(c, deps, (now) => clearTransaction(deps, c.get('account').id, id, amountMicros, now));
       return c.json({ ...OK, transactionId: id, status: 'CLEARED' });
     })
     .post('/transaction/reverse', async (c) => {
       const id = requiredString(await readJsonObject(c), 'transactionId');
-      const accountId = c.get('account').id;
-      reverseTransaction(deps, accountId, id, accountNowMs(deps, accountId));
+      runCommand(c, deps, (now) => reverseTransaction(deps, c.get('account').id, id, now));
       return c.json({ ...OK, transactionId: id, status: 'CANCELLED' });
     })
     .post('/transaction/refund', async (c) => {
       const body = await readJsonObject(c);
       const id = requiredString(body, 'transactionId');
       const amountMicros = optionalAmount(body, 'amount', CARD_DECIMALS);
-      const accountId = c.get('account').id;
-      const refundId = refundTransaction(deps, accountId, id, amountMicros, accountNowMs(deps, accountId));
+      const refundId = runCommand(c, deps, (now) =>
+        refundTransaction(deps, c.get('account').id, id, amountMicros, now),
+      );
       return c.json({ ...OK, transactionId: refundId, refundOf: id, status: 'REFUND' });
     });
 }

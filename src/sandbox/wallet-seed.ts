@@ -1,10 +1,10 @@
 import { Hono } from 'hono';
 import { seedBalance } from '../domain/accounts.js';
-import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
 import { OK } from '../api/views.js';
+import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { requiredAmount } from '../http/validate.js';
@@ -14,7 +14,7 @@ export function walletSeedRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/wallet/seed', async (c) => {
     const amountMicros = requiredAmount(await readJsonObject(c), 'amount');
     const accountId = c.get('account').id;
-    deps.db.transaction(() => seedBalance(deps, accountId, amountMicros, accountNowMs(deps, accountId)))();
+    runCommand(c, deps, (now) => seedBalance(deps, accountId, amountMicros, now));
     return c.json({ ...OK, availableAmount: formatMicros(balance(deps.db, accountId, 'wallet')) });
   });
 }

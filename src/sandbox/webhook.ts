@@ -1,14 +1,14 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
-import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent } from '../domain/events.js';
+import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import { redeliver } from '../webhooks/attempt.js';
-import { findWebhookConfig } from '../webhooks/config.js';
-import { listAttempts, type AttemptRow } from '../webhooks/deliveries.js';
+import { findWebhookConfig } from '../domain/webhook-config.js';
+import { listAttempts, type AttemptRow } from '../domain/webhook-deliveries.js';
 import { DomainError } from '../domain/errors.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -36,6 +36,7 @@ export function webhookSandboxRoutes(deps: ServerDeps) {
       const body = await readJsonObject(c);
       const eventId = optionalString(body, 'eventId');
       const limit = optionalInteger(body, 'limit', 1, 1000) ?? 100;
+      caughtUpNow(c, deps);
       const deliveries = listAttempts(deps.db, c.get('account').id, { eventId, limit }).map(attemptView);
       return c.json({ ...OK, deliveries });
     })
@@ -43,12 +44,13 @@ export function webhookSandboxRoutes(deps: ServerDeps) {
       const body = await readJsonObject(c);
       const eventId = requiredString(body, 'eventId');
       const accountId = c.get('account').id;
+      const nowMs = caughtUpNow(c, deps);
       const event = getEvent(deps.db, accountId, eventId);
       if (!event) throw new DomainError('EVENT_NOT_FOUND');
       const config = findWebhookConfig(deps, accountId);
       if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
       if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
-      const attempt = await redeliver(deps, event, accountNowMs(deps, accountId));
+      const attempt = await redeliver(deps, event, nowMs);
       return c.json({ ...OK, delivery: attemptView(attempt) });
     });
 }

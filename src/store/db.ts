@@ -46,3 +46,11 @@ export function sql(db: Db, text: string): Database.Statement {
   if (!stmt) byText.set(text, (stmt = db.prepare(text)));
   return stmt;
 }
+
+/**
+ * Domain commands call this first: one owner (the command runner of the HTTP layer, the job runner, start-up)
+ * opens the transaction, and the command's checks, writes and event commit or roll back together inside it.
+ */
+export function assertInTransaction(db: Db, command: string): void {
+  if (!db.inTransaction) throw new Error(`${command} must run inside its runner's transaction`);
+}

@@ -3,7 +3,7 @@ import type { ServerDeps } from '../server-deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
 import type { Job } from '../domain/jobs.js';
 import { sql } from '../store/db.js';
-import { findWebhookConfig, signingSecret } from './config.js';
+import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
 import {
   ATTEMPT_JOB,
   MAX_ATTEMPTS,
@@ -14,7 +14,7 @@ import {
   getDelivery,
   insertAttempt,
   type AttemptRow,
-} from './deliveries.js';
+} from '../domain/webhook-deliveries.js';
 import { sendWebhook, type SendResult } from './sender.js';
 import { signatureHeader } from './signature.js';
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { getAccountWithNow } from '../../domain/accounts.js';
+import { getAccount } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
 import type { ServerDeps } from '../../server-deps.js';
 import type { AppEnv } from '../context.js';
@@ -7,8 +7,8 @@ import { DomainError } from '../../domain/errors.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
- * with an empty body (both seen in production). Then the account's due timers (top-up settlement,
- * cancellation, ...) run, so every read reflects the account clock.
+ * with an empty body (both seen in production). The account's due timers run in the handler's runner
+ * (http/command.ts), not here.
  */
 export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function apiKeyAuth(c, next) {
@@ -19,10 +19,8 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     }
     const found = accountForKey(deps, key);
     if (!found) throw new DomainError('AUTH_FAILED');
-    const { account, nowMs } = getAccountWithNow(deps, found.accountId);
-    c.set('account', account);
+    c.set('account', getAccount(deps, found.accountId));
     c.set('keyId', found.keyId);
-    deps.jobs.runForegroundDue(found.accountId, nowMs);
     await next();
   };
 }

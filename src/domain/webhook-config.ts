@@ -1,6 +1,6 @@
-import type { Deps } from '../domain/deps.js';
-import { DomainError } from '../domain/errors.js';
-import { sql } from '../store/db.js';
+import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
+import { assertInTransaction, sql } from '../store/db.js';
 
 // The account's webhook endpoint (spec "Webhook configuration"). Plain functions over the store; the HTTP layer
 // validates input first, so nothing here runs on bad input.
@@ -65,38 +65,37 @@ export function putWebhookConfig(
   input: WebhookInput,
   nowMs: number,
 ): { config: WebhookConfig; secret?: string } {
-  return deps.db.transaction(() => {
-    const existing = row(deps, accountId);
-    if (existing) {
-      sql(
-        deps.db,
-        'UPDATE webhook_configs SET url = ?, enabled = ?, deliver_3ds_code = ?, updated_at_ms = ? WHERE account_id = ?',
-      ).run(
-        input.url,
-        Number(input.enabled ?? existing.enabled === 1),
-        Number(input.deliver3dsCode ?? existing.deliver_3ds_code === 1),
-        nowMs,
-        accountId,
-      );
-      return { config: findWebhookConfig(deps, accountId)! };
-    }
-    const secret = newSecret(deps);
+  assertInTransaction(deps.db, 'putWebhookConfig');
+  const existing = row(deps, accountId);
+  if (existing) {
     sql(
       deps.db,
-      `INSERT INTO webhook_configs (account_id, url, enabled, deliver_3ds_code, secret_sealed, secret_prefix,
-         created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      'UPDATE webhook_configs SET url = ?, enabled = ?, deliver_3ds_code = ?, updated_at_ms = ? WHERE account_id = ?',
     ).run(
-      accountId,
       input.url,
-      Number(input.enabled ?? true),
-      Number(input.deliver3dsCode ?? false),
-      deps.secret.encrypt(secret),
-      secret.slice(0, SECRET_PREFIX_LENGTH),
+      Number(input.enabled ?? existing.enabled === 1),
+      Number(input.deliver3dsCode ?? existing.deliver_3ds_code === 1),
       nowMs,
-      nowMs,
+      accountId,
     );
-    return { config: findWebhookConfig(deps, accountId)!, secret };
-  })();
+    return { config: findWebhookConfig(deps, accountId)! };
+  }
+  const secret = newSecret(deps);
+  sql(
+    deps.db,
+    `INSERT INTO webhook_configs (account_id, url, enabled, deliver_3ds_code, secret_sealed, secret_prefix,
+       created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    accountId,
+    input.url,
+    Number(input.enabled ?? true),
+    Number(input.deliver3dsCode ?? false),
+    deps.secret.encrypt(secret),
+    secret.slice(0, SECRET_PREFIX_LENGTH),
+    nowMs,
+    nowMs,
+  );
+  return { config: findWebhookConfig(deps, accountId)!, secret };
 }
 
 /** A new secret replaces the old one at once: the next attempt is signed with it. */
@@ -105,18 +104,17 @@ export function rotateWebhookSecret(
   accountId: string,
   nowMs: number,
 ): { config: WebhookConfig; secret: string } {
-  return deps.db.transaction(() => {
-    if (!row(deps, accountId)) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
-    const secret = newSecret(deps);
-    sql(
-      deps.db,
-      'UPDATE webhook_configs SET secret_sealed = ?, secret_prefix = ?, updated_at_ms = ? WHERE account_id = ?',
-    ).run(deps.secret.encrypt(secret), secret.slice(0, SECRET_PREFIX_LENGTH), nowMs, accountId);
-    return { config: findWebhookConfig(deps, accountId)!, secret };
-  })();
+  assertInTransaction(deps.db, 'rotateWebhookSecret');
+  if (!row(deps, accountId)) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
+  const secret = newSecret(deps);
+  sql(
+    deps.db,
+    'UPDATE webhook_configs SET secret_sealed = ?, secret_prefix = ?, updated_at_ms = ? WHERE account_id = ?',
+  ).run(deps.secret.encrypt(secret), secret.slice(0, SECRET_PREFIX_LENGTH), nowMs, accountId);
+  return { config: findWebhookConfig(deps, accountId)!, secret };
 }
 
-/** DELETE: removes the endpoint; the caller cancels pending deliveries in the same transaction. */
+/** Removes the endpoint (`removeWebhook` also cancels its pending deliveries). */
 export function deleteWebhookConfig(deps: Deps, accountId: string): boolean {
   return sql(deps.db, 'DELETE FROM webhook_configs WHERE account_id = ?').run(accountId).changes === 1;
 }

@@ -1,7 +1,7 @@
-import type { Deps } from '../domain/deps.js';
-import type { StoredEvent } from '../domain/events.js';
-import { sql, type Db } from '../store/db.js';
-import { findWebhookConfig } from './config.js';
+import type { Deps } from './deps.js';
+import type { StoredEvent } from './events.js';
+import { assertInTransaction, sql, type Db } from '../store/db.js';
+import { deleteWebhookConfig, findWebhookConfig } from './webhook-config.js';
 
 // The delivery state of each event and the log of every attempt (SQL only; the sending is in attempt.ts).
 
@@ -74,7 +74,14 @@ export function closeDelivery(deps: Deps, delivery: DeliveryRow, state: Exclude<
   deps.jobs.cancel(deps.db, delivery.account_id, ATTEMPT_JOB, String(delivery.id));
 }
 
-/** DELETE /v1/webhook: every pending retry of the account stops. */
+/** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
+export function removeWebhook(deps: Deps, accountId: string): void {
+  assertInTransaction(deps.db, 'removeWebhook');
+  deleteWebhookConfig(deps, accountId);
+  cancelPendingDeliveries(deps, accountId);
+}
+
+/** Every pending retry of the account stops. */
 export function cancelPendingDeliveries(deps: Deps, accountId: string): void {
   sql(
     deps.db,
@@ -136,11 +143,10 @@ export function restoreLostAttempts(deps: Deps): number {
     `SELECT d.* FROM webhook_deliveries d WHERE d.state = 'pending' AND NOT EXISTS
        (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.account_id = d.account_id AND j.ref = CAST(d.id AS TEXT))`,
   ).all(ATTEMPT_JOB) as DeliveryRow[];
-  deps.db.transaction(() => {
-    for (const d of lost) {
-      deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
-    }
-  })();
+  assertInTransaction(deps.db, 'restoreLostAttempts');
+  for (const d of lost) {
+    deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
+  }
   return lost.length;
 }
 

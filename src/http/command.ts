@@ -1,0 +1,26 @@
+import type { Context } from 'hono';
+import { accountNowMs } from '../domain/clock.js';
+import type { ServerDeps } from '../server-deps.js';
+import type { AppEnv } from './context.js';
+
+// The route's runners. A handler parses and validates its input, then hands the domain command to a runner:
+// the runner brings the account up to its clock (its due timers run first, each in its own transaction) and
+// opens the one SQLite transaction the command runs in. Domain commands never open one themselves.
+
+/** The calling account's "now" after its due timers ran: every read and write of an account starts here. */
+export function caughtUpNow(c: Context<AppEnv>, deps: ServerDeps): number {
+  const accountId = c.get('account').id;
+  deps.jobs.runForegroundDue(accountId, accountNowMs(deps, accountId));
+  return accountNowMs(deps, accountId);
+}
+
+/** Runs an operator mutation (no account clock) in one transaction. */
+export function transact<T>(deps: ServerDeps, command: () => T): T {
+  return deps.db.transaction(command)();
+}
+
+/** Runs the calling account's unkeyed mutation in one transaction, at the account's caught-up "now". */
+export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (nowMs: number) => T): T {
+  const nowMs = caughtUpNow(c, deps);
+  return transact(deps, () => command(nowMs));
+}
