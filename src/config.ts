@@ -90,26 +90,27 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
 
 export class ConfigError extends Error {}
 
-const FLAGS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  db: { type: 'string' },
-  mode: { type: 'string' },
-  'admin-token': { type: 'string' },
-  'api-key': { type: 'string' },
-  'seed-balance': { type: 'string' },
-  'deposit-fee-rate': { type: 'string' },
-  'missing-key-status': { type: 'string' },
-  'allow-http-webhooks': { type: 'boolean' },
-  'webhook-header-prefix': { type: 'string' },
-  'log-level': { type: 'string' },
-  'rate-limit': { type: 'string' },
-  'shutdown-grace': { type: 'string' },
-  'headers-timeout': { type: 'string' },
-  'request-timeout': { type: 'string' },
-  'keep-alive-timeout': { type: 'string' },
-  'max-connections': { type: 'string' },
-  seed: { type: 'string', multiple: true },
+/** `serve`'s flags; `arg` and `help` are its usage text (src/cli/args.ts), parseArgs ignores them. */
+export const FLAGS = {
+  port: { type: 'string', arg: 'N', help: 'port to listen on, 0 for any free one (env SANDBOX_PORT, default 8080)' },
+  host: { type: 'string', arg: 'HOST', help: 'address to bind (env SANDBOX_HOST, default 127.0.0.1)' },
+  db: { type: 'string', arg: 'PATH', help: 'SQLite file, or :memory: (env SANDBOX_DB, default ./data/sandbox.db)' },
+  mode: { type: 'string', arg: 'local|hosted', help: 'hosted needs an admin token (env SANDBOX_MODE, default local)' },
+  'admin-token': { type: 'string', arg: 'TOKEN', help: 'enables the operator API /admin/v1 (env SANDBOX_ADMIN_TOKEN)' },
+  'api-key': { type: 'string', arg: 'KEY', help: "the ready account's key (env SANDBOX_API_KEY)" },
+  'seed-balance': { type: 'string', arg: 'USDT', help: 'starting balance of the ready account (default 0)' },
+  'deposit-fee-rate': { type: 'string', arg: 'RATE', help: 'deposit fee rate of new accounts (default 0.02)' },
+  'missing-key-status': { type: 'string', arg: '401|403', help: 'status of a request without X-API-KEY' },
+  'allow-http-webhooks': { type: 'boolean', help: 'accept http:// webhook URLs beyond loopback' },
+  'webhook-header-prefix': { type: 'string', arg: 'PREFIX', help: 'webhook header prefix (default Service)' },
+  'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (default info)' },
+  'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per key in hosted mode (default 50)' },
+  'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
+  'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive request headers (hosted 10000, local 60000)' },
+  'request-timeout': { type: 'string', arg: 'MS', help: 'to receive a whole request (hosted 30000, local 300000)' },
+  'keep-alive-timeout': { type: 'string', arg: 'MS', help: 'an idle connection is then closed (default 5000)' },
+  'max-connections': { type: 'string', arg: 'N', help: 'open connections at most, 0 no cap (hosted 4096, local 0)' },
+  seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
 } as const;
 
 type Flag = keyof typeof FLAGS;

@@ -1,8 +1,9 @@
 import { appendFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import { verifyWebhookSignature } from '../webhooks/verify.js';
+import { parseCommand, usageError, type CommandSpec } from './args.js';
+import { CliFailure, SandboxClient } from './client.js';
 
 // `card-sandbox listen`: a local webhook receiver for partners (like `stripe listen`): verifies each delivery with
 // the exported verifier, prints it, optionally records it as JSON lines and forwards it to the partner's own app.
@@ -14,7 +15,8 @@ const FORWARD_TIMEOUT_MS = 10_000;
 export type EventValidator = (envelope: unknown) => readonly unknown[];
 
 export interface ListenOptions {
-  secret: string;
+  /** A promise when the secret is learnt after the listener starts (it configures the webhook to point at itself). */
+  secret: string | Promise<string>;
   port: number;
   host: string;
   headerPrefix: string;
@@ -66,7 +68,7 @@ async function handle(opts: ListenOptions, req: IncomingMessage): Promise<Answer
   const check = verifyWebhookSignature({
     rawBody,
     header: Array.isArray(header) ? header[0] : header,
-    secret: opts.secret,
+    secret: await opts.secret,
     toleranceSeconds: opts.toleranceSeconds,
     now: opts.now?.(),
   });
@@ -135,57 +137,111 @@ async function forward(url: string, rawBody: Buffer, req: IncomingMessage): Prom
   }
 }
 
-const USAGE = `usage: card-sandbox listen --secret whsec_... [--port 4242] [--host 127.0.0.1] [--forward-to URL]
-                           [--jsonl FILE] [--header-prefix Service] [--tolerance 300]
-`;
+export const LISTEN_SPEC = {
+  command: 'card-sandbox listen',
+  synopsis: '(--base-url URL --api-key KEY | --secret whsec_...) [--forward-to URL] [--port N] [options]',
+  summary:
+    "Receives, verifies and prints webhook deliveries. With --base-url and --api-key it points the account's webhook at itself and learns the secret; with --secret it only receives (you configure the webhook).",
+  options: {
+    'base-url': { type: 'string', arg: 'URL', help: 'the sandbox whose webhook to point here (env SANDBOX_BASE_URL)' },
+    'api-key': { type: 'string', arg: 'KEY', help: 'the account whose webhook to configure (env SANDBOX_API_KEY)' },
+    secret: { type: 'string', arg: 'whsec_...', help: 'verify with this secret (env SANDBOX_WEBHOOK_SECRET)' },
+    port: { type: 'string', arg: 'N', help: 'port to listen on, 0 for any free one (default 4242)' },
+    host: { type: 'string', arg: 'HOST', help: 'address to listen on (default 127.0.0.1)' },
+    'forward-to': {
+      type: 'string',
+      arg: 'URL',
+      help: "forward each verified delivery unchanged (raw body, signature headers) to your app; its status is the listener's answer",
+    },
+    jsonl: { type: 'string', arg: 'FILE', help: 'append each verified event as a JSON line' },
+    'header-prefix': {
+      type: 'string',
+      arg: 'PREFIX',
+      help: 'webhook header prefix (env SANDBOX_WEBHOOK_HEADER_PREFIX, default Service)',
+    },
+    tolerance: { type: 'string', arg: 'SECONDS', help: 'largest accepted signature age (default 300)' },
+  },
+} as const satisfies CommandSpec;
 
 /** `card-sandbox listen`: runs until interrupted. */
 export async function runListen(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        secret: { type: 'string' },
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'forward-to': { type: 'string' },
-        jsonl: { type: 'string' },
-        'header-prefix': { type: 'string' },
-        tolerance: { type: 'string' },
-      },
-    }));
-  } catch (err) {
-    process.stderr.write(`card-sandbox listen: ${(err as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  const secret = values.secret ?? process.env.SANDBOX_WEBHOOK_SECRET;
+  const parsed = parseCommand(LISTEN_SPEC, argv);
+  if (!parsed.ok) return parsed.exitCode;
+  const { values } = parsed;
+  const env = process.env;
+  const baseUrl = values['base-url'] ?? (env.SANDBOX_BASE_URL || undefined);
+  const apiKey = values['api-key'] ?? (env.SANDBOX_API_KEY || undefined);
+  const given = values.secret ?? (env.SANDBOX_WEBHOOK_SECRET || undefined);
   const port = Number(values.port ?? '4242');
   const tolerance = Number(values.tolerance ?? '300');
-  if (!secret?.startsWith('whsec_') || !Number.isInteger(port) || port < 0 || port > 65535 || !(tolerance > 0)) {
-    process.stderr.write(
-      `card-sandbox listen: --secret whsec_... is required; --port and --tolerance are numbers\n${USAGE}`,
-    );
-    return 2;
+  const configure = baseUrl !== undefined && given === undefined;
+  const problem = configure
+    ? !/^https?:\/\//.test(baseUrl)
+      ? '--base-url must be an http(s) URL'
+      : !apiKey
+        ? '--api-key (or SANDBOX_API_KEY) is required with --base-url'
+        : undefined
+    : !given?.startsWith('whsec_')
+      ? 'give --base-url and --api-key (the listener configures the webhook), or --secret whsec_...'
+      : undefined;
+  if (problem) return usageError(LISTEN_SPEC, problem).exitCode;
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || !(tolerance > 0)) {
+    return usageError(LISTEN_SPEC, '--port and --tolerance are numbers').exitCode;
   }
+  const out = (line: string) => process.stdout.write(line + '\n');
   // Loaded here, not at the top: the schemas cost nothing until a listener starts.
   const validate: EventValidator = (await import('../contracts/registry.js')).validateEvent;
+  let learnt: (secret: string) => void = () => {};
+  const secret = given ?? new Promise<string>((resolve) => (learnt = resolve));
   const listener = await startListener({
     secret,
     port,
     host: values.host ?? '127.0.0.1',
-    headerPrefix: values['header-prefix'] ?? process.env.SANDBOX_WEBHOOK_HEADER_PREFIX ?? 'Service',
+    headerPrefix: values['header-prefix'] ?? env.SANDBOX_WEBHOOK_HEADER_PREFIX ?? 'Service',
     toleranceSeconds: tolerance,
     forwardTo: values['forward-to'],
     jsonlFile: values.jsonl,
     validate,
-    out: (line) => process.stdout.write(line + '\n'),
+    out,
   });
-  // Only the secret's prefix is ever printed.
-  process.stdout.write(`Ready: listening on ${listener.url} (secret ${secret.slice(0, 14)}...). Ctrl-C to stop.\n`);
   const stop = () => void listener.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  if (configure) {
+    try {
+      learnt(await pointWebhookHere(new SandboxClient(baseUrl, apiKey!), `${listener.url}/webhooks`, out));
+    } catch (err) {
+      await listener.close();
+      if (err instanceof CliFailure) {
+        process.stderr.write(`card-sandbox listen: ${err.message}\n`);
+        return err.exitCode;
+      }
+      throw err;
+    }
+    out(`Ready: listening on ${listener.url}, the webhook of ${baseUrl} points here. Ctrl-C to stop.`);
+  } else {
+    // Only the secret's prefix is ever printed when the partner gave it.
+    out(`Ready: listening on ${listener.url} (secret ${given!.slice(0, 14)}...). Ctrl-C to stop.`);
+  }
   return new Promise<number>(() => {});
+}
+
+/**
+ * Points the account's webhook at the listener and returns its secret: a first PUT answers it; an existing
+ * configuration answers none, so the secret is rotated to learn one (said, since the old secret stops verifying).
+ * The secret is printed once, for the partner's app behind --forward-to.
+ */
+async function pointWebhookHere(client: SandboxClient, url: string, out: (line: string) => void): Promise<string> {
+  const put = await client.ok('PUT', '/v1/webhook', { url, enabled: true });
+  let secret = typeof put.secret === 'string' ? put.secret : undefined;
+  if (!secret) {
+    const rotated = await client.post('/v1/webhook/rotate-secret');
+    secret = typeof rotated.secret === 'string' ? rotated.secret : undefined;
+    out(
+      'The account already had a webhook: it now points here, and its secret was rotated to learn it (the previous secret no longer verifies).',
+    );
+  }
+  if (!secret) throw new CliFailure('the sandbox answered no webhook secret', 1);
+  out(`Webhook secret (verify forwarded deliveries with it): ${secret}`);
+  return secret;
 }

@@ -4,10 +4,14 @@
 const USAGE = `usage: card-sandbox <command> [options]
 
 commands:
-  serve      run the sandbox server (--port, --host, --db <path | :memory:>, --mode local|hosted, --seed FILE)
-  scenario   run scenario files: scenario run <files or globs> [--base-url --api-key --admin-token --junit --tap]
-  verify     check any implementation of the API against the contracts (--base-url, --api-key, --allow-mutations)
-  listen     receive, verify and print webhook events (--secret whsec_..., --port, --forward-to URL, --jsonl FILE)
+  serve      run the sandbox server
+  scenario   run scenario files: scenario run <files, directories or globs>
+  verify     check any implementation of the API against the contracts
+  listen     receive, verify, print and forward webhook deliveries (configures the webhook itself)
+  trigger    make the sandbox emit one event of a type (trigger --list)
+  webhook    webhook send: sign a file or a sample event and POST it to a receiver
+
+Each command answers --help.
 `;
 
 const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
@@ -15,6 +19,8 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>
   verify: async () => (await import('./verify.js')).runVerify,
   scenario: async () => (await import('./scenario.js')).runScenarioCommand,
   listen: async () => (await import('./listen.js')).runListen,
+  trigger: async () => (await import('./trigger.js')).runTrigger,
+  webhook: async () => (await import('./webhook-send.js')).runWebhookCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,56 +1,63 @@
 import { writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseCommand, runGroup, usageError, type CommandSpec } from './args.js';
 import { expandFiles } from '../scenario/glob.js';
 import { consoleReport, fileBlock, fileErrorsReport, junitReport, tapReport } from '../scenario/report.js';
 import { loadAll, runScenarios } from '../scenario/runner.js';
 
-const USAGE = `usage: card-sandbox scenario run <files or globs...> [options]
+export const SCENARIO_RUN_SPEC = {
+  command: 'card-sandbox scenario run',
+  synopsis: '<files, directories or globs...> [options]',
+  summary:
+    'Runs scenario files (a directory runs every *.yaml and *.yml under it). Without --base-url each file gets its own in-process sandbox.',
+  allowPositionals: true,
+  options: {
+    'base-url': { type: 'string', arg: 'URL', help: 'run against a running sandbox (env SANDBOX_BASE_URL)' },
+    'api-key': {
+      type: 'string',
+      arg: 'KEY',
+      help: "with --base-url: a child sandbox per file is made with this key and deleted after, so the key's own account is never changed (env SANDBOX_API_KEY)",
+    },
+    'admin-token': {
+      type: 'string',
+      arg: 'TOKEN',
+      help: 'make a fresh account per file through the operator API instead (env SANDBOX_ADMIN_TOKEN)',
+    },
+    'receiver-host': {
+      type: 'string',
+      arg: 'HOST',
+      help: 'the address the sandbox uses to reach the webhook receiver (default 127.0.0.1)',
+    },
+    junit: { type: 'string', arg: 'FILE', help: 'also write a JUnit XML report' },
+    tap: { type: 'boolean', help: 'print TAP instead of the human report' },
+    concurrency: { type: 'string', arg: 'N', help: 'files run at once' },
+  },
+  footer: 'exit codes: 0 every file passed, 1 a failure, 2 usage',
+} as const satisfies CommandSpec;
 
-  --base-url URL        run against a running sandbox (default: an in-process sandbox per file)
-  --api-key KEY         the account to use when no admin token is given (env SANDBOX_API_KEY)
-  --admin-token TOKEN   make a fresh account per file through the operator API (env SANDBOX_ADMIN_TOKEN)
-  --receiver-host HOST  the address the sandbox uses to reach the webhook receiver (default 127.0.0.1)
-  --junit FILE          also write a JUnit XML report
-  --tap                 print TAP instead of the human report
-  --concurrency N       files run at once
-`;
+/** `card-sandbox scenario`: one sub-command, `run`. */
+export function runScenarioCommand(argv: string[]): Promise<number> {
+  return runGroup(
+    {
+      command: 'card-sandbox scenario',
+      summary: 'Scenario files: YAML steps run against a sandbox, with a report (human, TAP, JUnit).',
+      subcommands: { run: { summary: 'run scenario files, directories or globs', run: runScenarioRun } },
+    },
+    argv,
+  );
+}
 
 /** `card-sandbox scenario run`: exit 0 when every file passed, 1 on any failure, 2 on a usage error. */
-export async function runScenarioCommand(argv: string[]): Promise<number> {
-  const [sub, ...rest] = argv;
-  if (sub !== 'run') {
-    process.stderr.write(USAGE);
-    return 2;
-  }
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: rest,
-      allowPositionals: true,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'admin-token': { type: 'string' },
-        'receiver-host': { type: 'string' },
-        junit: { type: 'string' },
-        tap: { type: 'boolean' },
-        concurrency: { type: 'string' },
-      },
-    });
-  } catch (err) {
-    process.stderr.write(`card-sandbox scenario: ${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+export async function runScenarioRun(argv: string[]): Promise<number> {
+  const parsed = parseCommand(SCENARIO_RUN_SPEC, argv);
+  if (!parsed.ok) return parsed.exitCode;
   const { values, positionals } = parsed;
   const concurrency = values.concurrency === undefined ? undefined : Number(values.concurrency);
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1)) {
-    process.stderr.write(`card-sandbox scenario: --concurrency must be a positive integer\n`);
-    return 2;
+    return usageError(SCENARIO_RUN_SPEC, '--concurrency must be a positive integer').exitCode;
   }
   const files = await expandFiles(positionals);
   if (files.length === 0) {
-    process.stderr.write(`card-sandbox scenario: no scenario files matched\n\n${USAGE}`);
-    return 2;
+    return usageError(SCENARIO_RUN_SPEC, 'no scenario files matched').exitCode;
   }
   const loaded = await loadAll(files);
   if (!loaded.ok) {

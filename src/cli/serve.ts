@@ -1,42 +1,23 @@
 import pino from 'pino';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig, FLAGS } from '../config.js';
 import { createLogger } from '../logging/logger.js';
 import { startServer } from '../server.js';
+import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { applySeeds } from './seed.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
-const HELP = `usage: card-sandbox serve [options]   (each flag also reads the environment variable shown)
-
-  --port N                  SANDBOX_PORT                 8080
-  --host ADDR               SANDBOX_HOST                 127.0.0.1
-  --db PATH|:memory:        SANDBOX_DB                   ./data/sandbox.db
-  --mode local|hosted       SANDBOX_MODE                 local
-  --admin-token T           SANDBOX_ADMIN_TOKEN          (required in hosted mode)
-  --api-key K               SANDBOX_API_KEY
-  --seed-balance D          SANDBOX_SEED_BALANCE         0
-  --deposit-fee-rate R      SANDBOX_DEPOSIT_FEE_RATE     0.02
-  --missing-key-status S    SANDBOX_MISSING_KEY_STATUS   401
-  --allow-http-webhooks     SANDBOX_ALLOW_HTTP_WEBHOOKS  false
-  --webhook-header-prefix P SANDBOX_WEBHOOK_HEADER_PREFIX Service
-  --log-level L             SANDBOX_LOG_LEVEL            info
-  --rate-limit N            SANDBOX_RATE_LIMIT           50 requests/s per key (hosted mode)
-  --shutdown-grace S        SANDBOX_SHUTDOWN_GRACE       10 seconds
-  --headers-timeout MS      SANDBOX_HEADERS_TIMEOUT_MS   hosted 10000, local 60000: to receive the headers
-  --request-timeout MS      SANDBOX_REQUEST_TIMEOUT_MS   hosted 30000, local 300000: to receive a whole request
-  --keep-alive-timeout MS   SANDBOX_KEEP_ALIVE_TIMEOUT_MS 5000: an idle connection is then closed
-  --max-connections N       SANDBOX_MAX_CONNECTIONS      hosted 4096, local 0 (no cap): open connections at most
-  --seed FILE               (repeatable) scenario files applied once listening
-
-Hosted mode, its limits and why: docs/hosted.md
-`;
+export const SERVE_SPEC = {
+  command: 'card-sandbox serve',
+  synopsis: '[options]',
+  summary: 'Runs the sandbox server. Flags beat environment variables, which beat defaults.',
+  options: FLAGS,
+} as const satisfies CommandSpec;
 
 /** `card-sandbox serve`: flags beat environment; prints the ready account's key once, on the run that made it. */
 export async function runServe(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+  const parsed = parseCommand(SERVE_SPEC, argv);
+  if (!parsed.ok) return parsed.exitCode;
   let loaded;
   try {
     loaded = loadConfig(argv);
@@ -46,8 +27,7 @@ export async function runServe(argv: string[]): Promise<number> {
     }
   } catch (err) {
     if (err instanceof ConfigError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`card-sandbox serve: ${(err as Error).message}\n`);
-      return 2;
+      return usageError(SERVE_SPEC, (err as Error).message).exitCode;
     }
     throw err;
   }

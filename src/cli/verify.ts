@@ -1,27 +1,35 @@
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { parseDecimal } from '../domain/money.js';
+import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CATALOGUE } from '../verify/checks/index.js';
 import type { Validator } from '../verify/context.js';
-import { TargetUnreachable } from '../verify/http.js';
+import { KeyRefused, TargetUnreachable } from '../verify/http.js';
 import { formatResult, junit, summary } from '../verify/report.js';
 import { runChecks } from '../verify/runner.js';
 
-const USAGE = `usage: card-sandbox verify --base-url URL --api-key KEY [options]
-
-  --allow-mutations   also create, top up, freeze and cancel a card, and test idempotency (spends real funds
-                      on a production target, at most --max-spend)
-  --max-spend N       USDT a run may move out of the wallet (default 10)
-  --strict            flag fields the contracts do not have
-  --junit FILE        write a JUnit XML report
-  --only TEXT         run only the checks whose name contains TEXT
-  --properties        also the model-based property run (sandbox targets only; resets the account)
-  --num-runs N        sequences in the property run (default 50)
-  --seed N            replay a property run's seed
-  --timeout-ms N      per request (default 10000)
-
-exit codes: 0 all checks passed, 1 violations, 2 usage, 3 target unreachable
-`;
+export const VERIFY_SPEC = {
+  command: 'card-sandbox verify',
+  synopsis: '--base-url URL --api-key KEY [options]',
+  summary:
+    'Checks any implementation of the API (this sandbox, a staging or the production service) against the contracts.',
+  options: {
+    'base-url': { type: 'string', arg: 'URL', help: 'the implementation to check' },
+    'api-key': { type: 'string', arg: 'KEY', help: 'its API key (env SANDBOX_API_KEY)' },
+    'allow-mutations': {
+      type: 'boolean',
+      help: 'also create, top up, freeze and cancel a card, and test idempotency (spends real funds on a production target, at most --max-spend; on this sandbox, in a child sandbox deleted after)',
+    },
+    'max-spend': { type: 'string', arg: 'N', help: 'USDT a run may move out of the wallet (default 10)' },
+    strict: { type: 'boolean', help: 'flag fields the contracts do not have' },
+    junit: { type: 'string', arg: 'FILE', help: 'write a JUnit XML report' },
+    only: { type: 'string', arg: 'TEXT', help: 'run only the checks whose name contains TEXT' },
+    properties: { type: 'boolean', help: 'also the model-based property run (sandbox targets only)' },
+    'num-runs': { type: 'string', arg: 'N', help: 'sequences in the property run (default 50)' },
+    seed: { type: 'string', arg: 'N', help: "replay a property run's seed" },
+    'timeout-ms': { type: 'string', arg: 'N', help: 'per request (default 10000)' },
+  },
+  footer: 'exit codes: 0 all checks passed, 1 violations, 2 usage, 3 target unreachable or the key refused',
+} as const satisfies CommandSpec;
 
 /** The contracts registry, loaded only here so the server never pays for it. */
 async function loadValidator(): Promise<Validator> {
@@ -35,38 +43,13 @@ export async function runVerify(
   out: Sink = process.stdout,
   err: Sink = process.stderr,
 ): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'allow-mutations': { type: 'boolean', default: false },
-        'max-spend': { type: 'string', default: '10' },
-        strict: { type: 'boolean', default: false },
-        junit: { type: 'string' },
-        only: { type: 'string' },
-        properties: { type: 'boolean', default: false },
-        'num-runs': { type: 'string', default: '50' },
-        seed: { type: 'string' },
-        'timeout-ms': { type: 'string', default: '10000' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
-  } catch (e) {
-    err.write(`card-sandbox verify: ${(e as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (values.help) {
-    out.write(USAGE);
-    return 0;
-  }
+  const parsed = parseCommand(VERIFY_SPEC, argv, out, err);
+  if (!parsed.ok) return parsed.exitCode;
+  const { values } = parsed;
   const baseUrl = values['base-url'];
   const apiKey = values['api-key'] ?? process.env.SANDBOX_API_KEY;
-  const maxSpend = parseDecimal(values['max-spend']);
-  const timeoutMs = Number(values['timeout-ms']);
+  const maxSpend = parseDecimal(values['max-spend'] ?? '10');
+  const timeoutMs = Number(values['timeout-ms'] ?? '10000');
   const problem = !baseUrl
     ? '--base-url is required'
     : !/^https?:\/\//.test(baseUrl)
@@ -79,14 +62,12 @@ export async function runVerify(
             ? '--timeout-ms must be a positive integer'
             : undefined;
   if (problem) {
-    err.write(`card-sandbox verify: ${problem}\n\n${USAGE}`);
-    return 2;
+    return usageError(VERIFY_SPEC, problem, err).exitCode;
   }
-  const numRuns = Number(values['num-runs']);
+  const numRuns = Number(values['num-runs'] ?? '50');
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   if (!Number.isInteger(numRuns) || numRuns < 1 || (seed !== undefined && !Number.isInteger(seed))) {
-    err.write(`card-sandbox verify: --num-runs and --seed must be integers\n\n${USAGE}`);
-    return 2;
+    return usageError(VERIFY_SPEC, '--num-runs and --seed must be integers', err).exitCode;
   }
   const all = values.properties
     ? [...CATALOGUE, (await import('../verify/properties/run.js')).propertyCheck({ numRuns, seed })]
@@ -96,8 +77,8 @@ export async function runVerify(
     const report = await runChecks(
       { baseUrl: baseUrl!, apiKey: apiKey!, timeoutMs },
       {
-        strict: values.strict,
-        allowMutations: values['allow-mutations'],
+        strict: values.strict ?? false,
+        allowMutations: values['allow-mutations'] ?? false,
         maxSpendMicros: maxSpend!,
         validator: await loadValidator(),
       },
@@ -110,6 +91,10 @@ export async function runVerify(
   } catch (e) {
     if (e instanceof TargetUnreachable) {
       err.write(`card-sandbox verify: target unreachable: ${e.message}\n`);
+      return 3;
+    }
+    if (e instanceof KeyRefused) {
+      err.write(`card-sandbox verify: ${e.message}; check --api-key (or SANDBOX_API_KEY). No check ran.\n`);
       return 3;
     }
     throw e;

@@ -1,7 +1,8 @@
-import { readdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { readdir, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 
 const MAGIC = /[*?[]/;
+const SCENARIO_FILE = /\.ya?ml$/;
 
 /** A glob (`*`, `**`, `?`) as a regular expression over `/`-separated relative paths. */
 function globRegex(pattern: string): RegExp {
@@ -31,14 +32,22 @@ async function walk(dir: string): Promise<string[]> {
 }
 
 /**
- * Expands file arguments: plain paths pass through (a missing one is then reported by the loader), globs match
+ * Expands file arguments: a directory becomes its `*.yaml` and `*.yml` files (recursively), plain paths pass through (a missing one is then reported by the loader), globs match
  * files under their fixed leading directory, sorted so runs are reproducible. Node 20 has no fs.glob.
  */
 export async function expandFiles(args: string[], cwd = process.cwd()): Promise<string[]> {
   const out: string[] = [];
   for (const arg of args) {
     if (!MAGIC.test(arg)) {
-      out.push(arg);
+      // A directory stands for every scenario file under it; any other path is passed on for the loader to read.
+      const isDir = await stat(resolve(cwd, arg)).then(
+        (s) => s.isDirectory(),
+        () => false,
+      );
+      if (isDir) {
+        const files = (await walk(resolve(cwd, arg))).filter((f) => SCENARIO_FILE.test(f));
+        out.push(...files.map((f) => relative(cwd, f).split(sep).join('/')).sort());
+      } else out.push(arg);
       continue;
     }
     const segments = arg.split('/');

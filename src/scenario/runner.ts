@@ -78,10 +78,22 @@ async function runOne(scenario: Scenario, opts: RunnerOptions, receiver: Receive
     };
   }
   try {
-    return await new ScenarioRun(scenario, target, receiver, opts).run();
+    const result = await new ScenarioRun(scenario, target, receiver, opts).run();
+    return opts.baseUrl ? result : noteEmbeddedGone(result);
   } finally {
     await target.close();
   }
+}
+
+const EMBEDDED_GONE =
+  '# This ran in an embedded sandbox that is gone now: to replay it, start `card-sandbox serve` and run the file with --base-url and --api-key.';
+
+/** A failure's curl names the embedded sandbox's port, closed when the file ends: say so rather than let it fail. */
+function noteEmbeddedGone(result: FileResult): FileResult {
+  const steps = result.steps.map((s) =>
+    s.failure?.curl ? { ...s, failure: { ...s.failure, curl: `${EMBEDDED_GONE}\n${s.failure.curl}` } } : s,
+  );
+  return { ...result, steps };
 }
 
 function isLoopback(host: string): boolean {

@@ -14,6 +14,9 @@ export interface Exchange {
 
 export class TargetUnreachable extends Error {}
 
+/** The target answered the API key with 401/403: every later check would fail for that one reason. */
+export class KeyRefused extends Error {}
+
 export interface Target {
   baseUrl: string;
   apiKey: string;

@@ -7,7 +7,7 @@ import {
   type Violation,
   type VerifyOptions,
 } from './context.js';
-import { call, TargetUnreachable, type Target } from './http.js';
+import { call, KeyRefused, TargetUnreachable, type Target } from './http.js';
 
 export interface CheckResult {
   name: string;
@@ -32,7 +32,8 @@ async function detectSandbox(target: Target): Promise<boolean> {
 
 /**
  * Runs the catalogue against a target. Mutations run only with `allowMutations`; sandbox checks only when the
- * target is this sandbox. An unreachable target throws TargetUnreachable (exit code 3), never a failed check.
+ * target is this sandbox. An unreachable target throws TargetUnreachable and a refused key KeyRefused (both exit
+ * code 3), never a failed check.
  */
 export async function runChecks(
   target: Target,
@@ -42,6 +43,15 @@ export async function runChecks(
 ): Promise<RunReport> {
   // Reachability first, so a wrong URL is reported as such and not as forty failed checks.
   await call(target, 'GET', '/healthz');
+  // Then the key, so a wrong one is one clear message, not every check failing and a false "not this sandbox".
+  const auth = await call(target, 'POST', '/v1/wallet/assetList', { body: {} });
+  if (auth.status === 401 || auth.status === 403) {
+    const body = auth.json as { code?: unknown; message?: unknown } | undefined;
+    const detail = typeof body?.message === 'string' ? `, code ${String(body.code)}: ${body.message}` : '';
+    throw new KeyRefused(
+      `${target.baseUrl} refused the API key (POST /v1/wallet/assetList answered ${auth.status}${detail})`,
+    );
+  }
   const state: RunState = { spentMicros: 0, values: new Map(), isSandbox: await detectSandbox(target) };
   const results: CheckResult[] = [];
   for (const check of catalogue) {

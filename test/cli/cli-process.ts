@@ -75,6 +75,8 @@ export interface ServeProcess {
   logs(): Record<string, unknown>[];
   /** Resolves with the first log record matching, or rejects after `timeoutMs`. */
   waitForLog(match: (r: Record<string, unknown>) => boolean, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** Resolves with the first match of `re` in stdout, or rejects on exit or after `timeoutMs`. */
+  waitForOutput(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -110,36 +112,39 @@ export function spawnCli(
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const waitFor = <T>(find: () => T | undefined, what: string, timeoutMs: number) =>
+    new Promise<T>((res, rej) => {
+      const check = () => {
+        const found = find();
+        if (found !== undefined) {
+          cleanup();
+          res(found);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          cleanup();
+          rej(new Error(`process exited before ${what}\nstdout: ${out}\nstderr: ${err}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        rej(new Error(`timed out waiting for ${what}\nstdout: ${out}\nstderr: ${err}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
   return {
     child,
     stdout: () => out,
     stderr: () => err,
     logs,
     exited,
-    waitForLog(match, timeoutMs = WAIT_LIMIT_MS) {
-      return new Promise((res, rej) => {
-        const check = () => {
-          const found = logs().find(match);
-          if (found) {
-            cleanup();
-            res(found);
-          } else if (child.exitCode !== null || child.signalCode !== null) {
-            cleanup();
-            rej(new Error(`process exited before the expected log line\nstdout: ${out}\nstderr: ${err}`));
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          rej(new Error(`timed out waiting for a log line\nstdout: ${out}\nstderr: ${err}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    waitForLog: (match, timeoutMs = WAIT_LIMIT_MS) =>
+      waitFor(() => logs().find(match), 'the expected log line', timeoutMs),
+    waitForOutput: (re, timeoutMs = WAIT_LIMIT_MS) =>
+      waitFor(() => re.exec(out) ?? undefined, `output ${re}`, timeoutMs),
   };
 }
 
@@ -151,6 +156,29 @@ export async function startServe(
   const proc = spawnCli(args, opts);
   const listening = await proc.waitForLog((r) => r.msg === 'card sandbox listening');
   return { ...proc, url: listening.url as string };
+}
+
+/** Runs the CLI to its end: exit status and output. */
+export async function runCli(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawnCli(args, opts);
+  const { code } = await proc.exited;
+  // 'exit' can come before the pipes are drained.
+  await Promise.all(
+    [proc.child.stdout, proc.child.stderr].map((s) =>
+      s!.readableEnded ? null : new Promise((r) => s!.once('end', r)),
+    ),
+  );
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+/** A compiled `serve` on :memory: with a known key, for the developer-tool tests. */
+export async function startSandbox(apiKey: string, extraEnv: Record<string, string> = {}) {
+  return startServe(['serve', '--port', '0', '--db', ':memory:'], {
+    env: cleanEnv({ SANDBOX_API_KEY: apiKey, ...extraEnv }),
+  });
 }
 
 /** SIGTERM and wait for the exit. */

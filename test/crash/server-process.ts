@@ -1,22 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { waitFor } from '../helpers/wait.js';
 
 export const MAIN = 'dist/src/cli/main.js';
 export const ADMIN_TOKEN = 'crash-admin-token';
 
 /** A port that was free a moment ago; the server keeps it across restarts. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../cli/cli-process.js';
 
 /** A real `card-sandbox serve` on a file database, killed and restarted by the crash test. */
 export class ServerProcess {

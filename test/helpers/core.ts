@@ -86,6 +86,23 @@ export function worldSnapshot(sb: TestSandbox, accountId: string) {
 }
 
 /**
+ * Sends a request that must be refused with `status` and leave the account's rows as they were (a failed request
+ * changes nothing); returns the answer for the caller's checks of its body.
+ */
+export async function expectRefusedUnchanged<R extends { status: number; body: unknown }>(
+  sb: TestSandbox,
+  accountId: string,
+  status: number,
+  send: () => PromiseLike<R>,
+): Promise<R> {
+  const before = worldSnapshot(sb, accountId);
+  const res = await send();
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(worldSnapshot(sb, accountId)).toEqual(before);
+  return res;
+}
+
+/**
  * behaviour.md section 1: seeded + confirmed deposits == wallet + settling + cards (available + held) + fees
  * + cleared spend - refunds; and the double-entry ledger balances.
  */

@@ -1,13 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { cardAvailable, newCard, walletAvailable } from '../helpers/core.js';
-import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 
-beforeEach(() => {
-  sb = createTestSandbox();
-});
-afterEach(() => sb.close());
+it.beforeEach(({ sb: s }) => void (sb = s));
 
 describe('Operator API: accounts', () => {
   it('POST /accounts returns the id, a key shown once, its keyId and the deposit address', async () => {

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { describe, expect } from 'vitest';
-import { newCard, worldSnapshot } from '../helpers/core.js';
+import { expectRefusedUnchanged, newCard, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
@@ -52,11 +52,10 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
       'Content-Type must be application/json',
     ],
   ])('card/create with %s is 400 code 400', async (_name, type, text, message) => {
-    const before = worldSnapshot(sb, acct.accountId);
-    const res = await raw(CREATE, type, text, { 'Idempotency-Key': 'k-bad-input' });
-    expect(res.status).toBe(400);
+    const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+      raw(CREATE, type, text, { 'Idempotency-Key': 'k-bad-input' }),
+    );
     expect(res.body).toEqual({ code: 400, message });
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
   });
 
   it('without any Content-Type is 400', async () => {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { requestHash, reserveKey } from '../../src/domain/idempotency.js';
 import type { AppEnv } from '../../src/http/context.js';
-import { cardAvailable, newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
+import { cardAvailable, expectRefusedUnchanged, newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
@@ -185,11 +185,10 @@ describe('Idempotency rule 5: requireIdempotencyKey', () => {
     async (path) => {
       const strict = await sb.account({ balance: 100, requireIdempotencyKey: true });
       const cardId = (await keyed('setup', '/v1/card/create', CREATE, strict.apiKey)).body.cardId;
-      const before = worldSnapshot(sb, strict.accountId);
-      const res = await sb.post(strict.apiKey, `/v1/card/${path}`, { ...CREATE, cardId });
-      expect(res.status).toBe(400);
+      const res = await expectRefusedUnchanged(sb, strict.accountId, 400, () =>
+        sb.post(strict.apiKey, `/v1/card/${path}`, { ...CREATE, cardId }),
+      );
       expect(res.body).toEqual({ code: 4210, message: 'Idempotency-Key header is required' });
-      expect(worldSnapshot(sb, strict.accountId)).toEqual(before);
     },
   );
 

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { cardAsset, newCard, fundedAccount, sim } from '../helpers/core.js';
+import { cardAsset, fundedAccount, newCard, sim, walletAvailable } from '../helpers/core.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
@@ -14,7 +14,6 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
 });
 
 const faults = (rules: unknown[]) => sim(sb, key, 'faults', { rules });
-const walletAvailable = async () => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount;
 
 describe('faults', () => {
   it('respond answers the injected error without executing, for count requests, then the call works again', async () => {
@@ -24,7 +23,7 @@ describe('faults', () => {
       expect(res.status).toBe(500);
       expect(res.body).toEqual({ code: 9999, message: 'Unexpected server error, retry later' });
     }
-    expect(await walletAvailable()).toBe('1000');
+    expect(await walletAvailable(sb, key)).toBe('1000');
     expect((await sb.post(key, '/v1/card/list', {})).body.cardList).toEqual([]);
     expect((await sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' })).status).toBe(200);
   });
@@ -36,11 +35,11 @@ describe('faults', () => {
     await expect(sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers)).rejects.toThrow(
       /socket hang up|ECONNRESET/,
     );
-    expect(await walletAvailable()).toBe('985');
+    expect(await walletAvailable(sb, key)).toBe('985');
     const retry = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
     expect(retry.status).toBe(200);
     expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(await walletAvailable()).toBe('985');
+    expect(await walletAvailable(sb, key)).toBe('985');
     await sb.advance(key, 3);
     expect((await cardAsset(sb, key, cardId)).availableAmount).toBe('15');
   });
@@ -63,7 +62,7 @@ describe('faults', () => {
   it('latencyMs delays any other path in real time', async () => {
     await faults([{ path: '/v1/wallet/assetList', latencyMs: 150 }]);
     const start = Date.now();
-    await walletAvailable();
+    await walletAvailable(sb, key);
     expect(Date.now() - start).toBeGreaterThanOrEqual(140);
   });
 

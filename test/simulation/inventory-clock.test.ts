@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { newCard, eventsOf, fundedAccount, sim } from '../helpers/core.js';
+import { eventsOf, fundedAccount, newCard, sim, walletAvailable } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -12,7 +12,6 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
   key = acct.apiKey;
 });
 
-const walletAvailable = async () => (await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount;
 const create = () => sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' });
 
 describe('inventory', () => {
@@ -22,7 +21,7 @@ describe('inventory', () => {
     const created = await create();
     expect(created.status).toBe(400);
     expect(created.body.code).toBe(4009);
-    expect(await walletAvailable()).toBe('1000');
+    expect(await walletAvailable(sb, key)).toBe('1000');
     expect((await sb.post(key, '/v1/card/list', {})).body.cardList).toEqual([]);
   });
 
@@ -30,7 +29,7 @@ describe('inventory', () => {
     await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', provisioning: true });
     const created = await create();
     expect(created.body.code).toBe(4010);
-    expect(await walletAvailable()).toBe('1000');
+    expect(await walletAvailable(sb, key)).toBe('1000');
     await sim(sb, key, 'inventory', { binId: 'VISA-EFI-454924', provisioning: false });
     expect((await create()).status).toBe(200);
   });
@@ -84,6 +83,6 @@ describe('clock', () => {
     );
     expect(events.map((e) => e.type)).toEqual(['card.cancelled', 'transaction.updated']);
     // 1000 - 3 cards of 50 - a top-up of 10 + the cancelled card's 50 + the confirmed deposit of 20.
-    expect(await walletAvailable()).toBe('910');
+    expect(await walletAvailable(sb, key)).toBe('910');
   });
 });

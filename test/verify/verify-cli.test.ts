@@ -46,3 +46,24 @@ it('CI: card-sandbox verify --allow-mutations --properties passes against a sand
   expect(out).toMatch(/PASS {2}properties: 30 random sequences/);
   expect(readFileSync(junitFile, 'utf8')).toMatch(/failures="0"/);
 });
+
+it('a key the target refuses stops verify after the auth check: one message, exit 3, no check reported', async () => {
+  const child = spawn(
+    process.execPath,
+    [MAIN, 'verify', '--base-url', baseUrl, '--api-key', 'sk_wrong_key_0000000000'],
+    {
+      env: { ...process.env, SANDBOX_API_KEY: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect(code).toBe(3);
+  expect(err.trim().split('\n')).toHaveLength(1);
+  expect(err).toMatch(/refused the API key \(POST \/v1\/wallet\/assetList answered 401, code 11002/);
+  expect(out).toBe('');
+  expect(out + err).not.toMatch(/not this sandbox|FAIL/);
+});

@@ -2,11 +2,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { runListen, startListener, type Listener, type ListenOptions } from '../../src/cli/listen.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { putWebhookConfig } from '../helpers/core.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { ensureBuilt, spawnCli, startSandbox, stop } from '../cli/cli-process.js';
+import { startPartnerApp } from '../cli/partner-app.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -15,25 +19,19 @@ let dir: string;
 let lines: string[];
 let listener: Listener | undefined;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  acct = await sb.account({ balance: 100 });
+it.beforeEach(({ sb: s, acct: a }) => {
+  [sb, acct] = [s, a];
   dir = mkdtempSync(join(tmpdir(), 'listen-'));
   lines = [];
 });
 afterEach(async () => {
   await listener?.close();
-  await sb.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 /** Starts `listen` and points the account's webhook at it. */
 async function listen(extra: Partial<ListenOptions> = {}) {
-  const configured = await request(sb.server)
-    .put('/v1/webhook')
-    .set('X-API-KEY', acct.apiKey)
-    .set('Content-Type', 'application/json')
-    .send({ url: 'http://127.0.0.1:1/placeholder' });
+  const configured = await putWebhookConfig(sb, acct.apiKey, { url: 'http://127.0.0.1:1/placeholder' });
   secret = configured.body.secret;
   listener = await startListener({
     secret,
@@ -45,11 +43,7 @@ async function listen(extra: Partial<ListenOptions> = {}) {
     out: (l) => lines.push(l),
     ...extra,
   });
-  await request(sb.server)
-    .put('/v1/webhook')
-    .set('X-API-KEY', acct.apiKey)
-    .set('Content-Type', 'application/json')
-    .send({ url: `${listener.url}/webhooks` });
+  await putWebhookConfig(sb, acct.apiKey, { url: `${listener.url}/webhooks` });
 }
 
 async function cardCreated(): Promise<string> {
@@ -124,5 +118,69 @@ describe('card-sandbox listen', () => {
   it('exits 2 without a whsec_ secret', async () => {
     expect(await runListen(['--port', '0'])).toBe(2);
     expect(await runListen(['--secret', 'nope'])).toBe(2);
+  });
+});
+
+describe('card-sandbox listen --base-url --api-key (the compiled CLI configures the webhook itself)', () => {
+  const KEY = 'sk_test_listen_cli_key_0000000000000000000';
+  const post = (url: string, path: string, body: unknown, method = 'POST') =>
+    fetch(`${url}${path}`, {
+      method,
+      headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+
+  const listenAndForward = (baseUrl: string, appUrl: string) =>
+    spawnCli(['listen', '--base-url', baseUrl, '--api-key', KEY, '--forward-to', appUrl, '--port', '0']);
+
+  it('points the webhook at itself, prints the secret once, and forwards deliveries the package verifier accepts', async () => {
+    ensureBuilt();
+    const sandbox = await startSandbox(KEY);
+    const app = await startPartnerApp();
+    const listenProc = listenAndForward(sandbox.url, app.url);
+    try {
+      const [, secret] = await listenProc.waitForOutput(/Webhook secret[^:]*: (whsec_\S+)/);
+      const [, listenUrl] = await listenProc.waitForOutput(/Ready: listening on (http:\S+),/);
+      app.secret = secret;
+      const config = await fetch(`${sandbox.url}/v1/webhook`, { headers: { 'X-API-KEY': KEY } }).then((r) => r.json());
+      expect(config).toMatchObject({ url: `${listenUrl}/webhooks`, enabled: true, secretPrefix: secret.slice(0, 14) });
+      await post(sandbox.url, '/sandbox/v1/wallet/seed', { amount: 50 });
+      const card = await post(sandbox.url, '/v1/card/create', { amount: 20, currency: 'USDT' });
+      await post(sandbox.url, '/v1/card/freeze', { cardId: card.body.cardId });
+      const [created, frozen] = await app.waitFor(2);
+      for (const d of [created, frozen]) expect(d).toMatchObject({ verified: true });
+      expect(JSON.parse(frozen.rawBody)).toMatchObject({ type: 'card.frozen', data: { cardId: card.body.cardId } });
+      expect(frozen.headers['service-event-type']).toBe('card.frozen');
+      await listenProc.waitForOutput(/card\.frozen {2}evt_\w+ {2}-> http:\/\/127\.0\.0\.1:\d+\/hooks \[200\]/);
+      expect(listenProc.stdout().split(secret).length - 1).toBe(1);
+    } finally {
+      await stop(listenProc);
+      await app.close();
+      await stop(sandbox);
+    }
+  });
+
+  it('on an account that already has a webhook, rotates the secret to learn it and says so', async () => {
+    ensureBuilt();
+    const sandbox = await startSandbox(KEY);
+    const app = await startPartnerApp();
+    const first = await post(sandbox.url, '/v1/webhook', { url: 'http://127.0.0.1:1/old' }, 'PUT');
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const listenProc = listenAndForward(sandbox.url, app.url);
+    try {
+      await listenProc.waitForOutput(/secret was rotated/);
+      const [, secret] = await listenProc.waitForOutput(/Webhook secret[^:]*: (whsec_\S+)/);
+      expect(secret).not.toBe(first.body.secret);
+      app.secret = secret;
+      await listenProc.waitForOutput(/Ready/);
+      await post(sandbox.url, '/sandbox/v1/wallet/seed', { amount: 50 });
+      await post(sandbox.url, '/v1/card/create', { amount: 20, currency: 'USDT' });
+      const [created] = await app.waitFor(1);
+      expect(created.verified).toBe(true);
+    } finally {
+      await stop(listenProc);
+      await app.close();
+      await stop(sandbox);
+    }
   });
 });

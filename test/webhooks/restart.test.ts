@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { putWebhookConfig } from '../helpers/core.js';
 
 let dir: string;
 let rx: Receiver;
@@ -27,11 +27,7 @@ describe('deliveries survive a restart (state in SQLite)', () => {
   it('a pending retry is still due after the server is closed and reopened', async () => {
     sb = open();
     const acct = await sb.account({ balance: 100 });
-    await request(sb.server)
-      .put('/v1/webhook')
-      .set('X-API-KEY', acct.apiKey)
-      .set('Content-Type', 'application/json')
-      .send({ url: rx.url });
+    await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
     rx.queue.push(behaviours.status(500));
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
     await sb.advance(acct.apiKey, 0);
@@ -46,11 +42,7 @@ describe('deliveries survive a restart (state in SQLite)', () => {
   it('an attempt killed on the wire (its job row already claimed) is re-scheduled at start-up', async () => {
     sb = open();
     const acct = await sb.account({ balance: 100 });
-    await request(sb.server)
-      .put('/v1/webhook')
-      .set('X-API-KEY', acct.apiKey)
-      .set('Content-Type', 'application/json')
-      .send({ url: rx.url });
+    await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
     // What a SIGKILL during the attempt leaves behind: the JobRunner deleted the job row before sending, and
     // the outcome was never recorded.
@@ -68,11 +60,7 @@ describe('deliveries survive a restart (state in SQLite)', () => {
   it('an attempt overdue after downtime runs once, and the next delay counts from when it ran', async () => {
     sb = open();
     const acct = await sb.account({ balance: 100 });
-    await request(sb.server)
-      .put('/v1/webhook')
-      .set('X-API-KEY', acct.apiKey)
-      .set('Content-Type', 'application/json')
-      .send({ url: rx.url });
+    await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
     rx.fallback = behaviours.status(500);
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
     await sb.advance(acct.apiKey, 0);

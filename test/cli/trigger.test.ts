@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../../src/cli/event-samples.js';
+import { ensureBuilt, runCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+
+const KEY = 'sk_test_trigger_cli_key_000000000000000000';
+let sandbox: ServeProcess & { url: string };
+beforeAll(async () => {
+  ensureBuilt();
+  sandbox = await startSandbox(KEY);
+});
+afterAll(() => stop(sandbox));
+
+async function events(type: string): Promise<{ id: string; type: string; data: Record<string, unknown> }[]> {
+  const res = await fetch(`${sandbox.url}/sandbox/v1/events`, {
+    method: 'POST',
+    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ type }),
+  });
+  return ((await res.json()) as { events: { id: string; type: string; data: Record<string, unknown> }[] }).events;
+}
+
+describe('card-sandbox trigger', () => {
+  it('--list prints the seven event types', async () => {
+    const r = await runCli(['trigger', '--list']);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim().split('\n')).toEqual(EVENT_TYPES);
+  });
+
+  it.each(EVENT_TYPES)('trigger %s makes the sandbox emit one event of that type and prints its id', async (type) => {
+    const r = await runCli(['trigger', type, '--base-url', sandbox.url, '--api-key', KEY]);
+    expect(r.code, r.stderr).toBe(0);
+    const [, printedType, id] = /^(\S+) (evt_\w+) \(card (\S+)\)$/m.exec(r.stdout) ?? [];
+    expect(printedType).toBe(type);
+    const found = (await events(type)).find((e) => e.id === id);
+    expect(found?.type).toBe(type);
+  });
+
+  it('--card acts on the given card', async () => {
+    const first = await runCli(['trigger', 'card.created', '--base-url', sandbox.url, '--api-key', KEY]);
+    const cardId = /\(card (\S+)\)/.exec(first.stdout)![1];
+    const r = await runCli(['trigger', 'card.frozen', '--base-url', sandbox.url, '--api-key', KEY, '--card', cardId]);
+    expect(r.code, r.stderr).toBe(0);
+    const id = /(evt_\w+)/.exec(r.stdout)![1];
+    expect((await events('card.frozen')).find((e) => e.id === id)?.data.cardId).toBe(cardId);
+  });
+
+  it('a refused key stops at once with one message and exit 3; an unknown type is a usage error', async () => {
+    const r = await runCli(['trigger', 'card.frozen', '--base-url', sandbox.url, '--api-key', 'sk_test_wrong']);
+    expect(r.code).toBe(3);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/API key was refused/);
+    expect((await runCli(['trigger', 'card.melted', '--base-url', sandbox.url, '--api-key', KEY])).code).toBe(2);
+  });
+});
