@@ -11,6 +11,7 @@ import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middlewa
 import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
+import { requestLog } from './http/middleware/request-log.js';
 import { sandboxApi } from './sandbox/index.js';
 
 /** The whole HTTP surface: partner API, simulation API and operator API, with one error mapping. */
@@ -20,6 +21,10 @@ export function createApp(deps: ServerDeps) {
   app.use('*', accessLog({ logger: deps.logger }));
   app.use('*', jsonBodyLimit());
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  if (deps.config.requestLog) {
+    app.use('/v1/*', requestLog(deps));
+    app.use('/sandbox/v1/*', requestLog(deps));
+  }
   app.use('*', faults(deps));
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));

@@ -66,6 +66,8 @@ export interface Bootstrap {
   accountId: string;
   /** The clear key, only when this start created it (it is shown once, then only its hash exists). */
   newApiKey?: string;
+  /** The ready account an earlier start made (its key was printed then, and cannot be shown again). */
+  reused?: boolean;
 }
 
 /**
@@ -85,7 +87,7 @@ export function bootstrapAccount(deps: ServerDeps): Bootstrap | undefined {
   }
   const existing = sql(db, "SELECT value FROM meta WHERE key = 'bootstrap_account'").pluck().get() as
     string | undefined;
-  if (existing && findAccount(deps, existing)) return undefined;
+  if (existing && findAccount(deps, existing)) return { accountId: existing, reused: true };
   return db.transaction(() => {
     const account = newBootstrapAccount(deps);
     const { apiKey } = issueKey(deps, account.id);

@@ -5,6 +5,8 @@ import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { ServerDeps } from './server-deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
+import { requestLogOf } from './domain/request-log.js';
+import { startSandboxSweeper } from './domain/sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
 import { startCheckpointer } from './store/checkpointer.js';
@@ -49,6 +51,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   if (limits.maxConnections > 0) (server as Server).maxConnections = limits.maxConnections;
   const { port } = server.address() as AddressInfo;
   if (deps.config.backgroundJobs) deps.jobs.start();
+  const stopSweeper = deps.config.backgroundJobs ? startSandboxSweeper(deps) : undefined;
   // Off the start-up path: the first deposit address then costs nothing extra.
   setTimeout(warmUpTronweb, 250).unref();
   const host = opts.config.host.includes(':') ? `[${opts.config.host}]` : opts.config.host;
@@ -60,7 +63,10 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     bootstrap,
     close: (graceMs = deps.config.shutdownGraceSeconds * 1000) =>
       (closing ??= (async () => {
+        stopSweeper?.();
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
+        // Written before the database closes: a clean stop loses no request-log record.
+        requestLogOf(deps).flush();
         await checkpointer?.stop();
         if (file) deps.db.pragma('wal_checkpoint(TRUNCATE)');
         deps.db.close();

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, FLAGS } from '../config.js';
 import { createLogger } from '../logging/logger.js';
 import { startServer } from '../server.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
+import { reusedAccountHint } from './bootstrap-hint.js';
 import { applySeeds } from './seed.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -50,6 +51,7 @@ export async function runServe(argv: string[]): Promise<number> {
       `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
     );
   }
+  if (server.bootstrap?.reused) process.stdout.write(reusedAccountHint(server.bootstrap.accountId, server.url, config));
   if (seedFiles.length > 0) {
     const seeded = await applySeeds(seedFiles, server.url, config, server.bootstrap?.newApiKey);
     if (!seeded) {

@@ -14,6 +14,9 @@ export interface Account {
   depositAddress: string | null;
   defaultBinId: string;
   createdAtMs: number;
+  /** Set on a child sandbox (behaviour.md section 12): its parent, and when it expires (wall time). */
+  parentAccountId: string | null;
+  expiresAtMs: number | null;
 }
 
 interface AccountRow {
@@ -25,6 +28,8 @@ interface AccountRow {
   deposit_address: string | null;
   default_bin_id: string;
   created_at_ms: number;
+  parent_account_id: string | null;
+  expires_at_ms: number | null;
 }
 
 const toAccount = (r: AccountRow): Account => ({
@@ -36,6 +41,8 @@ const toAccount = (r: AccountRow): Account => ({
   depositAddress: r.deposit_address,
   defaultBinId: r.default_bin_id,
   createdAtMs: r.created_at_ms,
+  parentAccountId: r.parent_account_id,
+  expiresAtMs: r.expires_at_ms,
 });
 
 export interface NewAccount {

@@ -47,6 +47,11 @@ function keyCache(db: Db): Map<string, { accountId: string; keyId: string }> {
   return m;
 }
 
+/** Empties the key cache (every key of a deleted account must fail on the very next request). */
+export function forgetCachedKeys(db: Db): void {
+  keyCache(db).clear();
+}
+
 export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
   assertInTransaction(deps.db, 'revokeKey');
   // Before the update, and whatever its outcome: a cleared cache is only ever slower, never wrong.

@@ -59,6 +59,18 @@ export const ERRORS = {
   WEBHOOK_NOT_CONFIGURED: { code: INVALID, message: 'no webhook is configured: PUT /v1/webhook first' },
   WEBHOOK_DISABLED: { code: INVALID, message: 'the webhook is disabled: enable it to deliver' },
   BIN_DIGITS_FIXED: { code: INVALID, message: 'bin cannot change once cards are issued on this BIN' },
+  // Developer tools (behaviour.md section 12).
+  SANDBOX_NOT_FOUND: { code: 404, message: 'no such sandbox' },
+  CHILD_CANNOT_CREATE_SANDBOX: {
+    code: INVALID,
+    message: 'a child sandbox cannot create sandboxes: call sandboxes/create with its parent account key',
+  },
+  SANDBOX_LIMIT_REACHED: {
+    code: INVALID,
+    message: 'this account already has 100 live sandboxes, the limit: delete some with sandboxes/delete',
+  },
+  REQUEST_NOT_FOUND: { code: 404, message: 'no request with this requestId in the request log of this account' },
+  REQUEST_LOG_OFF: { code: INVALID, message: 'the request log is turned off on this server (--request-log off)' },
 } as const satisfies Record<string, { code: number; message: string }>;
 
 export type ErrorName = keyof typeof ERRORS;

@@ -6,7 +6,7 @@ import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
-import { deliveryForEvent } from '../domain/webhook-deliveries.js';
+import { attemptCount, deliveryForEvent } from '../domain/webhook-deliveries.js';
 
 const EVENT_TYPES: readonly EventType[] = [
   'card.created',
@@ -33,11 +33,14 @@ export function eventsRoutes(deps: ServerDeps) {
     caughtUpNow(c, deps);
     const events = listEvents(deps.db, accountId, { type, limit }).map((e) => {
       const d = deliveryForEvent(deps.db, accountId, e.id);
+      // Every attempt the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries`
+      // agree (the delivery row counts only the scheduled ones, which pace the retries).
+      const attempts = attemptCount(deps.db, accountId, e.id);
       return {
         ...toEnvelope(e),
         delivery: d
-          ? { state: d.state, attempts: d.attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
-          : { state: 'none', attempts: 0, nextAttemptAt: null },
+          ? { state: d.state, attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
+          : { state: 'none', attempts, nextAttemptAt: null },
       };
     });
     return c.json({ ...OK, events });

@@ -8,7 +8,9 @@ import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
 import { faultRoutes } from './faults.js';
 import { inventoryRoutes } from './inventory.js';
+import { requestsRoutes } from './requests.js';
 import { resetRoutes } from './reset.js';
+import { sandboxesRoutes } from './sandboxes.js';
 import { threeDsRoutes } from './threeds.js';
 import { transactionRoutes } from './transactions.js';
 import { walletSeedRoutes } from './wallet-seed.js';
@@ -26,6 +28,8 @@ const modules: ((deps: ServerDeps) => Hono<AppEnv>)[] = [
   chainRoutes,
   threeDsRoutes,
   faultRoutes,
+  sandboxesRoutes,
+  requestsRoutes,
 ];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */

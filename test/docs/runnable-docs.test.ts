@@ -86,7 +86,7 @@ describe('README quick start', () => {
 });
 
 // webhooks.md last: its webhook points at a loopback port nothing listens on, so later events would only fail there.
-describe.each(['docs/driving.md', 'docs/idempotency.md', 'docs/webhooks.md'])('%s', (page) => {
+describe.each(['docs/driving.md', 'docs/idempotency.md', 'docs/developer-tools.md', 'docs/webhooks.md'])('%s', (page) => {
   it('runs its walk-through as written, every answer a success', () => {
     const blocks = runnableBlocks(readFileSync(join(ROOT, page), 'utf8'));
     expect(blocks.length).toBeGreaterThan(0);

@@ -1,7 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { getAccount } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
+import { expireIfDue } from '../../domain/sandboxes.js';
 import type { ServerDeps } from '../../server-deps.js';
+import { transact } from '../command.js';
 import type { AppEnv } from '../context.js';
 import { DomainError } from '../../domain/errors.js';
 
@@ -19,7 +21,11 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     }
     const found = accountForKey(deps, key);
     if (!found) throw new DomainError('AUTH_FAILED');
-    c.set('account', getAccount(deps, found.accountId));
+    const account = getAccount(deps, found.accountId);
+    // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
+    if (account.expiresAtMs !== null && transact(deps, () => expireIfDue(deps, account)))
+      throw new DomainError('AUTH_FAILED');
+    c.set('account', account);
     c.set('keyId', found.keyId);
     await next();
   };

@@ -3,6 +3,7 @@ import { idempotency } from './010-idempotency.js';
 import { webhooks } from './020-webhooks.js';
 import { simulation } from './030-simulation.js';
 import { chainTenantTxId } from './031-chain-tenant-txid.js';
+import { developerTools } from './050-developer-tools.js';
 
 export interface Migration {
   version: number;
@@ -11,7 +12,7 @@ export interface Migration {
 }
 
 // Versions are reserved by area so parallel work never collides:
-// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations.
-export const migrations: Migration[] = [core, idempotency, webhooks, simulation, chainTenantTxId].sort(
+// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations, 50-59 developer tools.
+export const migrations: Migration[] = [core, idempotency, webhooks, simulation, chainTenantTxId, developerTools].sort(
   (a, b) => a.version - b.version,
 );

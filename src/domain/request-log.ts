@@ -1,0 +1,275 @@
+import {
+  censorHeaders,
+  needsStructuralRedaction,
+  redactStructure,
+  scrubRecordText,
+} from '../logging/record-redaction.js';
+import type { Db } from '../store/db.js';
+import {
+  findRequestLogRow,
+  insertRequestLogRow,
+  queryRequestLog,
+  trimRequestLog,
+  type NewRequestLogRow,
+  type RequestLogRow,
+} from '../store/request-log.js';
+import { findAccount } from './accounts.js';
+import type { Deps } from './deps.js';
+
+// The request log (behaviour.md section 12): what an integration sent and got back, per account, newest first.
+// Off the request's critical path: a request only hands over references to what it already holds (headers,
+// body text). At most once a second, the newest 1,000 pending records of each account are redacted, serialised
+// and written in one transaction, which trims each account to 1,000; older pending ones are dropped unwritten (the
+// trim would delete them at once), so under any load the log writes at most 1,000 records per account a second.
+// A crash loses the records not yet written (at most FLUSH_INTERVAL_MS of requests), never anything of the
+// ledger, which commits on its own before the answer is sent.
+
+export const KEEP_PER_ACCOUNT = 1000;
+/** Stored body text is cut here (after redaction) and marked truncated. */
+export const MAX_BODY_CHARS = 64 * 1024;
+/** Pending records are written at most this long after their request (what a crash may lose). */
+export const FLUSH_INTERVAL_MS = 1000;
+/** All accounts together: past this many pending records they are written at once (bounds the memory). */
+const MAX_PENDING = 20_000;
+
+/** What the HTTP layer hands over for one request; nothing here is redacted yet. */
+export interface CapturedRequest {
+  accountId: string;
+  requestId: string;
+  /** Wall-clock Unix ms at arrival. */
+  atMs: number;
+  method: string;
+  path: string;
+  status: number;
+  latencyMs: number;
+  keyId: string | null;
+  /** The caller's key, masked by value wherever it shows up (a bootstrap key may have any shape). */
+  apiKey: string | undefined;
+  requestHeaders: Headers;
+  /** null: no body; undefined: not read (it is then not recorded). */
+  requestBody: string | null | undefined;
+  responseHeaders: Headers;
+  responseBody: string | null | undefined;
+}
+
+export interface RequestSummary {
+  requestId: string;
+  time: string;
+  method: string;
+  path: string;
+  status: number;
+  code: number | null;
+  latencyMs: number;
+  keyId: string | null;
+  idempotencyKey: string | null;
+  replayed: boolean;
+}
+
+export interface RecordedMessage {
+  headers: Record<string, string>;
+  /** The redacted JSON body; a string when it was truncated or could not be recorded; null when there was none. */
+  body: unknown;
+  truncated: boolean;
+}
+
+export interface RequestRecord extends RequestSummary {
+  request: RecordedMessage;
+  response: RecordedMessage;
+}
+
+type Pending = CapturedRequest | NewRequestLogRow;
+const isRow = (p: Pending): p is NewRequestLogRow => 'account_id' in p;
+const isLarge = (c: CapturedRequest) =>
+  (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
+
+/** One per database: per account, the requests not yet written. */
+export class RequestLog {
+  private readonly pending = new Map<string, Pending[]>();
+  private pendingCount = 0;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: Deps) {}
+
+  add(captured: CapturedRequest): void {
+    let list = this.pending.get(captured.accountId);
+    if (!list) this.pending.set(captured.accountId, (list = []));
+    // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
+    list.push(isLarge(captured) ? toRow(captured) : captured);
+    this.pendingCount++;
+    if (list.length >= 2 * KEEP_PER_ACCOUNT) {
+      // Records older than the account's newest 1,000 would be trimmed as soon as written: they never are.
+      const dropped = list.splice(0, list.length - KEEP_PER_ACCOUNT).length;
+      this.pendingCount -= dropped;
+    }
+    if (this.pendingCount >= MAX_PENDING) this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** Writes every pending record (reads call this first, so they see every request answered before them). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pendingCount === 0) return;
+    const batches = [...this.pending];
+    this.pending.clear();
+    this.pendingCount = 0;
+    const { db, logger } = this.deps;
+    if (!db.open) return;
+    try {
+      const rows = batches
+        // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
+        .filter(([accountId]) => findAccount(this.deps, accountId) !== undefined)
+        .map(
+          ([accountId, list]) =>
+            [accountId, list.slice(-KEEP_PER_ACCOUNT).map((p) => (isRow(p) ? p : toRow(p)))] as const,
+        );
+      db.transaction(() => {
+        for (const [accountId, list] of rows) {
+          for (const row of list) insertRequestLogRow(db, row);
+          trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+        }
+      })();
+    } catch (err) {
+      logger.error({ err }, 'request log batch not written');
+    }
+  }
+}
+
+const logs = new WeakMap<Db, RequestLog>();
+
+/** The request log of this database (created on first use). */
+export function requestLogOf(deps: Deps): RequestLog {
+  let log = logs.get(deps.db);
+  if (!log) logs.set(deps.db, (log = new RequestLog(deps)));
+  return log;
+}
+
+function toRow(r: CapturedRequest): NewRequestLogRow {
+  const mask = r.apiKey !== undefined && r.apiKey.length >= 8 ? [r.apiKey] : [];
+  const request = recordedBody(r.requestBody, true);
+  const response = recordedBody(r.responseBody, false);
+  const idempotencyKey = r.requestHeaders.get('idempotency-key');
+  const detail = scrubRecordText(
+    `{"request":${messageJson(censorHeaders(r.requestHeaders), request)},` +
+      `"response":${messageJson(censorHeaders(r.responseHeaders), response)}}`,
+    mask,
+  );
+  return {
+    account_id: r.accountId,
+    request_id: r.requestId,
+    at_ms: r.atMs,
+    method: r.method,
+    path: r.path,
+    status: r.status,
+    code: response.code,
+    latency_ms: r.latencyMs,
+    key_id: r.keyId,
+    idempotency_key: idempotencyKey === null ? null : scrubRecordText(idempotencyKey, mask),
+    replayed: r.responseHeaders.get('idempotent-replayed') === 'true' ? 1 : 0,
+    detail,
+  };
+}
+
+interface BodyText {
+  /** JSON text of the recorded body value (still to go through the record's shape pass). */
+  json: string;
+  truncated: boolean;
+  /** The top-level `code` of a JSON object body. */
+  code: number | null;
+}
+
+const note = (text: string): BodyText => ({ json: JSON.stringify(text), truncated: false, code: null });
+/** Our answers put `code` first when they have one (`{...OK, ...}`, the error body). */
+const LEADING_CODE = /^\{"code":(-?\d+)[,}]/;
+
+/**
+ * A body as it is stored. Text that needs no structural redaction is kept as it came (the answer's own JSON, or a
+ * request body once it parsed); the rest is parsed, censored and serialised again. Bodies past 64 KiB are cut after
+ * redaction, and kept as a string.
+ */
+function recordedBody(text: string | null | undefined, validate: boolean): BodyText {
+  if (text === null || text === '') return { json: 'null', truncated: false, code: null };
+  if (text === undefined) return note('[body not read: not recorded]');
+  const leading = LEADING_CODE.exec(text);
+  let code = leading ? Number(leading[1]) : null;
+  let json = text;
+  if (validate || text.length > MAX_BODY_CHARS || needsStructuralRedaction(text)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      // Without JSON structure a CVV or an OTP cannot be found by its field name, so nothing of it is kept.
+      return note(`[not JSON, ${text.length} characters: not recorded]`);
+    }
+    if (
+      code === null &&
+      typeof value === 'object' &&
+      value !== null &&
+      Number.isInteger((value as { code?: unknown }).code)
+    ) {
+      code = (value as { code: number }).code;
+    }
+    if (text.length > MAX_BODY_CHARS || needsStructuralRedaction(text)) json = JSON.stringify(redactStructure(value));
+  }
+  if (json.length <= MAX_BODY_CHARS) return { json, truncated: false, code };
+  // Scrubbed before the cut, so a card number cut in two is never kept in part.
+  return { json: JSON.stringify(scrubRecordText(json).slice(0, MAX_BODY_CHARS)), truncated: true, code };
+}
+
+function messageJson(headers: Record<string, string>, body: BodyText): string {
+  return `{"headers":${JSON.stringify(headers)},"body":${body.json},"truncated":${body.truncated}}`;
+}
+
+function toSummary(r: Omit<RequestLogRow, 'detail'>): RequestSummary {
+  return {
+    requestId: r.request_id,
+    time: new Date(r.at_ms).toISOString(),
+    method: r.method,
+    path: r.path,
+    status: r.status,
+    code: r.code,
+    latencyMs: r.latency_ms,
+    keyId: r.key_id,
+    idempotencyKey: r.idempotency_key,
+    replayed: r.replayed === 1,
+  };
+}
+
+export interface RequestFilter {
+  limit: number;
+  path?: string;
+  /** Inclusive HTTP status range (one status, or a class such as 400..499). */
+  status?: { from: number; to: number };
+  /** The seq of the last record of the previous page. */
+  afterSeq?: number;
+}
+
+/** A page of summaries, newest first, and the cursor of the next page (null on the last). */
+export function listRequests(
+  deps: Deps,
+  accountId: string,
+  f: RequestFilter,
+): { requests: RequestSummary[]; nextSeq: number | null } {
+  requestLogOf(deps).flush();
+  const rows = queryRequestLog(deps.db, accountId, {
+    limit: f.limit,
+    path: f.path,
+    statusFrom: f.status?.from ?? 0,
+    statusTo: f.status?.to ?? 999,
+    beforeSeq: f.afterSeq ?? Number.MAX_SAFE_INTEGER,
+  });
+  const page = rows.slice(0, f.limit);
+  return { requests: page.map(toSummary), nextSeq: rows.length > f.limit ? page[page.length - 1]!.seq : null };
+}
+
+/** The full record of the account's newest request with this id, or undefined. */
+export function getRequest(deps: Deps, accountId: string, requestId: string): RequestRecord | undefined {
+  requestLogOf(deps).flush();
+  const row = findRequestLogRow(deps.db, accountId, requestId);
+  if (!row) return undefined;
+  const detail = JSON.parse(row.detail) as { request: RecordedMessage; response: RecordedMessage };
+  return { ...toSummary(row), request: detail.request, response: detail.response };
+}

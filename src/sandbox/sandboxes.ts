@@ -1,0 +1,66 @@
+import { Hono } from 'hono';
+import { OK } from '../api/views.js';
+import type { ServerDeps } from '../server-deps.js';
+import { parseRatePpm } from '../domain/money.js';
+import { createSandbox, deleteSandbox, listSandboxes, MAX_TTL_SECONDS, type NewSandbox } from '../domain/sandboxes.js';
+import { runCommand } from '../http/command.js';
+import type { AppEnv } from '../http/context.js';
+import { ensureDepositAddress } from '../http/deposit-address.js';
+import { invalidField } from '../domain/errors.js';
+import { onlyKnownFields } from '../http/known-fields.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalAmount, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function readNewSandbox(body: Body): NewSandbox {
+  onlyKnownFields(body, ['name', 'balance', 'depositFeeRate', 'ttlSeconds']);
+  let depositFeeRatePpm: number | undefined;
+  if (body.depositFeeRate !== undefined) {
+    const ppm = parseRatePpm(body.depositFeeRate);
+    if (ppm === null)
+      throw invalidField('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
+    depositFeeRatePpm = ppm;
+  }
+  return {
+    name: optionalString(body, 'name', 128),
+    balanceMicros: body.balance === 0 ? 0 : optionalAmount(body, 'balance'),
+    depositFeeRatePpm,
+    ttlSeconds: optionalInteger(body, 'ttlSeconds', 1, MAX_TTL_SECONDS),
+  };
+}
+
+/** sandboxes/create, sandboxes/list, sandboxes/delete: child accounts of the caller's, for isolated runs. */
+export function sandboxesRoutes(deps: ServerDeps) {
+  return new Hono<AppEnv>()
+    .post('/sandboxes/create', async (c) => {
+      const input = readNewSandbox(await readJsonObject(c));
+      const created = runCommand(c, deps, () => createSandbox(deps, c.get('account'), input));
+      const depositAddress = await ensureDepositAddress(deps, created.account.id);
+      return c.json({
+        ...OK,
+        accountId: created.account.id,
+        apiKey: created.apiKey,
+        keyId: created.keyId,
+        depositAddress,
+        expiresAt: iso(created.expiresAtMs),
+      });
+    })
+    .post('/sandboxes/list', async (c) => {
+      onlyKnownFields(await readJsonObject(c), []);
+      const sandboxes = runCommand(c, deps, () => listSandboxes(deps, c.get('account').id)).map((s) => ({
+        accountId: s.accountId,
+        name: s.name,
+        createdAt: iso(s.createdAtMs),
+        expiresAt: iso(s.expiresAtMs),
+      }));
+      return c.json({ ...OK, sandboxes });
+    })
+    .post('/sandboxes/delete', async (c) => {
+      const body = await readJsonObject(c);
+      onlyKnownFields(body, ['accountId']);
+      const accountId = requiredString(body, 'accountId');
+      runCommand(c, deps, () => deleteSandbox(deps, c.get('account').id, accountId));
+      return c.json({ ...OK });
+    });
+}

@@ -1,0 +1,87 @@
+import { sql, type Db } from './db.js';
+
+// SQL of the request log (migration 050): rows are written in batches and trimmed per account.
+
+export interface RequestLogRow {
+  seq: number;
+  account_id: string;
+  request_id: string;
+  at_ms: number;
+  method: string;
+  path: string;
+  status: number;
+  code: number | null;
+  latency_ms: number;
+  key_id: string | null;
+  idempotency_key: string | null;
+  replayed: number;
+  detail: string;
+}
+
+export type NewRequestLogRow = Omit<RequestLogRow, 'seq'>;
+
+export function insertRequestLogRow(db: Db, r: NewRequestLogRow): void {
+  sql(
+    db,
+    `INSERT INTO request_log (account_id, request_id, at_ms, method, path, status, code, latency_ms, key_id,
+       idempotency_key, replayed, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    r.account_id,
+    r.request_id,
+    r.at_ms,
+    r.method,
+    r.path,
+    r.status,
+    r.code,
+    r.latency_ms,
+    r.key_id,
+    r.idempotency_key,
+    r.replayed,
+    r.detail,
+  );
+}
+
+/** Keeps the newest `keep` rows of the account. */
+export function trimRequestLog(db: Db, accountId: string, keep: number): void {
+  sql(
+    db,
+    `DELETE FROM request_log WHERE account_id = @id AND seq <=
+       (SELECT seq FROM request_log WHERE account_id = @id ORDER BY seq DESC LIMIT 1 OFFSET @keep)`,
+  ).run({ id: accountId, keep });
+}
+
+export interface RequestLogQuery {
+  limit: number;
+  path?: string;
+  statusFrom: number;
+  statusTo: number;
+  /** Only rows older than this seq (the cursor). */
+  beforeSeq: number;
+}
+
+/** Summaries (no detail) newest first; one row more than `limit` tells whether another page exists. */
+export function queryRequestLog(db: Db, accountId: string, q: RequestLogQuery): Omit<RequestLogRow, 'detail'>[] {
+  const columns = `seq, account_id, request_id, at_ms, method, path, status, code, latency_ms, key_id,
+    idempotency_key, replayed`;
+  const rows =
+    q.path === undefined
+      ? sql(
+          db,
+          `SELECT ${columns} FROM request_log WHERE account_id = ? AND seq < ? AND status BETWEEN ? AND ?
+             ORDER BY seq DESC LIMIT ?`,
+        ).all(accountId, q.beforeSeq, q.statusFrom, q.statusTo, q.limit + 1)
+      : sql(
+          db,
+          `SELECT ${columns} FROM request_log WHERE account_id = ? AND seq < ? AND status BETWEEN ? AND ? AND path = ?
+             ORDER BY seq DESC LIMIT ?`,
+        ).all(accountId, q.beforeSeq, q.statusFrom, q.statusTo, q.path, q.limit + 1);
+  return rows as Omit<RequestLogRow, 'detail'>[];
+}
+
+/** The newest row of the account with this request id. */
+export function findRequestLogRow(db: Db, accountId: string, requestId: string): RequestLogRow | undefined {
+  return sql(db, 'SELECT * FROM request_log WHERE account_id = ? AND request_id = ? ORDER BY seq DESC LIMIT 1').get(
+    accountId,
+    requestId,
+  ) as RequestLogRow | undefined;
+}
