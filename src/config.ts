@@ -112,6 +112,10 @@ export const FLAGS = {
   'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (default info)' },
   'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per key in hosted mode (default 50)' },
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
+  'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive request headers (hosted 10000, local 60000)' },
+  'request-timeout': { type: 'string', arg: 'MS', help: 'to receive a whole request (hosted 30000, local 300000)' },
+  'keep-alive-timeout': { type: 'string', arg: 'MS', help: 'an idle connection is then closed (default 5000)' },
+  'max-connections': { type: 'string', arg: 'N', help: 'open connections at most, 0 no cap (hosted 4096, local 0)' },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
   'request-log': {
     type: 'string',
