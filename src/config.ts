@@ -123,10 +123,6 @@ export const FLAGS = {
     help: 'record requests for /sandbox/v1/requests (env SANDBOX_REQUEST_LOG, default on)',
   },
   console: { type: 'string', arg: 'on|off', help: 'the web console at /console (env SANDBOX_CONSOLE, default on)' },
-  'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive the request headers (hosted 10000, local 60000)' },
-  'request-timeout': { type: 'string', arg: 'MS', help: 'to receive a whole request (hosted 30000, local 300000)' },
-  'keep-alive-timeout': { type: 'string', arg: 'MS', help: 'an idle keep-alive connection is then closed (5000)' },
-  'max-connections': { type: 'string', arg: 'N', help: 'open connections at most (hosted 4096, local 0: no cap)' },
 } as const;
 
 type Flag = keyof typeof FLAGS;
