@@ -242,6 +242,32 @@ describe('console journey', { timeout: 120_000 }, () => {
     expect(await items.first().locator('pre').textContent()).toContain(`"cardId": "${cardId}"`);
   });
 
+  it("opens a request's full record from the request log, redacted as the API holds it", async () => {
+    await nav('Requests').click();
+    // The log is written in batches: wait until the console's card/create shows in the API's answer.
+    let created: { requestId: string } | undefined;
+    await expect
+      .poll(async () => {
+        const { requests } = await api('/sandbox/v1/requests', { path: '/v1/card/create', limit: 5 });
+        created = requests.find((r: { status: number }) => r.status === 200);
+        return created !== undefined;
+      })
+      .toBe(true);
+    created = created!;
+    const row = page.locator(`tr[data-request-id="${created.requestId}"]`);
+    await page.getByLabel('Path').fill('/v1/card/create');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(/path=/);
+    await row.getByRole('link').click();
+    await page.waitForURL(new RegExp(`/console/requests/${created.requestId}$`));
+    const record = await api('/sandbox/v1/requests/get', { requestId: created.requestId });
+    const text = (await page.locator('main').textContent())!;
+    expect(text).toContain(record.requestId);
+    expect(text).toContain(`${record.method} ${record.path}`);
+    expect(text).toContain('Team travel');
+    expect(text).not.toContain(acct.apiKey);
+  });
+
   it('every page passes axe (no serious or critical violation) at 1280x800 and 375x812', async () => {
     const pages: [string, string][] = [
       ['home', '/console'],
