@@ -30,6 +30,8 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
   backgroundJobs: boolean;
+  /** Serve the web console at /console (and redirect / to it). */
+  console: boolean;
   /** Record authenticated requests in the per-account request log (docs/developer-tools.md). */
   requestLog: boolean;
 }
@@ -55,6 +57,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   rateLimitPerSecond: 50,
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
+  console: true,
   requestLog: true,
 });
 
@@ -77,6 +80,7 @@ export const FLAGS = {
   'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per key in hosted mode (default 50)' },
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
+  console: { type: 'string', arg: 'on|off', help: 'the web console at /console (env SANDBOX_CONSOLE, default on)' },
   'request-log': {
     type: 'string',
     arg: 'on|off',
@@ -125,6 +129,7 @@ export function loadConfig(
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+    console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
     requestLog:
       oneOf(pick('request-log', 'SANDBOX_REQUEST_LOG') ?? 'on', ['on', 'off'] as const, 'request log') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
