@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { adminApi } from './admin/index.js';
 import { partnerApi } from './api/index.js';
+import { consoleRoutes } from './console/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
 import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './http/context.js';
@@ -30,6 +31,12 @@ export function createApp(deps: ServerDeps) {
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));
   app.route('/', docsRoutes());
+  if (deps.config.console) {
+    // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
+    const fetch = (path: string, init: RequestInit) => app.request(path, init);
+    app.route('/console', consoleRoutes({ config: deps.config, wallClock: deps.wallClock, fetch }));
+    app.get('/', (c) => c.redirect('/console'));
+  }
   app.notFound((c) => errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)));
   app.onError((err, c) => {
     if (err instanceof DomainError) return errorResponse(c, err);

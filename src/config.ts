@@ -32,6 +32,8 @@ export interface Config {
   backgroundJobs: boolean;
   /** Connection limits of the HTTP server (hosted mode has tighter defaults: see HOSTED_SERVER_LIMITS). */
   server: ServerLimits;
+  /** Serve the web console at /console (and redirect / to it). */
+  console: boolean;
   /** Record authenticated requests in the per-account request log (docs/developer-tools.md). */
   requestLog: boolean;
 }
@@ -88,6 +90,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
   server: LOCAL_SERVER_LIMITS,
+  console: true,
   requestLog: true,
 });
 
@@ -114,6 +117,7 @@ export const FLAGS = {
   'keep-alive-timeout': { type: 'string', arg: 'MS', help: 'an idle connection is then closed (default 5000)' },
   'max-connections': { type: 'string', arg: 'N', help: 'open connections at most, 0 no cap (hosted 4096, local 0)' },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
+  console: { type: 'string', arg: 'on|off', help: 'the web console at /console (env SANDBOX_CONSOLE, default on)' },
   'request-log': {
     type: 'string',
     arg: 'on|off',
@@ -164,6 +168,7 @@ export function loadConfig(
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+    console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
     requestLog:
       oneOf(pick('request-log', 'SANDBOX_REQUEST_LOG') ?? 'on', ['on', 'off'] as const, 'request log') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),

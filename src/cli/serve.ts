@@ -59,7 +59,8 @@ export async function runServe(argv: string[]): Promise<number> {
       return 1;
     }
   }
-  logger.info({ url: server.url, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
+  const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
+  logger.info({ url: server.url, ...pages, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
 
   let stopping = false;
   const stop = (signal: keyof typeof SIGNAL_EXIT) => {

@@ -1,0 +1,434 @@
+import { Hono } from 'hono';
+import { last4, money, numberField } from '../format.js';
+import { done, failed, kept, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
+import { ActionButton, Amount, Badge, Csrf, Empty, Field, Select, TableWrap, Time } from '../ui.js';
+import type { CardRow } from './views.js';
+
+// Simulate: the simulation API (/sandbox/v1) behind one form each, and the transactions still to settle.
+
+const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'SGD', 'HKD', 'CNY'].map((c) => [c, c] as const);
+const DECLINE_REASONS = [
+  ['', 'None (approve if possible)'],
+  ...['DO_NOT_HONOR', 'SUSPECTED_FRAUD', 'INVALID_CVV', 'EXPIRED_CARD', 'MERCHANT_BLOCKED', 'INSUFFICIENT_FUNDS'].map(
+    (r) => [r, r] as const,
+  ),
+] as const;
+const TO = '/console/simulate';
+const RECENT_TRANSACTIONS = 15;
+
+interface TxnState {
+  transactionId: string;
+  cardId: string;
+  status: string;
+  merchantName: string;
+  billAmount: number;
+  billCurrency: string;
+  created: number;
+}
+
+/** Each transaction's latest state, from its transaction.* events (newest first, so the first seen is the latest). */
+function transactionStates(events: { type: string; created: number; data: TxnState }[]): TxnState[] {
+  const seen = new Map<string, TxnState>();
+  for (const e of events) {
+    if (!e.type.startsWith('transaction.') || seen.has(e.data.transactionId)) continue;
+    seen.set(e.data.transactionId, { ...e.data, created: e.created });
+  }
+  return [...seen.values()].slice(0, RECENT_TRANSACTIONS);
+}
+
+async function simulatePage(c: Ctx) {
+  const api = c.get('api');
+  const flash = takeFlash(c);
+  const csrf = c.get('session').csrf;
+  const [cards, bins, deposits, created, updated] = await Promise.all([
+    api.post('/v1/card/list', {}),
+    api.post('/v1/card/binList', {}),
+    api.post('/sandbox/v1/chain/deposits', {}),
+    api.post('/sandbox/v1/events', { type: 'transaction.created', limit: RECENT_TRANSACTIONS * 3 }),
+    api.post('/sandbox/v1/events', { type: 'transaction.updated', limit: RECENT_TRANSACTIONS * 3 }),
+  ]);
+  const cardList: CardRow[] = cards.body.cardList ?? [];
+  const aliases = c.get('aliases');
+  const cardOptions = cardList
+    .filter((card) => card.cardStatus !== 'CANCELLED')
+    .map((card) => [card.cardId, `${aliases.get(card.cardId) ?? 'Card'} •••• ${last4(card.maskedCardNo)}`] as const);
+  const last4Of = new Map(cardList.map((card) => [card.cardId, last4(card.maskedCardNo)]));
+  const events = [...(updated.body.events ?? []), ...(created.body.events ?? [])].sort(
+    (a, b) => b.created - a.created || (a.type === 'transaction.updated' ? -1 : 1),
+  );
+  const txns = transactionStates(events);
+  const binOptions = (bins.body.availableCardBinList ?? []).map((b: { id: string; title: string }) => [
+    b.id,
+    `${b.title} (${b.id})`,
+  ]);
+  const v = (form: string) => kept(flash, form);
+  const body = (
+    <>
+      <div class="split">
+        <section class="panel">
+          <h2 id="f-deposit">Deposit on chain</h2>
+          <form method="post" action={`${TO}/deposit`} class="stack" aria-labelledby="f-deposit">
+            <Csrf token={csrf} />
+            <Field
+              id="dep-amount"
+              label="Amount"
+              name="amount"
+              value={v('deposit').amount}
+              inputmode="decimal"
+              required
+            />
+            <Field
+              id="dep-conf"
+              label="Confirmations"
+              name="confirmations"
+              value={v('deposit').confirmations ?? '0'}
+              inputmode="numeric"
+              hint="Credited at 19 confirmations, one block per 3 s of account time"
+            />
+            <div class="actions">
+              <button type="submit">Deposit on chain</button>
+            </div>
+          </form>
+          <h3>Deposits</h3>
+          {(deposits.body.deposits ?? []).length === 0 ? (
+            <Empty>No on-chain deposits yet.</Empty>
+          ) : (
+            <TableWrap label="On-chain deposits">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Seen</th>
+                    <th scope="col">Status</th>
+                    <th scope="col" class="num">
+                      Conf.
+                    </th>
+                    <th scope="col" class="num">
+                      Amount
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {(deposits.body.deposits ?? []).slice(0, 8).map((d: Record<string, string>) => (
+                    <tr>
+                      <td class="nowrap">
+                        <Time value={d.seenAt} />
+                      </td>
+                      <td>
+                        <Badge value={d.status} />
+                      </td>
+                      <td class="num">{d.confirmations}</td>
+                      <Amount value={d.amount} currency="USDT" />
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
+        </section>
+        <section class="panel">
+          <h2 id="f-purchase">Purchase</h2>
+          <form method="post" action={`${TO}/purchase`} class="stack" aria-labelledby="f-purchase">
+            <Csrf token={csrf} />
+            <Select id="pur-card" label="Card" name="cardId" value={v('purchase').cardId} options={cardOptions} />
+            <Field
+              id="pur-amount"
+              label="Amount"
+              name="amount"
+              value={v('purchase').amount}
+              inputmode="decimal"
+              required
+            />
+            <Select
+              id="pur-cur"
+              label="Currency"
+              name="currency"
+              value={v('purchase').currency ?? 'USD'}
+              options={CURRENCIES}
+            />
+            <Field
+              id="pur-merchant"
+              label="Merchant"
+              name="merchantName"
+              value={v('purchase').merchantName}
+              hint="Optional: a made-up one otherwise"
+            />
+            <Select
+              id="pur-decline"
+              label="Decline reason"
+              name="declineReason"
+              value={v('purchase').declineReason}
+              options={DECLINE_REASONS}
+            />
+            <div class="actions">
+              <button type="submit">Purchase</button>
+            </div>
+          </form>
+        </section>
+      </div>
+      <section class="panel" aria-labelledby="h-settle">
+        <h2 id="h-settle">Card transactions</h2>
+        {txns.length === 0 ? (
+          <Empty>No card transactions yet: make a purchase.</Empty>
+        ) : (
+          <TableWrap label="Card transactions to settle">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Time</th>
+                  <th scope="col">Merchant</th>
+                  <th scope="col" class="hide-sm">
+                    Card
+                  </th>
+                  <th scope="col">Status</th>
+                  <th scope="col" class="num">
+                    Amount
+                  </th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {txns.map((t) => (
+                  <tr data-transaction-id={t.transactionId}>
+                    <td class="nowrap">
+                      <Time value={t.created} />
+                    </td>
+                    <td>{t.merchantName}</td>
+                    <td class="mono hide-sm">{last4Of.get(t.cardId) ?? '—'}</td>
+                    <td>
+                      <Badge value={t.status} />
+                    </td>
+                    <Amount value={t.billAmount} currency={t.billCurrency} />
+                    <td>
+                      <div class="actions">
+                        {t.status === 'PENDING' && (
+                          <>
+                            <ActionButton
+                              action={`${TO}/clear`}
+                              label="Clear"
+                              csrf={csrf}
+                              kind="small"
+                              fields={{ transactionId: t.transactionId }}
+                            />
+                            <ActionButton
+                              action={`${TO}/reverse`}
+                              label="Reverse"
+                              csrf={csrf}
+                              kind="secondary small"
+                              fields={{ transactionId: t.transactionId }}
+                            />
+                          </>
+                        )}
+                        {t.status === 'CLEARED' && (
+                          <ActionButton
+                            action={`${TO}/refund`}
+                            label="Refund"
+                            csrf={csrf}
+                            kind="secondary small"
+                            fields={{ transactionId: t.transactionId }}
+                          />
+                        )}
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableWrap>
+        )}
+      </section>
+      <div class="split">
+        <section class="panel">
+          <h2 id="f-3ds">3DS challenge</h2>
+          <form method="post" action={`${TO}/3ds`} class="stack" aria-labelledby="f-3ds">
+            <Csrf token={csrf} />
+            <Select id="tds-card" label="Card" name="cardId" value={v('3ds').cardId} options={cardOptions} />
+            <Select
+              id="tds-type"
+              label="Type"
+              name="type"
+              value={v('3ds').type ?? 'payment'}
+              options={[
+                ['payment', 'Payment'],
+                ['binding', 'Binding (device or card activation)'],
+              ]}
+            />
+            <div class="actions">
+              <button type="submit">3DS challenge</button>
+            </div>
+          </form>
+        </section>
+        <section class="panel">
+          <h2 id="f-clock">Advance clock</h2>
+          <form method="post" action={`${TO}/clock`} class="stack" aria-labelledby="f-clock">
+            <Csrf token={csrf} />
+            <Field
+              id="clock-seconds"
+              label="Seconds"
+              name="advanceSeconds"
+              value={v('clock').advanceSeconds ?? '60'}
+              inputmode="numeric"
+              hint="Runs every timer that falls due: settlements, retries, confirmations, expiries"
+            />
+            <div class="actions">
+              <button type="submit">Advance clock</button>
+            </div>
+          </form>
+        </section>
+      </div>
+      <div class="split">
+        <section class="panel">
+          <h2 id="f-inventory">Inventory</h2>
+          <form method="post" action={`${TO}/inventory`} class="stack" aria-labelledby="f-inventory">
+            <Csrf token={csrf} />
+            <Select id="inv-bin" label="BIN" name="binId" value={v('inventory').binId} options={binOptions} />
+            <Field
+              id="inv-available"
+              label="Available cards"
+              name="available"
+              value={v('inventory').available}
+              inputmode="numeric"
+              hint="0 makes card/create fail with 4009"
+            />
+            <Select
+              id="inv-prov"
+              label="Provisioning"
+              name="provisioning"
+              value={v('inventory').provisioning}
+              options={[
+                ['', 'Unchanged'],
+                ['true', 'In progress (4010)'],
+                ['false', 'Done'],
+              ]}
+            />
+            <div class="actions">
+              <button type="submit">Update inventory</button>
+            </div>
+          </form>
+        </section>
+        <section class="panel">
+          <h2 id="f-faults">Faults</h2>
+          <form method="post" action={`${TO}/faults`} class="stack" aria-labelledby="f-faults">
+            <Csrf token={csrf} />
+            <div class="field">
+              <label for="fault-rules">Rules (JSON)</label>
+              <textarea id="fault-rules" name="rules" spellcheck={false} aria-describedby="fault-hint">
+                {v('faults').rules ??
+                  '[{"path": "/v1/card/create", "count": 1, "respond": {"httpStatus": 500, "code": 9999}}]'}
+              </textarea>
+              <span class="hint" id="fault-hint">
+                Each rule: path, count, latencyMs, respond {'{httpStatus, code, message}'}, dropResponse
+              </span>
+            </div>
+            <div class="actions">
+              <button type="submit">Set faults</button>
+            </div>
+          </form>
+          <div class="actions">
+            <ActionButton action={`${TO}/faults/clear`} label="Remove faults" csrf={csrf} kind="secondary" />
+          </div>
+        </section>
+      </div>
+    </>
+  );
+  return page(c, { title: 'Simulate', active: 'Simulate', flash }, body);
+}
+
+const clean = (form: Record<string, string>, names: string[]) =>
+  Object.fromEntries(names.flatMap((n) => ((form[n] ?? '').trim() === '' ? [] : [[n, form[n]!.trim()]])));
+
+/** Each form: build the simulation call's body from the form, call, and report. */
+const SIMULATIONS: Record<
+  string,
+  { path: string; body: (f: Record<string, string>) => Record<string, unknown>; ok: (b: any) => string; error: string }
+> = {
+  deposit: {
+    path: '/sandbox/v1/chain/transfer',
+    body: (f) => ({ amount: numberField(f.amount), confirmations: numberField(f.confirmations) }),
+    ok: (b) => `Transfer seen on chain: ${b.status}`,
+    error: 'Deposit refused',
+  },
+  purchase: {
+    path: '/sandbox/v1/card/authorize',
+    body: (f) => ({
+      ...clean(f, ['cardId', 'currency', 'merchantName', 'declineReason']),
+      amount: numberField(f.amount),
+    }),
+    ok: (b) => `Authorisation ${b.status}${b.declineReason ? ` (${b.declineReason})` : ''}: ${b.transactionId}`,
+    error: 'Purchase refused',
+  },
+  clear: {
+    path: '/sandbox/v1/transaction/clear',
+    body: (f) => clean(f, ['transactionId']),
+    ok: () => 'Transaction cleared',
+    error: 'Clearing refused',
+  },
+  reverse: {
+    path: '/sandbox/v1/transaction/reverse',
+    body: (f) => clean(f, ['transactionId']),
+    ok: () => 'Transaction reversed',
+    error: 'Reversal refused',
+  },
+  refund: {
+    path: '/sandbox/v1/transaction/refund',
+    body: (f) => clean(f, ['transactionId']),
+    ok: (b) => `Refund created: ${b.transactionId}`,
+    error: 'Refund refused',
+  },
+  clock: {
+    path: '/sandbox/v1/clock',
+    body: (f) => ({ advanceSeconds: numberField(f.advanceSeconds) }),
+    ok: (b) => `Clock advanced: account time is now ${b.now}`,
+    error: 'Clock not advanced',
+  },
+  inventory: {
+    path: '/sandbox/v1/inventory',
+    body: (f) => ({
+      ...clean(f, ['binId']),
+      available: numberField(f.available),
+      provisioning: f.provisioning === '' || f.provisioning === undefined ? undefined : f.provisioning === 'true',
+    }),
+    ok: (b) => `Inventory of ${b.binId}: ${b.available} available${b.provisioning ? ', provisioning' : ''}`,
+    error: 'Inventory not changed',
+  },
+  'faults/clear': {
+    path: '/sandbox/v1/faults/clear',
+    body: () => ({}),
+    ok: () => 'Faults cleared',
+    error: 'Faults not cleared',
+  },
+};
+
+export function simulateRoutes() {
+  const app = new Hono<ConsoleEnv>().get('/', (c) => simulatePage(c));
+  for (const [name, sim] of Object.entries(SIMULATIONS)) {
+    app.post(`/${name}`, async (c) => {
+      const answer = await c.get('api').post(sim.path, sim.body(c.get('form')));
+      return answer.ok ? done(c, TO, { title: sim.ok(answer.body) }) : failed(c, TO, sim.error, answer, name);
+    });
+  }
+  app.post('/3ds', async (c) => {
+    const form = c.get('form');
+    const answer = await c.get('api').post('/sandbox/v1/card/3ds', clean(form, ['cardId', 'type']));
+    if (!answer.ok) return failed(c, TO, '3DS challenge refused', answer, '3ds');
+    // The OTP is in the simulation answer only; it is shown on the next page view and then forgotten.
+    return done(c, TO, {
+      title: `3DS challenge raised: ${answer.body.challengeId}`,
+      reveal: [
+        { label: 'One-time code', value: String(answer.body.otp) },
+        { label: 'Expires', value: String(answer.body.expiresAt) },
+      ],
+    });
+  });
+  app.post('/faults', async (c) => {
+    const text = c.get('form').rules ?? '';
+    let rules: unknown;
+    try {
+      rules = JSON.parse(text);
+    } catch {
+      rules = text;
+    }
+    const answer = await c.get('api').post('/sandbox/v1/faults', { rules });
+    return answer.ok ? done(c, TO, { title: 'Faults set' }) : failed(c, TO, 'Faults not set', answer, 'faults');
+  });
+  return app;
+}
