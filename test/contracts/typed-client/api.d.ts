@@ -653,6 +653,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/sandboxes/create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Create a child sandbox (an isolated account with its own key) */
+    post: operations['postSandboxV1SandboxesCreate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/sandboxes/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The live child sandboxes of this account */
+    post: operations['postSandboxV1SandboxesList'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/sandboxes/delete': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Delete a child sandbox and everything in it */
+    post: operations['postSandboxV1SandboxesDelete'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The request log of this account, newest first */
+    post: operations['postSandboxV1Requests'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/requests/get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** One full record of the request log */
+    post: operations['postSandboxV1RequestsGet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'card.created': {
@@ -1852,6 +1937,81 @@ export interface components {
       available: number;
       provisioning: boolean;
     };
+    /** requests/get request */
+    'sandbox.requests.get.request': {
+      requestId: string;
+    };
+    /** requests/get response: one full record (the answer's code is responseCode) */
+    'sandbox.requests.get.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      requestId: string;
+      time: components['schemas']['common.timestamp'];
+      method: string;
+      path: string;
+      status: number;
+      /** @description The `code` of the answer's JSON body, if it has one. */
+      responseCode: number | null;
+      latencyMs: number;
+      keyId: string | null;
+      idempotencyKey: string | null;
+      replayed: boolean;
+      request: {
+        /** @description Redacted: X-API-KEY, Authorization, cookies and secrets read [REDACTED]. */
+        headers: {
+          [key: string]: string;
+        };
+        /** @description The JSON body, redacted like the logs (no API key, webhook secret, card number, CVV or OTP); null when there was none; a string when it was truncated or could not be recorded. */
+        body: unknown;
+        /** @description The stored body text was cut at 64 KiB. */
+        truncated: boolean;
+      };
+      response: {
+        /** @description Redacted: X-API-KEY, Authorization, cookies and secrets read [REDACTED]. */
+        headers: {
+          [key: string]: string;
+        };
+        /** @description The JSON body, redacted like the logs (no API key, webhook secret, card number, CVV or OTP); null when there was none; a string when it was truncated or could not be recorded. */
+        body: unknown;
+        /** @description The stored body text was cut at 64 KiB. */
+        truncated: boolean;
+      };
+    };
+    /** requests request (unknown fields are refused) */
+    'sandbox.requests.request': {
+      /** @default 50 */
+      limit: number;
+      /** @description The exact request path, e.g. /v1/card/create. */
+      path?: string;
+      /** @description One HTTP status, or a class such as "4xx". */
+      status?: number | string;
+      /** @description nextCursor of the previous page. */
+      cursor?: string;
+    };
+    /** requests response: the request log of this account, newest first */
+    'sandbox.requests.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      requests: {
+        requestId: string;
+        time: components['schemas']['common.timestamp'];
+        method: string;
+        path: string;
+        status: number;
+        /** @description The `code` of the answer's JSON body, if it has one. */
+        code: number | null;
+        latencyMs: number;
+        keyId: string | null;
+        idempotencyKey: string | null;
+        replayed: boolean;
+      }[];
+      /** @description null on the last page. */
+      nextCursor: string | null;
+    };
     /** reset request */
     'sandbox.reset.request': {
       balance?: components['schemas']['common.amount'];
@@ -1862,6 +2022,56 @@ export interface components {
       code: 0;
       /** @constant */
       message: 'ok';
+    };
+    /** sandboxes/create request (unknown fields are refused) */
+    'sandbox.sandboxes.create.request': {
+      name?: string;
+      balance?: number;
+      /** @description Defaults to the parent account's rate. */
+      depositFeeRate?: string | number;
+      /**
+       * @description Wall-clock lifetime; the child and everything in it is deleted when it ends.
+       * @default 86400
+       */
+      ttlSeconds: number;
+    };
+    /** sandboxes/create response (the key is shown once) */
+    'sandbox.sandboxes.create.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      accountId: string;
+      apiKey: string;
+      keyId: string;
+      depositAddress: string | null;
+      expiresAt: components['schemas']['common.timestamp'];
+    };
+    /** sandboxes/delete request */
+    'sandbox.sandboxes.delete.request': {
+      accountId: string;
+    };
+    /** sandboxes/delete response */
+    'sandbox.sandboxes.delete.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+    };
+    /** sandboxes/list request */
+    'sandbox.sandboxes.list.request': Record<string, never>;
+    /** sandboxes/list response: the caller's live children, oldest first */
+    'sandbox.sandboxes.list.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      sandboxes: {
+        accountId: string;
+        name: string;
+        createdAt: components['schemas']['common.timestamp'];
+        expiresAt: components['schemas']['common.timestamp'];
+      }[];
     };
     /** transaction/clear request */
     'sandbox.transaction.clear.request': {
@@ -6027,6 +6237,511 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['health.response'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1SandboxesCreate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.sandboxes.create.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.sandboxes.create.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1SandboxesList: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.sandboxes.list.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.sandboxes.list.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1SandboxesDelete: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.sandboxes.delete.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.sandboxes.delete.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1Requests: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.requests.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.requests.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1RequestsGet: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.requests.get.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.requests.get.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
         };
       };
       /** @description Any other error, with the same error body */
