@@ -212,6 +212,21 @@ export async function runFlow(opts: {
   if (bills.transactions.length === 0) throw new Error('no transactions listed');
   must((await client.POST('/v1/card/cancel', { body: { cardId } })).data, 'cancel');
 
+  // Child sandboxes and the request log.
+  const child = must(
+    (await client.POST('/sandbox/v1/sandboxes/create', { body: { name: 'typed', ttlSeconds: 3600 } })).data,
+    'sandboxes/create',
+  );
+  must((await client.POST('/sandbox/v1/sandboxes/list', { body: {} })).data, 'sandboxes/list');
+  must(
+    (await client.POST('/sandbox/v1/sandboxes/delete', { body: { accountId: child.accountId } })).data,
+    'sandboxes/delete',
+  );
+  const log = must((await client.POST('/sandbox/v1/requests', { body: { limit: 10 } })).data, 'requests');
+  const logged = log.requests[0];
+  if (logged === undefined) throw new Error('no request logged');
+  must((await client.POST('/sandbox/v1/requests/get', { body: { requestId: logged.requestId } })).data, 'requests/get');
+
   // Clean up.
   must((await client.DELETE('/v1/webhook')).data, 'delete webhook');
   must((await client.POST('/sandbox/v1/reset', { body: { balance: 100 } })).data, 'reset');
