@@ -248,6 +248,6 @@ export function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
 }
 
 export function registerCardJobs(deps: Deps): void {
-  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (d, job) => settleTopUp(d, job.ref, job.dueAtMs) });
-  deps.jobs.register(CARD_CANCEL_JOB, { run: (d, job) => finishCancel(d, job.ref, job.dueAtMs) });
+  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (job) => settleTopUp(deps, job.ref, job.dueAtMs) });
+  deps.jobs.register(CARD_CANCEL_JOB, { run: (job) => finishCancel(deps, job.ref, job.dueAtMs) });
 }

@@ -1,4 +1,4 @@
-import { assertInTransaction, sql } from '../store/db.js';
+import { assertInTransaction, sql, type Db } from '../store/db.js';
 import { nextSeq } from '../store/sequences.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
@@ -122,10 +122,11 @@ export function pendingDepositsMicros(deps: Deps, accountId: string): number {
 }
 
 export function registerChain(deps: Deps): void {
-  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (d, job) => creditDeposit(d, job.ref, job.dueAtMs) });
-  deps.chain = { pendingMicros: (accountId) => pendingDepositsMicros(deps, accountId) };
-  deps.resets.push((db, accountId) => {
-    sql(db, 'DELETE FROM chain_deposits WHERE account_id = ?').run(accountId);
-    sql(db, 'DELETE FROM seq_counters WHERE scope = ?').run(`chain:${accountId}`);
-  });
+  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (job) => creditDeposit(deps, job.ref, job.dueAtMs) });
+}
+
+/** Part of the sandbox reset: the account's deposits and their numbering. */
+export function resetDeposits(db: Db, accountId: string): void {
+  sql(db, 'DELETE FROM chain_deposits WHERE account_id = ?').run(accountId);
+  sql(db, 'DELETE FROM seq_counters WHERE scope = ?').run(`chain:${accountId}`);
 }
