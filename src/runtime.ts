@@ -6,7 +6,8 @@ import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
 import type { ServerDeps } from './server-deps.js';
-import { EventBus } from './domain/events.js';
+import { EventBus } from './domain/event-bus.js';
+import { findWebhookConfig } from './domain/webhook-config.js';
 import { releaseAllInFlight } from './domain/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
 import { JobRunner } from './domain/jobs.js';
@@ -23,23 +24,28 @@ export interface RuntimeOptions {
   random?: RandomSource;
 }
 
-/** Opens the store, wires the domain together and prepares the first-start state. No network, no timers. */
+/**
+ * Opens the store, wires the domain together and prepares the first-start state. No network, no timers. Built in
+ * dependency order: the store, then what needs only the store, then the job kinds (closures over the finished
+ * deps), so no member is bound late.
+ */
 export function createDeps(opts: RuntimeOptions): ServerDeps {
   const { config } = opts;
   const db = openDb(config.dbPath);
+  const logger = opts.logger ?? silentLogger;
+  const wallClock = opts.wallClock ?? Date.now;
   const deps: ServerDeps = {
     db,
     config,
     secret: loadSecret(config),
     ids: new Ids(opts.random),
-    wallClock: opts.wallClock ?? Date.now,
-    jobs: new JobRunner(),
+    wallClock,
+    jobs: new JobRunner({ db, logger, wallClock }),
     events: new EventBus(),
-    logger: opts.logger ?? silentLogger,
-    resets: [],
+    logger,
+    webhooks: { deliver3dsCode: (accountId) => findWebhookConfig(deps, accountId)?.deliver3dsCode ?? false },
     eventEnrichers: [],
   };
-  deps.jobs.bind(deps);
   registerCardJobs(deps);
   registerWebhooks(deps);
   registerSimulation(deps);

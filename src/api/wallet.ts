@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
+import { pendingDepositsMicros } from '../domain/chain.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
 import { caughtUpNow } from '../http/command.js';
@@ -9,11 +10,6 @@ import { readJsonObject } from '../http/middleware/json-body.js';
 import { requiredEnum } from '../http/validate.js';
 import { OK } from './views.js';
 import { DomainError } from '../domain/errors.js';
-
-/** Deposits seen on chain but not yet confirmed: the wallet's frozenAmount. */
-function pendingDepositsMicros(deps: ServerDeps, accountId: string): number {
-  return deps.chain?.pendingMicros(accountId) ?? 0;
-}
 
 export function walletRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()

@@ -1,6 +1,6 @@
+import { pendingDepositsMicros } from '../store/chain-deposits.js';
 import { assertInTransaction, sql, type Db } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
-import { clockNow, type ClockRow } from './clock.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 import { balance, transfer } from './ledger.js';
@@ -91,7 +91,7 @@ export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
 export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {
   const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
-  const pending = deps.chain?.pendingMicros(accountId) ?? 0;
+  const pending = pendingDepositsMicros(deps.db, accountId);
   if (entered + pending + amountMicros > MAX_ENTERED_MICROS) throw new DomainError('BALANCE_LIMIT_EXCEEDED');
 }
 
@@ -107,6 +107,17 @@ export function seedBalance(deps: Deps, accountId: string, amountMicros: number,
     reason: 'sandbox.seed',
     atMs,
   });
+}
+
+/** The account clock's columns (clock.ts moves them): wall time plus an offset, or frozen at an instant. */
+export interface ClockRow {
+  clock_offset_ms: number;
+  clock_frozen_at_ms: number | null;
+}
+
+/** The account time of a row holding the clock columns (lets a caller that already read the row skip a query). */
+export function clockNow(row: ClockRow, wallMs: number): number {
+  return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
 }
 
 type FullRow = AccountRow & ClockRow;

@@ -292,5 +292,5 @@ function expireAuthorisation(deps: Deps, accountId: string, id: string, nowMs: n
 }
 
 export function registerCardTransactionJobs(deps: Deps): void {
-  deps.jobs.register(AUTH_EXPIRY_JOB, { run: (d, job) => expireAuthorisation(d, job.accountId, job.ref, job.dueAtMs) });
+  deps.jobs.register(AUTH_EXPIRY_JOB, { run: (job) => expireAuthorisation(deps, job.accountId, job.ref, job.dueAtMs) });
 }

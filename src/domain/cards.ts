@@ -7,7 +7,7 @@ import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 import { emitEvent } from './events.js';
 import { cardCredit } from './fees.js';
-import { balance, transfer } from './ledger.js';
+import { balance, transfer, type TransferInput } from './ledger.js';
 
 export type CardStatus = 'ACTIVE' | 'FROZEN' | 'CANCELLING' | 'CANCELLED';
 export const CARD_STATUSES: readonly CardStatus[] = ['ACTIVE', 'FROZEN', 'CANCELLING', 'CANCELLED'];
@@ -98,6 +98,21 @@ function priceFunding(
   return priced;
 }
 
+interface Funding {
+  accountId: string;
+  ref: string;
+  atMs: number;
+  creditMicros: number;
+  feeMicros: number;
+}
+
+/** The wallet pays `credit + fee`: the credit to `to` (reason `reason`), the fee to the fee account (`reason.fee`). */
+function fundFromWallet(deps: Deps, f: Funding, to: TransferInput['credit'], reason: string): void {
+  const common = { accountId: f.accountId, ref: f.ref, atMs: f.atMs, debit: { kind: 'wallet' } as const };
+  transfer(deps.db, { ...common, credit: to, amountMicros: f.creditMicros, reason });
+  transfer(deps.db, { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` });
+}
+
 export interface CreateCardInput {
   amountMicros: number;
   binId?: string;
@@ -136,21 +151,8 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
     nowMs,
     nextSeq(deps.db, `cards:${account.id}`),
   );
-  const common = { accountId: account.id, ref: id, atMs: nowMs };
-  transfer(deps.db, {
-    ...common,
-    debit: { kind: 'wallet' },
-    credit: { kind: 'card', cardId: id },
-    amountMicros: creditMicros,
-    reason: 'card.create',
-  });
-  transfer(deps.db, {
-    ...common,
-    debit: { kind: 'wallet' },
-    credit: { kind: 'fee' },
-    amountMicros: feeMicros,
-    reason: 'card.create.fee',
-  });
+  const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
+  fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
   emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
   return getOwnedCard(deps, account.id, id);
 }
@@ -172,21 +174,8 @@ export function depositToCard(deps: Deps, account: Account, cardId: string, amou
     `INSERT INTO topups (id, account_id, card_id, amount_micros, credit_micros, fee_micros, created_at_ms, settles_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(id, account.id, card.id, amountMicros, creditMicros, feeMicros, nowMs, settlesAt);
-  const common = { accountId: account.id, ref: id, atMs: nowMs };
-  transfer(deps.db, {
-    ...common,
-    debit: { kind: 'wallet' },
-    credit: { kind: 'settling' },
-    amountMicros: creditMicros,
-    reason: 'topup',
-  });
-  transfer(deps.db, {
-    ...common,
-    debit: { kind: 'wallet' },
-    credit: { kind: 'fee' },
-    amountMicros: feeMicros,
-    reason: 'topup.fee',
-  });
+  const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
+  fundFromWallet(deps, funding, { kind: 'settling' }, 'topup');
   deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
 }
 
@@ -248,6 +237,6 @@ export function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
 }
 
 export function registerCardJobs(deps: Deps): void {
-  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (d, job) => settleTopUp(d, job.ref, job.dueAtMs) });
-  deps.jobs.register(CARD_CANCEL_JOB, { run: (d, job) => finishCancel(d, job.ref, job.dueAtMs) });
+  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (job) => settleTopUp(deps, job.ref, job.dueAtMs) });
+  deps.jobs.register(CARD_CANCEL_JOB, { run: (job) => finishCancel(deps, job.ref, job.dueAtMs) });
 }

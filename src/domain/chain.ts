@@ -1,4 +1,5 @@
-import { assertInTransaction, sql } from '../store/db.js';
+import { assertInTransaction, sql, type Db } from '../store/db.js';
+import { pendingDepositsMicros as pendingInStore } from '../store/chain-deposits.js';
 import { nextSeq } from '../store/sequences.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
@@ -121,19 +122,15 @@ export function listDeposits(deps: Deps, accountId: string, nowMs: number) {
 
 /** USDT seen on chain but not yet confirmed: the wallet's frozenAmount. */
 export function pendingDepositsMicros(deps: Deps, accountId: string): number {
-  return sql(
-    deps.db,
-    'SELECT COALESCE(SUM(amount_micros), 0) FROM chain_deposits WHERE account_id = ? AND credited_at_ms IS NULL',
-  )
-    .pluck()
-    .get(accountId) as number;
+  return pendingInStore(deps.db, accountId);
 }
 
 export function registerChain(deps: Deps): void {
-  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (d, job) => creditDeposit(d, job.accountId, job.ref, job.dueAtMs) });
-  deps.chain = { pendingMicros: (accountId) => pendingDepositsMicros(deps, accountId) };
-  deps.resets.push((db, accountId) => {
-    sql(db, 'DELETE FROM chain_deposits WHERE account_id = ?').run(accountId);
-    sql(db, 'DELETE FROM seq_counters WHERE scope = ?').run(`chain:${accountId}`);
-  });
+  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (job) => creditDeposit(deps, job.accountId, job.ref, job.dueAtMs) });
+}
+
+/** Part of the sandbox reset: the account's deposits and their numbering. */
+export function resetDeposits(db: Db, accountId: string): void {
+  sql(db, 'DELETE FROM chain_deposits WHERE account_id = ?').run(accountId);
+  sql(db, 'DELETE FROM seq_counters WHERE scope = ?').run(`chain:${accountId}`);
 }

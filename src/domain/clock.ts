@@ -4,21 +4,11 @@ import type { Deps } from './deps.js';
 
 export type ClockMode = 'running' | 'frozen';
 
-export interface ClockRow {
-  clock_offset_ms: number;
-  clock_frozen_at_ms: number | null;
-}
-
 /** The account clock: wall time plus an offset, or frozen at an instant (moves only when advanced). */
 export function accountNowMs(deps: Deps, accountId: string): number {
   const now = accountClockNow(deps, accountId);
   if (now === undefined) throw new Error(`unknown account ${accountId}`);
   return now;
-}
-
-/** The account time of a row holding the clock columns (lets a caller that already read the row skip a query). */
-export function clockNow(row: ClockRow, wallMs: number): number {
-  return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
 }
 
 export function clockMode(deps: Deps, accountId: string): ClockMode {

@@ -1,5 +1,5 @@
 import type { Db } from '../store/db.js';
-import type { EventBus, StoredEvent } from './events.js';
+import type { EventBus, StoredEvent } from './event-bus.js';
 import type { Ids } from './ids.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
@@ -24,12 +24,8 @@ export interface Deps {
   jobs: JobRunner;
   events: EventBus;
   logger: Logger;
-  /** Set by the chain simulation: USDT seen on chain but not yet confirmed (the wallet's frozenAmount). */
-  chain?: { pendingMicros(accountId: string): number };
-  /** Called inside the sandbox reset transaction so each module wipes its own per-account state. */
-  resets: ((db: Db, accountId: string) => void)[];
-  /** Set by the webhooks module: whether the account's webhook config asks for 3DS codes. */
-  webhooks?: { deliver3dsCode(accountId: string): boolean };
+  /** Whether the account's webhook config asks for 3DS codes (a seam tests replace). */
+  webhooks: { deliver3dsCode(accountId: string): boolean };
   /**
    * Delivery-only fields added to an event's data when its webhook body is built (the 3DS OTP, derived on
    * demand, never stored in the outbox).

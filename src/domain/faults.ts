@@ -1,5 +1,4 @@
 import { assertInTransaction, sql, type Db } from '../store/db.js';
-import type { Deps } from './deps.js';
 
 // Injected faults (sandbox/v1/faults): per account, matched by the full request path, first rule first,
 // each applying to its next `count` matching requests.
@@ -100,8 +99,4 @@ export function takeFault(db: Db, accountId: string, path: string): FaultRule | 
   // A spent rule is deleted so the table stays empty when no fault is armed.
   if (row?.remaining === 0) sql(db, 'DELETE FROM faults WHERE id = ?').run(row.id);
   return row && toRule(row);
-}
-
-export function registerFaults(deps: Deps): void {
-  deps.resets.push((db, accountId) => clearFaults(db, accountId));
 }

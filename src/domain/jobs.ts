@@ -1,5 +1,5 @@
 import { sql, type Db } from '../store/db.js';
-import type { Deps } from './deps.js';
+import type { Logger } from './logger.js';
 
 export interface Job {
   id: number;
@@ -10,8 +10,8 @@ export interface Job {
 }
 
 export interface JobKind {
-  /** Runs at the job's due instant (`job.dueAtMs` is "now" for the handler). */
-  run(deps: Deps, job: Job): void | Promise<void>;
+  /** Runs at the job's due instant (`job.dueAtMs` is "now" for the handler); a closure over what it needs. */
+  run(job: Job): void | Promise<void>;
   /**
    * Background jobs (webhook attempts) may wait on the network, so the request path never runs them;
    * the timer and clock advances do. Foreground jobs are synchronous and run inside one SQLite transaction.
@@ -38,14 +38,11 @@ const toJob = (r: JobRow): Job => ({
 /** Timers on the account clock, stored in SQLite so they survive a restart. */
 export class JobRunner {
   private readonly kinds = new Map<string, JobKind>();
-  private deps!: Deps;
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private readonly inFlight = new Set<Promise<void>>();
 
-  bind(deps: Deps): void {
-    this.deps = deps;
-  }
+  constructor(private readonly deps: { db: Db; logger: Logger; wallClock: () => number }) {}
 
   register(kind: string, handler: JobKind): void {
     if (this.kinds.has(kind)) throw new Error(`job kind ${kind} registered twice`);
@@ -142,12 +139,12 @@ export class JobRunner {
     }
     if (!kind.background) {
       db.transaction(() => {
-        if (claim.run(job.id).changes === 1) kind.run(this.deps, job);
+        if (claim.run(job.id).changes === 1) kind.run(job);
       })();
       return;
     }
     if (claim.run(job.id).changes !== 1) return;
-    const p = Promise.resolve(kind.run(this.deps, job)).catch((err: unknown) => {
+    const p = Promise.resolve(kind.run(job)).catch((err: unknown) => {
       this.deps.logger.error({ err, job: job.kind }, 'background job failed');
     });
     this.inFlight.add(p);

@@ -1,6 +1,10 @@
 import { assertInTransaction, sql } from '../store/db.js';
 import { seedBalance } from './accounts.js';
+import { resetDeposits } from './chain.js';
 import type { Deps } from './deps.js';
+import { clearFaults } from './faults.js';
+import { resetChallenges } from './threeds.js';
+import { resetDeliveries } from './webhook-deliveries.js';
 
 /**
  * sandbox reset: wipes the account's world (cards, money, transactions, events, timers, idempotency keys) but keeps
@@ -10,7 +14,10 @@ export function resetAccount(deps: Deps, accountId: string, balanceMicros: numbe
   const { db } = deps;
   assertInTransaction(db, 'resetAccount');
   // Modules first: their rows may refer to cards and transactions.
-  for (const reset of deps.resets) reset(db, accountId);
+  resetDeliveries(db, accountId);
+  resetDeposits(db, accountId);
+  resetChallenges(db, accountId);
+  clearFaults(db, accountId);
   for (const table of ['transactions', 'topups', 'events', 'jobs', 'idempotency_keys', 'account_bin_inventory']) {
     sql(db, `DELETE FROM ${table} WHERE account_id = ?`).run(accountId);
   }

@@ -3,7 +3,8 @@ import { assertInTransaction, sql } from '../store/db.js';
 import { getOwnedCard } from './cards.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
-import { emitEvent, type StoredEvent } from './events.js';
+import type { StoredEvent } from './event-bus.js';
+import { emitEvent } from './events.js';
 import { formatMicros } from './money.js';
 import type { ServerSecret } from './secrets.js';
 
@@ -90,7 +91,7 @@ export function verifyChallenge(
 /** The delivery-only `otp` of a 3DS event, when the account's webhook config asks for codes. */
 function otpEnricher(deps: Deps) {
   return (db: Deps['db'], event: StoredEvent): Record<string, unknown> | undefined => {
-    if (event.type !== 'card.3ds.requested' || !deps.webhooks?.deliver3dsCode(event.accountId)) return undefined;
+    if (event.type !== 'card.3ds.requested' || !deps.webhooks.deliver3dsCode(event.accountId)) return undefined;
     const id = sql(db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(event.id) as
       string | undefined;
     return id ? { otp: otpFor(deps.secret, id) } : undefined;
@@ -99,5 +100,9 @@ function otpEnricher(deps: Deps) {
 
 export function registerThreeDs(deps: Deps): void {
   deps.eventEnrichers.push(otpEnricher(deps));
-  deps.resets.push((db, accountId) => sql(db, 'DELETE FROM threeds_challenges WHERE account_id = ?').run(accountId));
+}
+
+/** Part of the sandbox reset: the account's challenges. */
+export function resetChallenges(db: Deps['db'], accountId: string): void {
+  sql(db, 'DELETE FROM threeds_challenges WHERE account_id = ?').run(accountId);
 }

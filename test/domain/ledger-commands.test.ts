@@ -1,0 +1,212 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/config.js';
+import { createAccount, seedBalance, type Account } from '../../src/domain/accounts.js';
+import {
+  authorize,
+  clearTransaction,
+  refundTransaction,
+  reverseTransaction,
+} from '../../src/domain/card-transactions.js';
+import { cancelCard, createCard, depositToCard } from '../../src/domain/cards.js';
+import { recordTransfer } from '../../src/domain/chain.js';
+import type { Deps } from '../../src/domain/deps.js';
+import { DomainError, type ErrorName } from '../../src/domain/errors.js';
+import { balancesByKind, ledgerIsBalanced, type LedgerKind } from '../../src/domain/ledger.js';
+import { merchantFor } from '../../src/domain/merchants.js';
+import { createDeps } from '../../src/runtime.js';
+
+// The ledger-moving domain commands, called directly (no HTTP), each on a fresh in-memory database: what every
+// ledger account holds afterwards, and that debits still equal credits. Amounts in USDT; the account pays the
+// 2 % deposit fee, the default BIN no open fee, 1 USDT minimum.
+
+const START_MS = Date.UTC(2026, 5, 1);
+const U = 1_000_000;
+
+interface World {
+  deps: Deps;
+  account: Account;
+  /** The command runner of these tests: one transaction around the command, as the HTTP layer's runner does. */
+  run<T>(command: (nowMs: number) => T): T;
+  /** Runs the account's due jobs up to `seconds` later (each in its own transaction, as the job runner does). */
+  after(seconds: number): void;
+  cardId: string;
+}
+
+function world(): World {
+  const config = { ...DEFAULT_CONFIG, dbPath: ':memory:', bootstrapAccount: false, backgroundJobs: false };
+  const deps = createDeps({ config, wallClock: () => START_MS });
+  const run = <T>(command: (nowMs: number) => T): T => deps.db.transaction(() => command(START_MS))();
+  const account = run(() =>
+    createAccount(deps, { depositFeeRatePpm: 20_000, depositAddress: null, balanceMicros: 1000 * U }),
+  );
+  return {
+    deps,
+    account,
+    run,
+    after: (seconds) => deps.jobs.runForegroundDue(account.id, START_MS + seconds * 1000),
+    cardId: '',
+  };
+}
+
+const withCard = (w: World) => {
+  w.cardId = w.run((now) => createCard(w.deps, w.account, { amountMicros: 100 * U }, now)).id;
+};
+
+async function authorized(w: World, amount: number): Promise<string> {
+  const transactionId = w.deps.ids.transactionId();
+  const merchant = await merchantFor(transactionId, {});
+  const input = { transactionId, cardId: w.cardId, amountMicros: amount * U, currency: 'USD', merchant };
+  return w.run((now) => authorize(w.deps, w.account.id, input, now)).transactionId;
+}
+
+type Balances = Partial<Record<LedgerKind, number>>;
+
+const CASES: { name: string; act: (w: World) => void | Promise<void>; balances: Balances }[] = [
+  {
+    name: 'seed credits the wallet from the seed source',
+    act: (w) => w.run((now) => seedBalance(w.deps, w.account.id, 50 * U, now)),
+    balances: { seed: -1050 * U, wallet: 1050 * U },
+  },
+  {
+    name: 'card/create debits the amount, credits the card net of the 2 % fee',
+    act: withCard,
+    balances: { seed: -1000 * U, wallet: 900 * U, card: 98 * U, fee: 2 * U },
+  },
+  {
+    name: 'card/deposit debits the wallet now; the credit waits in settling',
+    act: (w) => {
+      withCard(w);
+      w.run((now) => depositToCard(w.deps, w.account, w.cardId, 50 * U, now));
+    },
+    balances: { wallet: 850 * U, settling: 49 * U, card: 98 * U, fee: 3 * U },
+  },
+  {
+    name: 'the top-up settles onto the card topUpSettleSeconds later',
+    act: (w) => {
+      withCard(w);
+      w.run((now) => depositToCard(w.deps, w.account, w.cardId, 50 * U, now));
+      w.after(3);
+    },
+    balances: { wallet: 850 * U, settling: 0, card: 147 * U, fee: 3 * U },
+  },
+  {
+    name: 'card/cancel holds the balance until cancelSeconds later, then returns it to the wallet',
+    act: (w) => {
+      withCard(w);
+      w.run((now) => cancelCard(w.deps, w.account.id, w.cardId, now));
+      w.after(5);
+    },
+    balances: { wallet: 998 * U, card: 0, fee: 2 * U },
+  },
+  {
+    name: 'card/authorize holds the bill amount',
+    act: async (w) => {
+      withCard(w);
+      await authorized(w, 10);
+    },
+    balances: { card: 88 * U, held: 10 * U },
+  },
+  {
+    name: 'transaction/clear for less posts that much and releases the rest',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      w.run((now) => clearTransaction(w.deps, w.account.id, id, 8 * U, now));
+    },
+    balances: { card: 90 * U, held: 0, merchant: 8 * U },
+  },
+  {
+    name: 'transaction/reverse returns the hold to the card',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      w.run((now) => reverseTransaction(w.deps, w.account.id, id, now));
+    },
+    balances: { card: 98 * U, held: 0, merchant: 0 },
+  },
+  {
+    name: 'transaction/refund moves part of a clearing back from the merchant',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      w.run((now) => clearTransaction(w.deps, w.account.id, id, undefined, now));
+      w.run((now) => refundTransaction(w.deps, w.account.id, id, 4 * U, now));
+    },
+    balances: { card: 92 * U, held: 0, merchant: 6 * U },
+  },
+  {
+    name: 'a chain transfer with 19 confirmations credits the wallet from the chain source at once',
+    act: (w) => {
+      const input = {
+        txId: 'ab'.repeat(32),
+        address: 'T1',
+        fromAddress: 'T2',
+        amountMicros: 25 * U,
+        confirmations: 19,
+      };
+      w.run((now) => recordTransfer(w.deps, w.account.id, input, now));
+    },
+    balances: { chain: -25 * U, wallet: 1025 * U },
+  },
+];
+
+describe('ledger-moving domain commands', () => {
+  it.each(CASES)('$name', async ({ act, balances }) => {
+    const w = world();
+    await act(w);
+    expect(balancesByKind(w.deps.db, w.account.id)).toMatchObject(balances);
+    expect(ledgerIsBalanced(w.deps.db, w.account.id)).toBe(true);
+  });
+});
+
+const REFUSALS: { name: string; act: (w: World) => unknown; error: ErrorName }[] = [
+  {
+    name: 'card/create below the minimum deposit',
+    act: (w) => w.run((now) => createCard(w.deps, w.account, { amountMicros: U / 2 }, now)),
+    error: 'DEPOSIT_AMOUNT_TOO_SMALL',
+  },
+  {
+    name: 'card/create beyond the wallet',
+    act: (w) => w.run((now) => createCard(w.deps, w.account, { amountMicros: 2000 * U }, now)),
+    error: 'ASSET_NOT_ENOUGH',
+  },
+  {
+    name: 'card/deposit to an unknown card',
+    act: (w) => w.run((now) => depositToCard(w.deps, w.account, 'nope', 10 * U, now)),
+    error: 'CARD_NOT_FOUND',
+  },
+  {
+    name: 'card/deposit while a top-up settles',
+    act: (w) => {
+      withCard(w);
+      w.run((now) => depositToCard(w.deps, w.account, w.cardId, 10 * U, now));
+      w.run((now) => depositToCard(w.deps, w.account, w.cardId, 10 * U, now));
+    },
+    error: 'REJECTED_HAVING_PENDING_ORDERS',
+  },
+  {
+    name: 'transaction/clear of an unknown transaction',
+    act: (w) => w.run((now) => clearTransaction(w.deps, w.account.id, 'txn_nope', undefined, now)),
+    error: 'TRANSACTION_NOT_FOUND',
+  },
+];
+
+describe('refused commands change nothing', () => {
+  it.each(REFUSALS)('$name: $error', ({ act, error }) => {
+    const w = world();
+    let thrown: unknown;
+    try {
+      act(w);
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(DomainError);
+    expect((thrown as DomainError).errorName).toBe(error);
+    expect(ledgerIsBalanced(w.deps.db, w.account.id)).toBe(true);
+  });
+
+  it('a command outside its runner transaction is refused before it reads anything', () => {
+    const w = world();
+    expect(() => createCard(w.deps, w.account, { amountMicros: 10 * U }, START_MS)).toThrow(/runner's transaction/);
+  });
+});
