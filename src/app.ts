@@ -9,7 +9,6 @@ import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { errorBody, errorResponse } from './http/errors.js';
 import { accessLog } from './http/middleware/access-log.js';
-import { faults } from './http/middleware/faults.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
@@ -26,7 +25,6 @@ export function createApp(deps: ServerDeps) {
     app.use('/v1/*', requestLog(deps));
     app.use('/sandbox/v1/*', requestLog(deps));
   }
-  app.use('*', faults(deps));
   app.route('/v1', partnerApi(deps));
   app.route('/sandbox/v1', sandboxApi(deps));
   app.route('/admin/v1', adminApi(deps));

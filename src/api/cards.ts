@@ -1,5 +1,5 @@
-import { Hono } from 'hono';
-import { binView, listBins } from '../domain/bins.js';
+import { Hono, type Context } from 'hono';
+import { binView, getBin, listBins } from '../domain/bins.js';
 import { deriveCardData } from '../domain/card-data.js';
 import {
   CARD_STATUSES,
@@ -10,41 +10,59 @@ import {
   listCards,
   setFrozen,
 } from '../domain/cards.js';
-import { getBin } from '../domain/bins.js';
-import type { ServerDeps } from '../server-deps.js';
+import { DomainError } from '../domain/errors.js';
 import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
-import { echoIdempotencyKey, idempotent } from '../http/idempotency.js';
+import { keyed, type KeyedCommand } from '../http/keyed.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
+import type { ServerDeps } from '../server-deps.js';
 import { OK, cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
-import { DomainError } from '../domain/errors.js';
 
 const CURRENCIES = ['USDT'] as const;
 
+/** The keyed endpoints of /v1/card (spec "Idempotency"), declared once: routes and faults both read this. */
+const KEYED = ['create', 'deposit', 'freeze', 'unfreeze', 'cancel'] as const;
+export const KEYED_CARD_PATHS: ReadonlySet<string> = new Set(KEYED.map((name) => `/v1/card/${name}`));
+
+type Prepare = (c: Context<AppEnv>) => Promise<KeyedCommand>;
+
+/** Each keyed endpoint: validate the body (400 before any key logic), then the command the runner runs once. */
+function keyedCommands(deps: ServerDeps): Record<(typeof KEYED)[number], Prepare> {
+  const onCard =
+    (command: (accountId: string, cardId: string, nowMs: number) => void): Prepare =>
+    async (c) => {
+      const body = await readJsonObject(c);
+      const cardId = requiredString(body, 'cardId');
+      return { body, run: (now) => (command(c.get('account').id, cardId, now), OK) };
+    };
+  return {
+    create: async (c) => {
+      const body = await readJsonObject(c);
+      const amountMicros = requiredAmount(body, 'amount');
+      requiredEnum(body, 'currency', CURRENCIES);
+      const input = { amountMicros, binId: optionalString(body, 'binId'), alias: optionalString(body, 'alias') };
+      return { body, run: (now) => cardCreatedView(deps, createCard(deps, c.get('account'), input, now)) };
+    },
+    deposit: async (c) => {
+      const body = await readJsonObject(c);
+      const cardId = requiredString(body, 'cardId');
+      const amountMicros = requiredAmount(body, 'amount');
+      optionalEnum(body, 'currency', CURRENCIES);
+      return { body, run: (now) => (depositToCard(deps, c.get('account'), cardId, amountMicros, now), OK) };
+    },
+    freeze: onCard((accountId, cardId, now) => setFrozen(deps, accountId, cardId, true, now)),
+    unfreeze: onCard((accountId, cardId, now) => setFrozen(deps, accountId, cardId, false, now)),
+    cancel: onCard((accountId, cardId, now) => cancelCard(deps, accountId, cardId, now)),
+  };
+}
+
 export function cardRoutes(deps: ServerDeps) {
-  const echo = echoIdempotencyKey();
-  return new Hono<AppEnv>()
-    .use('/create', echo)
-    .use('/deposit', echo)
-    .use('/freeze', echo)
-    .use('/unfreeze', echo)
-    .use('/cancel', echo)
+  const routes = new Hono<AppEnv>()
     .post('/binList', async (c) => {
       await readJsonObject(c);
       const rate = c.get('account').depositFeeRatePpm;
       return c.json({ ...OK, availableCardBinList: listBins(deps.db).map((b) => binView(b, rate)) });
-    })
-    .post('/create', async (c) => {
-      const body = await readJsonObject(c);
-      const amountMicros = requiredAmount(body, 'amount');
-      requiredEnum(body, 'currency', CURRENCIES);
-      const binId = optionalString(body, 'binId');
-      const alias = optionalString(body, 'alias');
-      const account = c.get('account');
-      return idempotent(c, deps, 'card/create', body, (now) =>
-        cardCreatedView(deps, createCard(deps, account, { amountMicros, binId, alias }, now)),
-      );
     })
     .post('/list', async (c) => {
       const body = await readJsonObject(c);
@@ -75,40 +93,7 @@ export function cardRoutes(deps: ServerDeps) {
       const bin = getBin(deps.db, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.
       return c.json(deriveCardData(deps.secret, card.id, bin.bin, card.createdAtMs));
-    })
-    .post('/deposit', async (c) => {
-      const body = await readJsonObject(c);
-      const cardId = requiredString(body, 'cardId');
-      const amountMicros = requiredAmount(body, 'amount');
-      optionalEnum(body, 'currency', CURRENCIES);
-      const account = c.get('account');
-      return idempotent(c, deps, 'card/deposit', body, (now) => {
-        depositToCard(deps, account, cardId, amountMicros, now);
-        return OK;
-      });
-    })
-    .post('/freeze', async (c) => {
-      const body = await readJsonObject(c);
-      const cardId = requiredString(body, 'cardId');
-      return idempotent(c, deps, 'card/freeze', body, (now) => {
-        setFrozen(deps, c.get('account').id, cardId, true, now);
-        return OK;
-      });
-    })
-    .post('/unfreeze', async (c) => {
-      const body = await readJsonObject(c);
-      const cardId = requiredString(body, 'cardId');
-      return idempotent(c, deps, 'card/unfreeze', body, (now) => {
-        setFrozen(deps, c.get('account').id, cardId, false, now);
-        return OK;
-      });
-    })
-    .post('/cancel', async (c) => {
-      const body = await readJsonObject(c);
-      const cardId = requiredString(body, 'cardId');
-      return idempotent(c, deps, 'card/cancel', body, (now) => {
-        cancelCard(deps, c.get('account').id, cardId, now);
-        return OK;
-      });
     });
+  for (const [name, prepare] of Object.entries(keyedCommands(deps))) keyed(routes, deps, `card/${name}`, prepare);
+  return routes;
 }

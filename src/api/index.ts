@@ -2,17 +2,19 @@ import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
+import { faults } from '../http/middleware/faults.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
 import { billRoutes } from './bills.js';
-import { cardRoutes } from './cards.js';
+import { KEYED_CARD_PATHS, cardRoutes } from './cards.js';
 import { walletRoutes } from './wallet.js';
 import { webhookRoutes } from './webhook.js';
 
-/** The partner API under /v1: authentication first, then one sub-app per resource. */
+/** The partner API under /v1: authentication, the key's rate limit, injected faults, then one sub-app per resource. */
 export function partnerApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
   api.use('*', rateLimit(deps));
+  api.use('*', faults(deps, { keyedPaths: KEYED_CARD_PATHS }));
   api.route('/wallet', walletRoutes(deps));
   api.route('/card', cardRoutes(deps));
   api.route('/bill', billRoutes(deps));

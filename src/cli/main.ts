@@ -10,6 +10,7 @@ commands:
   listen     receive, verify, print and forward webhook deliveries (configures the webhook itself)
   trigger    make the sandbox emit one event of a type (trigger --list)
   webhook    webhook send: sign a file or a sample event and POST it to a receiver
+  logs       logs tail: follow the account's request log
 
 Each command answers --help.
 `;
@@ -21,6 +22,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>
   listen: async () => (await import('./listen.js')).runListen,
   trigger: async () => (await import('./trigger.js')).runTrigger,
   webhook: async () => (await import('./webhook-send.js')).runWebhookCommand,
+  logs: async () => (await import('./logs-tail.js')).runLogsCommand,
   proxy: async () => (await import('./proxy.js')).runProxy,
 };
 

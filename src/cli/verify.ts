@@ -3,7 +3,7 @@ import { parseDecimal } from '../domain/money.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CATALOGUE } from '../verify/checks/index.js';
 import type { Validator } from '../verify/context.js';
-import { KeyRefused, TargetUnreachable } from '../verify/http.js';
+import { ChildRefused, KeyRefused, TargetUnreachable } from '../verify/http.js';
 import { formatResult, junit, summary } from '../verify/report.js';
 import { runChecks } from '../verify/runner.js';
 
@@ -85,6 +85,7 @@ export async function runVerify(
       catalogue,
       (r) => out.write(`${formatResult(r)}\n`),
     );
+    if (report.childSandbox) out.write(`\nRan in child sandbox ${report.childSandbox}, deleted after the run.\n`);
     out.write(`\n${summary(report)}\n`);
     if (values.junit) writeFileSync(values.junit, junit(report));
     return report.results.some((r) => r.status === 'fail') ? 1 : 0;
@@ -92,6 +93,10 @@ export async function runVerify(
     if (e instanceof TargetUnreachable) {
       err.write(`card-sandbox verify: target unreachable: ${e.message}\n`);
       return 3;
+    }
+    if (e instanceof ChildRefused) {
+      err.write(`card-sandbox verify: ${e.message}\n`);
+      return 1;
     }
     if (e instanceof KeyRefused) {
       err.write(`card-sandbox verify: ${e.message}; check --api-key (or SANDBOX_API_KEY). No check ran.\n`);

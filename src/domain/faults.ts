@@ -90,6 +90,7 @@ export function anyArmedFault(db: Db): boolean {
 
 /** The first armed rule for this path, counted down by one (atomically: two requests never take the same use). */
 export function takeFault(db: Db, accountId: string, path: string): FaultRule | undefined {
+  assertInTransaction(db, 'takeFault');
   const row = sql(
     db,
     `UPDATE faults SET remaining = remaining - 1 WHERE id =

@@ -8,7 +8,10 @@ export interface AppEnv {
     requestId: string;
     account: Account;
     keyId: string;
-    /** Set by the faults middleware: wait this long after the idempotency key is reserved, before executing. */
-    faultLatencyMs?: number;
+    /**
+     * Set by the faults middleware on a keyed endpoint: the latency an injected fault asks of this request, which
+     * `keyed` hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
+     */
+    injectedLatencyMs?: number;
   };
 }

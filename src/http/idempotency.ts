@@ -15,9 +15,6 @@ import { caughtUpNow, runCommand } from './command.js';
 import type { AppEnv } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
-export const KEYED_ENDPOINTS = ['card/create', 'card/deposit', 'card/freeze', 'card/unfreeze', 'card/cancel'] as const;
-export type KeyedEndpoint = (typeof KEYED_ENDPOINTS)[number];
-
 const KEY_PATTERN = /^[\x20-\x7e]+$/;
 const MAX_KEY_LENGTH = 255;
 
@@ -47,21 +44,31 @@ function readKey(c: Context<AppEnv>): string | undefined {
   return key;
 }
 
+/** A keyed call: its endpoint, the body its key is bound to, and how long an injected fault holds it in flight. */
+export interface KeyedCall {
+  endpoint: string;
+  body: unknown;
+  /**
+   * 0: the key check, the operation and its stored response commit in one transaction. Above 0: the key is
+   * reserved (in flight) first, then the call waits, so a concurrent retry sees 4212 meanwhile.
+   */
+  latencyMs: number;
+}
+
 /**
- * Runs a mutation under the spec's idempotency rules. `operation` runs synchronously inside one SQLite
- * transaction together with the stored response, so there is no instant at which the operation happened and
- * the key does not know it. Called after body validation (400) and before any existence or state check.
+ * The idempotency runner (spec "Idempotency"): runs a keyed mutation under the spec's rules. `operation` runs
+ * synchronously inside one SQLite transaction together with the stored response, so there is no instant at which
+ * the operation happened and the key does not know it. Called after body validation (400) and before any
+ * existence or state check. Without a key it is the route's runner.
  */
-export async function idempotent(
+export async function runKeyed(
   c: Context<AppEnv>,
   deps: ServerDeps,
-  endpoint: KeyedEndpoint,
-  body: unknown,
+  { endpoint, body, latencyMs }: KeyedCall,
   operation: (nowMs: number) => object,
 ): Promise<Response> {
   const account = c.get('account');
   const key = readKey(c);
-  const latencyMs = c.get('faultLatencyMs') ?? 0;
   if (key === undefined) {
     if (account.requireIdempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
     if (latencyMs > 0) await sleep(latencyMs);
@@ -117,7 +124,7 @@ export async function idempotent(
 function answerExisting(
   c: Context<AppEnv>,
   key: string,
-  endpoint: KeyedEndpoint,
+  endpoint: string,
   hash: string,
   existing: KeyRecord,
 ): Response {

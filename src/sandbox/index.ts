@@ -3,6 +3,7 @@ import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
 import { chainRoutes } from './chain.js';
+import { faults } from '../http/middleware/faults.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
 import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
@@ -37,6 +38,7 @@ export function sandboxApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
   api.use('*', rateLimit(deps));
+  api.use('*', faults(deps));
   for (const routes of modules) api.route('/', routes(deps));
   return api;
 }

@@ -1,4 +1,5 @@
 import { JSONPath } from 'jsonpath-plus';
+import { createChild, deleteChild, type Child } from './child.js';
 import { contractViolations, eventViolations } from './contracts.js';
 import { asCurl, send, type Exchange } from './http.js';
 import { match, type Mismatch } from './match.js';
@@ -28,6 +29,8 @@ export class ScenarioRun {
   private readonly vars: Record<string, unknown>;
   private inbox: Inbox | undefined;
   private contractsSkipped = false;
+  /** The child sandbox this file runs in, deleted when it ends. */
+  private child: Child | undefined;
 
   constructor(
     private readonly scenario: Scenario,
@@ -39,6 +42,14 @@ export class ScenarioRun {
   }
 
   async run(): Promise<FileResult> {
+    try {
+      return await this.runSteps();
+    } finally {
+      if (this.child) await deleteChild(this.target.baseUrl, this.target.apiKey!, this.child);
+    }
+  }
+
+  private async runSteps(): Promise<FileResult> {
     const started = performance.now();
     const steps: StepResult[] = [];
     const record = (r: StepResult) => {
@@ -102,7 +113,10 @@ export class ScenarioRun {
     }
   }
 
-  /** A fresh account through the operator API when an admin token is known, else the given key's account. */
+  /**
+   * A fresh account through the operator API when an admin token is known, else a child sandbox of the key's account
+   * when the target offers them, else the given key's account itself (a target without child sandboxes).
+   */
   private async setUp(): Promise<void> {
     // Vars may use generators and earlier vars: `binId: "FEE-{{uuid}}"` is drawn once per run.
     for (const [k, v] of Object.entries(this.vars)) this.vars[k] = render(v, this.vars);
@@ -122,19 +136,23 @@ export class ScenarioRun {
       const body = x.responseBody as { accountId: string; apiKey: string };
       Object.assign(this.vars, { accountId: body.accountId, apiKey: body.apiKey });
       this.opts.seeding?.onAccount(this.scenario.file, body.accountId, body.apiKey);
-      if (this.opts.freezeClock !== false && account?.clock !== 'running') {
-        await this.call({ sandbox: 'clock', body: { mode: 'frozen' } });
-      }
+      await this.freezeClock();
+    } else if (this.target.childSandboxes && this.target.apiKey) {
+      this.refuseAccountSettings(['requireIdempotencyKey', 'depositAddress']);
+      this.child = await createChild(this.target.baseUrl, this.target.apiKey, {
+        name: this.scenario.name,
+        ...(account?.balance !== undefined && { balance: account.balance }),
+        ...(account?.depositFeeRate !== undefined && { depositFeeRate: String(account.depositFeeRate) }),
+      });
+      Object.assign(this.vars, { accountId: this.child.accountId, apiKey: this.child.apiKey });
+      await this.freezeClock();
     } else {
       if (!this.target.apiKey)
         throw new StepFailed({ message: 'no account: give --admin-token (a fresh account per file) or --api-key' });
-      const needsAdmin = (['depositFeeRate', 'requireIdempotencyKey', 'depositAddress'] as const).filter(
-        (k) => account?.[k] !== undefined,
-      );
-      if (needsAdmin.length > 0)
-        throw new StepFailed({ message: `account.${needsAdmin.join(', account.')} needs --admin-token` });
+      this.refuseAccountSettings(['depositFeeRate', 'requireIdempotencyKey', 'depositAddress']);
       this.vars.apiKey = this.target.apiKey;
-      // Without the operator API, the shared account is reset to the file's balance so files start alike.
+      // Without the operator API or child sandboxes, the shared account is reset to the file's balance so files
+      // start alike.
       if (account?.balance !== undefined) {
         await this.call(
           this.opts.seeding
@@ -146,6 +164,19 @@ export class ScenarioRun {
     const wantsWebhook =
       this.scenario.webhook || this.scenario.steps.some((s) => 'expectWebhook' in s || 'receiver' in s);
     if (wantsWebhook) await this.configureWebhook();
+  }
+
+  /** A fresh account's clock is frozen unless the file asks for a running one (seeding runs on a running clock). */
+  private async freezeClock(): Promise<void> {
+    if (this.opts.freezeClock !== false && this.scenario.account?.clock !== 'running') {
+      await this.call({ sandbox: 'clock', body: { mode: 'frozen' } });
+    }
+  }
+
+  private refuseAccountSettings(keys: ('depositFeeRate' | 'requireIdempotencyKey' | 'depositAddress')[]): void {
+    const needsAdmin = keys.filter((k) => this.scenario.account?.[k] !== undefined);
+    if (needsAdmin.length > 0)
+      throw new StepFailed({ message: `account.${needsAdmin.join(', account.')} needs --admin-token` });
   }
 
   private async configureWebhook(): Promise<void> {

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { offersChildren } from './child.js';
 import { loadScenario } from './load.js';
 import { Receiver } from './receiver.js';
 import type { FileResult } from './results.js';
@@ -41,8 +42,17 @@ export async function runScenarios(scenarios: Scenario[], opts: RunnerOptions = 
   const receiver = needsReceiver ? new Receiver() : undefined;
   const host = opts.receiverHost ?? '127.0.0.1';
   await receiver?.start(host, isLoopback(host) ? host : '0.0.0.0');
-  // Files sharing one account without the operator API would see each other's cards: run those one at a time.
-  const shared = Boolean(opts.baseUrl && !opts.adminToken);
+  // With only a key, each file runs in a child sandbox of the key's account when the target offers them (never in
+  // the account itself); files sharing the account (a target without children) would see each other's cards: those
+  // run one at a time.
+  const children = Boolean(
+    opts.baseUrl &&
+    opts.apiKey &&
+    !opts.adminToken &&
+    !opts.seeding &&
+    (await offersChildren(opts.baseUrl, opts.apiKey)),
+  );
+  const shared = Boolean(opts.baseUrl && !opts.adminToken && !children);
   // Files mostly wait on I/O (requests, webhook waits), so more run at once than there are cores.
   const limit = shared ? 1 : (opts.concurrency ?? Math.max(8, availableParallelism() * 2));
   const results: FileResult[] = new Array(scenarios.length);
@@ -50,7 +60,7 @@ export async function runScenarios(scenarios: Scenario[], opts: RunnerOptions = 
   const worker = async () => {
     while (next < scenarios.length) {
       const i = next++;
-      results[i] = await runOne(scenarios[i], opts, receiver);
+      results[i] = await runOne(scenarios[i], opts, receiver, children);
       opts.onFile?.(results[i]);
     }
   };
@@ -62,10 +72,17 @@ export async function runScenarios(scenarios: Scenario[], opts: RunnerOptions = 
   return results;
 }
 
-async function runOne(scenario: Scenario, opts: RunnerOptions, receiver: Receiver | undefined): Promise<FileResult> {
+async function runOne(
+  scenario: Scenario,
+  opts: RunnerOptions,
+  receiver: Receiver | undefined,
+  children: boolean,
+): Promise<FileResult> {
   let target: Target;
   try {
-    target = opts.baseUrl ? remoteTarget(opts.baseUrl, opts.apiKey, opts.adminToken) : await inProcessTarget();
+    target = opts.baseUrl
+      ? remoteTarget(opts.baseUrl, opts.apiKey, opts.adminToken, children)
+      : await inProcessTarget();
   } catch (err) {
     const message = `cannot start the sandbox: ${err instanceof Error ? err.message : String(err)}`;
     return {
@@ -79,7 +96,8 @@ async function runOne(scenario: Scenario, opts: RunnerOptions, receiver: Receive
   }
   try {
     const result = await new ScenarioRun(scenario, target, receiver, opts).run();
-    return opts.baseUrl ? result : noteEmbeddedGone(result);
+    if (!opts.baseUrl) return noteOnCurls(result, EMBEDDED_GONE);
+    return children ? noteOnCurls(result, CHILD_GONE) : result;
   } finally {
     await target.close();
   }
@@ -88,10 +106,16 @@ async function runOne(scenario: Scenario, opts: RunnerOptions, receiver: Receive
 const EMBEDDED_GONE =
   '# This ran in an embedded sandbox that is gone now: to replay it, start `card-sandbox serve` and run the file with --base-url and --api-key.';
 
-/** A failure's curl names the embedded sandbox's port, closed when the file ends: say so rather than let it fail. */
-function noteEmbeddedGone(result: FileResult): FileResult {
+const CHILD_GONE =
+  "# This ran in a child sandbox deleted after the run: $SANDBOX_API_KEY stood for the child's key; with your own key the request acts on your own account.";
+
+/**
+ * A failure's curl outlives where it ran: the embedded sandbox's port is closed when the file ends, a child sandbox
+ * is deleted. Say so above the curl rather than let a replay fail or act elsewhere unannounced.
+ */
+function noteOnCurls(result: FileResult, note: string): FileResult {
   const steps = result.steps.map((s) =>
-    s.failure?.curl ? { ...s, failure: { ...s.failure, curl: `${EMBEDDED_GONE}\n${s.failure.curl}` } } : s,
+    s.failure?.curl ? { ...s, failure: { ...s.failure, curl: `${note}\n${s.failure.curl}` } } : s,
   );
   return { ...result, steps };
 }

@@ -17,6 +17,9 @@ export class TargetUnreachable extends Error {}
 /** The target answered the API key with 401/403: every later check would fail for that one reason. */
 export class KeyRefused extends Error {}
 
+/** With --allow-mutations on this sandbox, a run needs a child sandbox; the target refused one. */
+export class ChildRefused extends Error {}
+
 export interface Target {
   baseUrl: string;
   apiKey: string;

@@ -7,7 +7,7 @@ import {
   type Violation,
   type VerifyOptions,
 } from './context.js';
-import { call, KeyRefused, TargetUnreachable, type Target } from './http.js';
+import { call, ChildRefused, KeyRefused, TargetUnreachable, type Target } from './http.js';
 
 export interface CheckResult {
   name: string;
@@ -20,6 +20,8 @@ export interface CheckResult {
 export interface RunReport {
   target: string;
   isSandbox: boolean;
+  /** The child sandbox the run worked in (deleted after), when the target offered one. */
+  childSandbox?: string;
   results: CheckResult[];
   spentMicros: number;
 }
@@ -52,14 +54,48 @@ export async function runChecks(
       `${target.baseUrl} refused the API key (POST /v1/wallet/assetList answered ${auth.status}${detail})`,
     );
   }
-  const state: RunState = { spentMicros: 0, values: new Map(), isSandbox: await detectSandbox(target) };
-  const results: CheckResult[] = [];
-  for (const check of catalogue) {
-    const result = await runOne(check, target, options, state);
-    results.push(result);
-    onResult(result);
+  const isSandbox = await detectSandbox(target);
+  // Mutations on this sandbox run in a child account made for the run and deleted after, so the key's own account
+  // (its cards, balance, webhook) is never changed, and two runs with one key never see each other.
+  const child = options.allowMutations && isSandbox ? await createChild(target) : undefined;
+  const runTarget = child ? { ...target, apiKey: child.apiKey } : target;
+  try {
+    const state: RunState = { spentMicros: 0, values: new Map(), isSandbox };
+    const results: CheckResult[] = [];
+    for (const check of catalogue) {
+      const result = await runOne(check, runTarget, options, state);
+      results.push(result);
+      onResult(result);
+    }
+    return {
+      target: target.baseUrl,
+      isSandbox,
+      childSandbox: child?.accountId,
+      results,
+      spentMicros: state.spentMicros,
+    };
+  } finally {
+    if (child) await call(target, 'POST', '/sandbox/v1/sandboxes/delete', { body: { accountId: child.accountId } });
   }
-  return { target: target.baseUrl, isSandbox: state.isSandbox ?? false, results, spentMicros: state.spentMicros };
+}
+
+/** Funds the checks may spend: mutation checks stay within --max-spend, sandbox checks seed what they use. */
+const CHILD_BALANCE = 1000;
+
+/** A child sandbox of the key's account, or undefined when the target has none (an older sandbox: 404). */
+async function createChild(target: Target): Promise<{ accountId: string; apiKey: string } | undefined> {
+  const ex = await call(target, 'POST', '/sandbox/v1/sandboxes/create', {
+    body: { name: 'card-sandbox verify', balance: CHILD_BALANCE, ttlSeconds: 3600 },
+  });
+  if (ex.status === 404) return undefined;
+  const body = ex.json as { accountId?: string; apiKey?: string; message?: string } | undefined;
+  if (ex.status !== 200 || !body?.accountId || !body.apiKey) {
+    // Running on the key's own account instead would change it: refuse, saying why.
+    throw new ChildRefused(
+      `the target refused a child sandbox for the run (HTTP ${ex.status}: ${body?.message ?? ex.text.slice(0, 200)})`,
+    );
+  }
+  return { accountId: body.accountId, apiKey: body.apiKey };
 }
 
 async function runOne(check: Check, target: Target, options: VerifyOptions, state: RunState): Promise<CheckResult> {

@@ -13,6 +13,8 @@ const COMMANDS = [
   ['trigger'],
   ['webhook'],
   ['webhook', 'send'],
+  ['logs'],
+  ['logs', 'tail'],
 ];
 
 beforeAll(() => ensureBuilt());

@@ -242,14 +242,14 @@ describe('Limits: idempotency key retention is 24 hours of account time', () => 
 });
 
 /**
- * Real concurrency: the idempotency layer waits `faultLatencyMs` (set by the faults middleware in production
+ * Real concurrency: the idempotency layer waits `injectedLatencyMs` (set by the faults middleware in production
  * code) after reserving the key and before executing. This test app sets it from a test-only header.
  */
 function serverWithLatency(s: TestSandbox): Server {
   const outer = new Hono<AppEnv>();
   outer.use('*', async (c, next) => {
     const ms = c.req.header('x-test-latency-ms');
-    if (ms) c.set('faultLatencyMs', Number(ms));
+    if (ms) c.set('injectedLatencyMs', Number(ms));
     await next();
   });
   outer.route('/', createApp(s.deps));

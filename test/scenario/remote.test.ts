@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+
+/** The child sandboxes API (behaviour.md 12) is served: each file then runs in a child of the key's account. */
+const HAS_CHILDREN = existsSync(join(import.meta.dirname, '../../src/sandbox/sandboxes.ts'));
 
 const config: Config = Object.freeze({
   ...DEFAULT_CONFIG,
@@ -39,21 +42,55 @@ describe('--base-url: against a running sandbox', () => {
     expect(r.steps.filter((s) => !s.ok)).toEqual([]);
   });
 
-  it('with only --api-key, files share that account: account.balance resets it, other settings need the admin token', async () => {
-    const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
-    const first = await run(
-      'name: a\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
-      opts,
-    );
-    expect(first.ok).toBe(true);
-    const again = await run(
-      'name: b\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
-      opts,
-    );
-    expect(again.ok).toBe(true);
-    const refused = await run('name: c\naccount: { depositFeeRate: "0" }\nsteps: []\n', opts);
-    expect(refused.steps[0].failure!.message).toBe('account.depositFeeRate needs --admin-token');
-  });
+  it.runIf(HAS_CHILDREN)(
+    'with only --api-key, each file runs in a child sandbox of the key account: its settings apply, the key account is untouched',
+    async () => {
+      const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
+      const first = await run(
+        'name: a\naccount: { balance: 70, depositFeeRate: "0" }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
+        opts,
+      );
+      expect(first.steps.filter((s) => !s.ok)).toEqual([]);
+      const again = await run(
+        'name: b\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
+        opts,
+      );
+      expect(again.ok).toBe(true);
+      const refused = await run('name: c\naccount: { requireIdempotencyKey: true }\nsteps: []\n', opts);
+      expect(refused.steps[0].failure!.message).toBe('account.requireIdempotencyKey needs --admin-token');
+      const own = await fetch(`${server.url}/v1/card/list`, {
+        method: 'POST',
+        headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(((await own.json()) as { cardList: unknown[] }).cardList).toEqual([]);
+      const children = await fetch(`${server.url}/sandbox/v1/sandboxes/list`, {
+        method: 'POST',
+        headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(((await children.json()) as { sandboxes: unknown[] }).sandboxes).toEqual([]);
+    },
+  );
+  // Until the child sandboxes API is on this branch's server (devloop-server), a key's account is shared.
+  it.skipIf(HAS_CHILDREN)(
+    'with only --api-key, files share that account: account.balance resets it, other settings need the admin token',
+    async () => {
+      const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
+      const first = await run(
+        'name: a\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
+        opts,
+      );
+      expect(first.ok).toBe(true);
+      const again = await run(
+        'name: b\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
+        opts,
+      );
+      expect(again.ok).toBe(true);
+      const refused = await run('name: c\naccount: { depositFeeRate: "0" }\nsteps: []\n', opts);
+      expect(refused.steps[0].failure!.message).toBe('account.depositFeeRate needs --admin-token');
+    },
+  );
 });
 
 describe('the spec says to check code even on a 200', () => {

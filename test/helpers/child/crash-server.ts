@@ -16,7 +16,7 @@ const deps = createDeps({
 const outer = new Hono<AppEnv>();
 outer.use('*', async (c, next) => {
   const ms = c.req.header('x-test-latency-ms');
-  if (ms) c.set('faultLatencyMs', Number(ms));
+  if (ms) c.set('injectedLatencyMs', Number(ms));
   await next();
 });
 outer.route('/', createApp(deps));

@@ -1,0 +1,83 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, spawnCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+
+// Runs once the server serves the API (devloop-server's branch, landing in parallel with this CLI half).
+const HAS_REQUEST_LOG = existsSync(join(import.meta.dirname, '../../src/sandbox/requests.ts'));
+
+const KEY = 'sk_test_logs_tail_cli_key_000000000000000';
+let sandbox: ServeProcess & { url: string };
+beforeAll(async () => {
+  if (!HAS_REQUEST_LOG) return;
+  ensureBuilt();
+  sandbox = await startSandbox(KEY);
+});
+afterAll(() => sandbox && stop(sandbox));
+
+const post = (path: string, body: unknown) =>
+  fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  }).then(async (r) => ({ status: r.status, requestId: r.headers.get('x-request-id')!, body: await r.json() }));
+
+describe.runIf(HAS_REQUEST_LOG)('card-sandbox logs tail', () => {
+  it('prints a request made after it started: time, method, path, status, code, latency, request id', async () => {
+    await post('/v1/wallet/assetList', {});
+    const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);
+    try {
+      await tail.waitForOutput(/^Tailing the request log/m);
+      const made = await post('/v1/card/detail', { cardId: 'logs-tail-probe' });
+      const [line] = await tail.waitForOutput(
+        new RegExp(
+          `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} {2}POST /v1/card/detail {2}${made.status} {2}code 4001 {2}[\\d.]+ ms {2}${made.requestId}$`,
+          'm',
+        ),
+      );
+      expect(line).toContain(made.requestId);
+      // Neither what was there before it started nor its own polling is printed.
+      expect(tail.stdout()).not.toMatch(/wallet\/assetList|sandbox\/v1\/requests/);
+    } finally {
+      await stop(tail);
+    }
+  });
+
+  it('--path filters and --json prints each record summary as a JSON line', async () => {
+    const tail = spawnCli([
+      'logs',
+      'tail',
+      '--base-url',
+      sandbox.url,
+      '--api-key',
+      KEY,
+      '--interval',
+      '100',
+      '--path',
+      '/v1/wallet/assetList',
+      '--json',
+    ]);
+    try {
+      await tail.waitForOutput(/^Tailing the request log .* path \/v1\/wallet\/assetList/m);
+      await post('/v1/card/detail', { cardId: 'not-shown' });
+      const made = await post('/v1/wallet/assetList', {});
+      const [json] = await tail.waitForOutput(new RegExp(`^\\{.*"requestId":"${made.requestId}".*\\}$`, 'm'));
+      expect(JSON.parse(json)).toMatchObject({
+        method: 'POST',
+        path: '/v1/wallet/assetList',
+        status: 200,
+        code: 0,
+        replayed: false,
+      });
+      expect(tail.stdout()).not.toContain('/v1/card/detail');
+    } finally {
+      await stop(tail);
+    }
+  });
+
+  it('a refused key stops it with one message and exit 3', async () => {
+    const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', 'sk_test_wrong']);
+    expect((await tail.exited).code).toBe(3);
+    expect(tail.stderr()).toMatch(/API key was refused/);
+  });
+});

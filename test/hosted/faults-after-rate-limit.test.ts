@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+// Issue 16 item 1: injected faults apply after authentication and the per-key rate limit, and every faulted
+// request spends the key's budget like any other. The wall clock stands still in these tests, so the budget
+// never refills while they run.
+
+let sb: TestSandbox;
+afterEach(() => sb.close());
+
+const armed = (path: string) =>
+  sb.deps.db.prepare('SELECT COALESCE(SUM(remaining), 0) FROM faults WHERE path = ?').pluck().get(path) as number;
+
+async function hostedAccountWithRule(limit: number, rule: Record<string, unknown>) {
+  sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: limit } });
+  const { apiKey } = await sb.account();
+  // Arming the rule is one request of the budget; the refill below gives it back.
+  expect((await sb.post(apiKey, '/sandbox/v1/faults', { rules: [rule] })).status).toBe(200);
+  sb.wall.ms += 1000;
+  return apiKey;
+}
+
+describe('faults after the rate limit (hosted mode)', () => {
+  it('a respond rule answers only within the key budget: the burst beyond it is 429 and spends no use of the rule', async () => {
+    const path = '/v1/card/list';
+    const apiKey = await hostedAccountWithRule(5, { path, count: 300, respond: { httpStatus: 503, code: 9999 } });
+    const answers = await Promise.all(Array.from({ length: 30 }, () => sb.post(apiKey, path, {})));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 503)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    expect(armed(path)).toBe(295);
+  });
+
+  it('a latencyMs rule holds open only the requests within the key budget: the rest are refused with 429 at once', async () => {
+    const path = '/v1/wallet/assetList';
+    const apiKey = await hostedAccountWithRule(3, { path, count: 100, latencyMs: 200 });
+    const answers = await Promise.all(Array.from({ length: 12 }, () => sb.post(apiKey, path, {})));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(3);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    expect(armed(path)).toBe(97);
+  });
+
+  it('an unknown key meets 401 before any fault of the path', async () => {
+    const path = '/v1/card/list';
+    await hostedAccountWithRule(5, { path, count: 10, respond: { httpStatus: 503, code: 9999 } });
+    expect((await sb.post('sk_sandbox_unknown', path, {})).status).toBe(401);
+    expect(armed(path)).toBe(10);
+  });
+});
