@@ -83,48 +83,103 @@ function describeStatus(status) {
   );
 }
 
+/** Examples for path parameters (contract-testing tools such as Dredd need one to build a request). */
+const PATH_PARAMETERS = {
+  id: {
+    description: 'Account id',
+    schema: { type: 'string', pattern: '^acct_[A-Za-z0-9]+$' },
+    example: 'acct_0123456789abcdef',
+  },
+  keyId: {
+    description: 'API key id',
+    schema: { type: 'string', pattern: '^key_[A-Za-z0-9]+$' },
+    example: 'key_0123456789abcdef',
+  },
+  binId: {
+    description: 'BIN id: 1-64 letters, digits, dots, dashes or underscores',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$' },
+    example: 'VISA-EFI-454924',
+  },
+};
+
+/** Headers the server sends or reads, declared once under components and referenced by every operation. */
+const HEADERS = {
+  'X-Request-Id': {
+    description: 'The id of this request (the one sent, when it was 1-128 of A-Z a-z 0-9 . _ -), also in the logs.',
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before the next request',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  'Idempotency-Key': {
+    description:
+      'The Idempotency-Key of the request, echoed on every answer to a keyed request when it was well-formed',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` on a replay of the stored response',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const PARAMETERS = {
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      'Any unique string (a UUID is recommended): 1-255 printable ASCII characters, not only spaces; scoped to the account, kept 24 hours.',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]*[\\x21-\\x7E][\\x20-\\x7E]*$' },
+  },
+  RequestId: {
+    name: 'X-Request-Id',
+    in: 'header',
+    required: false,
+    description:
+      'Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made)',
+    schema: { type: 'string', maxLength: 1024 },
+  },
+};
+
+const headerRef = (name) => ({ $ref: `#/components/headers/${name}` });
+
+function responseHeaders(op, status) {
+  const headers = { 'X-Request-Id': headerRef('X-Request-Id') };
+  if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
+  if (op.idempotent) headers['Idempotency-Key'] = headerRef('Idempotency-Key');
+  if (op.idempotent && status === '200') headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+  return headers;
+}
+
+/** `POST /v1/card/create` -> postV1CardCreate */
+const camel = (words) =>
+  words
+    .filter(Boolean)
+    .map((s, i) => (i === 0 ? s : s[0].toUpperCase() + s.slice(1)))
+    .join('');
+
 function operation(key, op) {
   const [method, path] = key.split(' ');
-  const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-    name: m[1],
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-  }));
-  if (op.idempotent) {
-    params.push({
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: 'Any unique string (a UUID is recommended), scoped to the account, kept 24 hours.',
-      schema: { type: 'string', maxLength: 255 },
-    });
-  }
+  const params = [...path.matchAll(/\{(\w+)\}/g)].map((m) => {
+    const known = PATH_PARAMETERS[m[1]] ?? { schema: { type: 'string' }, example: 'x' };
+    return { name: m[1], in: 'path', required: true, ...known };
+  });
+  if (op.idempotent) params.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  params.push({ $ref: '#/components/parameters/RequestId' });
   const responses = {};
   for (const [status, schema] of Object.entries(op.responses)) {
-    const r = { description: describeStatus(status) };
+    const r = { description: describeStatus(status), headers: responseHeaders(op, status) };
     if (schema !== null) r.content = json(schema);
-    if (op.idempotent && (status === '200' || status === '409')) {
-      r.headers = {
-        'Idempotency-Key': { description: 'The key of the request, echoed', schema: { type: 'string' } },
-        ...(status === '200'
-          ? {
-              'Idempotent-Replayed': {
-                description: '`true` on a replay of the stored response',
-                schema: { type: 'string', enum: ['true'] },
-              },
-            }
-          : {}),
-      };
-    }
     responses[status] = r;
   }
   const security = op.security === 'none' ? [] : [{ [op.security]: [] }];
-  const operationId = `${method.toLowerCase()}${path
-    .replace(/\{(\w+)\}/g, 'By-$1')
-    .split(/[/.-]/)
-    .map((s) => (s ? s[0].toUpperCase() + s.slice(1) : ''))
-    .join('')}`;
+  const operationId = camel([method.toLowerCase(), ...path.replace(/\{(\w+)\}/g, 'By-$1').split(/[/.-]/)]);
+  const requestBody = op.request
+    ? { requestBody: { required: op.requestRequired !== false, content: json(op.request) } }
+    : {};
   return {
     method: method.toLowerCase(),
     path,
@@ -133,8 +188,8 @@ function operation(key, op) {
       summary: op.summary,
       operationId,
       security,
-      ...(params.length ? { parameters: params } : {}),
-      ...(op.request ? { requestBody: { required: true, content: json(op.request) } } : {}),
+      parameters: params,
+      ...requestBody,
       responses,
     },
   };
@@ -154,6 +209,8 @@ export function buildOpenApi(dir = DEFAULT_DIR) {
   for (const [type, schema] of Object.entries(index.events.types)) {
     webhooks[type] = {
       post: {
+        operationId: camel(['webhook', ...type.split('.')]),
+        tags: ['Webhooks'],
         summary: `${type} event`,
         description:
           'POSTed to the configured URL while the webhook is enabled. Verify the signature over the raw body before parsing; deduplicate on the event id.',
@@ -165,16 +222,29 @@ export function buildOpenApi(dir = DEFAULT_DIR) {
           schema: { type: 'string' },
         })),
         requestBody: { required: true, content: json(schema) },
-        responses: { '2XX': { description: 'Acknowledged; anything else (or a timeout) is retried with backoff' } },
+        responses: {
+          '2XX': { description: 'Acknowledged' },
+          default: { description: 'Anything else (or no answer within 10 seconds) is retried with backoff' },
+        },
       },
     };
   }
+  // The union of every event, told apart by `type` (OpenAPI's discriminator; the schema file stays plain JSON Schema).
+  schemas['events.envelope'] = {
+    ...schemas['events.envelope'],
+    discriminator: {
+      propertyName: 'type',
+      mapping: Object.fromEntries(Object.entries(index.events.types).map(([t, p]) => [t, schemaRef(p).$ref])),
+    },
+  };
+  // No jsonSchemaDialect: the default (the OpenAPI 3.1 base dialect, JSON Schema 2020-12 plus the OpenAPI
+  // vocabulary) is what every file uses, and Swagger UI warns about any other value.
   return {
     openapi: '3.1.0',
-    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Card Issuing API (sandbox)',
       version: '1',
+      license: { name: 'UNLICENSED', url: 'https://card-sandbox.dev/contracts/' },
       description:
         'The partner API (/v1) with its webhooks, and the sandbox-only simulation (/sandbox/v1) and operator (/admin/v1) surfaces. Assembled from contracts/*.json by scripts/build-openapi.mjs.',
     },
@@ -188,6 +258,8 @@ export function buildOpenApi(dir = DEFAULT_DIR) {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (SANDBOX_ADMIN_TOKEN)' },
       },
+      headers: HEADERS,
+      parameters: PARAMETERS,
       schemas,
     },
   };
@@ -197,8 +269,25 @@ export function renderOpenApi(dir = DEFAULT_DIR) {
   return JSON.stringify(buildOpenApi(dir), null, 2) + '\n';
 }
 
+/** Where the generated partner client types live: test/contracts/typed-client.test.ts proves them on every run. */
+export const TYPED_CLIENT_TYPES = join(DEFAULT_DIR, '..', 'test', 'contracts', 'typed-client', 'api.d.ts');
+
+/**
+ * The TypeScript types a partner gets from `npx openapi-typescript <base>/openapi.json` (default options), formatted
+ * with the repository's Prettier settings. Dev dependencies only, so loaded on demand.
+ */
+export async function renderTypedClient(doc) {
+  const { default: openapiTS, astToString, COMMENT_HEADER } = await import('openapi-typescript');
+  const prettier = await import('prettier');
+  const text = COMMENT_HEADER + astToString(await openapiTS(doc));
+  const options = (await prettier.resolveConfig(TYPED_CLIENT_TYPES)) ?? {};
+  return prettier.format(text, { ...options, parser: 'typescript' });
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const out = join(DEFAULT_DIR, 'openapi.json');
   writeFileSync(out, renderOpenApi());
   console.log(`wrote ${out}`);
+  writeFileSync(TYPED_CLIENT_TYPES, await renderTypedClient(buildOpenApi()));
+  console.log(`wrote ${TYPED_CLIENT_TYPES}`);
 }

@@ -23,6 +23,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>
   trigger: async () => (await import('./trigger.js')).runTrigger,
   webhook: async () => (await import('./webhook-send.js')).runWebhookCommand,
   logs: async () => (await import('./logs-tail.js')).runLogsCommand,
+  proxy: async () => (await import('./proxy.js')).runProxy,
 };
 
 async function main(argv: string[]): Promise<number> {

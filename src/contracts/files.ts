@@ -15,6 +15,8 @@ export interface Operation {
   idempotent: boolean;
   /** Schema path of the request body; null: the request has no body. */
   request: string | null;
+  /** false: the body may be left out (the server takes none or `{}`). */
+  requestRequired?: boolean;
   /** HTTP status (or "default" for any other error status) -> schema path; null: an empty body. */
   responses: Record<string, string | null>;
 }

@@ -1,5 +1,5 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv } from './ajv.js';
 import { readIndex, readSchemaFiles, type ContractIndex, type Operation } from './files.js';
 import { closeObjects } from './strict.js';
 
@@ -10,6 +10,9 @@ export interface ContractViolation {
   schemaPath: string;
   instancePath: string;
   message: string;
+  /** The JSON Schema keyword that failed and its parameters (ajv's), when a schema check found it. */
+  keyword?: string;
+  params?: Record<string, unknown>;
 }
 
 export interface ValidateOptions {
@@ -18,6 +21,7 @@ export interface ValidateOptions {
 }
 
 interface Route {
+  key: string;
   method: string;
   pattern: RegExp;
   operation: Operation;
@@ -31,12 +35,6 @@ interface Loaded {
 }
 
 let loaded: Loaded | undefined;
-
-function newAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true });
-  addFormats.default(ajv);
-  return ajv;
-}
 
 /** `/admin/v1/accounts/{id}` -> a regular expression matching one path segment per parameter. */
 function pathPattern(template: string): RegExp {
@@ -56,16 +54,26 @@ function load(): Loaded {
   }
   const routes = Object.entries(index.operations).map(([key, operation]) => {
     const [method, template] = key.split(' ');
-    return { method, pattern: pathPattern(template), operation };
+    return { key, method, pattern: pathPattern(template), operation };
   });
   loaded = { index, routes, lenient, strict };
   return loaded;
 }
 
-function findOperation(method: string, path: string): Operation | undefined {
+function findRoute(method: string, path: string): Route | undefined {
   const bare = path.split('?')[0];
   const m = method.toUpperCase();
-  return load().routes.find((r) => r.method === m && r.pattern.test(bare))?.operation;
+  return load().routes.find((r) => r.method === m && r.pattern.test(bare));
+}
+
+function findOperation(method: string, path: string): Operation | undefined {
+  return findRoute(method, path)?.operation;
+}
+
+/** The contract's `METHOD /path/{param}` and its operation for a concrete request, when the contracts have it. */
+export function contractFor(method: string, path: string): { key: string; operation: Operation } | undefined {
+  const route = findRoute(method, path);
+  return route && { key: route.key, operation: route.operation };
 }
 
 function validatorFor(
@@ -93,6 +101,8 @@ function check(schemaPath: string, value: unknown, opts: ValidateOptions | undef
     schemaPath: e.schemaPath,
     instancePath: e.instancePath,
     message: describe(e),
+    keyword: e.keyword,
+    params: e.params as Record<string, unknown>,
   }));
 }
 
@@ -120,6 +130,7 @@ export function validateRequest(
     const bodyless = isEmpty(body) || (typeof body === 'object' && Object.keys(body as object).length === 0);
     return bodyless ? [] : [violation('this request takes no body')];
   }
+  if (op.requestRequired === false && isEmpty(body)) return [];
   return check(op.request, body, opts);
 }
 

@@ -93,10 +93,23 @@ const accepted: [string, string, string, unknown][] = [
     },
   ],
   [
-    'a card detail of unknown shape beyond cardId',
+    'a card detail with the fields a partner reads, and a field of its own beyond them',
     'POST',
     '/v1/card/detail',
-    { cardId: '1', anything: { nested: true } },
+    {
+      cardId: '1',
+      binId: 'VISA-EFI-454924',
+      alias: null,
+      cardStatus: 'CANCELLING',
+      maskedCardNo: '************1234',
+      cardBrand: 'Visa',
+      currency: 'USD',
+      availableBalance: 0,
+      frozenAmount: 0,
+      createdAt: '2026-06-01T12:00:00.000Z',
+      bin,
+      anything: { nested: true },
+    },
   ],
 ];
 
@@ -177,6 +190,31 @@ const refused: [string, string, string, unknown][] = [
     },
   ],
   ['an error without a message', 'POST', '/v1/card/deposit', { code: 3001 }],
+  [
+    'a card status outside ACTIVE, FROZEN, CANCELLING, CANCELLED',
+    'POST',
+    '/v1/card/list',
+    {
+      cardList: [
+        {
+          cardId: '1',
+          binId: 'b',
+          cardStatus: 'DELETED',
+          maskedCardNo: '1234',
+          availableBalance: 1,
+          frozenAmount: 0,
+          currency: 'USD',
+        },
+      ],
+    },
+  ],
+  ['a card detail with only its id', 'POST', '/v1/card/detail', { cardId: '1' }],
+  [
+    'card data without the security code',
+    'POST',
+    '/v1/card/sensitiveInfo',
+    { cardNo: '4549240372209645', expiryDate: '06/29' },
+  ],
 ];
 
 describe('contracts against the spec', () => {
