@@ -63,7 +63,9 @@ export async function runChecks(
     const state: RunState = { spentMicros: 0, values: new Map(), isSandbox };
     const results: CheckResult[] = [];
     for (const check of catalogue) {
-      const result = await runOne(check, runTarget, options, state);
+      // Reads change nothing, so they look at the key's own account (its cards and transactions, which a fresh
+      // child would not have); only mutations and sandbox checks need the child.
+      const result = await runOne(check, check.kind === 'read' ? target : runTarget, options, state);
       results.push(result);
       onResult(result);
     }
