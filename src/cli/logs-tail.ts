@@ -1,5 +1,6 @@
 import { parseCommand, runGroup, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
+import type { RequestSummary } from '../domain/request-log.js';
 
 // `card-sandbox logs tail`: follows the account's request log (POST /sandbox/v1/requests, newest first) by polling
 // for records newer than the last one seen, printing each as one short line (or JSON with --json).
@@ -19,19 +20,6 @@ export const LOGS_TAIL_SPEC = {
   },
   footer: 'Runs until interrupted. exit codes: 2 usage, 3 unreachable or the key refused, 1 another failure',
 } as const satisfies CommandSpec;
-
-interface RequestSummary {
-  requestId: string;
-  time: string;
-  method: string;
-  path: string;
-  status: number;
-  code: number | null;
-  latencyMs: number;
-  keyId: string | null;
-  idempotencyKey: string | null;
-  replayed: boolean;
-}
 
 const OWN_PATH = '/sandbox/v1/requests';
 /** Pages read per poll at most: past this many new records, the oldest of them are skipped (said on stderr). */
