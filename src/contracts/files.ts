@@ -63,3 +63,9 @@ export function readSchemaFiles(dir = contractsDir()): SchemaFile[] {
   walk(dir);
   return out;
 }
+
+/** `/admin/v1/accounts/{id}` -> a regular expression matching one path segment per parameter. */
+export function pathPattern(template: string): RegExp {
+  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
+  return new RegExp(`^${escaped}/?$`);
+}

@@ -1,0 +1,250 @@
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import { newAjv } from '../contracts/ajv.js';
+import { pathPattern, readIndex, readSchemaFiles, type ContractIndex } from '../contracts/files.js';
+import { invalidField } from '../domain/errors.js';
+
+// Request validation from the request schemas of contracts/ (issue 13: one source). Each schema is compiled once,
+// on its first request, and each ajv error is told in the sandbox's words: the field's name, then what it must be. When a
+// body breaks several rules, the first field in the schema's own property order wins (the order the spec and the
+// handlers read them), after any unknown field of the simulation or operator API, which is named first.
+
+export type Body = Record<string, unknown>;
+
+type Schema = Record<string, any>;
+
+/** Messages of `pattern` and `anyOf` checks, which a schema cannot word (by field label, `[i]` as `[]`). */
+const SPECIAL: Record<string, string> = {
+  merchantCountry: 'must be an ISO 3166 alpha-2 code',
+  txId: 'must be 64 hexadecimal characters',
+  fromAddress: 'must be a TRON base58check address',
+  'rules[].path': 'must be a full request path such as /v1/card/deposit',
+  bin: 'must be 6 to 8 digits',
+  depositAddress: 'must be "auto", null or a TRON base58 address',
+  depositFeeRate: 'must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"',
+  'fee.deposit': 'must be a decimal rate in [0, 1)',
+  'fee.fx': 'must be a decimal rate in [0, 1)',
+  'fee.atm': 'must be a decimal rate in [0, 1)',
+  'fee.card': 'must be a decimal string, e.g. "100"',
+  'limit.spendDaily': 'must be a decimal string, e.g. "100"',
+  'limit.minimalDeposit': 'must be a decimal string, e.g. "100"',
+};
+
+/** Cross-field rules of an object, worded (by the object's label with `[i]` as `[]`). */
+const OBJECT_RULES: Record<string, { anyOf?: string; not?: string; required?: string }> = {
+  'rules[]': { anyOf: 'needs latencyMs, respond or dropResponse', not: 'cannot both respond and drop the response' },
+  'rules[].respond': { required: 'needs httpStatus (400-599) and code' },
+};
+
+interface Compiled {
+  validate: ValidateFunction;
+  schema: Schema;
+}
+
+interface Loaded {
+  ajv: ReturnType<typeof newAjv>;
+  index: ContractIndex;
+  compiled: Map<string, Compiled>;
+}
+
+let loaded: Loaded | undefined;
+let schemasById: Map<string, Schema>;
+
+/** Loads every schema once; each operation's validator is compiled on its first request (start-up stays fast). */
+function load(): Loaded {
+  if (loaded) return loaded;
+  const index: ContractIndex = readIndex();
+  // Formats are annotations here (as JSON Schema 2020-12 has them): a webhook URL gets the URL policy's own,
+  // more telling, message from the handler.
+  const ajv = newAjv({ allErrors: true, validateFormats: false });
+  schemasById = new Map();
+  for (const f of readSchemaFiles()) {
+    ajv.addSchema(f.schema);
+    schemasById.set(f.schema.$id, f.schema);
+  }
+  loaded = { ajv, index, compiled: new Map() };
+  return loaded;
+}
+
+function compiledFor(operation: string): Compiled {
+  const l = load();
+  let c = l.compiled.get(operation);
+  if (c) return c;
+  const request = l.index.operations[operation]?.request;
+  if (!request) throw new Error(`no request schema for ${operation}`);
+  const id = l.index.base + request;
+  c = { validate: l.ajv.getSchema(id)!, schema: schemasById.get(id)! };
+  l.compiled.set(operation, c);
+  return c;
+}
+
+/** Follows `$ref`s (relative to the file they are in) to the schema they name. */
+function resolve(schema: Schema, fileId: string): { schema: Schema; fileId: string } {
+  let s = schema;
+  let id = fileId;
+  while (typeof s.$ref === 'string') {
+    const target = new URL(s.$ref, id).href;
+    const file = schemasById.get(target.split('#')[0]!);
+    if (!file) break;
+    id = file.$id;
+    s = file;
+  }
+  return { schema: s, fileId: id };
+}
+
+/** The schema of the value at `path` (property names and array indexes) inside `root`. */
+function schemaAt(root: Compiled, path: string[]): Schema | undefined {
+  let node = resolve(root.schema, root.schema.$id);
+  for (const part of path) {
+    const s = node.schema;
+    const next = /^\d+$/.test(part) && s.items ? s.items : s.properties?.[part];
+    if (next === undefined) return undefined;
+    node = resolve(next, node.fileId);
+  }
+  return node.schema;
+}
+
+const parts = (pointer: string) =>
+  pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+
+function label(path: string[]): string {
+  return path.reduce((out, p) => (/^\d+$/.test(p) ? `${out}[${p}]` : out ? `${out}.${p}` : p), '');
+}
+
+const generic = (l: string) => l.replace(/\[\d+\]/g, '[]');
+
+/** An amount: a number with a decimal step (multipleOf), as the amount schemas of contracts/common have it. */
+const isAmount = (s: Schema) => s.type === 'number' && typeof s.multipleOf === 'number';
+
+function places(step: number): number {
+  return Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+}
+
+function between(s: Schema): string {
+  return `between ${s.minimum ?? 0} and ${s.maximum ?? Number.MAX_SAFE_INTEGER}`;
+}
+
+/** What a field must be, worded as the sandbox has always worded it. */
+function mustBe(s: Schema, fieldLabel: string, value: unknown, required: boolean, keyword: string): string {
+  const special = SPECIAL[generic(fieldLabel)];
+  if (value === null && required) return `${fieldLabel} is required`;
+  if (isAmount(s)) {
+    if (typeof value !== 'number') return `${fieldLabel} must be a JSON number${value === null ? ', or left out' : ''}`;
+    return `${fieldLabel} must be a number greater than 0, at most ${s.maximum}, with at most ${places(s.multipleOf)} decimal places`;
+  }
+  if (value === null && (s.type === 'string' || s.pattern !== undefined))
+    return `${fieldLabel} must be a string, or left out`;
+  if (special) return `${fieldLabel} ${special}`;
+  if (Array.isArray(s.enum)) return `${fieldLabel} must be one of ${s.enum.join(', ')}`;
+  switch (s.type) {
+    case 'string':
+      if (typeof value !== 'string') return `${fieldLabel} must be a string${value === null ? ', or left out' : ''}`;
+      if (keyword === 'minLength' && value.length === 0) return `${fieldLabel} must not be empty`;
+      if (keyword === 'maxLength') return `${fieldLabel} must be at most ${s.maxLength} characters`;
+      return special ? `${fieldLabel} ${special}` : `${fieldLabel} must match ${s.pattern}`;
+    case 'integer':
+      return `${fieldLabel} must be an integer ${between(s)}`;
+    case 'number':
+      return `${fieldLabel} must be a number ${between(s)}`;
+    case 'boolean':
+      return `${fieldLabel} must be a boolean`;
+    case 'object':
+      return `${fieldLabel} must be an object`;
+    case 'array':
+      if (!Array.isArray(value)) return `${fieldLabel} must be an array`;
+      return `${fieldLabel} must hold at most ${s.maxItems} entries`;
+  }
+  return special ? `${fieldLabel} ${special}` : `${fieldLabel} is invalid`;
+}
+
+/** The one message for a body's errors: the first field (schema order) with a problem, its first problem. */
+function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
+  const root = resolve(c.schema, c.schema.$id).schema;
+  const unknown = errors.find((e) => e.keyword === 'additionalProperties');
+  if (unknown) {
+    const where = label(parts(unknown.instancePath));
+    const field = String((unknown.params as { additionalProperty: string }).additionalProperty);
+    return `unknown field ${where ? `${where}.${field}` : field}: not a field of this request`;
+  }
+  const order = Object.keys(root.properties ?? {});
+  const fieldOf = (e: ErrorObject) => {
+    const p = parts(e.instancePath);
+    if (p.length > 0) return p;
+    const missing = (e.params as { missingProperty?: string }).missingProperty;
+    return missing === undefined ? [] : [missing];
+  };
+  // Deepest-first within a field would name a nested field before its object's own rule; the object's rule
+  // (a missing property, a cross-field rule) is what the handlers checked first, so shallow errors lead.
+  const rank = (e: ErrorObject) => {
+    const path = fieldOf(e);
+    const top = path[0] === undefined ? -1 : order.indexOf(path[0]);
+    const kind = e.keyword === 'required' ? 0 : e.keyword === 'type' ? 1 : 2;
+    return [
+      top === -1 ? order.length : top,
+      ...path.slice(1).map((p) => (/^\d+$/.test(p) ? Number(p) : 0)),
+      path.length,
+      kind,
+    ];
+  };
+  const compare = (a: ErrorObject, b: ErrorObject) => {
+    const ra = rank(a);
+    const rb = rank(b);
+    for (let i = 0; i < Math.max(ra.length, rb.length); i++) {
+      const d = (ra[i] ?? -1) - (rb[i] ?? -1);
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
+  // Errors inside an anyOf / not branch are the branch's, not the body's: only the combinator's own error counts.
+  const inBranch = (e: ErrorObject) => /\/(anyOf|oneOf|not)\//.test(e.schemaPath);
+  const own = errors.filter((e) => !inBranch(e));
+  const first = [...(own.length ? own : errors)].sort(compare)[0]!;
+  const path = parts(first.instancePath);
+  const objectLabel = label(path);
+  if (first.keyword === 'required') {
+    const missing = (first.params as { missingProperty: string }).missingProperty;
+    const rule = OBJECT_RULES[generic(objectLabel)]?.required;
+    if (rule) return `${objectLabel} ${rule}`;
+    return `${label([...path, missing])} is required`;
+  }
+  if (first.keyword === 'not' || (first.keyword === 'anyOf' && OBJECT_RULES[generic(objectLabel)]?.anyOf)) {
+    const rule = OBJECT_RULES[generic(objectLabel)]?.[first.keyword === 'not' ? 'not' : 'anyOf'];
+    if (rule) return `${objectLabel} ${rule}`;
+  }
+  const s = schemaAt(c, path) ?? {};
+  const parent = schemaAt(c, path.slice(0, -1));
+  const required = Array.isArray(parent?.required) && parent.required.includes(path[path.length - 1]);
+  const value = path.reduce<unknown>((v, p) => (v as Record<string, unknown> | undefined)?.[p], body);
+  return mustBe(s, objectLabel, value, required, first.keyword);
+}
+
+/** The body, checked against the request schema of `operation` (`POST /v1/card/create`); a 400 naming the field. */
+export function validateBody(operation: string, body: Body): Body {
+  const c = compiledFor(operation);
+  if (!c.validate(body)) throw invalidField(explain(c, body, c.validate.errors ?? []));
+  return body;
+}
+
+/** The body of a request to `method path`, checked against its contract; a route without one is not checked. */
+export function validateRequestBody(method: string, path: string, body: Body): Body {
+  const key = operationOf(method, path);
+  return key === undefined ? body : validateBody(key, body);
+}
+
+let routes: { method: string; pattern: RegExp; key: string }[] | undefined;
+
+/** `POST /admin/v1/accounts/acct_1/keys` -> `POST /admin/v1/accounts/{id}/keys`, for operations with a request body. */
+function operationOf(method: string, path: string): string | undefined {
+  routes ??= Object.entries(load().index.operations)
+    .filter(([, op]) => op.request !== null)
+    .map(([key]) => {
+      const [m, template] = key.split(' ') as [string, string];
+      return { method: m, pattern: pathPattern(template), key };
+    });
+  const m = method.toUpperCase();
+  return routes.find((r) => r.method === m && r.pattern.test(path))?.key;
+}
