@@ -8,7 +8,7 @@ import { OK } from '../api/views.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import { readJsonObject, readOptionalJsonObject } from '../http/middleware/json-body.js';
 import { optionalAmount, optionalBoolean, optionalString, type Body } from '../http/validate.js';
 import { invalidField } from '../domain/errors.js';
 
@@ -91,6 +91,7 @@ export function accountRoutes(deps: ServerDeps) {
     })
     .post('/accounts/:id/keys', async (c) => {
       const id = getAccount(deps, c.req.param('id')).id;
+      await readOptionalJsonObject(c);
       return c.json(
         transact(deps, () => issueKey(deps, id)),
         201,

@@ -19,6 +19,8 @@ const SPECIAL: Record<string, string> = {
   fromAddress: 'must be a TRON base58check address',
   'rules[].path': 'must be a full request path such as /v1/card/deposit',
   bin: 'must be 6 to 8 digits',
+  status: 'must be an HTTP status (e.g. 400) or a class such as "4xx"',
+  path: 'must be a request path starting with /',
   depositAddress: 'must be "auto", null or a TRON base58 address',
   depositFeeRate: 'must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"',
   'fee.deposit': 'must be a decimal rate in [0, 1)',
@@ -130,11 +132,13 @@ function between(s: Schema): string {
 
 /** What a field must be, worded as the sandbox has always worded it. */
 function mustBe(s: Schema, fieldLabel: string, value: unknown, required: boolean, keyword: string): string {
-  const special = SPECIAL[generic(fieldLabel)];
+  // An enum words itself; a special message is for what a schema cannot word (a pattern, a choice of types).
+  const special = Array.isArray(s.enum) ? undefined : SPECIAL[generic(fieldLabel)];
   if (value === null && required) return `${fieldLabel} is required`;
   if (isAmount(s)) {
     if (typeof value !== 'number') return `${fieldLabel} must be a JSON number${value === null ? ', or left out' : ''}`;
-    return `${fieldLabel} must be a number greater than 0, at most ${s.maximum}, with at most ${places(s.multipleOf)} decimal places`;
+    const lowest = s.exclusiveMinimum === undefined ? `at least ${s.minimum ?? 0}` : `greater than ${s.exclusiveMinimum}`;
+    return `${fieldLabel} must be a number ${lowest}, at most ${s.maximum}, with at most ${places(s.multipleOf)} decimal places`;
   }
   if (value === null && (s.type === 'string' || s.pattern !== undefined))
     return `${fieldLabel} must be a string, or left out`;

@@ -6,26 +6,17 @@ import { createSandbox, deleteSandbox, listSandboxes, MAX_TTL_SECONDS, type NewS
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
-import { invalidField } from '../domain/errors.js';
-import { onlyKnownFields } from '../http/known-fields.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalAmount, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** The body, already checked against contracts/sandbox/sandboxes/create.request.json, as domain input. */
 function readNewSandbox(body: Body): NewSandbox {
-  onlyKnownFields(body, ['name', 'balance', 'depositFeeRate', 'ttlSeconds']);
-  let depositFeeRatePpm: number | undefined;
-  if (body.depositFeeRate !== undefined) {
-    const ppm = parseRatePpm(body.depositFeeRate);
-    if (ppm === null)
-      throw invalidField('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
-    depositFeeRatePpm = ppm;
-  }
   return {
-    name: optionalString(body, 'name', 128),
+    name: optionalString(body, 'name'),
     balanceMicros: body.balance === 0 ? 0 : optionalAmount(body, 'balance'),
-    depositFeeRatePpm,
+    depositFeeRatePpm: body.depositFeeRate === undefined ? undefined : (parseRatePpm(body.depositFeeRate) ?? undefined),
     ttlSeconds: optionalInteger(body, 'ttlSeconds', 1, MAX_TTL_SECONDS),
   };
 }
@@ -47,7 +38,7 @@ export function sandboxesRoutes(deps: ServerDeps) {
       });
     })
     .post('/sandboxes/list', async (c) => {
-      onlyKnownFields(await readJsonObject(c), []);
+      await readJsonObject(c);
       const sandboxes = runCommand(c, deps, () => listSandboxes(deps, c.get('account').id)).map((s) => ({
         accountId: s.accountId,
         name: s.name,
@@ -58,7 +49,6 @@ export function sandboxesRoutes(deps: ServerDeps) {
     })
     .post('/sandboxes/delete', async (c) => {
       const body = await readJsonObject(c);
-      onlyKnownFields(body, ['accountId']);
       const accountId = requiredString(body, 'accountId');
       runCommand(c, deps, () => deleteSandbox(deps, c.get('account').id, accountId));
       return c.json({ ...OK });

@@ -14,7 +14,9 @@ function messageOf(operation: string, body: Body): string | undefined {
 }
 
 const AMOUNT6 = 'must be a number greater than 0, at most 1000000000, with at most 6 decimal places';
-const AMOUNT2 = 'must be a number greater than 0, at most 1000000000, with at most 2 decimal places';
+// authorize takes 0 (an account verification), so its amount is "at least 0"; refund and clear take more than 0.
+const AMOUNT2 = 'must be a number at least 0, at most 1000000000, with at most 2 decimal places';
+const AMOUNT2_POSITIVE = 'must be a number greater than 0, at most 1000000000, with at most 2 decimal places';
 
 describe('request validation from contracts/', () => {
   it.each<[string, Body, string | undefined]>([
@@ -49,7 +51,7 @@ describe('request validation from contracts/', () => {
       { cardId: 'c', amount: 1, merchantCountry: 'usa' },
       'merchantCountry must be an ISO 3166 alpha-2 code',
     ],
-    ['POST /sandbox/v1/transaction/refund', { transactionId: 't', amount: 0.001 }, `amount ${AMOUNT2}`],
+    ['POST /sandbox/v1/transaction/refund', { transactionId: 't', amount: 0.001 }, `amount ${AMOUNT2_POSITIVE}`],
     ['POST /sandbox/v1/reset', { balance: 0 }, `balance ${AMOUNT6}`],
     ['POST /sandbox/v1/3ds/verify', { challengeId: 'c', otp: '1'.repeat(17) }, 'otp must be at most 16 characters'],
     ['POST /sandbox/v1/events', { limit: 1001 }, 'limit must be an integer between 1 and 1000'],

@@ -90,7 +90,7 @@ describe('faults', () => {
   });
 
   it.each([
-    [{}, 'rules must be an array'],
+    [{}, 'rules is required'],
     [{ rules: [{ path: 'v1/card/list', latencyMs: 1 }] }, 'rules[0].path must be a full request path'],
     [{ rules: [{ path: '/v1/card/list' }] }, 'rules[0] needs latencyMs, respond or dropResponse'],
     [{ rules: [{ path: '/v1/card/list', respond: { code: 1 } }] }, 'rules[0].respond needs httpStatus'],

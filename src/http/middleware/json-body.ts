@@ -3,6 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Body } from '../validate.js';
 import { DomainError, invalidField } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
+import { validateRequestBody } from '../request-schema.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -65,7 +66,11 @@ export function jsonCostProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** The request body as a JSON object; wrong content type, bad JSON, a body too deep or too large to parse cheaply, or a non-object is a 400. */
+/**
+ * The request body as a JSON object, checked against its operation's request schema in contracts/ (the one source of
+ * what a body may hold); wrong content type, bad JSON, a body too deep or too large to parse cheaply, a non-object or
+ * a body its schema refuses is a 400.
+ */
 export async function readJsonObject(c: Context): Promise<Body> {
   if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw invalidField('Content-Type must be application/json');
   const text = await c.req.text();
@@ -80,5 +85,12 @@ export async function readJsonObject(c: Context): Promise<Body> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidField('request body must be a JSON object');
   }
-  return value as Body;
+  return validateRequestBody(c.req.method, c.req.path, value as Body);
+}
+
+/** For an operation whose body may be left out: no body is `{}`, a body is read and checked as `readJsonObject` does. */
+export async function readOptionalJsonObject(c: Context): Promise<Body> {
+  const length = c.req.header('content-length');
+  const hasBody = c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
+  return hasBody ? readJsonObject(c) : {};
 }
