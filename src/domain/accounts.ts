@@ -54,12 +54,19 @@ export interface NewAccount {
   balanceMicros?: number;
 }
 
+/** A deposit address names one account (a chain transfer to it must credit exactly one): a taken one is a 400. */
+function assertAddressFree(deps: Deps, address: string, accountId: string): void {
+  const holder = sql(deps.db, 'SELECT id FROM accounts WHERE deposit_address = ? AND id != ?').get(address, accountId);
+  if (holder !== undefined) throw new DomainError('DEPOSIT_ADDRESS_IN_USE');
+}
+
 /** Creates an account (its clock starts running at wall time) and seeds its balance. */
 export function createAccount(deps: Deps, input: NewAccount): Account {
   assertInTransaction(deps.db, 'createAccount');
   const id = deps.ids.accountId();
   const now = deps.wallClock();
   const mode = input.depositAddress === 'auto' ? 'auto' : input.depositAddress === null ? 'none' : 'fixed';
+  if (mode === 'fixed') assertAddressFree(deps, input.depositAddress as string, id);
   sql(
     deps.db,
     `INSERT INTO accounts (id, name, deposit_fee_rate_ppm, require_idempotency_key, deposit_address_mode,
@@ -184,6 +191,7 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
     const a = patch.depositAddress;
     next.depositAddressMode = a === 'auto' ? 'auto' : a === null ? 'none' : 'fixed';
     next.depositAddress = a === 'auto' ? (current.depositAddressMode === 'auto' ? current.depositAddress : null) : a;
+    if (next.depositAddressMode === 'fixed') assertAddressFree(deps, next.depositAddress as string, id);
   }
   sql(
     deps.db,

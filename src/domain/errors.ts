@@ -54,6 +54,10 @@ export const ERRORS = {
   /** Detail: the hold plus the card's available balance. */
   CLEAR_EXCEEDS_AVAILABLE: { code: INVALID, message: "amount exceeds the hold plus the card's available balance" },
   TX_ID_ON_CHAIN: { code: INVALID, message: 'txId is already on chain' },
+  DEPOSIT_ADDRESS_IN_USE: {
+    code: INVALID,
+    message: 'depositAddress is already the deposit address of another account: each account needs its own',
+  },
   CHALLENGE_NOT_FOUND: { code: INVALID, message: 'challenge not found' },
   EVENT_NOT_FOUND: { code: INVALID, message: 'eventId: no such event for this account' },
   WEBHOOK_NOT_CONFIGURED: { code: INVALID, message: 'no webhook is configured: PUT /v1/webhook first' },

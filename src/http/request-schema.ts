@@ -165,15 +165,38 @@ function mustBe(s: Schema, fieldLabel: string, value: unknown, required: boolean
   return special ? `${fieldLabel} ${special}` : `${fieldLabel} is invalid`;
 }
 
+/** Edit distance, for "did you mean": a misspelt simulation parameter is the usual unknown field. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/** `advanceSecond: unknown field (did you mean advanceSeconds?)`, or the fields the object takes. */
+function unknownField(c: Compiled, e: ErrorObject): string {
+  const path = parts(e.instancePath);
+  const field = String((e.params as { additionalProperty: string }).additionalProperty);
+  const known = Object.keys(schemaAt(c, path)?.properties ?? {});
+  const where = label([...path, field]);
+  const near = known
+    .map((k) => ({ k, d: distance(field.toLowerCase(), k.toLowerCase()) }))
+    .filter(({ k, d }) => d <= Math.max(1, Math.floor(k.length / 3)))
+    .sort((a, b) => a.d - b.d)[0];
+  if (near) return `${where}: unknown field (did you mean ${near.k}?)`;
+  return `${where}: unknown field (${known.length ? `it takes ${known.join(', ')}` : 'it takes no field'})`;
+}
+
 /** The one message for a body's errors: the first field (schema order) with a problem, its first problem. */
 function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
   const root = resolve(c.schema, c.schema.$id).schema;
   const unknown = errors.find((e) => e.keyword === 'additionalProperties');
-  if (unknown) {
-    const where = label(parts(unknown.instancePath));
-    const field = String((unknown.params as { additionalProperty: string }).additionalProperty);
-    return `unknown field ${where ? `${where}.${field}` : field}: not a field of this request`;
-  }
+  if (unknown) return unknownField(c, unknown);
   const order = Object.keys(root.properties ?? {});
   const fieldOf = (e: ErrorObject) => {
     const p = parts(e.instancePath);

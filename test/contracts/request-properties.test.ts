@@ -12,7 +12,7 @@ const index = readIndex();
 const RUNS = Number(process.env.CONTRACT_PROPERTY_RUNS ?? 12);
 
 /** A validation message: a field's name, then what it must be (http/request-schema.ts). */
-const VALIDATION = /^[\w.[\]]+ (is required|must |needs |cannot )|^unknown field /;
+const VALIDATION = /^[\w.[\]]+ (is required|must |needs |cannot )|^[\w.[\]]+: unknown field \(/;
 
 const operations = Object.entries(index.operations).filter(([, op]) => op.request !== null);
 

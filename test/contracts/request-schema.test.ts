@@ -101,16 +101,16 @@ describe('request validation from contracts/', () => {
 
   it('refuses unknown fields of the simulation and operator APIs, naming them (issue 16 item 10)', () => {
     expect(messageOf('POST /sandbox/v1/clock', { advanceSecond: 3600 })).toBe(
-      'unknown field advanceSecond: not a field of this request',
+      'advanceSecond: unknown field (did you mean advanceSeconds?)',
     );
     expect(messageOf('POST /sandbox/v1/card/authorize', { cardId: 'c', amount: 1, merchant: 'SHOP' })).toBe(
-      'unknown field merchant: not a field of this request',
+      'merchant: unknown field (did you mean merchantName?)',
     );
     expect(messageOf('POST /sandbox/v1/faults', { rules: [{ path: '/v1/x', latency: 5 }] })).toBe(
-      'unknown field rules[0].latency: not a field of this request',
+      'rules[0].latency: unknown field (did you mean latencyMs?)',
     );
     expect(messageOf('PUT /admin/v1/bins/{binId}', { fee: { deposit: '0.01', atmFee: '1' } })).toBe(
-      'unknown field fee.atmFee: not a field of this request',
+      'fee.atmFee: unknown field (it takes deposit, fx, card, atm)',
     );
   });
 });

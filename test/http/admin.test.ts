@@ -88,6 +88,32 @@ describe('Operator API: accounts', () => {
     expect(res.body).toMatchObject({ name: 'keep', depositFeeRate: '0.03', requireIdempotencyKey: true });
   });
 
+  it('a deposit address another account holds is a 400 on create and on PATCH, and changes nothing', async () => {
+    const holder = (await sb.admin('post', '/admin/v1/accounts', {})).body;
+    const other = (await sb.admin('post', '/admin/v1/accounts', { depositAddress: null })).body;
+    const taken = { depositAddress: holder.depositAddress };
+    const created = await sb.admin('post', '/admin/v1/accounts', taken);
+    const patched = await sb.admin('patch', `/admin/v1/accounts/${other.accountId}`, taken);
+    for (const res of [created, patched]) {
+      expect([res.status, res.body.code]).toEqual([400, 400]);
+      expect(res.body.message).toMatch(/^depositAddress is already the deposit address of another account/);
+    }
+    expect((await sb.admin('get', `/admin/v1/accounts/${other.accountId}`)).body.depositAddress).toBeNull();
+    const again = await sb.admin('patch', `/admin/v1/accounts/${holder.accountId}`, taken);
+    expect(again.status).toBe(200);
+  });
+
+  it('refuses an unknown field of an operator body with a 400 naming it, and changes nothing', async () => {
+    const { accountId } = (await sb.admin('post', '/admin/v1/accounts', { depositAddress: null })).body;
+    const res = await sb.admin('patch', `/admin/v1/accounts/${accountId}`, { name: 'x', requireIdempotency: true });
+    expect([res.status, res.body.code]).toEqual([400, 400]);
+    expect(res.body.message).toBe('requireIdempotency: unknown field (did you mean requireIdempotencyKey?)');
+    expect((await sb.admin('get', `/admin/v1/accounts/${accountId}`)).body.name).not.toBe('x');
+    const keys = await sb.admin('post', `/admin/v1/accounts/${accountId}/keys`, { label: 'ci' });
+    expect([keys.status, keys.body.message]).toEqual([400, 'label: unknown field (it takes no field)']);
+    expect((await sb.admin('post', `/admin/v1/accounts/${accountId}/keys`)).status).toBe(201);
+  });
+
   it('GET and PATCH of an unknown account are 404', async () => {
     expect((await sb.admin('get', '/admin/v1/accounts/acct_nope')).status).toBe(404);
     expect((await sb.admin('patch', '/admin/v1/accounts/acct_nope', { name: 'x' })).status).toBe(404);
