@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { readIndex, readSchemaFiles } from '../../src/contracts/files.js';
 import type { Route, World } from './world.js';
 import { ADMIN_TOKEN } from './world.js';
 
@@ -208,4 +209,74 @@ export function requestFor(world: World): fc.Arbitrary<FuzzRequest> {
         body: method === 'GET' ? undefined : body,
       })),
   );
+}
+
+/** The top-level fields of each operation's request schema, by Hono route (`PATCH /admin/v1/accounts/:id`). */
+function requestFields(): Map<string, string[]> {
+  const index = readIndex();
+  const files = new Map(readSchemaFiles().map((f) => [f.schema.$id as string, f.schema]));
+  const fields = new Map<string, string[]>();
+  for (const [key, op] of Object.entries(index.operations)) {
+    if (op.request === null) continue;
+    const schema = files.get(index.base + op.request) as { properties?: Record<string, unknown> } | undefined;
+    fields.set(key.replace(/\{(\w+)\}/g, ':$1'), Object.keys(schema?.properties ?? {}));
+  }
+  return fields;
+}
+
+/** What a hurried partner types instead of a field: a letter dropped, doubled or swapped, a case slip, a plural. */
+const misspelt = fc
+  .tuple(fc.constantFrom(...FIELDS), fc.constantFrom('drop', 'double', 'swap', 'case', 'plural', 'snake'), fc.nat())
+  .map(([f, how, n]) => {
+    const i = n % f.length;
+    if (how === 'drop') return f.slice(0, i) + f.slice(i + 1);
+    if (how === 'double') return f.slice(0, i) + f[i] + f.slice(i);
+    if (how === 'swap' && i + 1 < f.length) return f.slice(0, i) + f[i + 1] + f[i] + f.slice(i + 2);
+    if (how === 'case') return f.slice(0, i) + f[i]!.toUpperCase() + f.slice(i + 1);
+    if (how === 'snake') return f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`) + (f === f.toLowerCase() ? '_' : '');
+    return `${f}s`;
+  });
+
+export interface UnknownFieldRequest extends FuzzRequest {
+  /** The body's top-level fields that its schema does not have (the added one, and any a mutation added). */
+  unknown: string[];
+}
+
+/**
+ * A well-formed request to a simulation or operator route whose body adds one field its schema does not have (a
+ * misspelt known field, or any name), to a valid body or a mutated one: behaviour.md section 12 refuses it by name.
+ */
+export function unknownFieldRequest(world: World): fc.Arbitrary<UnknownFieldRequest> {
+  const fields = requestFields();
+  const routes = world.routes.filter(
+    (r) => /^\/(sandbox|admin)\/v1\//.test(r.path) && fields.has(`${r.method} ${r.path}`),
+  );
+  return fc
+    .constantFrom(...routes)
+    .chain((route) => {
+      const known = fields.get(`${route.method} ${route.path}`) ?? [];
+      const name = fc
+        .oneof(misspelt, fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_]{0,20}$/))
+        .filter((n) => !known.includes(n) && n !== '__proto__');
+      const path = route.path.replace(':id', world.a.accountId).replace(':binId', 'VISA-EFI-454924');
+      return fc.record({
+        route: fc.constant(route),
+        known: fc.constant(known),
+        path: fc.constant(path),
+        field: name,
+        value: valueFor(world),
+        body: fc.oneof(fc.constant(JSON.stringify(validBody(route.path, world))), mutatedBody(route, world)),
+        headers: wellFormedHeaders(world),
+      });
+    })
+    .map(({ route, known, path, field, value, body, headers }) => {
+      const sent = { ...JSON.parse(body), [field]: value };
+      return {
+        method: route.method,
+        url: `http://sandbox.test${path}`,
+        headers,
+        unknown: Object.keys(sent).filter((k) => !known.includes(k)),
+        body: JSON.stringify(sent),
+      };
+    });
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { requestFor, type FuzzRequest } from './arbitraries.js';
+import { requestFor, unknownFieldRequest, type FuzzRequest } from './arbitraries.js';
 import { createWorld, snapshot, type World } from './world.js';
 
 // FUZZ_RUNS arbitrary requests in total (CI 2,000; `npm run test:fuzz` 100,000), in batches of 1,000 on a fresh
@@ -52,6 +52,33 @@ describe('every endpoint under arbitrary bodies, headers and query strings', () 
           .join(', '),
       );
       expect([...seen.keys()].some((k) => k.startsWith('200'))).toBe(true);
+    },
+    30_000 + RUNS * 20,
+  );
+
+  it(
+    'refuses an unknown field of a simulation or operator body with a 400 naming it, and changes nothing (behaviour.md 12)',
+    async () => {
+      const world = await createWorld();
+      try {
+        await fc.assert(
+          fc.asyncProperty(unknownFieldRequest(world), async (r) => {
+            const before = snapshot(world.deps);
+            const res = await send(world, r);
+            const where = `${r.method} ${r.url} ${r.body} -> ${res.status} ${res.text.slice(0, 200)}`;
+            expect(res.status, where).toBe(400);
+            const body = JSON.parse(res.text);
+            expect(body.code, where).toBe(400);
+            // The field named is one the body has and the schema does not (or a misspelt field inside a known one).
+            const named = /^([^:]+): unknown field \(/.exec(body.message)?.[1] ?? '';
+            expect(r.unknown.includes(named) || /[.[]/.test(named), where).toBe(true);
+            expect(snapshot(world.deps), `state changed on ${where}`).toBe(before);
+          }),
+          { numRuns: Math.max(200, Math.round(RUNS / 10)) },
+        );
+      } finally {
+        world.close();
+      }
     },
     30_000 + RUNS * 20,
   );

@@ -90,7 +90,6 @@ export async function readJsonObject(c: Context): Promise<Body> {
 
 /** For an operation whose body may be left out: no body is `{}`, a body is read and checked as `readJsonObject` does. */
 export async function readOptionalJsonObject(c: Context): Promise<Body> {
-  const length = c.req.header('content-length');
-  const hasBody = c.req.header('transfer-encoding') !== undefined || (length !== undefined && length !== '0');
-  return hasBody ? readJsonObject(c) : {};
+  // Hono keeps the text it read, so readJsonObject reads the same body again without the stream.
+  return (await c.req.text()) === '' ? {} : readJsonObject(c);
 }
