@@ -14,7 +14,6 @@ import { formatMicros } from './money.js';
 export const CONFIRMATIONS_REQUIRED = 19;
 export const BLOCK_MS = 3000;
 export const CHAIN_CONFIRM_JOB = 'chain.confirm';
-export const TX_ID_PATTERN = /^[0-9a-fA-F]{64}$/;
 
 interface DepositRow {
   tx_id: string;

@@ -22,7 +22,6 @@ import {
   requiredString,
   type Body,
 } from '../http/validate.js';
-import { invalidField } from '../domain/errors.js';
 
 // Card amounts are in cents: a merchant amount has at most 2 decimal places.
 const CARD_DECIMALS = 2;
@@ -32,11 +31,6 @@ function authorisationAmount(body: Body): number {
   return body.amount === 0 ? 0 : requiredAmount(body, 'amount', CARD_DECIMALS);
 }
 
-function optionalCountry(body: Body): string | undefined {
-  const v = optionalString(body, 'merchantCountry', 2);
-  if (v !== undefined && !/^[A-Z]{2}$/.test(v)) throw invalidField('merchantCountry must be an ISO 3166 alpha-2 code');
-  return v;
-}
 
 /** The merchant side of card transactions: authorise, clear, reverse, refund. */
 export function transactionRoutes(deps: ServerDeps) {
@@ -48,7 +42,7 @@ export function transactionRoutes(deps: ServerDeps) {
       const currency = optionalEnum(body, 'currency', FX_CURRENCIES) ?? 'USD';
       const given = {
         merchantName: optionalString(body, 'merchantName'),
-        merchantCountry: optionalCountry(body),
+        merchantCountry: optionalString(body, 'merchantCountry'),
         mccCategory: optionalString(body, 'mccCategory'),
       };
       const declineReason = optionalEnum(body, 'declineReason', DECLINE_REASONS);
