@@ -67,7 +67,7 @@ export function binRoutes(deps: ServerDeps) {
       spendDailyMicros: money(limit, 'limit', 'spendDaily') ?? base.spendDailyMicros,
       minimalDepositMicros: money(limit, 'limit', 'minimalDeposit') ?? base.minimalDepositMicros,
       enabled: optionalBoolean(body, 'enabled') ?? base.enabled,
-      inventory: optionalInteger(body, 'inventory', 0, 1_000_000_000) ?? base.inventory,
+      inventory: optionalInteger(body, 'inventory') ?? base.inventory,
       provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
     };
     transact(deps, () => putBin(deps.db, next));

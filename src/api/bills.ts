@@ -10,15 +10,14 @@ import { optionalInteger, optionalString } from '../http/validate.js';
 import { OK, billView } from './views.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 
 export function billRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/list', async (c) => {
     const body = await readJsonObject(c);
     const cardId = optionalString(body, 'cardId');
     const binId = optionalString(body, 'binId');
-    const pageNumber = optionalInteger(body, 'pageNumber', 1, Number.MAX_SAFE_INTEGER) ?? 1;
-    const pageSize = optionalInteger(body, 'pageSize', 1, MAX_PAGE_SIZE) ?? DEFAULT_PAGE_SIZE;
+    const pageNumber = optionalInteger(body, 'pageNumber') ?? 1;
+    const pageSize = optionalInteger(body, 'pageSize') ?? DEFAULT_PAGE_SIZE;
     const accountId = c.get('account').id;
     caughtUpNow(c, deps);
     let scope: BillScope = { accountId };

@@ -36,7 +36,7 @@ export function webhookRoutes(deps: ServerDeps) {
     .put('/', async (c) => {
       // Every check runs before the write, so bad input leaves the stored config as it was.
       const body = await readJsonObject(c);
-      const url = requiredString(body, 'url', 2048);
+      const url = requiredString(body, 'url');
       const enabled = optionalBoolean(body, 'enabled');
       const deliver3dsCode = optionalBoolean(body, 'deliver3dsCode');
       const problem = await webhookUrlProblem(deps.config, url);

@@ -137,7 +137,8 @@ function mustBe(s: Schema, fieldLabel: string, value: unknown, required: boolean
   if (value === null && required) return `${fieldLabel} is required`;
   if (isAmount(s)) {
     if (typeof value !== 'number') return `${fieldLabel} must be a JSON number${value === null ? ', or left out' : ''}`;
-    const lowest = s.exclusiveMinimum === undefined ? `at least ${s.minimum ?? 0}` : `greater than ${s.exclusiveMinimum}`;
+    const lowest =
+      s.exclusiveMinimum === undefined ? `at least ${s.minimum ?? 0}` : `greater than ${s.exclusiveMinimum}`;
     return `${fieldLabel} must be a number ${lowest}, at most ${s.maximum}, with at most ${places(s.multipleOf)} decimal places`;
   }
   if (value === null && (s.type === 'string' || s.pattern !== undefined))

@@ -3,8 +3,8 @@ import { microsFromJsonNumber } from '../domain/money.js';
 // Typed reads of a request body that readJsonObject has already checked against its contract
 // (http/request-schema.ts: the schemas of contracts/ are the one source of what a body may hold, and of every 400
 // message). These only convert: a value of the wrong shape here means a route read a field its schema does not
-// declare, a programming error (500), never a partner's mistake. Extra parameters (limits, value lists) are kept so
-// a route states what it expects; the schema is what enforces it.
+// declare, a programming error (500), never a partner's mistake. A value list types an enum field; its schema holds the
+// same list, and a value one allows and the other not is a 500 that test/contracts/request-properties looks for.
 
 export type Body = Record<string, unknown>;
 
@@ -12,13 +12,13 @@ function unchecked(field: string, expected: string): Error {
   return new Error(`request field ${field} is not ${expected}: its contract does not say what the route reads`);
 }
 
-export function requiredString(body: Body, field: string, _maxLength?: number): string {
+export function requiredString(body: Body, field: string): string {
   const v = body[field];
   if (typeof v !== 'string') throw unchecked(field, 'a string');
   return v;
 }
 
-export function optionalString(body: Body, field: string, _maxLength?: number): string | undefined {
+export function optionalString(body: Body, field: string): string | undefined {
   return body[field] === undefined ? undefined : requiredString(body, field);
 }
 
@@ -47,7 +47,7 @@ export function requiredEnum<T extends string>(body: Body, field: string, values
   return v;
 }
 
-export function optionalInteger(body: Body, field: string, _min?: number, _max?: number): number | undefined {
+export function optionalInteger(body: Body, field: string): number | undefined {
   const v = body[field];
   if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v)) throw unchecked(field, 'an integer');

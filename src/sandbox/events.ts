@@ -28,7 +28,7 @@ export function eventsRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/events', async (c) => {
     const body = await readJsonObject(c);
     const type = optionalEnum(body, 'type', EVENT_TYPES);
-    const limit = optionalInteger(body, 'limit', 1, 1000) ?? 100;
+    const limit = optionalInteger(body, 'limit') ?? 100;
     const accountId = c.get('account').id;
     caughtUpNow(c, deps);
     const events = listEvents(deps.db, accountId, { type, limit }).map((e) => {

@@ -12,7 +12,7 @@ export function inventoryRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/inventory', async (c) => {
     const body = await readJsonObject(c);
     const binId = requiredString(body, 'binId');
-    const available = optionalInteger(body, 'available', 0, 1_000_000_000);
+    const available = optionalInteger(body, 'available');
     const provisioning = optionalBoolean(body, 'provisioning');
     const accountId = c.get('account').id;
     const next = runCommand(c, deps, () => {

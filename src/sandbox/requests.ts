@@ -8,7 +8,6 @@ import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
 
 const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 500;
 
 /** `status`: one HTTP status (400) or a class ("4xx"). */
 function readStatus(body: Body): { from: number; to: number } | undefined {
@@ -40,7 +39,7 @@ export function requestsRoutes(deps: ServerDeps) {
     .post('/requests', async (c) => {
       const body = await readJsonObject(c);
       const filter = {
-        limit: optionalInteger(body, 'limit', 1, MAX_LIMIT) ?? DEFAULT_LIMIT,
+        limit: optionalInteger(body, 'limit') ?? DEFAULT_LIMIT,
         path: optionalString(body, 'path'),
         status: readStatus(body),
         afterSeq: readCursor(body),

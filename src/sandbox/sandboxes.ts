@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { OK } from '../api/views.js';
 import type { ServerDeps } from '../server-deps.js';
 import { parseRatePpm } from '../domain/money.js';
-import { createSandbox, deleteSandbox, listSandboxes, MAX_TTL_SECONDS, type NewSandbox } from '../domain/sandboxes.js';
+import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/sandboxes.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
@@ -17,7 +17,7 @@ function readNewSandbox(body: Body): NewSandbox {
     name: optionalString(body, 'name'),
     balanceMicros: body.balance === 0 ? 0 : optionalAmount(body, 'balance'),
     depositFeeRatePpm: body.depositFeeRate === undefined ? undefined : (parseRatePpm(body.depositFeeRate) ?? undefined),
-    ttlSeconds: optionalInteger(body, 'ttlSeconds', 1, MAX_TTL_SECONDS),
+    ttlSeconds: optionalInteger(body, 'ttlSeconds'),
   };
 }
 

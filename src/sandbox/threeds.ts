@@ -50,7 +50,7 @@ export function threeDsRoutes(deps: ServerDeps) {
     .post('/3ds/verify', async (c) => {
       const body = await readJsonObject(c);
       const challengeId = requiredString(body, 'challengeId');
-      const otp = requiredString(body, 'otp', 16);
+      const otp = requiredString(body, 'otp');
       const result = runCommand(c, deps, (now) => verifyChallenge(deps, c.get('account').id, challengeId, otp, now));
       return c.json({ ...OK, result });
     });

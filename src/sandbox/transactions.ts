@@ -31,7 +31,6 @@ function authorisationAmount(body: Body): number {
   return body.amount === 0 ? 0 : requiredAmount(body, 'amount', CARD_DECIMALS);
 }
 
-
 /** The merchant side of card transactions: authorise, clear, reverse, refund. */
 export function transactionRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()

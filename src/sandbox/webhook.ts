@@ -35,7 +35,7 @@ export function webhookSandboxRoutes(deps: ServerDeps) {
     .post('/webhook/deliveries', async (c) => {
       const body = await readJsonObject(c);
       const eventId = optionalString(body, 'eventId');
-      const limit = optionalInteger(body, 'limit', 1, 1000) ?? 100;
+      const limit = optionalInteger(body, 'limit') ?? 100;
       caughtUpNow(c, deps);
       const deliveries = listAttempts(deps.db, c.get('account').id, { eventId, limit }).map(attemptView);
       return c.json({ ...OK, deliveries });
