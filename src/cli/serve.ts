@@ -2,6 +2,7 @@ import pino from 'pino';
 import { ConfigError, loadConfig, FLAGS } from '../config.js';
 import { createLogger } from '../logging/logger.js';
 import { startServer } from '../server.js';
+import { warmRequestValidators } from '../http/request-schema.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { reusedAccountHint } from './bootstrap-hint.js';
 import { applySeeds } from './seed.js';
@@ -62,6 +63,7 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
   logger.info({ url: server.url, ...pages, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
+  warmRequestValidators();
 
   let stopping = false;
   const stop = (signal: keyof typeof SIGNAL_EXIT) => {

@@ -51,7 +51,11 @@ interface Loaded {
 let loaded: Loaded | undefined;
 let schemasById: Map<string, Schema>;
 
-/** Loads every schema once; each operation's validator is compiled on its first request (start-up stays fast). */
+/**
+ * Loads every schema once; each operation's validator is compiled on its first use. Compiling all of them takes about
+ * a second, so a server warms them after it listens (warmRequestValidators) instead of before, and a test app only
+ * compiles what it calls.
+ */
 function load(): Loaded {
   if (loaded) return loaded;
   const index: ContractIndex = readIndex();
@@ -275,4 +279,17 @@ function operationOf(method: string, path: string): string | undefined {
     });
   const m = method.toUpperCase();
   return routes.find((r) => r.method === m && r.pattern.test(path))?.key;
+}
+
+/** Compiles every request validator, one per turn of the event loop, so no request waits behind all of them. */
+export function warmRequestValidators(): void {
+  const keys = Object.entries(load().index.operations)
+    .filter(([, op]) => op.request !== null)
+    .map(([key]) => key);
+  const next = (i: number) => {
+    if (i >= keys.length) return;
+    compiledFor(keys[i]!);
+    setImmediate(next, i + 1);
+  };
+  setImmediate(next, 0);
 }
