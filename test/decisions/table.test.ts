@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -109,5 +109,48 @@ describe('docs/decisions.md decisions table: it can never rot', () => {
         .map((p) => `line ${row.line}: ${p}`),
     );
     expect(missing).toEqual([]);
+  });
+});
+
+/** Rows of the `## Decisions` table of a docs page: `| decision | test file > test title |` (`<br>` between tests). */
+function pageRows(page: string): { line: number; refs: string[] }[] {
+  const lines = readFileSync(join(ROOT, 'docs', page), 'utf8').split('\n');
+  const start = lines.findIndex((l) => l === '## Decisions');
+  if (start < 0) return [];
+  const out: { line: number; refs: string[] }[] = [];
+  for (let i = start + 1; i < lines.length && !lines[i]!.startsWith('## '); i++) {
+    const text = lines[i]!;
+    if (!text.startsWith('|') || /^\|\s*-/.test(text) || /^\|\s*decision\s*\|/i.test(text)) continue;
+    const cells = text.slice(1, -1).split(' | ');
+    out.push({ line: i + 1, refs: (cells[cells.length - 1] ?? '').split('<br>').map((r) => r.trim()) });
+  }
+  return out;
+}
+
+describe('the Decisions tables of the other docs pages: they cannot rot either', () => {
+  const pages = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md') && f !== 'decisions.md');
+
+  it('every named test file exists and declares the named test title verbatim', () => {
+    const problems: string[] = [];
+    let checked = 0;
+    for (const page of pages) {
+      for (const row of pageRows(page)) {
+        for (const ref of row.refs) {
+          const m = /^`?(test\/[^`\s]+\.test\.ts)`? (?:>|›) (.+)$/.exec(ref);
+          if (!m) {
+            problems.push(`docs/${page}:${row.line}: not "test/file.test.ts > title": ${ref}`);
+            continue;
+          }
+          const [, file, title] = m as unknown as [string, string, string];
+          checked++;
+          const path = join(ROOT, file);
+          if (!existsSync(path)) problems.push(`docs/${page}:${row.line}: no file ${file}`);
+          else if (!declaresTitle(readFileSync(path, 'utf8'), title))
+            problems.push(`docs/${page}:${row.line}: no test "${title}" in ${file}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
   });
 });
