@@ -55,7 +55,7 @@ for (const t of targets) {
 }
 for (const f of files) {
   // Only the build output, data files and docs ship: no sources, tests, databases, secrets or local caches.
-  if (!/^(dist\/src\/|contracts\/|scenarios\/|README\.md$|package\.json$|LICENSE)/.test(f)) problems.push(`unexpected ${f}`);
+  if (!/^(dist\/src\/|contracts\/|scenarios\/|docs\/[^/]+\.md$|README\.md$|package\.json$|LICENSE)/.test(f)) problems.push(`unexpected ${f}`);
   if (/\.(db|db-wal|db-shm|secret)$/.test(f)) problems.push(`must not ship ${f}`);
 }
 if (!fs.readFileSync(`${root}/dist/src/cli/main.js`, 'utf8').startsWith('#!/usr/bin/env node')) {
