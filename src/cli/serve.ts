@@ -63,7 +63,6 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
   logger.info({ url: server.url, ...pages, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
-  warmRequestValidators();
 
   let stopping = false;
   const stop = (signal: keyof typeof SIGNAL_EXIT) => {
@@ -89,5 +88,6 @@ export async function runServe(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  warmRequestValidators();
   return new Promise<number>(() => {});
 }

@@ -283,13 +283,17 @@ function operationOf(method: string, path: string): string | undefined {
 
 /** Compiles every request validator, one per turn of the event loop, so no request waits behind all of them. */
 export function warmRequestValidators(): void {
-  const keys = Object.entries(load().index.operations)
-    .filter(([, op]) => op.request !== null)
-    .map(([key]) => key);
+  let keys: string[] = [];
+  // Unref'd: a server told to stop exits at once instead of finishing the warm-up first.
   const next = (i: number) => {
+    if (i === 0) {
+      keys = Object.entries(load().index.operations)
+        .filter(([, op]) => op.request !== null)
+        .map(([key]) => key);
+    }
     if (i >= keys.length) return;
     compiledFor(keys[i]!);
-    setImmediate(next, i + 1);
+    setTimeout(next, 0, i + 1).unref();
   };
-  setImmediate(next, 0);
+  setTimeout(next, 0, 0).unref();
 }
