@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../webhooks/receiver.js';
@@ -15,7 +14,7 @@ describe('events and webhook/deliveries after a manual redelivery', () => {
     sb = createTestSandbox();
     rx = await startReceiver();
     const acct = await sb.account({ balance: 100 });
-    const put = await request(sb.server)
+    const put = await sb.request
       .put('/v1/webhook')
       .set('X-API-KEY', acct.apiKey)
       .set('Content-Type', 'application/json')

@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { walletAvailable } from '../helpers/core.js';
@@ -165,7 +164,7 @@ describe('sandbox/v1/sandboxes/delete', () => {
   it('removes every row the child owned, in every table of the schema', async () => {
     const c = await child({ balance: 200 });
     const k = c.apiKey;
-    const put = await request(sb.server)
+    const put = await sb.request
       .put('/v1/webhook')
       .set('X-API-KEY', k)
       .set('Content-Type', 'application/json')

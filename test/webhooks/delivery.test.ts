@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { emitEvent } from '../../src/domain/events.js';
@@ -113,7 +112,7 @@ describe('delivery of card events (spec Events)', () => {
   });
 
   it('the old secret stops verifying at once after rotate-secret', async () => {
-    const rotated = await request(sb.server).post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
+    const rotated = await sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
     await createCard();
     await sb.advance(acct.apiKey, 0);
     const [got] = rx.received;
@@ -128,7 +127,7 @@ describe('delivery of card events (spec Events)', () => {
     rx.queue.push(behaviours.status(500));
     await createCard();
     await sb.advance(acct.apiKey, 0);
-    const rotated = await request(sb.server).post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
+    const rotated = await sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
     await sb.advance(acct.apiKey, 60);
     const retry = rx.received[1];
     const header = retry.headers['service-signature'] as string;
@@ -230,7 +229,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
     rx.fallback = behaviours.status(500);
     await createCard();
     await sb.advance(acct.apiKey, 0);
-    expect((await request(sb.server).delete('/v1/webhook').set('X-API-KEY', acct.apiKey)).status).toBe(200);
+    expect((await sb.request.delete('/v1/webhook').set('X-API-KEY', acct.apiKey)).status).toBe(200);
     await sb.advance(acct.apiKey, 86_400);
     expect(rx.received).toHaveLength(1);
     expect((await events())[0].delivery).toEqual({ state: 'cancelled', attempts: 1, nextAttemptAt: null });
