@@ -53,16 +53,21 @@ export interface SandboxOptions {
   logger?: Logger;
 }
 
-/** A fresh in-memory sandbox per test: no port, no timers, a fake wall clock. */
-export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
-  const config: Config = Object.freeze({
+/** The configuration of an in-process test sandbox: in memory, no ready account, no timers, the test admin token. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return Object.freeze({
     ...DEFAULT_CONFIG,
     dbPath: ':memory:',
     adminToken: ADMIN_TOKEN,
     bootstrapAccount: false,
     backgroundJobs: false,
-    ...opts.config,
+    ...overrides,
   });
+}
+
+/** A fresh in-memory sandbox per test: no port, no timers, a fake wall clock. */
+export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
+  const config = testConfig(opts.config);
   const wall = { ms: START_MS };
   const deps = createDeps({ config, wallClock: () => wall.ms, logger: opts.logger });
   // Every answer and every event of every test is held to its contract (test/setup/conformance.ts reports).
