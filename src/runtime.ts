@@ -7,12 +7,11 @@ import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
 import type { ServerDeps } from './server-deps.js';
 import { EventBus } from './domain/event-bus.js';
-import { findWebhookConfig } from './domain/webhook-config.js';
 import { releaseAllInFlight } from './domain/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
 import { JobRunner } from './domain/jobs.js';
 import { silentLogger, type Logger } from './domain/logger.js';
-import { registerSimulation } from './domain/simulation.js';
+import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
 import { openDb, sql } from './store/db.js';
 import { registerWebhooks } from './webhooks/index.js';
@@ -43,8 +42,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     jobs: new JobRunner({ db, logger, wallClock }),
     events: new EventBus(),
     logger,
-    webhooks: { deliver3dsCode: (accountId) => findWebhookConfig(deps, accountId)?.deliver3dsCode ?? false },
-    eventEnrichers: [],
+    eventEnrichers: SIMULATION_EVENT_ENRICHERS,
   };
   registerCardJobs(deps);
   registerWebhooks(deps);

@@ -5,7 +5,6 @@ import { startServer } from '../server.js';
 import { warmRequestValidators } from '../http/request-schema.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { reusedAccountHint } from './bootstrap-hint.js';
-import { applySeeds } from './seed.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -55,6 +54,8 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   if (server.bootstrap?.reused) process.stdout.write(reusedAccountHint(server.bootstrap.accountId, server.url, config));
   if (seedFiles.length > 0) {
+    // Imported only for --seed: the scenario runner (yaml, ajv, jsonpath) is a third of the start-up imports.
+    const { applySeeds } = await import('./seed.js');
     const seeded = await applySeeds(seedFiles, server.url, config, server.bootstrap?.newApiKey);
     if (!seeded) {
       await server.close();

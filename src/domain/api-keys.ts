@@ -1,4 +1,4 @@
-import { assertInTransaction, sql, type Db } from '../store/db.js';
+import { assertInTransaction, sql } from '../store/db.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
@@ -32,30 +32,8 @@ export function issueKey(deps: Deps, accountId: string, given?: string): { keyId
   return { keyId, apiKey };
 }
 
-/**
- * Key hash -> owner of an active key, per database. The server process owns its database file and every
- * revocation goes through `revokeKey`, which empties the cache before it returns, so a revoked key fails on
- * the very next request. Only hits are cached (an unknown key is looked up each time, so a flood of random
- * keys cannot grow it), and it is bounded anyway. Saves the indexed lookup on every request.
- */
-const activeKeys = new WeakMap<Db, Map<string, { accountId: string; keyId: string }>>();
-const MAX_CACHED_KEYS = 10_000;
-
-function keyCache(db: Db): Map<string, { accountId: string; keyId: string }> {
-  let m = activeKeys.get(db);
-  if (!m) activeKeys.set(db, (m = new Map()));
-  return m;
-}
-
-/** Empties the key cache (every key of a deleted account must fail on the very next request). */
-export function forgetCachedKeys(db: Db): void {
-  keyCache(db).clear();
-}
-
 export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
   assertInTransaction(deps.db, 'revokeKey');
-  // Before the update, and whatever its outcome: a cleared cache is only ever slower, never wrong.
-  keyCache(deps.db).clear();
   const res = sql(
     deps.db,
     'UPDATE api_keys SET revoked_at_ms = COALESCE(revoked_at_ms, ?) WHERE id = ? AND account_id = ?',
@@ -65,18 +43,10 @@ export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
 
 /** The account owning an active key, or undefined for an unknown or revoked key. */
 export function accountForKey(deps: Deps, apiKey: string): { accountId: string; keyId: string } | undefined {
-  const hash = hashApiKey(deps, apiKey);
-  const cache = keyCache(deps.db);
-  const hit = cache.get(hash);
-  if (hit) return hit;
   const row = sql(deps.db, 'SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL').get(
-    hash,
+    hashApiKey(deps, apiKey),
   ) as { id: string; account_id: string } | undefined;
-  if (!row) return undefined;
-  const found = { accountId: row.account_id, keyId: row.id };
-  if (cache.size >= MAX_CACHED_KEYS) cache.clear();
-  cache.set(hash, found);
-  return found;
+  return row && { accountId: row.account_id, keyId: row.id };
 }
 
 export function findKeyByValue(deps: Deps, apiKey: string): boolean {

@@ -1,5 +1,5 @@
 import { assertInTransaction, sql } from '../store/db.js';
-import { accountClockNow, forgetAccount } from './accounts.js';
+import { accountClockNow } from './accounts.js';
 import type { Deps } from './deps.js';
 
 export type ClockMode = 'running' | 'frozen';
@@ -22,13 +22,11 @@ export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): vo
   const now = accountNowMs(deps, accountId);
   if (mode === 'frozen') {
     sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = ? WHERE id = ?').run(now, accountId);
-    forgetAccount(deps.db, accountId);
   } else {
     sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = NULL, clock_offset_ms = ? WHERE id = ?').run(
       now - deps.wallClock(),
       accountId,
     );
-    forgetAccount(deps.db, accountId);
   }
 }
 
@@ -44,5 +42,4 @@ export function shiftClock(deps: Deps, accountId: string, deltaMs: number): void
        clock_frozen_at_ms = CASE WHEN clock_frozen_at_ms IS NULL THEN NULL ELSE clock_frozen_at_ms + ? END
      WHERE id = ?`,
   ).run(deltaMs, deltaMs, accountId);
-  forgetAccount(deps.db, accountId);
 }

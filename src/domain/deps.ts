@@ -24,11 +24,12 @@ export interface Deps {
   jobs: JobRunner;
   events: EventBus;
   logger: Logger;
-  /** Whether the account's webhook config asks for 3DS codes (a seam tests replace). */
-  webhooks: { deliver3dsCode(accountId: string): boolean };
   /**
    * Delivery-only fields added to an event's data when its webhook body is built (the 3DS OTP, derived on
-   * demand, never stored in the outbox).
+   * demand, never stored in the outbox). Fixed when the deps are made: nothing is added later.
    */
-  eventEnrichers: ((db: Db, event: StoredEvent) => Record<string, unknown> | undefined)[];
+  eventEnrichers: readonly EventEnricher[];
 }
+
+/** The delivery-only fields of one event, or undefined when it has none. */
+export type EventEnricher = (deps: Deps, event: StoredEvent) => Record<string, unknown> | undefined;

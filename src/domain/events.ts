@@ -3,6 +3,7 @@ import type { Deps } from './deps.js';
 import type { EventEnvelope, EventType, StoredEvent } from './event-bus.js';
 
 export type { EventEnvelope, EventListener, EventType, StoredEvent } from './event-bus.js';
+export { EVENT_TYPES } from './event-bus.js';
 
 /**
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event

@@ -1,7 +1,7 @@
 import { childrenOf, expiredChildIds, insertChildLink, purgeAccount } from '../store/account-purge.js';
 import { assertInTransaction } from '../store/db.js';
-import { createAccount, findAccount, forgetAccount, type Account } from './accounts.js';
-import { forgetCachedKeys, issueKey } from './api-keys.js';
+import { createAccount, findAccount, type Account } from './accounts.js';
+import { issueKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
@@ -49,7 +49,6 @@ export function createSandbox(deps: Deps, parent: Account, input: NewSandbox): C
     balanceMicros: input.balanceMicros,
   });
   insertChildLink(deps.db, created.id, parent.id, expiresAtMs);
-  forgetAccount(deps.db, created.id);
   const key = issueKey(deps, created.id);
   return { account: findAccount(deps, created.id)!, apiKey: key.apiKey, keyId: key.keyId, expiresAtMs };
 }
@@ -81,8 +80,6 @@ export function deleteSandbox(deps: Deps, parentId: string, childId: string): vo
 export function deleteAccount(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'deleteAccount');
   purgeAccount(deps.db, accountId);
-  forgetAccount(deps.db, accountId);
-  forgetCachedKeys(deps.db);
 }
 
 /** Whether the account is a child past its expiry (wall time); such an account is deleted here and now. */

@@ -1,11 +1,13 @@
 import { registerCardTransactionJobs } from './card-transactions.js';
 import { registerChain } from './chain.js';
-import { registerThreeDs } from './threeds.js';
-import type { Deps } from './deps.js';
+import type { Deps, EventEnricher } from './deps.js';
+import { otpField } from './threeds.js';
 
-/** Wires the simulation modules into the domain: their jobs and the 3DS code's delivery-time field. */
+/** Wires the simulation modules' jobs into the domain. */
 export function registerSimulation(deps: Deps): void {
   registerCardTransactionJobs(deps);
   registerChain(deps);
-  registerThreeDs(deps);
 }
+
+/** The simulation's delivery-only event fields: the 3DS code. */
+export const SIMULATION_EVENT_ENRICHERS: readonly EventEnricher[] = [otpField];

@@ -1,12 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { assertInTransaction, sql } from '../store/db.js';
 import { getOwnedCard } from './cards.js';
-import type { Deps } from './deps.js';
+import type { Deps, EventEnricher } from './deps.js';
 import { DomainError } from './errors.js';
-import type { StoredEvent } from './event-bus.js';
 import { emitEvent } from './events.js';
 import { formatMicros } from './money.js';
 import type { ServerSecret } from './secrets.js';
+import { findWebhookConfig } from './webhook-config.js';
 
 // 3DS / payment OTP challenges. The OTP is never stored: it is an HMAC of the server secret and the challenge
 // id, derived when the challenge is raised (for the simulation answer) and when a webhook body is built
@@ -89,18 +89,12 @@ export function verifyChallenge(
 }
 
 /** The delivery-only `otp` of a 3DS event, when the account's webhook config asks for codes. */
-function otpEnricher(deps: Deps) {
-  return (db: Deps['db'], event: StoredEvent): Record<string, unknown> | undefined => {
-    if (event.type !== 'card.3ds.requested' || !deps.webhooks.deliver3dsCode(event.accountId)) return undefined;
-    const id = sql(db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(event.id) as
-      string | undefined;
-    return id ? { otp: otpFor(deps.secret, id) } : undefined;
-  };
-}
-
-export function registerThreeDs(deps: Deps): void {
-  deps.eventEnrichers.push(otpEnricher(deps));
-}
+export const otpField: EventEnricher = (deps, event) => {
+  if (event.type !== 'card.3ds.requested' || !findWebhookConfig(deps, event.accountId)?.deliver3dsCode) return;
+  const id = sql(deps.db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(event.id) as
+    string | undefined;
+  return id ? { otp: otpFor(deps.secret, id) } : undefined;
+};
 
 /** Part of the sandbox reset: the account's challenges. */
 export function resetChallenges(db: Deps['db'], accountId: string): void {

@@ -1,22 +1,12 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
 import type { ServerDeps } from '../server-deps.js';
-import { listEvents, toEnvelope, type EventType } from '../domain/events.js';
+import { EVENT_TYPES, listEvents, toEnvelope } from '../domain/events.js';
 import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
 import { attemptCount, deliveryForEvent } from '../domain/webhook-deliveries.js';
-
-const EVENT_TYPES: readonly EventType[] = [
-  'card.created',
-  'card.frozen',
-  'card.unfrozen',
-  'card.cancelled',
-  'card.3ds.requested',
-  'transaction.created',
-  'transaction.updated',
-];
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

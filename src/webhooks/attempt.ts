@@ -24,7 +24,7 @@ import { signatureHeader } from './signature.js';
 /** The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields. */
 export function webhookBody(deps: ServerDeps, event: StoredEvent): string {
   const data: Record<string, unknown> = { ...event.data };
-  for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps.db, event) ?? {});
+  for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps, event) ?? {});
   return JSON.stringify({ ...toEnvelope(event), data });
 }
 

@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { FUNDED_ACCOUNT, webhookTest as it } from '../helpers/fixtures.js';
@@ -210,7 +209,7 @@ describe('card.3ds.requested: otp present only when the configuration has delive
       sb.post(key(), '/v1/card/detail', { cardId }),
       sb.post(key(), '/v1/card/list', {}),
       sb.post(key(), '/v1/bill/list', {}),
-      request(sb.server).get('/v1/webhook').set('X-API-KEY', key()),
+      sb.request.get('/v1/webhook').set('X-API-KEY', key()),
     ]);
     // Bounded by non-digits: a 6-digit code could otherwise match inside a card id or timestamp by chance.
     const code = new RegExp(`(?<![0-9])${otp}(?![0-9])`);

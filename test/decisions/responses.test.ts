@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { describe, expect } from 'vitest';
 import { newCard } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
@@ -22,7 +21,7 @@ describe('Responses', () => {
     expect((await post('/v1/card/freeze', { cardId })).body).toEqual(OK);
     expect((await post('/v1/card/unfreeze', { cardId })).body).toEqual(OK);
     expect((await post('/v1/card/cancel', { cardId })).body).toEqual(OK);
-    const del = await request(sb.server).delete('/v1/webhook').set('X-API-KEY', acct.apiKey);
+    const del = await sb.request.delete('/v1/webhook').set('X-API-KEY', acct.apiKey);
     expect(del.body).toEqual(OK);
   });
 
@@ -44,7 +43,7 @@ describe('Responses', () => {
   it('card/create, list, detail, asset, sensitiveInfo and the webhook GET/PUT/rotate bodies are bare objects', async () => {
     const created = await post('/v1/card/create', { amount: 10, currency: 'USDT' });
     const { cardId } = created.body;
-    const agent = request(sb.server);
+    const agent = sb.request;
     const put = await agent
       .put('/v1/webhook')
       .set('X-API-KEY', acct.apiKey)
@@ -77,7 +76,7 @@ describe('X-Request-Id', () => {
     const answers = [
       await post('/sandbox/v1/clock', {}),
       await sb.admin('get', `/admin/v1/accounts/${acct.accountId}`),
-      await request(sb.server).get('/healthz'),
+      await sb.request.get('/healthz'),
       await sb.post(undefined, '/v1/card/list', {}),
     ];
     for (const res of answers) expect(res.headers['x-request-id']).toMatch(/^req_/);

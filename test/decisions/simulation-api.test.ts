@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -41,7 +40,7 @@ describe('the simulation API', () => {
   });
 
   it('GET /healthz answers {status: "ok"} without authentication', async () => {
-    const res = await request(sb.server).get('/healthz');
+    const res = await sb.request.get('/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok' });
   });

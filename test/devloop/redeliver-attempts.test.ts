@@ -1,26 +1,11 @@
-import request from 'supertest';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from '../webhooks/receiver.js';
-
-let sb: TestSandbox;
-let rx: Receiver;
-afterEach(async () => {
-  await rx?.close();
-  await sb?.close();
-});
+import { describe, expect } from 'vitest';
+import { webhookTest as it } from '../helpers/fixtures.js';
+import { behaviours } from '../webhooks/receiver.js';
 
 describe('events and webhook/deliveries after a manual redelivery', () => {
-  it('count the same attempts of an event, the redelivery included', async () => {
-    sb = createTestSandbox();
-    rx = await startReceiver();
-    const acct = await sb.account({ balance: 100 });
-    const put = await request(sb.server)
-      .put('/v1/webhook')
-      .set('X-API-KEY', acct.apiKey)
-      .set('Content-Type', 'application/json')
-      .send(JSON.stringify({ url: rx.url }));
-    expect(put.status).toBe(200);
+  it('count the same attempts of an event, the redelivery included', async ({ sb, acct, rx, secret }) => {
+    // The fixture has pointed the account's webhook at the receiver (PUT /v1/webhook answered this secret).
+    expect(secret).toMatch(/^whsec_/);
     rx.queue.push(behaviours.status(500), behaviours.status(500));
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     await sb.advance(acct.apiKey, 0);

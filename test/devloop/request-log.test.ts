@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newCard } from '../helpers/core.js';
 import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
@@ -142,12 +141,12 @@ describe('request log: secrets never recorded', () => {
     // The PAN sent back in a request body, as a string and as a number, is masked as well.
     await sb.post(acct.apiKey, '/v1/card/detail', { cardId: cardNo });
     await sb.post(acct.apiKey, '/v1/card/detail', `{"cardId":${cardNo}}`);
-    const hook = await request(sb.server)
+    const hook = await sb.request
       .put('/v1/webhook')
       .set('X-API-KEY', acct.apiKey)
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ url: 'http://127.0.0.1:9/hook' }));
-    const rotated = await request(sb.server).post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
+    const rotated = await sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
     const child = await sb.post(acct.apiKey, '/sandbox/v1/sandboxes/create', {});
     const secrets = [acct.apiKey, cardNo, hook.body.secret, rotated.body.secret, child.body.apiKey];
     expect(secrets.every((s) => typeof s === 'string' && s.length >= 16)).toBe(true);

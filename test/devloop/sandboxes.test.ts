@@ -1,17 +1,14 @@
-import request from 'supertest';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { walletAvailable } from '../helpers/core.js';
-import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest as it } from '../helpers/fixtures.js';
+import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let parent: AccountHandle;
 
-beforeEach(async () => {
-  sb = createTestSandbox();
-  parent = await sb.account({ balance: 500 });
-});
-afterEach(() => sb.close());
+it.override({ accountOptions: { balance: 500 } });
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, parent] = [s, a]));
 
 const sandboxes = (key: string, op: 'create' | 'list' | 'delete', body: unknown = {}) =>
   sb.post(key, `/sandbox/v1/sandboxes/${op}`, body);
@@ -165,7 +162,7 @@ describe('sandbox/v1/sandboxes/delete', () => {
   it('removes every row the child owned, in every table of the schema', async () => {
     const c = await child({ balance: 200 });
     const k = c.apiKey;
-    const put = await request(sb.server)
+    const put = await sb.request
       .put('/v1/webhook')
       .set('X-API-KEY', k)
       .set('Content-Type', 'application/json')

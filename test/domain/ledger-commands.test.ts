@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG } from '../../src/config.js';
 import { createAccount, seedBalance, type Account } from '../../src/domain/accounts.js';
 import {
   authorize,
@@ -14,12 +13,12 @@ import { DomainError, type ErrorName } from '../../src/domain/errors.js';
 import { balancesByKind, ledgerIsBalanced, type LedgerKind } from '../../src/domain/ledger.js';
 import { merchantFor } from '../../src/domain/merchants.js';
 import { createDeps } from '../../src/runtime.js';
+import { START_MS, testConfig } from '../helpers/sandbox.js';
 
 // The ledger-moving domain commands, called directly (no HTTP), each on a fresh in-memory database: what every
 // ledger account holds afterwards, and that debits still equal credits. Amounts in USDT; the account pays the
 // 2 % deposit fee, the default BIN no open fee, 1 USDT minimum.
 
-const START_MS = Date.UTC(2026, 5, 1);
 const U = 1_000_000;
 
 interface World {
@@ -33,8 +32,7 @@ interface World {
 }
 
 function world(): World {
-  const config = { ...DEFAULT_CONFIG, dbPath: ':memory:', bootstrapAccount: false, backgroundJobs: false };
-  const deps = createDeps({ config, wallClock: () => START_MS });
+  const deps = createDeps({ config: testConfig(), wallClock: () => START_MS });
   const run = <T>(command: (nowMs: number) => T): T => deps.db.transaction(() => command(START_MS))();
   const account = run(() =>
     createAccount(deps, { depositFeeRatePpm: 20_000, depositAddress: null, balanceMicros: 1000 * U }),

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createApp } from '../../src/app.js';
-import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import type { Config } from '../../src/config.js';
 import type { ServerDeps as Deps } from '../../src/server-deps.js';
 import { createDeps } from '../../src/runtime.js';
-import { ADMIN_TOKEN, START_MS } from '../helpers/sandbox.js';
+import { ADMIN_TOKEN, START_MS, testConfig } from '../helpers/sandbox.js';
 
 export { ADMIN_TOKEN };
 
@@ -47,14 +47,7 @@ export function routesOf(app: ReturnType<typeof createApp>): Route[] {
 }
 
 export async function createWorld(overrides: Partial<Config> = {}): Promise<World> {
-  const config: Config = Object.freeze({
-    ...DEFAULT_CONFIG,
-    dbPath: ':memory:',
-    adminToken: ADMIN_TOKEN,
-    bootstrapAccount: false,
-    backgroundJobs: false,
-    ...overrides,
-  });
+  const config = testConfig(overrides);
   const wall = { ms: START_MS };
   const deps = createDeps({ config, wallClock: () => wall.ms });
   const app = createApp(deps);

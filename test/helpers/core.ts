@@ -1,9 +1,9 @@
 import { expect } from 'vitest';
-import request from 'supertest';
 import { listEvents, type StoredEvent } from '../../src/domain/events.js';
 import { balancesByKind, ledgerIsBalanced } from '../../src/domain/ledger.js';
 import type { Logger } from '../../src/domain/logger.js';
 import { insertTransaction, type TxnStatus } from '../../src/domain/transactions.js';
+import type { TestRequest } from './client.js';
 import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox } from './sandbox.js';
 
 // Shared steps of the tests: accounts, cards and balances through the partner API, simulation calls, the outbox.
@@ -34,7 +34,7 @@ export async function fundedAccount(sb: TestSandbox, balance = 1000): Promise<Ac
 }
 
 /** A simulation helper call: POST /sandbox/v1/<path>. */
-export function sim(sb: TestSandbox, key: string, path: string, body: Record<string, unknown> = {}): request.Test {
+export function sim(sb: TestSandbox, key: string, path: string, body: Record<string, unknown> = {}): TestRequest {
   return sb.post(key, `/sandbox/v1/${path}`, body);
 }
 
@@ -166,8 +166,8 @@ export function captureLogger(lines: string[]): Logger {
 }
 
 /** PUT /v1/webhook (the webhook configuration) with the account's key. */
-export function putWebhookConfig(sb: TestSandbox, key: string, body: Record<string, unknown>): request.Test {
-  return request(sb.server)
+export function putWebhookConfig(sb: TestSandbox, key: string, body: Record<string, unknown>): TestRequest {
+  return sb.request
     .put('/v1/webhook')
     .set('X-API-KEY', key)
     .set('Content-Type', 'application/json')

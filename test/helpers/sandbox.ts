@@ -7,6 +7,7 @@ import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import type { ServerDeps as Deps } from '../../src/server-deps.js';
 import type { Logger } from '../../src/domain/logger.js';
 import { createDeps } from '../../src/runtime.js';
+import { fetchAgent, type FetchAgent, type TestRequest } from './client.js';
 import { conformance } from './conformance.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -22,17 +23,26 @@ export interface AccountHandle {
   keyId: string;
 }
 
-export interface TestSandbox {
+/** The calls a test makes, over the app's fetch (`sb`) or over a real socket (`sb.socket`). */
+export interface SandboxCalls<R> {
+  /** A partner (or simulation) call: POST JSON with the account's key. */
+  post(key: string | undefined, path: string, body?: unknown, headers?: Record<string, string>): R;
+  admin(method: Method, path: string, body?: unknown): R;
+}
+
+export interface TestSandbox extends SandboxCalls<TestRequest> {
   deps: Deps;
+  /** The app behind a Node server, not listening: supertest (`sb.socket`) or a test listens on it when it needs to. */
   server: Server;
+  /** Any request over the app's fetch, as `supertest(server)` would build it: `sb.request.get('/v1/webhook')`. */
+  request: FetchAgent;
+  /** The same calls over a real connection, for what only a socket shows (a dropped response, a reset). */
+  socket: SandboxCalls<request.Test>;
   /** The fake wall clock; account clocks run on it, so time moves only when a test moves it. */
   wall: { ms: number };
   config: Config;
   /** A fresh account through the operator API. */
   account(opts?: Record<string, unknown>): Promise<AccountHandle>;
-  /** A partner (or simulation) call: POST JSON with the account's key. */
-  post(key: string | undefined, path: string, body?: unknown, headers?: Record<string, string>): request.Test;
-  admin(method: 'get' | 'post' | 'patch' | 'put' | 'delete', path: string, body?: unknown): request.Test;
   /** Advance the account clock through the simulation API (runs due jobs). */
   advance(key: string, seconds: number): Promise<void>;
   close(): Promise<void>;
@@ -43,40 +53,40 @@ export interface SandboxOptions {
   logger?: Logger;
 }
 
-/** A fresh in-memory sandbox per test: no port, no timers, a fake wall clock. */
-export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
-  const config: Config = Object.freeze({
+/** The configuration of an in-process test sandbox: in memory, no ready account, no timers, the test admin token. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return Object.freeze({
     ...DEFAULT_CONFIG,
     dbPath: ':memory:',
     adminToken: ADMIN_TOKEN,
     bootstrapAccount: false,
     backgroundJobs: false,
-    ...opts.config,
+    ...overrides,
   });
+}
+
+/** A fresh in-memory sandbox per test: no port, no timers, a fake wall clock. */
+export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
+  const config = testConfig(opts.config);
   const wall = { ms: START_MS };
   const deps = createDeps({ config, wallClock: () => wall.ms, logger: opts.logger });
   // Every answer and every event of every test is held to its contract (test/setup/conformance.ts reports).
   deps.events.subscribe((_db, event) => conformance.event(toEnvelope(event)));
-  const server = createAdaptorServer({ fetch: conformance.wrapFetch(createApp(deps).fetch) }) as Server;
+  const fetch = conformance.wrapFetch(createApp(deps).fetch);
+  const server = createAdaptorServer({ fetch }) as Server;
+  const agent = fetchAgent(fetch);
   const sandbox: TestSandbox = {
     deps,
     server,
     wall,
     config,
+    request: agent,
+    ...sandboxCalls((method, path) => agent[method](path)),
+    socket: sandboxCalls((method, path) => request(server)[method](path)),
     async account(body = {}) {
       const res = await sandbox.admin('post', '/admin/v1/accounts', { depositAddress: null, ...body });
       if (res.status !== 201) throw new Error(`account creation failed: ${res.status} ${JSON.stringify(res.body)}`);
       return res.body as AccountHandle;
-    },
-    post(key, path, body = {}, headers = {}) {
-      let req = request(server).post(path).set('Content-Type', 'application/json');
-      if (key !== undefined) req = req.set('X-API-KEY', key);
-      for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
-      return req.send(typeof body === 'string' ? body : JSON.stringify(body));
-    },
-    admin(method, path, body) {
-      const req = request(server)[method](path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
-      return body === undefined ? req : req.set('Content-Type', 'application/json').send(JSON.stringify(body));
     },
     async advance(key, seconds) {
       const res = await sandbox.post(key, '/sandbox/v1/clock', { advanceSeconds: seconds });
@@ -89,4 +99,24 @@ export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
     },
   };
   return sandbox;
+}
+
+type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+/** post() and admin() over any request builder with supertest's `.set()` and `.send()`. */
+function sandboxCalls<R extends { set(name: string, value: string): R; send(body: string): R }>(
+  open: (method: Method, path: string) => R,
+): SandboxCalls<R> {
+  return {
+    post(key, path, body = {}, headers = {}) {
+      let req = open('post', path).set('Content-Type', 'application/json');
+      if (key !== undefined) req = req.set('X-API-KEY', key);
+      for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
+      return req.send(typeof body === 'string' ? body : JSON.stringify(body));
+    },
+    admin(method, path, body) {
+      const req = open(method, path).set('Authorization', `Bearer ${ADMIN_TOKEN}`);
+      return body === undefined ? req : req.set('Content-Type', 'application/json').send(JSON.stringify(body));
+    },
+  };
 }

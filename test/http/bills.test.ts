@@ -92,39 +92,15 @@ describe('bill/list pagination', () => {
 
 describe('bill/list rows and filters', () => {
   it('shows signed two-decimal amounts, ISO UTC times, USD and the listing status', async () => {
-    seedTransaction(sb, acct.accountId, cardId, {
-      id: 'a',
-      atMs: START_MS + 1000,
-      amountMicros: 12_500_000,
-      status: 'CLEARED',
-      merchant: 'COFFEE',
-    });
-    seedTransaction(sb, acct.accountId, cardId, {
-      id: 'b',
-      atMs: START_MS + 2000,
-      amountMicros: 3_000_000,
-      status: 'PENDING',
-    });
-    seedTransaction(sb, acct.accountId, cardId, {
-      id: 'c',
-      atMs: START_MS + 3000,
-      amountMicros: 1_000_000,
-      status: 'DECLINED',
-    });
-    seedTransaction(sb, acct.accountId, cardId, {
-      id: 'd',
-      atMs: START_MS + 4000,
-      amountMicros: 2_000_000,
-      status: 'CANCELLED',
-    });
-    seedTransaction(sb, acct.accountId, cardId, {
-      id: 'e',
-      atMs: START_MS + 5000,
-      amountMicros: 2_250_000,
-      status: 'REFUND',
-      kind: 'REFUND',
-    });
-    seedTransaction(sb, acct.accountId, cardId, { id: 'f', atMs: START_MS + 6000, amountMicros: 0, status: 'CLEARED' });
+    const rows = [
+      { id: 'a', amountMicros: 12_500_000, status: 'CLEARED', merchant: 'COFFEE' },
+      { id: 'b', amountMicros: 3_000_000, status: 'PENDING' },
+      { id: 'c', amountMicros: 1_000_000, status: 'DECLINED' },
+      { id: 'd', amountMicros: 2_000_000, status: 'CANCELLED' },
+      { id: 'e', amountMicros: 2_250_000, status: 'REFUND', kind: 'REFUND' },
+      { id: 'f', amountMicros: 0, status: 'CLEARED' },
+    ] as const;
+    rows.forEach((row, i) => seedTransaction(sb, acct.accountId, cardId, { ...row, atMs: START_MS + (i + 1) * 1000 }));
     const res = await list({ cardId });
     expect(res.body.transactions.map((t: { amount: string; status: string }) => [t.amount, t.status])).toEqual([
       ['0.00', 'COMPLETED'],

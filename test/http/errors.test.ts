@@ -1,6 +1,5 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import request from 'supertest';
 import { describe, expect } from 'vitest';
 import { expectRefusedUnchanged, newCard, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
@@ -13,7 +12,7 @@ it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 /** A raw POST with a chosen Content-Type and body text. */
 const raw = (path: string, contentType: string | undefined, text: string, headers: Record<string, string> = {}) => {
-  let req = request(sb.server).post(path).set('X-API-KEY', acct.apiKey);
+  let req = sb.request.post(path).set('X-API-KEY', acct.apiKey);
   if (contentType !== undefined) req = req.set('Content-Type', contentType);
   for (const [k, v] of Object.entries(headers)) req = req.set(k, v);
   return req.send(text);
@@ -59,7 +58,7 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
   });
 
   it('without any Content-Type is 400', async () => {
-    const res = await request(sb.server)
+    const res = await sb.request
       .post(CREATE)
       .set('X-API-KEY', acct.apiKey)
       .send(Buffer.from('{"amount":10,"currency":"USDT"}'));
@@ -128,10 +127,7 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
     ['an unknown top-level path', 'post', '/v2/card/list'],
     ['the simulation API under /v1', 'post', '/v1/wallet/seed'],
   ])('%s is 404 {code: 404, message}', async (_name, method, path) => {
-    const req =
-      method === 'get'
-        ? request(sb.server).get(path)
-        : request(sb.server).post(path).set('Content-Type', 'application/json');
+    const req = method === 'get' ? sb.request.get(path) : sb.request.post(path).set('Content-Type', 'application/json');
     const res = await req.set('X-API-KEY', acct.apiKey);
     expect(res.status).toBe(404);
     expectErrorBody(res.body, 404);
@@ -187,7 +183,7 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
 describe('Order of checks: auth, route, validation, idempotency, existence, state, inventory, amount, balance', () => {
   const DEFAULT_BIN = 'VISA-EFI-454924';
   it('auth (401) before validation: malformed JSON without a key is 401', async () => {
-    const res = await request(sb.server).post('/v1/card/create').set('Content-Type', 'application/json').send('{');
+    const res = await sb.request.post('/v1/card/create').set('Content-Type', 'application/json').send('{');
     expect(res.status).toBe(401);
   });
 

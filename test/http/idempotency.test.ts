@@ -1,11 +1,9 @@
-import { createAdaptorServer } from '@hono/node-server';
+import { fetchAgent, type FetchAgent } from '../helpers/client.js';
 import { conformance } from '../helpers/conformance.js';
 import { Hono } from 'hono';
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { afterEach, beforeEach, describe, expect } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { requestHash, reserveKey } from '../../src/domain/idempotency.js';
@@ -245,7 +243,7 @@ describe('Limits: idempotency key retention is 24 hours of account time', () => 
  * Real concurrency: the idempotency layer waits `injectedLatencyMs` (set by the faults middleware in production
  * code) after reserving the key and before executing. This test app sets it from a test-only header.
  */
-function serverWithLatency(s: TestSandbox): Server {
+function appWithLatency(s: TestSandbox): FetchAgent {
   const outer = new Hono<AppEnv>();
   outer.use('*', async (c, next) => {
     const ms = c.req.header('x-test-latency-ms');
@@ -253,7 +251,7 @@ function serverWithLatency(s: TestSandbox): Server {
     await next();
   });
   outer.route('/', createApp(s.deps));
-  return createAdaptorServer({ fetch: conformance.wrapFetch(outer.fetch) }) as Server;
+  return fetchAgent(conformance.wrapFetch(outer.fetch));
 }
 
 async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
@@ -263,15 +261,12 @@ async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
 }
 
 describe('Idempotency rule 4: 4212 while the first request is in flight', () => {
-  let server: Server;
+  let app: FetchAgent;
   beforeEach(() => {
-    server = serverWithLatency(sb);
-  });
-  afterEach(() => {
-    server.close();
+    app = appWithLatency(sb);
   });
   const send = (key: string, path: string, body: unknown, latencyMs?: number) => {
-    let req = request(server)
+    let req = app
       .post(path)
       .set('Content-Type', 'application/json')
       .set('X-API-KEY', acct.apiKey)
@@ -425,27 +420,23 @@ describe('Idempotency rule 3: every response to a keyed request echoes the key',
 
 describe('Idempotency: an in-flight key never expires under the request that holds it', () => {
   it('advancing the account clock past 24 h while the first request waits still gives 4212, and it executes once', async () => {
-    const server = serverWithLatency(sb);
-    try {
-      const send = (latency?: number) => {
-        let req = request(server)
-          .post('/v1/card/create')
-          .set('Content-Type', 'application/json')
-          .set('X-API-KEY', acct.apiKey)
-          .set('Idempotency-Key', 'slow');
-        if (latency) req = req.set('x-test-latency-ms', String(latency));
-        return req.send(JSON.stringify(CREATE));
-      };
-      const first = send(1500).then((r) => r);
-      await untilInFlight(sb, 'slow');
-      await sb.advance(acct.apiKey, 25 * 3600);
-      const retry = await send();
-      expect(retry.status).toBe(409);
-      expect(retry.body.code).toBe(4212);
-      expect((await first).status).toBe(200);
-      expect(await walletAvailable(sb, acct.apiKey)).toBe('90');
-    } finally {
-      server.close();
-    }
+    const app = appWithLatency(sb);
+    const send = (latency?: number) => {
+      let req = app
+        .post('/v1/card/create')
+        .set('Content-Type', 'application/json')
+        .set('X-API-KEY', acct.apiKey)
+        .set('Idempotency-Key', 'slow');
+      if (latency) req = req.set('x-test-latency-ms', String(latency));
+      return req.send(JSON.stringify(CREATE));
+    };
+    const first = send(1500).then((r) => r);
+    await untilInFlight(sb, 'slow');
+    await sb.advance(acct.apiKey, 25 * 3600);
+    const retry = await send();
+    expect(retry.status).toBe(409);
+    expect(retry.body.code).toBe(4212);
+    expect((await first).status).toBe(200);
+    expect(await walletAvailable(sb, acct.apiKey)).toBe('90');
   });
 });

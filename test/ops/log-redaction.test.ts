@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
@@ -68,7 +67,7 @@ describe('secrets never reach the logs or the database file', () => {
     const webhookSecrets: string[] = [];
     // Webhook secrets, when the webhooks module is part of this build; configured first so every event below is
     // delivered (to a closed port: failed attempts are logged too).
-    const webhook = await request(sb.server)
+    const webhook = await sb.request
       .put('/v1/webhook')
       .set('X-API-KEY', apiKey)
       .send({ url: 'http://127.0.0.1:9/hook', enabled: true, deliver3dsCode: true });

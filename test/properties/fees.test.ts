@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { cardCredit } from '../../src/domain/fees.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { sandboxTest } from '../helpers/fixtures.js';
 
 const CENT = 10_000n;
 const PPM = 1_000_000n;
@@ -65,49 +65,46 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
 });
 
 describe('Limits: 8001 below minimalDeposit or when the fee consumes the amount (through HTTP)', () => {
-  let sb: TestSandbox;
-  let acct: AccountHandle;
-  beforeAll(async () => {
-    sb = createTestSandbox();
-    acct = await sb.account({ balance: 1_000_000 });
-  });
-  afterAll(() => sb.close());
+  sandboxTest.override({ accountOptions: { balance: 1_000_000 } });
 
-  it('card/create fails with 8001 exactly when amount < minimalDeposit or credit <= 0, else credits the card exactly', async () => {
-    const cents = (n: number) => (n / 100).toFixed(2);
-    await fc.assert(
-      fc.asyncProperty(
-        fc.integer({ min: 1, max: 2_000_000 }), // amount in micro-units, up to 2
-        fc.integer({ min: 0, max: 200 }), // minimalDeposit in cents
-        fc.integer({ min: 0, max: 150 }), // open fee in cents
-        fc.constantFrom('0', '0.02', '0.5', '0.999999'),
-        async (amount, minCents, openCents, rate) => {
-          await sb.admin('patch', `/admin/v1/accounts/${acct.accountId}`, { depositFeeRate: rate });
-          const put = await sb.admin('put', '/admin/v1/bins/PROP-BIN', {
-            bin: '411111',
-            fee: { card: cents(openCents) },
-            limit: { minimalDeposit: cents(minCents) },
-          });
-          expect(put.status).toBe(200);
-          const res = await sb.post(acct.apiKey, '/v1/card/create', {
-            amount: amount / 1_000_000,
-            currency: 'USDT',
-            binId: 'PROP-BIN',
-          });
-          const rppm = Math.round(Number(rate) * 1_000_000);
-          const { creditMicros } = cardCredit(amount, rppm, openCents * 10_000);
-          const too_small = amount < minCents * 10_000 || creditMicros <= 0;
-          if (too_small) {
-            expect(res.status).toBe(400);
-            expect(res.body.code).toBe(8001);
-          } else {
-            expect(res.status, JSON.stringify(res.body)).toBe(200);
-            const asset = await sb.post(acct.apiKey, '/v1/card/asset', { cardId: res.body.cardId });
-            expect(Math.round(Number(asset.body.availableAmount) * 1_000_000)).toBe(creditMicros);
-          }
-        },
-      ),
-      { numRuns: 150 },
-    );
-  });
+  sandboxTest(
+    'card/create fails with 8001 exactly when amount < minimalDeposit or credit <= 0, else credits the card exactly',
+    async ({ sb, acct }) => {
+      const cents = (n: number) => (n / 100).toFixed(2);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 1, max: 2_000_000 }), // amount in micro-units, up to 2
+          fc.integer({ min: 0, max: 200 }), // minimalDeposit in cents
+          fc.integer({ min: 0, max: 150 }), // open fee in cents
+          fc.constantFrom('0', '0.02', '0.5', '0.999999'),
+          async (amount, minCents, openCents, rate) => {
+            await sb.admin('patch', `/admin/v1/accounts/${acct.accountId}`, { depositFeeRate: rate });
+            const put = await sb.admin('put', '/admin/v1/bins/PROP-BIN', {
+              bin: '411111',
+              fee: { card: cents(openCents) },
+              limit: { minimalDeposit: cents(minCents) },
+            });
+            expect(put.status).toBe(200);
+            const res = await sb.post(acct.apiKey, '/v1/card/create', {
+              amount: amount / 1_000_000,
+              currency: 'USDT',
+              binId: 'PROP-BIN',
+            });
+            const rppm = Math.round(Number(rate) * 1_000_000);
+            const { creditMicros } = cardCredit(amount, rppm, openCents * 10_000);
+            const too_small = amount < minCents * 10_000 || creditMicros <= 0;
+            if (too_small) {
+              expect(res.status).toBe(400);
+              expect(res.body.code).toBe(8001);
+            } else {
+              expect(res.status, JSON.stringify(res.body)).toBe(200);
+              const asset = await sb.post(acct.apiKey, '/v1/card/asset', { cardId: res.body.cardId });
+              expect(Math.round(Number(asset.body.availableAmount) * 1_000_000)).toBe(creditMicros);
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
 });

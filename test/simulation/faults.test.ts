@@ -32,7 +32,8 @@ describe('faults', () => {
     const cardId = await newCard(sb, key, 10);
     await faults([{ path: '/v1/card/deposit', dropResponse: true }]);
     const headers = { 'Idempotency-Key': 'dep-1' };
-    await expect(sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers)).rejects.toThrow(
+    // Over a real connection: the dropped response is a reset socket.
+    await expect(sb.socket.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers)).rejects.toThrow(
       /socket hang up|ECONNRESET/,
     );
     expect(await walletAvailable(sb, key)).toBe('985');

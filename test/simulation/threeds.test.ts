@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { captureLogger, eventsOf, fundedAccount, newCard, sim } from '../helpers/core.js';
+import { webhookBody } from '../../src/webhooks/attempt.js';
+import { captureLogger, eventsOf, fundedAccount, newCard, putWebhookConfig, sim } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -82,12 +83,15 @@ describe('card/3ds', () => {
   it('adds the OTP at delivery time only when the webhook config asks for codes (deliver3dsCode)', async () => {
     const { otp } = (await raise()).body;
     const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
-    const enrich = () => Object.assign({}, ...sb.deps.eventEnrichers.map((f) => f(sb.deps.db, event!) ?? {}));
-    expect(enrich()).toEqual({});
-    sb.deps.webhooks = { deliver3dsCode: () => false };
-    expect(enrich()).toEqual({});
-    sb.deps.webhooks = { deliver3dsCode: (id) => id === acct.accountId };
-    expect(enrich()).toEqual({ otp });
+    // The body the webhook sender would POST now, for the account's current webhook config.
+    const delivered = () => JSON.parse(webhookBody(sb.deps, event!)).data;
+    const configure = async (deliver3dsCode: boolean) =>
+      expect((await putWebhookConfig(sb, key, { url: 'https://hooks.example.com/', deliver3dsCode })).status).toBe(200);
+    expect(delivered()).toEqual(event!.data);
+    await configure(false);
+    expect(delivered()).toEqual(event!.data);
+    await configure(true);
+    expect(delivered()).toEqual({ ...event!.data, otp });
   });
 
   it("answers 4001 for another account's card and 400 for a cancelled card", async () => {

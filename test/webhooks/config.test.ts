@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -6,15 +5,15 @@ import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 let sb: TestSandbox;
 let acct: AccountHandle;
 
-const get = (key: string) => request(sb.server).get('/v1/webhook').set('X-API-KEY', key);
+const get = (key: string) => sb.request.get('/v1/webhook').set('X-API-KEY', key);
 const put = (key: string, body: unknown) =>
-  request(sb.server)
+  sb.request
     .put('/v1/webhook')
     .set('X-API-KEY', key)
     .set('Content-Type', 'application/json')
     .send(typeof body === 'string' ? body : JSON.stringify(body));
-const del = (key: string) => request(sb.server).delete('/v1/webhook').set('X-API-KEY', key);
-const rotate = (key: string) => request(sb.server).post('/v1/webhook/rotate-secret').set('X-API-KEY', key);
+const del = (key: string) => sb.request.delete('/v1/webhook').set('X-API-KEY', key);
+const rotate = (key: string) => sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', key);
 
 it.override({ accountOptions: {} });
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
@@ -27,7 +26,7 @@ describe('GET /v1/webhook', () => {
   });
 
   it('requires the X-API-KEY like every /v1 endpoint', async () => {
-    expect((await request(sb.server).get('/v1/webhook')).status).toBe(401);
+    expect((await sb.request.get('/v1/webhook')).status).toBe(401);
   });
 });
 

@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { emitEvent } from '../../src/domain/events.js';
@@ -113,7 +112,7 @@ describe('delivery of card events (spec Events)', () => {
   });
 
   it('the old secret stops verifying at once after rotate-secret', async () => {
-    const rotated = await request(sb.server).post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
+    const rotated = await sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
     await createCard();
     await sb.advance(acct.apiKey, 0);
     const [got] = rx.received;
@@ -128,7 +127,7 @@ describe('delivery of card events (spec Events)', () => {
     rx.queue.push(behaviours.status(500));
     await createCard();
     await sb.advance(acct.apiKey, 0);
-    const rotated = await request(sb.server).post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
+    const rotated = await sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
     await sb.advance(acct.apiKey, 60);
     const retry = rx.received[1];
     const header = retry.headers['service-signature'] as string;
@@ -230,7 +229,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
     rx.fallback = behaviours.status(500);
     await createCard();
     await sb.advance(acct.apiKey, 0);
-    expect((await request(sb.server).delete('/v1/webhook').set('X-API-KEY', acct.apiKey)).status).toBe(200);
+    expect((await sb.request.delete('/v1/webhook').set('X-API-KEY', acct.apiKey)).status).toBe(200);
     await sb.advance(acct.apiKey, 86_400);
     expect(rx.received).toHaveLength(1);
     expect((await events())[0].delivery).toEqual({ state: 'cancelled', attempts: 1, nextAttemptAt: null });
@@ -287,25 +286,24 @@ describe('disabled endpoints (enabled: false)', () => {
   });
 });
 
-describe('delivery-only fields (deps.eventEnrichers, deliver3dsCode)', () => {
-  it('adds the enrichers fields at send time, never to the stored event, gated by deliver3dsCode', async () => {
+describe('delivery-only fields (the 3DS code, gated by deliver3dsCode)', () => {
+  it('adds the field at send time, never to the stored event, gated by deliver3dsCode', async () => {
     await setUp({}, { deliver3dsCode: true });
-    // A synthetic field on a card event: the contract rightly refuses it, and this test is about the pipeline.
-    rx.validate = false;
-    // Stands in for the 3DS module: the OTP exists only in the webhook body, and only when the account asks.
-    sb.deps.eventEnrichers.push((_db, event) =>
-      sb.deps.webhooks!.deliver3dsCode(event.accountId) ? { otp: '123456' } : undefined,
-    );
-    await createCard();
+    const cardId = await createCard();
+    const raise3ds = async () =>
+      (await sb.post(acct.apiKey, '/sandbox/v1/card/3ds', { cardId, type: 'payment' })).body.otp as string;
+    const otp = await raise3ds();
     await sb.advance(acct.apiKey, 0);
-    expect(rx.received[0].body.data.otp).toBe('123456');
-    expect((await events())[0].data).not.toHaveProperty('otp');
-    expect(JSON.stringify(sb.deps.db.prepare('SELECT data FROM events').all())).not.toContain('123456');
+    const delivered3ds = () => rx.received.filter((r) => r.body.type === 'card.3ds.requested');
+    expect(delivered3ds()[0]!.body.data.otp).toBe(otp);
+    const stored = (await events()).find((e: { type: string }) => e.type === 'card.3ds.requested');
+    expect(stored.data).not.toHaveProperty('otp');
+    expect(JSON.stringify(sb.deps.db.prepare('SELECT data FROM events').all())).not.toContain(`"${otp}"`);
 
     await putWebhook({ url: rx.url, deliver3dsCode: false });
-    await createCard();
+    await raise3ds();
     await sb.advance(acct.apiKey, 0);
-    expect(rx.received[1].body.data).not.toHaveProperty('otp');
+    expect(delivered3ds()[1]!.body.data).not.toHaveProperty('otp');
   });
 });
 

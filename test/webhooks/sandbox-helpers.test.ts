@@ -1,4 +1,3 @@
-import request from 'supertest';
 import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { webhookTest as it } from '../helpers/fixtures.js';
@@ -145,7 +144,7 @@ describe('POST /sandbox/v1/webhook/redeliver', () => {
       'no webhook configured',
       async () => {
         await createCard();
-        await request(sb.server).delete('/v1/webhook').set('X-API-KEY', acct.apiKey);
+        await sb.request.delete('/v1/webhook').set('X-API-KEY', acct.apiKey);
         return { eventId: (await sim('events')).body.events[0].id };
       },
       'no webhook is configured: PUT /v1/webhook first',
@@ -177,7 +176,7 @@ describe('POST /sandbox/v1/reset', () => {
     expect((await sim('webhook/deliveries')).body.deliveries).toEqual([]);
     await sb.advance(acct.apiKey, 86_400);
     expect(rx.received).toHaveLength(1);
-    const config = await request(sb.server).get('/v1/webhook').set('X-API-KEY', acct.apiKey);
+    const config = await sb.request.get('/v1/webhook').set('X-API-KEY', acct.apiKey);
     expect(config.body).toMatchObject({ configured: true, url: rx.url });
   });
 });

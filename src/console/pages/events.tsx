@@ -1,18 +1,10 @@
 import { Hono } from 'hono';
 import { enc, errorFlash, fragment, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
+import { EVENT_TYPES as TYPES } from '../../domain/events.js';
 import { Badge, Empty, Json, Select, Time } from '../ui.js';
 
 // Events: the account's outbox (sandbox/v1/events), filterable by type, each with its payload; refreshed live.
 
-const TYPES = [
-  'card.created',
-  'card.frozen',
-  'card.unfrozen',
-  'card.cancelled',
-  'card.3ds.requested',
-  'transaction.created',
-  'transaction.updated',
-] as const;
 const LIMIT = 50;
 
 async function eventList(c: Ctx, type: string | undefined) {
