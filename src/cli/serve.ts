@@ -45,26 +45,8 @@ export async function runServe(argv: string[]): Promise<number> {
     process.exit(1);
   });
   const server = await startServer({ config, logger });
-  if (server.bootstrap?.newApiKey) {
-    // Shown once on purpose (the README's quick start); only its keyed hash is stored. Written straight to
-    // stdout, not through the logger, which would mask it.
-    process.stdout.write(
-      `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
-    );
-  }
-  if (server.bootstrap?.reused) process.stdout.write(reusedAccountHint(server.bootstrap.accountId, server.url, config));
-  if (seedFiles.length > 0) {
-    // Imported only for --seed: the scenario runner (yaml, ajv, jsonpath) is a third of the start-up imports.
-    const { applySeeds } = await import('./seed.js');
-    const seeded = await applySeeds(seedFiles, server.url, config, server.bootstrap?.newApiKey);
-    if (!seeded) {
-      await server.close();
-      return 1;
-    }
-  }
-  const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
-  logger.info({ url: server.url, ...pages, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
-
+  // Before anything is announced: a supervisor that stops the server as soon as it reads a line must find the
+  // handlers in place (on a busy machine the process can be descheduled right after writing that line).
   let stopping = false;
   const stop = (signal: keyof typeof SIGNAL_EXIT) => {
     if (stopping) {
@@ -89,6 +71,26 @@ export async function runServe(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  if (server.bootstrap?.newApiKey) {
+    // Shown once on purpose (the README's quick start); only its keyed hash is stored. Written straight to
+    // stdout, not through the logger, which would mask it.
+    process.stdout.write(
+      `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
+    );
+  }
+  if (server.bootstrap?.reused) process.stdout.write(reusedAccountHint(server.bootstrap.accountId, server.url, config));
+  if (seedFiles.length > 0) {
+    // Imported only for --seed: the scenario runner (yaml, ajv, jsonpath) is a third of the start-up imports.
+    const { applySeeds } = await import('./seed.js');
+    const seeded = await applySeeds(seedFiles, server.url, config, server.bootstrap?.newApiKey);
+    if (!seeded) {
+      await server.close();
+      return 1;
+    }
+  }
+  const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
+  logger.info({ url: server.url, ...pages, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
+
   warmRequestValidators();
   return new Promise<number>(() => {});
 }
