@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { RequestSummary } from '../../domain/request-log.js';
 import { enc, errorFlash, fragment, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
 import { Badge, Empty, Field, Json, TableWrap, Time } from '../ui.js';
 
@@ -7,15 +8,8 @@ import { Badge, Empty, Field, Json, TableWrap, Time } from '../ui.js';
 
 const LIMIT = 50;
 
-interface Summary {
-  requestId: string;
-  time: string;
-  method: string;
-  path: string;
-  status: number;
-  code: number | null;
-  latencyMs: number;
-}
+/** A row of the `requests` answer: the request log's own summary (the API answers it as it is). */
+type Summary = RequestSummary;
 
 interface Filter {
   path?: string;
