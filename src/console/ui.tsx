@@ -242,6 +242,43 @@ export const TableWrap: FC<PropsWithChildren<{ label: string }>> = ({ label, chi
   </div>
 );
 
+/**
+ * A panel holding one posted form: its heading names the form (aria-labelledby), then the CSRF token, the fields
+ * and one submit button (labelled as the heading unless `submit` says otherwise); `after` follows the form.
+ */
+export const FormPanel: FC<
+  PropsWithChildren<{ id: string; title: string; action: string; csrf?: string; submit?: string; after?: Child }>
+> = (p) => (
+  <section class="panel">
+    <h2 id={p.id}>{p.title}</h2>
+    <form method="post" action={p.action} class="stack" aria-labelledby={p.id}>
+      <Csrf token={p.csrf} />
+      {p.children}
+      <div class="actions">
+        <button type="submit">{p.submit ?? p.title}</button>
+      </div>
+    </form>
+    {p.after}
+  </section>
+);
+
+/** A table's header row: each column a name, or a name and its class (`num` right-aligns, `hide-sm` hides on phones). */
+export const ColumnHeads: FC<{ cols: readonly (string | readonly [string, string])[] }> = ({ cols }) => (
+  <thead>
+    <tr>
+      {cols.map((col) =>
+        typeof col === 'string' ? (
+          <th scope="col">{col}</th>
+        ) : (
+          <th scope="col" class={col[1]}>
+            {col[0]}
+          </th>
+        ),
+      )}
+    </tr>
+  </thead>
+);
+
 export const Empty: FC<PropsWithChildren> = ({ children }) => <p class="empty">{children}</p>;
 
 export const Json: FC<{ value: unknown; label?: string }> = ({ value, label }) => (

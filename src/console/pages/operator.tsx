@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { numberField } from '../format.js';
 import { done, enc, errorFlash, failed, kept, page, takeFlash, type ConsoleEnv } from '../page.js';
-import { ActionButton, Badge, Csrf, Empty, Field, TableWrap, Time } from '../ui.js';
+import { ActionButton, Badge, Empty, Field, TableWrap, Time, ColumnHeads, FormPanel } from '../ui.js';
 
 // The operator view, for a session signed in with the operator token: accounts through /admin/v1 (create, look
 // up, issue and revoke keys). The operator API lists no accounts, so the view remembers the ones seen here.
@@ -22,31 +22,24 @@ export function operatorRoutes() {
       const body = (
         <>
           <div class="split">
-            <section class="panel">
-              <h2 id="f-account">Create account</h2>
-              <form method="post" action={`${TO}/accounts`} class="stack" aria-labelledby="f-account">
-                <Csrf token={csrf} />
-                <Field id="acc-name" label="Name" name="name" value={values.name} />
-                <Field
-                  id="acc-balance"
-                  label="Balance"
-                  name="balance"
-                  value={values.balance}
-                  inputmode="decimal"
-                  hint="USDT seeded at once, optional"
-                />
-                <Field
-                  id="acc-rate"
-                  label="Deposit fee rate"
-                  name="depositFeeRate"
-                  value={values.depositFeeRate}
-                  placeholder="0.02"
-                />
-                <div class="actions">
-                  <button type="submit">Create account</button>
-                </div>
-              </form>
-            </section>
+            <FormPanel id="f-account" title="Create account" action={`${TO}/accounts`} csrf={csrf}>
+              <Field id="acc-name" label="Name" name="name" value={values.name} />
+              <Field
+                id="acc-balance"
+                label="Balance"
+                name="balance"
+                value={values.balance}
+                inputmode="decimal"
+                hint="USDT seeded at once, optional"
+              />
+              <Field
+                id="acc-rate"
+                label="Deposit fee rate"
+                name="depositFeeRate"
+                value={values.depositFeeRate}
+                placeholder="0.02"
+              />
+            </FormPanel>
             <section class="panel">
               <h2 id="f-lookup">Open account</h2>
               <form method="get" action={`${TO}/account`} class="stack" aria-labelledby="f-lookup">
@@ -136,14 +129,7 @@ export function operatorRoutes() {
             </h2>
             <TableWrap label="API keys">
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Key</th>
-                    <th scope="col">Created</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
+                <ColumnHeads cols={['Key', 'Created', 'State', 'Actions']} />
                 <tbody>
                   {(a.keys ?? []).map(
                     (k: { keyId: string; prefix: string; createdAt: string; revokedAt: string | null }) => (

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { RequestSummary } from '../../domain/request-log.js';
 import { enc, errorFlash, fragment, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { Badge, Empty, Field, Json, TableWrap, Time } from '../ui.js';
+import { Badge, Empty, Field, Json, TableWrap, Time, ColumnHeads } from '../ui.js';
 
 // Requests: the account's request log (sandbox/v1/requests and requests/get), newest first; each row opens the
 // full record, redacted by the API exactly as the logs are.
@@ -43,19 +43,7 @@ async function requestList(c: Ctx, f: Filter) {
     ) : (
       <TableWrap label="Request log">
         <table>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Request</th>
-              <th scope="col">Status</th>
-              <th scope="col" class="hide-sm">
-                Code
-              </th>
-              <th scope="col" class="num hide-sm">
-                Latency
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads cols={['Time', 'Request', 'Status', ['Code', 'hide-sm'], ['Latency', 'num hide-sm']]} />
           <tbody>
             {rows.map((r) => (
               <tr data-request-id={r.requestId}>

@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { last4, money, numberField } from '../format.js';
 import { done, failed, kept, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { ActionButton, Amount, Badge, Csrf, Empty, Field, Select, TableWrap, Time } from '../ui.js';
+import { ActionButton, Amount, Badge, Empty, Field, FormPanel, Select, TableWrap, Time, ColumnHeads } from '../ui.js';
 import type { CardRow } from './views.js';
 
 // Simulate: the simulation API (/sandbox/v1) behind one form each, and the transactions still to settle.
@@ -65,105 +65,89 @@ async function simulatePage(c: Ctx) {
   const body = (
     <>
       <div class="split">
-        <section class="panel">
-          <h2 id="f-deposit">Deposit on chain</h2>
-          <form method="post" action={`${TO}/deposit`} class="stack" aria-labelledby="f-deposit">
-            <Csrf token={csrf} />
-            <Field
-              id="dep-amount"
-              label="Amount"
-              name="amount"
-              value={v('deposit').amount}
-              inputmode="decimal"
-              required
-            />
-            <Field
-              id="dep-conf"
-              label="Confirmations"
-              name="confirmations"
-              value={v('deposit').confirmations ?? '0'}
-              inputmode="numeric"
-              hint="Credited at 19 confirmations, one block per 3 s of account time"
-            />
-            <div class="actions">
-              <button type="submit">Deposit on chain</button>
-            </div>
-          </form>
-          <h3>Deposits</h3>
-          {(deposits.body.deposits ?? []).length === 0 ? (
-            <Empty>No on-chain deposits yet.</Empty>
-          ) : (
-            <TableWrap label="On-chain deposits">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Seen</th>
-                    <th scope="col">Status</th>
-                    <th scope="col" class="num">
-                      Conf.
-                    </th>
-                    <th scope="col" class="num">
-                      Amount
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {(deposits.body.deposits ?? []).slice(0, 8).map((d: Record<string, string>) => (
-                    <tr>
-                      <td class="nowrap">
-                        <Time value={d.seenAt} />
-                      </td>
-                      <td>
-                        <Badge value={d.status} />
-                      </td>
-                      <td class="num">{d.confirmations}</td>
-                      <Amount value={d.amount} currency="USDT" />
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableWrap>
-          )}
-        </section>
-        <section class="panel">
-          <h2 id="f-purchase">Purchase</h2>
-          <form method="post" action={`${TO}/purchase`} class="stack" aria-labelledby="f-purchase">
-            <Csrf token={csrf} />
-            <Select id="pur-card" label="Card" name="cardId" value={v('purchase').cardId} options={cardOptions} />
-            <Field
-              id="pur-amount"
-              label="Amount"
-              name="amount"
-              value={v('purchase').amount}
-              inputmode="decimal"
-              required
-            />
-            <Select
-              id="pur-cur"
-              label="Currency"
-              name="currency"
-              value={v('purchase').currency ?? 'USD'}
-              options={CURRENCIES}
-            />
-            <Field
-              id="pur-merchant"
-              label="Merchant"
-              name="merchantName"
-              value={v('purchase').merchantName}
-              hint="Optional: a made-up one otherwise"
-            />
-            <Select
-              id="pur-decline"
-              label="Decline reason"
-              name="declineReason"
-              value={v('purchase').declineReason}
-              options={DECLINE_REASONS}
-            />
-            <div class="actions">
-              <button type="submit">Purchase</button>
-            </div>
-          </form>
-        </section>
+        <FormPanel
+          id="f-deposit"
+          title="Deposit on chain"
+          action={`${TO}/deposit`}
+          csrf={csrf}
+          after={
+            <>
+              <h3>Deposits</h3>
+              {(deposits.body.deposits ?? []).length === 0 ? (
+                <Empty>No on-chain deposits yet.</Empty>
+              ) : (
+                <TableWrap label="On-chain deposits">
+                  <table>
+                    <ColumnHeads cols={['Seen', 'Status', ['Conf.', 'num'], ['Amount', 'num']]} />
+                    <tbody>
+                      {(deposits.body.deposits ?? []).slice(0, 8).map((d: Record<string, string>) => (
+                        <tr>
+                          <td class="nowrap">
+                            <Time value={d.seenAt} />
+                          </td>
+                          <td>
+                            <Badge value={d.status} />
+                          </td>
+                          <td class="num">{d.confirmations}</td>
+                          <Amount value={d.amount} currency="USDT" />
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </TableWrap>
+              )}
+            </>
+          }
+        >
+          <Field
+            id="dep-amount"
+            label="Amount"
+            name="amount"
+            value={v('deposit').amount}
+            inputmode="decimal"
+            required
+          />
+          <Field
+            id="dep-conf"
+            label="Confirmations"
+            name="confirmations"
+            value={v('deposit').confirmations ?? '0'}
+            inputmode="numeric"
+            hint="Credited at 19 confirmations, one block per 3 s of account time"
+          />
+        </FormPanel>
+        <FormPanel id="f-purchase" title="Purchase" action={`${TO}/purchase`} csrf={csrf}>
+          <Select id="pur-card" label="Card" name="cardId" value={v('purchase').cardId} options={cardOptions} />
+          <Field
+            id="pur-amount"
+            label="Amount"
+            name="amount"
+            value={v('purchase').amount}
+            inputmode="decimal"
+            required
+          />
+          <Select
+            id="pur-cur"
+            label="Currency"
+            name="currency"
+            value={v('purchase').currency ?? 'USD'}
+            options={CURRENCIES}
+          />
+          <Field
+            id="pur-merchant"
+            label="Merchant"
+            name="merchantName"
+            value={v('purchase').merchantName}
+            hint="Optional: a made-up one otherwise"
+          />
+          <Select
+            id="pur-decline"
+            label="Decline reason"
+            name="declineReason"
+            value={v('purchase').declineReason}
+            options={DECLINE_REASONS}
+          />
+        </FormPanel>
       </div>
       <section class="panel" aria-labelledby="h-settle">
         <h2 id="h-settle">Card transactions</h2>
@@ -172,20 +156,7 @@ async function simulatePage(c: Ctx) {
         ) : (
           <TableWrap label="Card transactions to settle">
             <table>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Merchant</th>
-                  <th scope="col" class="hide-sm">
-                    Card
-                  </th>
-                  <th scope="col">Status</th>
-                  <th scope="col" class="num">
-                    Amount
-                  </th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
+              <ColumnHeads cols={['Time', 'Merchant', ['Card', 'hide-sm'], 'Status', ['Amount', 'num'], 'Actions']} />
               <tbody>
                 {txns.map((t) => (
                   <tr data-transaction-id={t.transactionId}>
@@ -237,96 +208,78 @@ async function simulatePage(c: Ctx) {
         )}
       </section>
       <div class="split">
-        <section class="panel">
-          <h2 id="f-3ds">3DS challenge</h2>
-          <form method="post" action={`${TO}/3ds`} class="stack" aria-labelledby="f-3ds">
-            <Csrf token={csrf} />
-            <Select id="tds-card" label="Card" name="cardId" value={v('3ds').cardId} options={cardOptions} />
-            <Select
-              id="tds-type"
-              label="Type"
-              name="type"
-              value={v('3ds').type ?? 'payment'}
-              options={[
-                ['payment', 'Payment'],
-                ['binding', 'Binding (device or card activation)'],
-              ]}
-            />
-            <div class="actions">
-              <button type="submit">3DS challenge</button>
-            </div>
-          </form>
-        </section>
-        <section class="panel">
-          <h2 id="f-clock">Advance clock</h2>
-          <form method="post" action={`${TO}/clock`} class="stack" aria-labelledby="f-clock">
-            <Csrf token={csrf} />
-            <Field
-              id="clock-seconds"
-              label="Seconds"
-              name="advanceSeconds"
-              value={v('clock').advanceSeconds ?? '60'}
-              inputmode="numeric"
-              hint="Runs every timer that falls due: settlements, retries, confirmations, expiries"
-            />
-            <div class="actions">
-              <button type="submit">Advance clock</button>
-            </div>
-          </form>
-        </section>
+        <FormPanel id="f-3ds" title="3DS challenge" action={`${TO}/3ds`} csrf={csrf}>
+          <Select id="tds-card" label="Card" name="cardId" value={v('3ds').cardId} options={cardOptions} />
+          <Select
+            id="tds-type"
+            label="Type"
+            name="type"
+            value={v('3ds').type ?? 'payment'}
+            options={[
+              ['payment', 'Payment'],
+              ['binding', 'Binding (device or card activation)'],
+            ]}
+          />
+        </FormPanel>
+        <FormPanel id="f-clock" title="Advance clock" action={`${TO}/clock`} csrf={csrf}>
+          <Field
+            id="clock-seconds"
+            label="Seconds"
+            name="advanceSeconds"
+            value={v('clock').advanceSeconds ?? '60'}
+            inputmode="numeric"
+            hint="Runs every timer that falls due: settlements, retries, confirmations, expiries"
+          />
+        </FormPanel>
       </div>
       <div class="split">
-        <section class="panel">
-          <h2 id="f-inventory">Inventory</h2>
-          <form method="post" action={`${TO}/inventory`} class="stack" aria-labelledby="f-inventory">
-            <Csrf token={csrf} />
-            <Select id="inv-bin" label="BIN" name="binId" value={v('inventory').binId} options={binOptions} />
-            <Field
-              id="inv-available"
-              label="Available cards"
-              name="available"
-              value={v('inventory').available}
-              inputmode="numeric"
-              hint="0 makes card/create fail with 4009"
-            />
-            <Select
-              id="inv-prov"
-              label="Provisioning"
-              name="provisioning"
-              value={v('inventory').provisioning}
-              options={[
-                ['', 'Unchanged'],
-                ['true', 'In progress (4010)'],
-                ['false', 'Done'],
-              ]}
-            />
-            <div class="actions">
-              <button type="submit">Update inventory</button>
-            </div>
-          </form>
-        </section>
-        <section class="panel">
-          <h2 id="f-faults">Faults</h2>
-          <form method="post" action={`${TO}/faults`} class="stack" aria-labelledby="f-faults">
-            <Csrf token={csrf} />
-            <div class="field">
-              <label for="fault-rules">Rules (JSON)</label>
-              <textarea id="fault-rules" name="rules" spellcheck={false} aria-describedby="fault-hint">
-                {v('faults').rules ??
-                  '[{"path": "/v1/card/create", "count": 1, "respond": {"httpStatus": 500, "code": 9999}}]'}
-              </textarea>
-              <span class="hint" id="fault-hint">
-                Each rule: path, count, latencyMs, respond {'{httpStatus, code, message}'}, dropResponse
-              </span>
-            </div>
-            <div class="actions">
-              <button type="submit">Set faults</button>
-            </div>
-          </form>
-          <div class="actions">
-            <ActionButton action={`${TO}/faults/clear`} label="Remove faults" csrf={csrf} kind="secondary" />
+        <FormPanel id="f-inventory" title="Inventory" action={`${TO}/inventory`} csrf={csrf} submit="Update inventory">
+          <Select id="inv-bin" label="BIN" name="binId" value={v('inventory').binId} options={binOptions} />
+          <Field
+            id="inv-available"
+            label="Available cards"
+            name="available"
+            value={v('inventory').available}
+            inputmode="numeric"
+            hint="0 makes card/create fail with 4009"
+          />
+          <Select
+            id="inv-prov"
+            label="Provisioning"
+            name="provisioning"
+            value={v('inventory').provisioning}
+            options={[
+              ['', 'Unchanged'],
+              ['true', 'In progress (4010)'],
+              ['false', 'Done'],
+            ]}
+          />
+        </FormPanel>
+        <FormPanel
+          id="f-faults"
+          title="Faults"
+          action={`${TO}/faults`}
+          csrf={csrf}
+          submit="Set faults"
+          after={
+            <>
+              <div class="actions">
+                <ActionButton action={`${TO}/faults/clear`} label="Remove faults" csrf={csrf} kind="secondary" />
+              </div>
+            </>
+          }
+        >
+          <div class="field">
+            <label for="fault-rules">Rules (JSON)</label>
+            <textarea id="fault-rules" name="rules" spellcheck={false} aria-describedby="fault-hint">
+              {v('faults').rules ??
+                '[{"path": "/v1/card/create", "count": 1, "respond": {"httpStatus": 500, "code": 9999}}]'}
+            </textarea>
+            <span class="hint" id="fault-hint">
+              Each rule: path, count, latencyMs, respond {'{httpStatus, code, message}'}, dropResponse
+            </span>
           </div>
-        </section>
+        </FormPanel>
       </div>
     </>
   );

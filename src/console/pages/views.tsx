@@ -1,6 +1,6 @@
 import { last4, money } from '../format.js';
 import { enc } from '../page.js';
-import { Amount, Badge, Empty, TableWrap, Time } from '../ui.js';
+import { Amount, Badge, Empty, TableWrap, Time, ColumnHeads } from '../ui.js';
 
 // Views shared by several pages: card tiles and rows, bill/list tables, pagers.
 
@@ -36,19 +36,7 @@ export const CardTable = ({ cards, aliases }: { cards: CardRow[]; aliases: Map<s
   ) : (
     <TableWrap label="Cards">
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Alias</th>
-            <th scope="col">Last 4</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">
-              Balance
-            </th>
-            <th scope="col" class="num hide-sm">
-              Held
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads cols={['Alias', 'Last 4', 'Status', ['Balance', 'num'], ['Held', 'num hide-sm']]} />
         <tbody>
           {cards.map((card) => (
             <tr data-card-id={card.cardId}>
@@ -102,16 +90,7 @@ export const BillTable = ({ rows, label }: { rows: Bill[]; label: string }) =>
   ) : (
     <TableWrap label={label}>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Merchant</th>
-            <th scope="col">Status</th>
-            <th scope="col" class="num">
-              Amount
-            </th>
-          </tr>
-        </thead>
+        <ColumnHeads cols={['Time', 'Merchant', 'Status', ['Amount', 'num']]} />
         <tbody>
           {rows.map((t) => (
             <tr>

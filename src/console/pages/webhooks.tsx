@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { done, failed, fragment, kept, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { ActionButton, Badge, Csrf, Empty, Field, Json, TableWrap, Time } from '../ui.js';
+import { ActionButton, Badge, Csrf, Empty, Field, Json, TableWrap, Time, ColumnHeads } from '../ui.js';
 
 // Webhooks: the endpoint (GET/PUT /v1/webhook, rotate-secret) and the deliveries (sandbox events with their
 // attempts), refreshed live.
@@ -65,18 +65,7 @@ async function deliveriesView(c: Ctx) {
               ) : (
                 <TableWrap label={`Attempts of ${e.id}`}>
                   <table>
-                    <thead>
-                      <tr>
-                        <th scope="col">#</th>
-                        <th scope="col">Time</th>
-                        <th scope="col">Status</th>
-                        <th scope="col" class="num">
-                          Latency
-                        </th>
-                        <th scope="col">Error</th>
-                        <th scope="col">Next retry</th>
-                      </tr>
-                    </thead>
+                    <ColumnHeads cols={['#', 'Time', 'Status', ['Latency', 'num'], 'Error', 'Next retry']} />
                     <tbody>
                       {tries.map((a) => (
                         <tr>
