@@ -33,8 +33,11 @@ export const FLUSH_INTERVAL_MS = 1000;
 /** All accounts together: past this many pending records they are written at once (bounds the memory). */
 const MAX_PENDING = 20_000;
 
-/** Header names and values, alternating (node's `rawHeaders` shape); names in any case, repeats allowed. */
-export type HeaderList = readonly string[];
+/**
+ * Header names and values, alternating, joined by newlines (which HTTP forbids in both): one flat string per record
+ * instead of an array of a dozen, since every object a pending record holds is work for the garbage collector.
+ */
+export type HeaderText = string;
 
 /** What the HTTP layer hands over for one request; nothing here is redacted yet. */
 export interface CapturedRequest {
@@ -47,12 +50,11 @@ export interface CapturedRequest {
   status: number;
   latencyMs: number;
   keyId: string | null;
-  /** The caller's key, masked by value wherever it shows up (a bootstrap key may have any shape). */
-  apiKey: string | undefined;
-  requestHeaders: HeaderList;
+  /** Its `X-API-KEY` is masked by value wherever it shows up in the record (a bootstrap key may have any shape). */
+  requestHeaders: HeaderText;
   /** null: no body; undefined: not read (it is then not recorded). */
   requestBody: string | null | undefined;
-  responseHeaders: HeaderList;
+  responseHeaders: HeaderText;
   responseBody: string | null | undefined;
 }
 
@@ -167,11 +169,13 @@ export function requestLogOf(deps: Deps): RequestLog {
 }
 
 function toRow(r: CapturedRequest): NewRequestLogRow {
-  const mask = r.apiKey !== undefined && r.apiKey.length >= 8 ? [r.apiKey] : [];
+  const sent = r.requestHeaders.split('\n');
+  const apiKey = headerValue(sent, 'x-api-key');
+  const mask = apiKey !== undefined && apiKey.length >= 8 ? [apiKey] : [];
   const request = recordedBody(r.requestBody, true);
   const response = recordedBody(r.responseBody, false);
-  const requestHeaders = censorHeaderList(r.requestHeaders);
-  const responseHeaders = censorHeaderList(r.responseHeaders);
+  const requestHeaders = censorHeaderList(sent);
+  const responseHeaders = censorHeaderList(r.responseHeaders.split('\n'));
   const idempotencyKey = requestHeaders['idempotency-key'] ?? null;
   const detail = scrubRecordText(
     `{"request":${messageJson(requestHeaders, request)},"response":${messageJson(responseHeaders, response)}}`,
@@ -191,6 +195,11 @@ function toRow(r: CapturedRequest): NewRequestLogRow {
     replayed: responseHeaders['idempotent-replayed'] === 'true' ? 1 : 0,
     detail,
   };
+}
+
+function headerValue(list: readonly string[], lowerName: string): string | undefined {
+  for (let i = 0; i + 1 < list.length; i += 2) if (list[i]!.toLowerCase() === lowerName) return list[i + 1];
+  return undefined;
 }
 
 interface BodyText {
