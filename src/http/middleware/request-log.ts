@@ -14,8 +14,8 @@ const MAX_UNREAD_BODY_BYTES = 64 * 1024;
  * log. It only takes a few flat strings here: the headers joined in one, the body text the handler already read,
  * the answer's body string. No Headers, Request or socket object, nor an array of header strings, is kept: a
  * pending record lives up to a second, so what it holds is promoted to the old generation, and the cost of that
- * grows with the number of objects (bench: holding records cost reads 10-25 % of their CPU, most of the log's
- * cost; building them cost too little to measure). The log redacts and writes in the background.
+ * grows with the number of objects (bench: holding records was most of the log's cost on small reads; building
+ * them cost too little to measure; docs/developer-tools.md). The log redacts and writes in the background.
  */
 export function requestLog(deps: Deps): MiddlewareHandler<AppEnv> {
   const log = requestLogOf(deps);
