@@ -2,35 +2,124 @@
 // minutes): node bench/quick.mjs [read|create|deposit|bills|all] after `npm run build`. BENCH_SECONDS sets the
 // length, SETUP the cards created for the deposit run (6,000), PROF=1 writes CPU profiles to /tmp/pq/prof
 // (`node bench/profile-summary.mjs /tmp/pq/prof`). Prints req/s, p50, p99 and server CPU per request.
+// `node bench/quick.mjs read --compare-request-log [--rounds N]` runs two servers, one with the request log on and
+// one with it off, and measures each read scenario on both, alternating which goes first, for N rounds (default 4).
 import { rmSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
 import { benchAccount, client, ADMIN_TOKEN } from './lib/client.mjs';
 import { measure } from './lib/load.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
 import autocannon from 'autocannon';
 import { seedTransactions } from './lib/seed-bills.mjs';
-const which = process.argv[2] ?? 'all';
+const args = process.argv.slice(2);
+const which = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'all';
 const TMP = '/tmp/pq';
 rmSync(TMP + '/db', { recursive: true, force: true });
 mkdirSync(TMP + '/db', { recursive: true });
-const port = await freePort();
 const prof = process.env.PROF === '1' ? ['--cpu-prof', `--cpu-prof-dir=${TMP}/prof`] : [];
 if (prof.length) rmSync(TMP + '/prof', { recursive: true, force: true });
-const s = await startNode(
-  [
-    ...prof,
-    'dist/src/cli/main.js',
-    'serve',
-    '--db',
-    TMP + '/db/b.db',
-    '--port',
-    String(port),
-    '--admin-token',
-    ADMIN_TOKEN,
-    '--log-level',
-    'warn',
-  ],
-  { env: { SANDBOX_BOOTSTRAP: 'false' }, healthUrl: `http://127.0.0.1:${port}/healthz` },
-);
+
+async function startServer(name, extra = []) {
+  const port = await freePort();
+  const s = await startNode(
+    [
+      ...prof,
+      'dist/src/cli/main.js',
+      'serve',
+      '--db',
+      `${TMP}/db/${name}.db`,
+      '--port',
+      String(port),
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--log-level',
+      'warn',
+      ...extra,
+    ],
+    { env: { SANDBOX_BOOTSTRAP: 'false' }, healthUrl: `http://127.0.0.1:${port}/healthz` },
+  );
+  return { ...s, url: `http://127.0.0.1:${port}`, name };
+}
+
+/** The read scenarios against one server: an account with 20 cards, and the requests each scenario repeats. */
+async function readScenarios(url) {
+  const api = client(url);
+  const r = await benchAccount(api);
+  const cards = [];
+  for (let i = 0; i < 20; i++)
+    cards.push((await api.post(r.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).cardId);
+  const post = (path, body) => ({
+    url: url + path,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': r.apiKey },
+    body: JSON.stringify(body),
+  });
+  return [
+    ['assetList', post('/v1/wallet/assetList', {})],
+    ['card/asset', post('/v1/card/asset', { cardId: cards[1] })],
+    ['card/list', post('/v1/card/list', {})],
+    ['bill/list', post('/v1/bill/list', {})],
+  ];
+}
+
+if (args.includes('--compare-request-log')) {
+  await compareRequestLog();
+  process.exit(0);
+}
+
+/** Alternates on/off per scenario (ABBA over rounds); prints each figure and, per scenario, the medians and range. */
+async function compareRequestLog() {
+  const rounds = Number(args[args.indexOf('--rounds') + 1]) || 4;
+  const servers = [
+    await startServer('on', ['--request-log', 'on']),
+    await startServer('off', ['--request-log', 'off']),
+  ];
+  const results = new Map(); // scenario -> { on: [m], off: [m] }
+  const load = [os.loadavg()[0]];
+  try {
+    const scenarios = await Promise.all(servers.map((s) => readScenarios(s.url)));
+    for (let round = 0; round < rounds; round++) {
+      for (let i = 0; i < scenarios[0].length; i++) {
+        const name = scenarios[0][i][0];
+        const order = (round + i) % 2 === 0 ? [0, 1] : [1, 0];
+        for (const k of order) {
+          const m = await measure(scenarios[k][i][1], servers[k].child.pid);
+          if (!results.has(name)) results.set(name, { on: [], off: [] });
+          results.get(name)[servers[k].name].push(m);
+          console.log(
+            `round ${round + 1} ${name.padEnd(11)} ${servers[k].name.padEnd(3)} ${Math.round(m.rps)} rps ` +
+              `cpu ${Math.round(m.cpuUsPerReq)}us p99 ${m.p99} non2xx ${m.non2xx} err ${m.errors}`,
+          );
+        }
+      }
+      load.push(os.loadavg()[0]);
+    }
+  } finally {
+    await Promise.all(servers.map((s) => s.stop()));
+  }
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
+  const range = (xs) => `${Math.round(Math.min(...xs))}-${Math.round(Math.max(...xs))}`;
+  console.log(`\n${rounds} rounds; 1-min load average ${load.map((x) => x.toFixed(1)).join(', ')}`);
+  console.log('scenario     cpu/req on (median, range)   off (median, range)   on/off   rps on / off (median)');
+  for (const [name, { on, off }] of results) {
+    const cOn = on.map((m) => m.cpuUsPerReq);
+    const cOff = off.map((m) => m.cpuUsPerReq);
+    // Per round ratio too: rounds measured next to each other share the machine's load at the time.
+    const ratios = cOn.map((x, j) => x / cOff[j]);
+    console.log(
+      `${name.padEnd(12)} ${String(Math.round(median(cOn))).padStart(5)}us (${range(cOn)})`.padEnd(42) +
+        `${String(Math.round(median(cOff))).padStart(5)}us (${range(cOff)})`.padEnd(22) +
+        `${((median(ratios) - 1) * 100).toFixed(0).padStart(4)} % (${ratios.map((x) => ((x - 1) * 100).toFixed(0)).join(', ')})  ` +
+        `${Math.round(median(on.map((m) => m.rps)))} / ${Math.round(median(off.map((m) => m.rps)))}`,
+    );
+  }
+}
+
+const s = await startServer('b');
+const port = new URL(s.url).port;
 const url = `http://127.0.0.1:${port}`;
 const api = client(url);
 const post = (path, key, body) => ({

@@ -1,5 +1,5 @@
 import {
-  censorHeaders,
+  censorHeaderList,
   needsStructuralRedaction,
   redactStructure,
   scrubRecordText,
@@ -17,10 +17,11 @@ import { findAccount } from './accounts.js';
 import type { Deps } from './deps.js';
 
 // The request log (behaviour.md section 12): what an integration sent and got back, per account, newest first.
-// Off the request's critical path: a request only hands over references to what it already holds (headers,
-// body text). At most once a second, the newest 1,000 pending records of each account are redacted, serialised
-// and written in one transaction, which trims each account to 1,000; older pending ones are dropped unwritten (the
-// trim would delete them at once), so under any load the log writes at most 1,000 records per account a second.
+// Off the request's critical path: a request only hands over flat strings it already holds (header names and
+// values, body text) to a ring of the account's newest 1,000. At most once a second, the pending records are
+// redacted, serialised and written in one transaction, which trims each account to 1,000; a record pushed out of
+// the ring before that is never written (the trim would delete it at once), so under any load the log writes at
+// most 1,000 records per account a second.
 // A crash loses the records not yet written (at most FLUSH_INTERVAL_MS of requests), never anything of the
 // ledger, which commits on its own before the answer is sent.
 
@@ -31,6 +32,12 @@ export const MAX_BODY_CHARS = 64 * 1024;
 export const FLUSH_INTERVAL_MS = 1000;
 /** All accounts together: past this many pending records they are written at once (bounds the memory). */
 const MAX_PENDING = 20_000;
+
+/**
+ * Header names and values, alternating, joined by newlines (which HTTP forbids in both): one flat string per record
+ * instead of an array of a dozen, since every object a pending record holds is work for the garbage collector.
+ */
+export type HeaderText = string;
 
 /** What the HTTP layer hands over for one request; nothing here is redacted yet. */
 export interface CapturedRequest {
@@ -43,12 +50,11 @@ export interface CapturedRequest {
   status: number;
   latencyMs: number;
   keyId: string | null;
-  /** The caller's key, masked by value wherever it shows up (a bootstrap key may have any shape). */
-  apiKey: string | undefined;
-  requestHeaders: Headers;
+  /** Its `X-API-KEY` is masked by value wherever it shows up in the record (a bootstrap key may have any shape). */
+  requestHeaders: HeaderText;
   /** null: no body; undefined: not read (it is then not recorded). */
   requestBody: string | null | undefined;
-  responseHeaders: Headers;
+  responseHeaders: HeaderText;
   responseBody: string | null | undefined;
 }
 
@@ -82,25 +88,41 @@ const isRow = (p: Pending): p is NewRequestLogRow => 'account_id' in p;
 const isLarge = (c: CapturedRequest) =>
   (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
 
+/** An account's newest pending records, at most KEEP_PER_ACCOUNT: a new one overwrites the oldest. */
+class Ring {
+  private readonly items: Pending[] = [];
+  private next = 0;
+
+  /** Adds a record; answers whether it pushed out an older one. */
+  push(p: Pending): boolean {
+    if (this.items.length < KEEP_PER_ACCOUNT) {
+      this.items.push(p);
+      return false;
+    }
+    this.items[this.next] = p;
+    this.next = (this.next + 1) % KEEP_PER_ACCOUNT;
+    return true;
+  }
+
+  /** Oldest first. */
+  inOrder(): Pending[] {
+    return this.next === 0 ? this.items : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
+  }
+}
+
 /** One per database: per account, the requests not yet written. */
 export class RequestLog {
-  private readonly pending = new Map<string, Pending[]>();
+  private pending = new Map<string, Ring>();
   private pendingCount = 0;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: Deps) {}
 
   add(captured: CapturedRequest): void {
-    let list = this.pending.get(captured.accountId);
-    if (!list) this.pending.set(captured.accountId, (list = []));
+    let ring = this.pending.get(captured.accountId);
+    if (!ring) this.pending.set(captured.accountId, (ring = new Ring()));
     // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
-    list.push(isLarge(captured) ? toRow(captured) : captured);
-    this.pendingCount++;
-    if (list.length >= 2 * KEEP_PER_ACCOUNT) {
-      // Records older than the account's newest 1,000 would be trimmed as soon as written: they never are.
-      const dropped = list.splice(0, list.length - KEEP_PER_ACCOUNT).length;
-      this.pendingCount -= dropped;
-    }
+    if (!ring.push(isLarge(captured) ? toRow(captured) : captured)) this.pendingCount++;
     if (this.pendingCount >= MAX_PENDING) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
@@ -113,19 +135,18 @@ export class RequestLog {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pendingCount === 0) return;
-    const batches = [...this.pending];
-    this.pending.clear();
+    const batches = this.pending;
+    this.pending = new Map();
     this.pendingCount = 0;
     const { db, logger } = this.deps;
     if (!db.open) return;
     try {
-      const rows = batches
+      const rows: [string, NewRequestLogRow[]][] = [];
+      for (const [accountId, ring] of batches) {
         // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
-        .filter(([accountId]) => findAccount(this.deps, accountId) !== undefined)
-        .map(
-          ([accountId, list]) =>
-            [accountId, list.slice(-KEEP_PER_ACCOUNT).map((p) => (isRow(p) ? p : toRow(p)))] as const,
-        );
+        if (findAccount(this.deps, accountId) === undefined) continue;
+        rows.push([accountId, ring.inOrder().map((p) => (isRow(p) ? p : toRow(p)))]);
+      }
       db.transaction(() => {
         for (const [accountId, list] of rows) {
           for (const row of list) insertRequestLogRow(db, row);
@@ -148,13 +169,16 @@ export function requestLogOf(deps: Deps): RequestLog {
 }
 
 function toRow(r: CapturedRequest): NewRequestLogRow {
-  const mask = r.apiKey !== undefined && r.apiKey.length >= 8 ? [r.apiKey] : [];
+  const sent = r.requestHeaders.split('\n');
+  const apiKey = headerValue(sent, 'x-api-key');
+  const mask = apiKey !== undefined && apiKey.length >= 8 ? [apiKey] : [];
   const request = recordedBody(r.requestBody, true);
   const response = recordedBody(r.responseBody, false);
-  const idempotencyKey = r.requestHeaders.get('idempotency-key');
+  const requestHeaders = censorHeaderList(sent);
+  const responseHeaders = censorHeaderList(r.responseHeaders.split('\n'));
+  const idempotencyKey = requestHeaders['idempotency-key'] ?? null;
   const detail = scrubRecordText(
-    `{"request":${messageJson(censorHeaders(r.requestHeaders), request)},` +
-      `"response":${messageJson(censorHeaders(r.responseHeaders), response)}}`,
+    `{"request":${messageJson(requestHeaders, request)},"response":${messageJson(responseHeaders, response)}}`,
     mask,
   );
   return {
@@ -168,9 +192,14 @@ function toRow(r: CapturedRequest): NewRequestLogRow {
     latency_ms: r.latencyMs,
     key_id: r.keyId,
     idempotency_key: idempotencyKey === null ? null : scrubRecordText(idempotencyKey, mask),
-    replayed: r.responseHeaders.get('idempotent-replayed') === 'true' ? 1 : 0,
+    replayed: responseHeaders['idempotent-replayed'] === 'true' ? 1 : 0,
     detail,
   };
+}
+
+function headerValue(list: readonly string[], lowerName: string): string | undefined {
+  for (let i = 0; i + 1 < list.length; i += 2) if (list[i]!.toLowerCase() === lowerName) return list[i + 1];
+  return undefined;
 }
 
 interface BodyText {

@@ -90,11 +90,16 @@ export function cancelPendingDeliveries(deps: Deps, accountId: string): void {
   sql(deps.db, 'DELETE FROM jobs WHERE account_id = ? AND kind = ?').run(accountId, ATTEMPT_JOB);
 }
 
+/**
+ * Records an attempt once its request has answered. The account may be gone by then (a child sandbox deleted while
+ * the request was on the wire): the row is then not written, since nothing would ever read or delete it.
+ */
 export function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
   sql(
     db,
     `INSERT INTO webhook_attempts (account_id, event_id, attempt, redelivery, url, at_ms, signed_at_s, status_code,
-       latency_ms, error, next_retry_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       latency_ms, error, next_retry_at_ms)
+     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?)`,
   ).run(
     a.account_id,
     a.event_id,
@@ -107,6 +112,7 @@ export function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
     a.latency_ms,
     a.error,
     a.next_retry_at_ms,
+    a.account_id,
   );
 }
 

@@ -47,12 +47,20 @@ function secretName(name: string): boolean {
   return hit;
 }
 
-/** Headers as a plain object with the secret ones censored (their values are scrubbed with the whole record). */
-export function censorHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((v, name) => {
-    out[name] = secretName(name) ? REDACTED : v;
-  });
+/**
+ * Header names and values (alternating, as node's `rawHeaders`) as a plain object with lower-case names, repeats
+ * joined as `Headers` joins them, the secret ones censored (their values are scrubbed with the whole record).
+ */
+export function censorHeaderList(list: readonly string[]): Record<string, string> {
+  // No prototype: a header named `__proto__` is then an ordinary key.
+  const out = Object.create(null) as Record<string, string>;
+  for (let i = 0; i + 1 < list.length; i += 2) {
+    const name = list[i]!.toLowerCase();
+    if (name.startsWith(':')) continue; // HTTP/2 pseudo-headers
+    const value = secretName(name) ? REDACTED : list[i + 1]!;
+    const seen = out[name];
+    out[name] = seen === undefined || seen === REDACTED ? value : seen + (name === 'cookie' ? '; ' : ', ') + value;
+  }
   return out;
 }
 

@@ -1,11 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT, runCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
-
-// Runs once the server serves the API (devloop-server's branch, landing in parallel with this CLI half).
-const HAS_CHILDREN = existsSync(join(import.meta.dirname, '../../src/sandbox/sandboxes.ts'));
 
 // Behaviour.md section 12: `scenario run --base-url --api-key` and `verify --allow-mutations` work in child sandboxes
 // they create and delete, so the key's own account (cards, balance, webhook) is left exactly as it was, and runs
@@ -55,7 +52,6 @@ steps:
 `;
 
 beforeAll(async () => {
-  if (!HAS_CHILDREN) return;
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'isolation-'));
   sandbox = await startSandbox(KEY, { SANDBOX_SEED_BALANCE: '100' });
@@ -65,7 +61,7 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox && stop(sandbox));
 
-describe.runIf(HAS_CHILDREN)('runs against a running sandbox with only an API key', () => {
+describe('runs against a running sandbox with only an API key', () => {
   it('scenario run and verify --allow-mutations leave the caller’s cards, balance and webhook exactly as they were, runs at once not seeing each other', async () => {
     const before = await accountState();
     expect(before.cards).toHaveLength(1);

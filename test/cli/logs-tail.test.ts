@@ -1,15 +1,9 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, spawnCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
-
-// Runs once the server serves the API (devloop-server's branch, landing in parallel with this CLI half).
-const HAS_REQUEST_LOG = existsSync(join(import.meta.dirname, '../../src/sandbox/requests.ts'));
 
 const KEY = 'sk_test_logs_tail_cli_key_000000000000000';
 let sandbox: ServeProcess & { url: string };
 beforeAll(async () => {
-  if (!HAS_REQUEST_LOG) return;
   ensureBuilt();
   sandbox = await startSandbox(KEY);
 });
@@ -22,7 +16,7 @@ const post = (path: string, body: unknown) =>
     body: JSON.stringify(body),
   }).then(async (r) => ({ status: r.status, requestId: r.headers.get('x-request-id')!, body: await r.json() }));
 
-describe.runIf(HAS_REQUEST_LOG)('card-sandbox logs tail', () => {
+describe('card-sandbox logs tail', () => {
   it('prints a request made after it started: time, method, path, status, code, latency, request id', async () => {
     await post('/v1/wallet/assetList', {});
     const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);

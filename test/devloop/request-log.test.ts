@@ -170,6 +170,23 @@ describe('request log: secrets never recorded', () => {
     for (const s of secrets) expect(bytes).not.toContain(s);
     expect(bytes).not.toContain(`"${cvv}"`);
   });
+  it('masks a card number written in groups, in a body or a header, and keeps 22-digit card ids and dates', async () => {
+    const acct = await setUp();
+    const sent = await sb.post(
+      acct.apiKey,
+      '/v1/card/detail',
+      { cardId: '2026112338404196895652', note: 'paid 2026-06-01 with 4549 2403 7220 9645' },
+      { 'X-Note': '4549-2403-7220-9645', 'X-Secret-Thing': 'short' },
+    );
+    const rec = (await getRecord(acct.apiKey, sent.headers['x-request-id'])).body;
+    expect(rec.request.body).toEqual({
+      cardId: '2026112338404196895652',
+      note: 'paid 2026-06-01 with **** **** **** 9645',
+    });
+    expect(rec.request.headers).toMatchObject({ 'x-note': '****-****-****-9645', 'x-secret-thing': '[REDACTED]' });
+    expect(JSON.stringify(rec)).not.toMatch(/4549[ -]?2403/);
+  });
+
   it('censors a secret field even when its name is written with JSON escapes', async () => {
     const acct = await setUp();
     const sent = await sb.post(acct.apiKey, '/v1/card/detail', '{"cardId":"1","\\u0063vv":"987"}');

@@ -1,5 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,9 +7,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-
-/** The child sandboxes API (behaviour.md 12) is served: each file then runs in a child of the key's account. */
-const HAS_CHILDREN = existsSync(join(import.meta.dirname, '../../src/sandbox/sandboxes.ts'));
 
 const config: Config = Object.freeze({
   ...DEFAULT_CONFIG,
@@ -25,6 +22,28 @@ beforeEach(async () => {
   server = await startServer({ config });
 });
 afterEach(() => server.close());
+
+/** The sandbox as a target without child sandboxes (an older version) shows it: /sandbox/v1/sandboxes/* answer 404. */
+async function withoutChildSandboxes(target: string): Promise<{ url: string; server: Server }> {
+  const proxy = createServer(async (req, res) => {
+    if (req.url!.startsWith('/sandbox/v1/sandboxes')) {
+      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"code":404,"message":"No route"}');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers: Record<string, string> = {};
+    for (const name of ['content-type', 'x-api-key', 'idempotency-key', 'authorization']) {
+      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+    }
+    const body = Buffer.concat(chunks);
+    const r = await fetch(target + req.url, { method: req.method, headers, body: body.length ? body : undefined });
+    res.writeHead(r.status, { 'Content-Type': r.headers.get('content-type') ?? 'application/json' });
+    res.end(Buffer.from(await r.arrayBuffer()));
+  });
+  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, server: proxy };
+}
 
 async function run(text: string, opts: RunnerOptions) {
   writeFileSync(join(dir, 'r.yaml'), text);
@@ -42,41 +61,37 @@ describe('--base-url: against a running sandbox', () => {
     expect(r.steps.filter((s) => !s.ok)).toEqual([]);
   });
 
-  it.runIf(HAS_CHILDREN)(
-    'with only --api-key, each file runs in a child sandbox of the key account: its settings apply, the key account is untouched',
-    async () => {
-      const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
-      const first = await run(
-        'name: a\naccount: { balance: 70, depositFeeRate: "0" }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
-        opts,
-      );
-      expect(first.steps.filter((s) => !s.ok)).toEqual([]);
-      const again = await run(
-        'name: b\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
-        opts,
-      );
-      expect(again.ok).toBe(true);
-      const refused = await run('name: c\naccount: { requireIdempotencyKey: true }\nsteps: []\n', opts);
-      expect(refused.steps[0].failure!.message).toBe('account.requireIdempotencyKey needs --admin-token');
-      const own = await fetch(`${server.url}/v1/card/list`, {
-        method: 'POST',
-        headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
-        body: '{}',
-      });
-      expect(((await own.json()) as { cardList: unknown[] }).cardList).toEqual([]);
-      const children = await fetch(`${server.url}/sandbox/v1/sandboxes/list`, {
-        method: 'POST',
-        headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
-        body: '{}',
-      });
-      expect(((await children.json()) as { sandboxes: unknown[] }).sandboxes).toEqual([]);
-    },
-  );
-  // Until the child sandboxes API is on this branch's server (devloop-server), a key's account is shared.
-  it.skipIf(HAS_CHILDREN)(
-    'with only --api-key, files share that account: account.balance resets it, other settings need the admin token',
-    async () => {
-      const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
+  it('with only --api-key, each file runs in a child sandbox of the key account: its settings apply, the key account is untouched', async () => {
+    const opts = { baseUrl: `${server.url}/`, apiKey: config.apiKey };
+    const first = await run(
+      'name: a\naccount: { balance: 70, depositFeeRate: "0" }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
+      opts,
+    );
+    expect(first.steps.filter((s) => !s.ok)).toEqual([]);
+    const again = await run(
+      'name: b\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
+      opts,
+    );
+    expect(again.ok).toBe(true);
+    const refused = await run('name: c\naccount: { requireIdempotencyKey: true }\nsteps: []\n', opts);
+    expect(refused.steps[0].failure!.message).toBe('account.requireIdempotencyKey needs --admin-token');
+    const own = await fetch(`${server.url}/v1/card/list`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(((await own.json()) as { cardList: unknown[] }).cardList).toEqual([]);
+    const children = await fetch(`${server.url}/sandbox/v1/sandboxes/list`, {
+      method: 'POST',
+      headers: { 'X-API-KEY': config.apiKey!, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    expect(((await children.json()) as { sandboxes: unknown[] }).sandboxes).toEqual([]);
+  });
+  it('with only --api-key on a target without child sandboxes, files share that account: account.balance resets it, other settings need the admin token', async () => {
+    const older = await withoutChildSandboxes(server.url);
+    try {
+      const opts = { baseUrl: older.url, apiKey: config.apiKey };
       const first = await run(
         'name: a\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/create\n    body: { amount: 10, currency: USDT }\n',
         opts,
@@ -86,11 +101,13 @@ describe('--base-url: against a running sandbox', () => {
         'name: b\naccount: { balance: 70 }\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { cardList: [] } }\n',
         opts,
       );
-      expect(again.ok).toBe(true);
+      expect(again.steps.filter((s) => !s.ok)).toEqual([]);
       const refused = await run('name: c\naccount: { depositFeeRate: "0" }\nsteps: []\n', opts);
       expect(refused.steps[0].failure!.message).toBe('account.depositFeeRate needs --admin-token');
-    },
-  );
+    } finally {
+      older.server.close();
+    }
+  });
 });
 
 describe('the spec says to check code even on a 200', () => {

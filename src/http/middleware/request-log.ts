@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { accountForKey } from '../../domain/api-keys.js';
 import type { Deps } from '../../domain/deps.js';
-import { requestLogOf } from '../../domain/request-log.js';
+import { requestLogOf, type HeaderText } from '../../domain/request-log.js';
 import type { AppEnv } from '../context.js';
 
 /** Reads of the log itself are not recorded: `logs tail` polling it would otherwise fill the log with itself. */
@@ -11,8 +11,11 @@ const MAX_UNREAD_BODY_BYTES = 64 * 1024;
 
 /**
  * Records every request authenticated to an account (mounted on /v1 and /sandbox/v1) in that account's request
- * log. It only takes references here: the body text the handler already read, the answer's body string, the
- * header objects; the request log redacts and writes them in a batch after the answer is on its way.
+ * log. It only takes a few flat strings here: the headers joined in one, the body text the handler already read,
+ * the answer's body string. No Headers, Request or socket object, nor an array of header strings, is kept: a
+ * pending record lives up to a second, so what it holds is promoted to the old generation, and the cost of that
+ * grows with the number of objects (bench: holding records was most of the log's cost on small reads; building
+ * them cost too little to measure; docs/developer-tools.md). The log redacts and writes in the background.
  */
 export function requestLog(deps: Deps): MiddlewareHandler<AppEnv> {
   const log = requestLogOf(deps);
@@ -29,48 +32,58 @@ export function requestLog(deps: Deps): MiddlewareHandler<AppEnv> {
         ? accountForKey(deps, apiKey)
         : undefined;
     if (!owner) return;
+    const latencyMs = Math.round((performance.now() - startMs) * 10) / 10;
+    const res = c.res;
+    const unread = requestText(c);
+    const cached = lightBody(res);
     log.add({
       accountId: owner.accountId,
       requestId: c.get('requestId'),
       atMs,
       method: c.req.method,
       path: c.req.path,
-      status: c.res.status,
-      latencyMs: Math.round((performance.now() - startMs) * 10) / 10,
+      status: res.status,
+      latencyMs,
       keyId: owner.keyId ?? null,
-      apiKey,
-      requestHeaders: c.req.raw.headers,
-      requestBody: await requestText(c),
-      responseHeaders: c.res.headers,
-      responseBody: await responseText(c.res),
+      requestHeaders: requestHeaderText(c),
+      requestBody: typeof unread === 'object' && unread !== null ? await unread : unread,
+      // Iterating the answer's headers sorts them once; @hono/node-server then writes them from that same sorted copy.
+      responseHeaders: headerText(res.headers),
+      responseBody:
+        cached === NO_CACHE
+          ? await fullResponseText(res)
+          : typeof cached === 'string' || cached === null
+            ? cached
+            : undefined,
     });
   };
 }
 
+/** The request's headers as the client sent them (node's raw list), else from the web Request (`app.request`). */
+function requestHeaderText(c: Context<AppEnv>): HeaderText {
+  const raw = (c.env as Partial<AppEnv['Bindings']> | undefined)?.incoming?.rawHeaders;
+  return raw ? raw.join('\n') : headerText(c.req.raw.headers);
+}
+
+function headerText(headers: Headers): HeaderText {
+  const out: string[] = [];
+  headers.forEach((value, name) => out.push(name, value));
+  return out.join('\n');
+}
+
 /** The body text as the handler read it (Hono caches it); an unread small body is read now. */
-async function requestText(c: Context<AppEnv>): Promise<string | null | undefined> {
+function requestText(c: Context<AppEnv>): string | null | undefined | Promise<string | null | undefined> {
   const cache = c.req.bodyCache;
   if (cache.text) return cache.text;
-  if (cache.json) return JSON.stringify(await cache.json);
+  if (cache.json) return cache.json.then((json: unknown) => JSON.stringify(json));
   if (c.req.method === 'GET' || c.req.method === 'HEAD') return null;
   const length = Number(c.req.header('content-length') ?? NaN);
   if (!(length <= MAX_UNREAD_BODY_BYTES)) return length === 0 ? null : undefined;
-  try {
-    return await c.req.text();
-  } catch {
-    return undefined;
-  }
+  return c.req.text().catch(() => undefined);
 }
 
-/**
- * The answer's body text without consuming it. @hono/node-server's light Response keeps a string body in a
- * private cache that it writes from directly; touching `.body` or `.clone()` would turn it into a full web
- * Response (a fifth of a read's CPU, bench/results.md), so the string is taken from that cache. Any other
- * response (a plain web Response, as under `app.request()`) is cloned when it is JSON; a stream is not recorded.
- */
-async function responseText(res: Response): Promise<string | null | undefined> {
-  const cached = lightBody(res);
-  if (cached !== NO_CACHE) return typeof cached === 'string' ? cached : cached === null ? null : undefined;
+/** Any other response (a plain web Response, as under `app.request()`) is cloned when it is JSON; a stream is not recorded. */
+async function fullResponseText(res: Response): Promise<string | null | undefined> {
   if (res.body === null) return null;
   if (!/json/i.test(res.headers.get('content-type') ?? '') || res.bodyUsed) return undefined;
   return res.clone().text();
@@ -79,6 +92,11 @@ async function responseText(res: Response): Promise<string | null | undefined> {
 const NO_CACHE = Symbol('no cache');
 let cacheSymbol: symbol | undefined;
 
+/**
+ * The body of @hono/node-server's light Response, or NO_CACHE. It keeps a string body in a private cache that it
+ * writes from directly; touching `.body` or `.clone()` would turn it into a full web Response (a fifth of a read's
+ * CPU, bench/results.md), so the string is taken from that cache. A body that is not a string is not recorded.
+ */
 function lightBody(res: Response): unknown {
   cacheSymbol ??= Object.getOwnPropertySymbols(res).find((s) => s.description === 'cache');
   const entry = cacheSymbol && (res as unknown as Record<symbol, unknown[] | undefined>)[cacheSymbol];
