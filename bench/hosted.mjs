@@ -5,7 +5,9 @@
 // bench/hosted-results.md. Environment: BENCH_HOSTED_ROUNDS (default 2), BENCH_HOSTED_REQUESTS (per tenant and
 // phase, default 150), BENCH_HOSTED_INTERVAL_MS (default 100); BENCH_HOSTED_INLINE=1 adds a phase per round with
 // the abusers in this process (the old layout, to see what the load generator itself costs);
-// BENCH_HOSTED_CPU_PROF=DIR runs the server under `node --cpu-prof` and writes its profile to DIR.
+// BENCH_HOSTED_CPU_PROF=DIR runs the server under `node --cpu-prof` and writes its profile to DIR;
+// BENCH_HOSTED_BASELINE=DIR also runs the server built in DIR (another checkout, after `npm run build` there), its
+// phases interleaved with this build's in every round, so a change is measured side by side with what it changes.
 import { fork } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +20,7 @@ const REQUESTS = Number(process.env.BENCH_HOSTED_REQUESTS ?? 150);
 const INTERVAL_MS = Number(process.env.BENCH_HOSTED_INTERVAL_MS ?? 100);
 const INLINE = process.env.BENCH_HOSTED_INLINE === '1';
 const CPU_PROF = process.env.BENCH_HOSTED_CPU_PROF;
+const BASELINE = process.env.BENCH_HOSTED_BASELINE;
 // Short enough that the server cuts slow bodies and idle connections within a phase; the hosted defaults (10 s,
 // 30 s) cut the same clients, later.
 const HEADERS_TIMEOUT_MS = 5_000;
@@ -26,19 +29,23 @@ const ABUSE = { idle: 1000, slowBodies: 20, floodParallel: 32, trickleMs: 500 };
 const TENANTS = 20;
 const log = (...a) => console.error('[bench:hosted]', ...a);
 
-const port = await freePort();
-const baseUrl = `http://127.0.0.1:${port}`;
-const server = await startNode(
-  [
-    ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
-    'dist/src/cli/main.js',
-    'serve',
-    ...['--mode', 'hosted', '--admin-token', ADMIN_TOKEN, '--host', '127.0.0.1', '--port', String(port)],
-    ...['--db', ':memory:', '--log-level', 'warn'],
-    ...['--headers-timeout', String(HEADERS_TIMEOUT_MS), '--request-timeout', String(REQUEST_TIMEOUT_MS)],
-  ],
-  { healthUrl: `${baseUrl}/healthz` },
-);
+/** The compiled server of the checkout in `cwd`, in hosted mode, in its own process. */
+async function startServer(cwd) {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const proc = await startNode(
+    [
+      ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
+      'dist/src/cli/main.js',
+      'serve',
+      ...['--mode', 'hosted', '--admin-token', ADMIN_TOKEN, '--host', '127.0.0.1', '--port', String(port)],
+      ...['--db', ':memory:', '--log-level', 'warn'],
+      ...['--headers-timeout', String(HEADERS_TIMEOUT_MS), '--request-timeout', String(REQUEST_TIMEOUT_MS)],
+    ],
+    { healthUrl: `${baseUrl}/healthz`, cwd },
+  );
+  return { baseUrl, proc };
+}
 
 /** The abusers' process: `start` and `stop` resolve with its replies. */
 function abuserProcess() {
@@ -51,7 +58,7 @@ function abuserProcess() {
   const next = () => new Promise((resolve) => (replies.length ? resolve(replies.shift()) : (waiting = resolve)));
   return {
     ready: next(),
-    async start(keys) {
+    async start(baseUrl, keys) {
       child.send({ type: 'start', baseUrl, keys, options: ABUSE });
       await next();
     },
@@ -71,42 +78,51 @@ function addCounts(into, more) {
   }
 }
 
-const phases = ['alone', 'beside the abusers', ...(INLINE ? ['beside the abusers, same process as the clients'] : [])];
+const kinds = ['alone', 'beside the abusers', ...(INLINE ? ['beside the abusers, same process as the clients'] : [])];
+const builds = [{ name: 'this build', cwd: process.cwd() }, ...(BASELINE ? [{ name: 'baseline', cwd: BASELINE }] : [])];
+const phaseName = (build, kind) => (builds.length > 1 ? `${build.name}: ${kind}` : kind);
+const phases = builds.flatMap((b) => kinds.map((k) => phaseName(b, k)));
 const samples = Object.fromEntries(phases.map((p) => [p, []]));
 const rounds = Object.fromEntries(phases.map((p) => [p, []]));
-const outcomes = {};
+const outcomes = Object.fromEntries(builds.map((b) => [b.name, {}]));
 const waitForCutsMs = REQUEST_TIMEOUT_MS + 5_000;
 let abusers;
 try {
-  const keys = await createTenants(baseUrl, ADMIN_TOKEN, TENANTS + 2);
-  const good = keys.slice(0, TENANTS);
-  const abusive = keys.slice(TENANTS);
   abusers = abuserProcess();
   await abusers.ready;
-  await wellBehaved(baseUrl, good, 3, INTERVAL_MS); // warm-up: connections, caches, JIT
+  for (const build of builds) {
+    build.server = await startServer(build.cwd);
+    const keys = await createTenants(build.server.baseUrl, ADMIN_TOKEN, TENANTS + 2);
+    build.good = keys.slice(0, TENANTS);
+    build.abusive = keys.slice(TENANTS);
+    await wellBehaved(build.server.baseUrl, build.good, 3, INTERVAL_MS); // warm-up: connections, caches, JIT
+  }
   log(`${ROUNDS} rounds of: ${phases.join(' / ')}; ${TENANTS} tenants x ${REQUESTS} requests every ${INTERVAL_MS} ms`);
   for (let r = 0; r < ROUNDS; r++) {
-    for (const phase of phases) {
-      let stop;
-      if (phase === 'beside the abusers') {
-        await abusers.start(abusive);
-        stop = () => abusers.stop(waitForCutsMs);
-      } else if (phase !== 'alone') {
-        const inline = await startAbusers(baseUrl, abusive, ABUSE);
-        stop = () => inline.stop(waitForCutsMs);
+    for (const build of builds) {
+      const { baseUrl } = build.server;
+      for (const kind of kinds) {
+        let stop;
+        if (kind === 'beside the abusers') {
+          await abusers.start(baseUrl, build.abusive);
+          stop = () => abusers.stop(waitForCutsMs);
+        } else if (kind !== 'alone') {
+          const inline = await startAbusers(baseUrl, build.abusive, ABUSE);
+          stop = () => inline.stop(waitForCutsMs);
+        }
+        const got = await wellBehaved(baseUrl, build.good, REQUESTS, INTERVAL_MS);
+        if (stop) addCounts(outcomes[build.name], await stop());
+        const phase = phaseName(build, kind);
+        samples[phase].push(...got);
+        rounds[phase].push(summary(got));
+        const last = rounds[phase].at(-1);
+        log(`round ${r + 1} ${phase}: p50 ${last.p50.toFixed(0)} ms, p99 ${last.p99.toFixed(0)} ms`);
       }
-      const got = await wellBehaved(baseUrl, good, REQUESTS, INTERVAL_MS);
-      if (stop) addCounts(outcomes, await stop());
-      samples[phase].push(...got);
-      rounds[phase].push(summary(got));
-      log(
-        `round ${r + 1} ${phase}: p50 ${rounds[phase].at(-1).p50.toFixed(0)} ms, p99 ${rounds[phase].at(-1).p99.toFixed(0)} ms`,
-      );
     }
   }
 } finally {
   abusers?.exit();
-  await server.stop();
+  for (const build of builds) await build.server?.proc.stop();
 }
 
 const f = (ms) => ms.toFixed(0);
@@ -117,9 +133,10 @@ const fiveXx = (statuses) =>
     .reduce((n, [, c]) => n + c, 0);
 const anyFiveXx =
   Object.values(pooled).reduce((n, s) => n + fiveXx(s.statuses), 0) +
-  Object.values(outcomes).reduce((n, o) => n + fiveXx(o), 0);
+  Object.values(outcomes).reduce((n, byAbuse) => n + Object.values(byAbuse).reduce((m, o) => m + fiveXx(o), 0), 0);
 const range = (xs) => (xs.length > 1 ? `${f(Math.min(...xs))}-${f(Math.max(...xs))}` : f(xs[0]));
-const ratios = (phase) => rounds[phase].map((s, i) => (s.p99 / rounds.alone[i].p99).toFixed(2)).join(', ');
+const aloneOf = (phase) => (builds.length > 1 ? `${phase.split(': ')[0]}: alone` : 'alone');
+const ratios = (phase) => rounds[phase].map((s, i) => (s.p99 / rounds[aloneOf(phase)][i].p99).toFixed(2)).join(', ');
 const lines = [
   '# Noisy-neighbour figures (`npm run bench:hosted`)',
   '',
@@ -128,7 +145,7 @@ const lines = [
     .map((l) => l.toFixed(1))
     .join(' / ')} at the end, Node ${process.version}. Server: hosted mode in its own process, headers timeout`,
   `${HEADERS_TIMEOUT_MS} ms, request timeout ${REQUEST_TIMEOUT_MS} ms, other limits at their hosted defaults. Abusers in a`,
-  `process of their own${CPU_PROF ? '; server under --cpu-prof' : ''}.`,
+  `process of their own${CPU_PROF ? '; server under --cpu-prof' : ''}.${BASELINE ? ` Baseline: the build in ${BASELINE}.` : ''}`,
   '',
   `${TENANTS} well-behaved tenants, each ${REQUESTS} reads (wallet/assetList, card/list) one every ${INTERVAL_MS} ms per phase;`,
   `${ROUNDS} rounds, phases alternating. Pooled over the rounds, with the per-round range:`,
@@ -142,10 +159,10 @@ const lines = [
   }),
   '',
   ...phases
-    .slice(1)
+    .filter((p) => !p.endsWith('alone'))
     .map(
       (p) =>
-        `p99 ${p} / p99 alone: **${(pooled[p].p99 / pooled.alone.p99).toFixed(2)}x** pooled, per round ${ratios(p)} (target at most 2x).`,
+        `p99 ${p} / p99 ${aloneOf(p)}: **${(pooled[p].p99 / pooled[aloneOf(p)].p99).toFixed(2)}x** pooled, per round ${ratios(p)} (target at most 2x).`,
     ),
   '',
   `Answers 5xx: **${anyFiveXx}**.`,
@@ -154,7 +171,9 @@ const lines = [
   '',
   '| abuse | outcome |',
   '| --- | --- |',
-  ...Object.entries(outcomes).map(([k, v]) => `| ${k} | ${JSON.stringify(v)} |`),
+  ...Object.entries(outcomes).flatMap(([build, byAbuse]) =>
+    Object.entries(byAbuse).map(([k, v]) => `| ${builds.length > 1 ? `${build}: ` : ''}${k} | ${JSON.stringify(v)} |`),
+  ),
   '',
 ];
 writeFileSync('bench/hosted-results.md', lines.join('\n'));
