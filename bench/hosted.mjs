@@ -9,7 +9,7 @@
 // BENCH_HOSTED_BASELINE=DIR also runs the server built in DIR (another checkout, after `npm run build` there), its
 // phases interleaved with this build's in every round, so a change is measured side by side with what it changes.
 import { fork } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createTenants, startAbusers, summary, wellBehaved } from './lib/noisy.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
@@ -47,6 +47,16 @@ async function startServer(cwd) {
   return { baseUrl, proc };
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ, 100 on Linux)
+  } catch {
+    return NaN;
+  }
+}
+
 /** The abusers' process: `start` and `stop` resolve with its replies. */
 function abuserProcess() {
   const child = fork(new URL('./hosted-abusers.mjs', import.meta.url), {
@@ -66,6 +76,7 @@ function abuserProcess() {
       child.send({ type: 'stop', waitForCutsMs });
       return (await next()).outcomes;
     },
+    pid: child.pid,
     exit: () => child.send({ type: 'exit' }),
   };
 }
@@ -84,6 +95,8 @@ const phaseName = (build, kind) => (builds.length > 1 ? `${build.name}: ${kind}`
 const phases = builds.flatMap((b) => kinds.map((k) => phaseName(b, k)));
 const samples = Object.fromEntries(phases.map((p) => [p, []]));
 const rounds = Object.fromEntries(phases.map((p) => [p, []]));
+/** Per phase: wall seconds and CPU seconds of the server, the abusers' process and this one (the clients). */
+const cpu = Object.fromEntries(phases.map((p) => [p, { wall: 0, server: 0, abusers: 0, clients: 0 }]));
 const outcomes = Object.fromEntries(builds.map((b) => [b.name, {}]));
 const waitForCutsMs = REQUEST_TIMEOUT_MS + 5_000;
 let abusers;
@@ -103,6 +116,12 @@ try {
       const { baseUrl } = build.server;
       for (const kind of kinds) {
         let stop;
+        const before = {
+          wall: performance.now() / 1000,
+          server: cpuSeconds(build.server.proc.child.pid),
+          abusers: cpuSeconds(abusers.pid),
+          clients: cpuSeconds(process.pid),
+        };
         if (kind === 'beside the abusers') {
           await abusers.start(baseUrl, build.abusive);
           stop = () => abusers.stop(waitForCutsMs);
@@ -111,8 +130,13 @@ try {
           stop = () => inline.stop(waitForCutsMs);
         }
         const got = await wellBehaved(baseUrl, build.good, REQUESTS, INTERVAL_MS);
-        if (stop) addCounts(outcomes[build.name], await stop());
         const phase = phaseName(build, kind);
+        const used = cpu[phase];
+        used.wall += performance.now() / 1000 - before.wall;
+        used.server += cpuSeconds(build.server.proc.child.pid) - before.server;
+        used.abusers += cpuSeconds(abusers.pid) - before.abusers;
+        used.clients += cpuSeconds(process.pid) - before.clients;
+        if (stop) addCounts(outcomes[build.name], await stop());
         samples[phase].push(...got);
         rounds[phase].push(summary(got));
         const last = rounds[phase].at(-1);
@@ -164,6 +188,15 @@ const lines = [
       (p) =>
         `p99 ${p} / p99 ${aloneOf(p)}: **${(pooled[p].p99 / pooled[aloneOf(p)].p99).toFixed(2)}x** pooled, per round ${ratios(p)} (target at most 2x).`,
     ),
+  '',
+  'CPU seconds used per phase, over all rounds (the machine has 2 cores, shared with other work):',
+  '',
+  '| phase | wall s | server | abusers | clients |',
+  '| --- | --- | --- | --- | --- |',
+  ...phases.map((p) => {
+    const u = cpu[p];
+    return `| ${p} | ${u.wall.toFixed(0)} | ${u.server.toFixed(1)} | ${u.abusers.toFixed(1)} | ${u.clients.toFixed(1)} |`;
+  }),
   '',
   `Answers 5xx: **${anyFiveXx}**.`,
   '',

@@ -69,14 +69,14 @@ const decoder = new TextDecoder();
 /**
  * The body as text, read within `bounds`: past `maxBytes` a 413, past a JSON bound a 400 naming it, each thrown at
  * the chunk that crosses the bound. The rest of a refused body is discarded unread as it arrives (Node's own way
- * with a body no handler reads), so the connection stays usable and the client sees the answer. Reads Node's
+ * with a body no handler reads, up to a bound), so the connection stays usable and the client sees the answer. Reads Node's
  * request stream directly when there is one (the served app), else the web Request's stream (`app.request()`).
  */
 export async function readBoundedBody(c: Context, bounds: BodyBounds): Promise<string> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const chunks = new BoundedChunks(bounds);
   if (incoming && typeof incoming.on === 'function' && !incoming.readableDidRead) {
-    await readIncoming(incoming, chunks);
+    await readIncoming(incoming, chunks, bounds.maxBytes);
   } else {
     const body = c.req.raw.body;
     if (body) {
@@ -119,7 +119,24 @@ class BoundedChunks {
   }
 }
 
-function readIncoming(incoming: IncomingMessage, chunks: BoundedChunks): Promise<void> {
+/**
+ * Drops the rest of a refused body as it arrives, so the client can read the answer and reuse the connection;
+ * past another `maxBytes` (only a chunked body can go on: a declared length is at most the bound) the client is not
+ * listening, and its connection is closed rather than read for as long as it cares to send.
+ */
+function discardRest(incoming: IncomingMessage, maxBytes: number): void {
+  let dropped = 0;
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped <= maxBytes) return;
+    incoming.off('data', onData);
+    incoming.socket?.destroy();
+  };
+  incoming.on('data', onData);
+  incoming.once('end', () => incoming.off('data', onData));
+}
+
+function readIncoming(incoming: IncomingMessage, chunks: BoundedChunks, maxBytes: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const settle = (error?: Error) => {
       incoming.off('data', onData);
@@ -133,8 +150,7 @@ function readIncoming(incoming: IncomingMessage, chunks: BoundedChunks): Promise
       const refusal = chunks.add(chunk);
       if (!refusal) return;
       settle(refusal);
-      // No listener is left: flowing, the rest of the body is dropped as it arrives.
-      incoming.resume();
+      discardRest(incoming, maxBytes);
     };
     const onEnd = () => settle();
     const onError = (error: Error) => settle(error);

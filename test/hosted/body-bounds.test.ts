@@ -90,4 +90,22 @@ describe('request bodies are bounded as they arrive', () => {
     expect(await next()).toMatchObject({ status: 200, body: { cardList: [] } });
     socket.destroy();
   });
+
+  it('closes the connection of a chunked body that goes on for another 1 MiB after its refusal', async () => {
+    const socket = await server.socket();
+    const next = answers(socket);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => {});
+    socket.write(head(key, 'Transfer-Encoding: chunked\r\n'));
+    const start = `{"a":${'['.repeat(MAX_JSON_DEPTH + 1)}`;
+    socket.write(`${start.length.toString(16)}\r\n${start}\r\n`);
+    expect((await next()).status).toBe(400);
+    const chunk = Buffer.alloc(64 * 1024, '[');
+    for (let sent = 0; sent <= 2 * MAX_BODY_BYTES && !socket.destroyed; sent += chunk.length) {
+      socket.write(`${chunk.length.toString(16)}\r\n`);
+      socket.write(chunk);
+      socket.write('\r\n');
+    }
+    await closed;
+  });
 });
