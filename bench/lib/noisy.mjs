@@ -180,9 +180,7 @@ export async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodPar
   const idleConns = await idleConnections(baseUrl, idle);
   const kinds = {
     deepJson: abuse(2, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: deep, agent })),
-    hugeDeclared: abuse(1, () =>
-      send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: huge, agent: false }),
-    ),
+    hugeDeclared: abuse(1, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: huge, agent: false })),
     hugeChunked: abuse(1, () =>
       send(baseUrl, {
         path: '/v1/card/list',
