@@ -108,4 +108,14 @@ describe('request bodies are bounded as they arrive', () => {
     }
     await closed;
   });
+
+  it('answers 413 to a declared length over 1 MiB from the header, and closes the connection unread', async () => {
+    const socket = await server.socket();
+    const next = answers(socket);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => {});
+    socket.write(head(key, `Content-Length: ${10 * 1024 ** 3}\r\n`) + '{"pad":"');
+    expect((await next()).status).toBe(413);
+    await closed;
+  });
 });

@@ -9,7 +9,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Refuses bodies over 1 MiB with 413 `{code: 400}` before they are read whole. A declared Content-Length is
- * checked from the header alone. A chunked JSON body is bounded where it is read (`readJsonObject`, chunk by
+ * checked from the header alone, and the connection closed after the answer. A chunked JSON body is bounded where it is read (`readJsonObject`, chunk by
  * chunk); only a chunked body of another type goes through Hono's streaming limit, because touching
  * `c.req.raw.body` turns @hono/node-server's light request into a full web Request (an eighth of a read's CPU).
  */
@@ -20,7 +20,11 @@ export function jsonBodyLimit(): MiddlewareHandler {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number.parseInt(length, 10) > MAX_BODY_BYTES) return tooLarge(c);
+      if (Number.parseInt(length, 10) > MAX_BODY_BYTES) {
+        // Else Node reads and drops the declared length, however large, until the request timeout.
+        c.header('Connection', 'close');
+        return tooLarge(c);
+      }
       return next();
     }
     if (JSON_TYPE.test(c.req.header('content-type') ?? '')) return next();
