@@ -118,4 +118,14 @@ describe('request bodies are bounded as they arrive', () => {
     expect((await next()).status).toBe(413);
     await closed;
   });
+
+  it('answers a large body it does not read (unknown key: 401) and closes the connection instead of reading it', async () => {
+    const socket = await server.socket();
+    const next = answers(socket);
+    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+    socket.on('error', () => {});
+    socket.write(head('not-a-key', `Content-Length: ${MAX_BODY_BYTES}\r\n`) + '{"pad":"');
+    expect((await next()).status).toBe(401);
+    await closed;
+  });
 });
