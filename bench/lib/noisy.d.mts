@@ -28,3 +28,20 @@ export interface NoisyResult {
 
 export function createTenants(baseUrl: string, adminToken: string, count: number): Promise<string[]>;
 export function noisyNeighbour(opts: NoisyOptions): Promise<NoisyResult>;
+
+export interface Sample {
+  status: number;
+  ms: number;
+}
+
+export interface Abusers {
+  stop(waitForCutsMs: number): Promise<Record<string, Record<string, number>>>;
+}
+
+export function wellBehaved(baseUrl: string, keys: string[], requests: number, intervalMs: number): Promise<Sample[]>;
+export function summary(samples: Sample[]): PhaseSummary;
+export function startAbusers(
+  baseUrl: string,
+  keys: string[],
+  opts: { idle: number; slowBodies: number; floodParallel: number; trickleMs: number },
+): Promise<Abusers>;

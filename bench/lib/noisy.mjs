@@ -1,6 +1,8 @@
 // The noisy-neighbour run shared by `npm run bench:hosted` (figures) and test/hosted/noisy-neighbour.test.ts
 // (outcomes only): well-behaved tenants at a steady rate, first alone, then while two abusive tenants send deep
-// JSON, huge bodies, fault-rule floods, slow bodies and idle connections. Loopback only; bounded in count.
+// JSON, huge bodies, fault-rule floods, slow bodies and idle connections. Loopback only; bounded in count. The
+// bench runs the abusers (`startAbusers`) in a process of their own (bench/hosted-abusers.mjs) so that their
+// CPU does not delay the well-behaved clients' own event loop; the test runs everything in one process.
 import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 
@@ -53,7 +55,7 @@ export async function createTenants(baseUrl, adminToken, count) {
 const READS = ['/v1/wallet/assetList', '/v1/card/list'];
 
 /** Each tenant sends `requests` reads, one every `intervalMs` (a steady rate, not as fast as possible). */
-async function wellBehaved(baseUrl, keys, requests, intervalMs) {
+export async function wellBehaved(baseUrl, keys, requests, intervalMs) {
   const samples = [];
   await Promise.all(
     keys.map(async (key, t) => {
@@ -160,9 +162,11 @@ function slowBody(baseUrl, key, everyMs) {
  * The two abusive tenants. A: deep JSON and huge bodies (declared and chunked). B: a fault-rule flood (a latency
  * rule and a respond rule, many requests in flight) and slow bodies. Plus `idle` silent connections.
  */
-async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodParallel, trickleMs }) {
-  const deep = deepBody();
-  const huge = 'x'.repeat(2 * 1024 * 1024);
+export async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodParallel, trickleMs }) {
+  // Encoded once: a string body is encoded again on every send, CPU the abusers would take from the machine's
+  // cores (and so from the server) on every request. The server receives the same bytes either way.
+  const deep = Buffer.from(deepBody());
+  const huge = Buffer.from(`{"pad":"${'x'.repeat(2 * 1024 * 1024)}"}`);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const keyed = (key) => ({ ...json, 'x-api-key': key });
   const rules = {
@@ -176,14 +180,12 @@ async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodParallel, 
   const idleConns = await idleConnections(baseUrl, idle);
   const kinds = {
     deepJson: abuse(2, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: deep, agent })),
-    hugeDeclared: abuse(1, () =>
-      send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: `{"pad":"${huge}"}`, agent: false }),
-    ),
+    hugeDeclared: abuse(1, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: huge, agent: false })),
     hugeChunked: abuse(1, () =>
       send(baseUrl, {
         path: '/v1/card/list',
         headers: { ...keyed(a), 'transfer-encoding': 'chunked' },
-        body: `{"pad":"${huge}"}`,
+        body: huge,
         agent: false,
       }),
     ),
@@ -193,11 +195,32 @@ async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodParallel, 
   };
   const slow = Array.from({ length: slowBodies }, () => slowBody(baseUrl, b, trickleMs));
   return {
-    async stop() {
+    /**
+     * Stops the floods, then waits at most `waitForCutsMs` for the server to cut the slow bodies and the idle
+     * connections (it stops waiting as soon as all are cut); closes whatever is left. Returns each abuse's outcomes.
+     */
+    async stop(waitForCutsMs) {
       for (const k of Object.values(kinds)) await k.stop();
       agent.destroy();
       const outcomes = Object.fromEntries(Object.entries(kinds).map(([name, k]) => [name, k.statuses]));
-      return { outcomes, slow, idleConns };
+      const deadline = performance.now() + waitForCutsMs;
+      const slowStatuses = {};
+      for (const status of await Promise.race([
+        Promise.all(slow).then((r) => r.map((x) => x.status)),
+        sleep(waitForCutsMs).then(() => ['still open']),
+      ])) {
+        slowStatuses[status] = (slowStatuses[status] ?? 0) + 1;
+      }
+      while (idleConns.open() > 0 && performance.now() < deadline) await sleep(100);
+      outcomes.slowBodies = slowStatuses;
+      outcomes.idleConnections = {
+        opened: idle - idleConns.refused(),
+        refused: idleConns.refused(),
+        closedByServer: idleConns.closedByServer,
+        stillOpen: idleConns.open(),
+      };
+      idleConns.close();
+      return outcomes;
     },
   };
 }
@@ -205,7 +228,7 @@ async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodParallel, 
 const pct = (sorted, p) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 
-function summary(samples) {
+export function summary(samples) {
   const ms = samples.map((s) => s.ms).sort((x, y) => x - y);
   const statuses = {};
   for (const s of samples) statuses[s.status] = (statuses[s.status] ?? 0) + 1;
@@ -236,23 +259,6 @@ export async function noisyNeighbour({
   const quiet = summary(await wellBehaved(baseUrl, good, requestsPerTenant, intervalMs));
   const abusers = await startAbusers(baseUrl, abusive, { idle, slowBodies, floodParallel, trickleMs });
   const noisy = summary(await wellBehaved(baseUrl, good, requestsPerTenant, intervalMs));
-  const { outcomes, slow, idleConns } = await abusers.stop();
-  const deadline = performance.now() + waitForCutsMs;
-  const slowStatuses = {};
-  for (const status of await Promise.race([
-    Promise.all(slow).then((r) => r.map((x) => x.status)),
-    sleep(waitForCutsMs).then(() => ['still open']),
-  ])) {
-    slowStatuses[status] = (slowStatuses[status] ?? 0) + 1;
-  }
-  while (idleConns.open() > 0 && performance.now() < deadline) await sleep(100);
-  outcomes.slowBodies = slowStatuses;
-  outcomes.idleConnections = {
-    opened: idle - idleConns.refused(),
-    refused: idleConns.refused(),
-    closedByServer: idleConns.closedByServer,
-    stillOpen: idleConns.open(),
-  };
-  idleConns.close();
+  const outcomes = await abusers.stop(waitForCutsMs);
   return { quiet, noisy, outcomes };
 }

@@ -1,15 +1,18 @@
+import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Body } from '../validate.js';
 import { DomainError, invalidField } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
+import { JsonCostScan, readBoundedBody, type BodyBounds } from '../body-bounds.js';
 import { validateRequestBody } from '../request-schema.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Refuses bodies over 1 MiB with 413 `{code: 400}` before they are read whole. A declared Content-Length is
- * checked from the header alone; only a chunked body goes through Hono's streaming limit, because touching
+ * checked from the header alone, and the connection closed after the answer. A chunked JSON body is bounded where it is read (`readJsonObject`, chunk by
+ * chunk); only a chunked body of another type goes through Hono's streaming limit, because touching
  * `c.req.raw.body` turns @hono/node-server's light request into a full web Request (an eighth of a read's CPU).
  */
 export function jsonBodyLimit(): MiddlewareHandler {
@@ -19,11 +22,36 @@ export function jsonBodyLimit(): MiddlewareHandler {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
-      if (Number.parseInt(length, 10) > MAX_BODY_BYTES) return tooLarge(c);
-      return next();
+      if (Number.parseInt(length, 10) > MAX_BODY_BYTES) {
+        // Else Node reads and drops the declared length, however large, until the request timeout.
+        c.header('Connection', 'close');
+        return tooLarge(c);
+      }
+      await next();
+      if (Number.parseInt(length, 10) > MAX_UNREAD_BYTES) closeIfUnread(c);
+      return;
+    }
+    if (JSON_TYPE.test(c.req.header('content-type') ?? '')) {
+      await next();
+      closeIfUnread(c);
+      return;
     }
     return streaming(c, next);
   };
+}
+
+/** A body larger than this that nobody read is not drained after the answer: the connection is closed instead. */
+const MAX_UNREAD_BYTES = 64 * 1024;
+
+/**
+ * Closes the connection after an answer given without reading a large body (a 401, a 429, a 404): Node would
+ * otherwise read and drop the whole body to keep the connection, and a tenant flooding 1 MB bodies past its rate
+ * limit made the server drain about 180 MB a second (bench:hosted). A body read by `readJsonObject`, whole or up
+ * to its refusal, is left alone.
+ */
+function closeIfUnread(c: Context): void {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming && !incoming.complete && !incoming.readableDidRead) c.header('Connection', 'close');
 }
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
@@ -33,49 +61,39 @@ export const MAX_JSON_DEPTH = 64;
 /** Arrays, objects and elements; the largest legitimate body (50 fault rules) holds about 1,000. */
 export const MAX_JSON_VALUES = 10_000;
 
-const [QUOTE, BACKSLASH, COMMA, OPEN_BRACKET, CLOSE_BRACKET, OPEN_BRACE, CLOSE_BRACE] = [...'"\\,[]{}'].map((c) =>
-  c.charCodeAt(0),
-);
+const BOUNDS: BodyBounds = { maxBytes: MAX_BODY_BYTES, maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES };
 
 /**
  * Why a JSON text is too costly to parse, or undefined. JSON.parse of 1 MiB of nested arrays holds the event loop
- * for about a second (and 1 MiB of `[],` for a tenth), stalling every tenant; this scan is linear, a few
- * milliseconds at worst, and stops at the first bracket over a bound. It counts brackets and commas outside
- * strings; malformed text is left to JSON.parse to refuse.
+ * for about a second (and 1 MiB of `[],` for a tenth), stalling every tenant; this scan is linear and stops at the
+ * first bracket over a bound. Request bodies are scanned as they arrive (`readBoundedBody`); this is for text.
  */
 export function jsonCostProblem(text: string): string | undefined {
-  let depth = 0;
-  let values = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === BACKSLASH) i++;
-      else if (ch === QUOTE) inString = false;
-    } else if (ch === QUOTE) {
-      inString = true;
-    } else if (ch === OPEN_BRACKET || ch === OPEN_BRACE) {
-      if (++depth > MAX_JSON_DEPTH) return `request body nests deeper than ${MAX_JSON_DEPTH} levels`;
-      if (++values > MAX_JSON_VALUES) return `request body holds more than ${MAX_JSON_VALUES} values`;
-    } else if (ch === CLOSE_BRACKET || ch === CLOSE_BRACE) {
-      depth--;
-    } else if (ch === COMMA) {
-      if (++values > MAX_JSON_VALUES) return `request body holds more than ${MAX_JSON_VALUES} values`;
-    }
-  }
-  return undefined;
+  return new JsonCostScan(BOUNDS).feed(Buffer.from(text));
+}
+
+/**
+/**
+ * The body text, read within the bounds as it arrives (a refused body is never buffered whole). An accepted body
+ * goes to Hono's body cache, where the request log takes it; a refused one never does, so nothing downstream
+ * (the request log parses bodies past 64 KiB to redact them) ever parses what was refused for its parse cost.
+ */
+async function bodyText(c: Context): Promise<string> {
+  const cache = c.req.bodyCache as { text?: Promise<string> };
+  if (cache.text) return cache.text;
+  const text = await readBoundedBody(c, BOUNDS);
+  cache.text = Promise.resolve(text);
+  return text;
 }
 
 /**
  * The request body as a JSON object, checked against its operation's request schema in contracts/ (the one source of
- * what a body may hold); wrong content type, bad JSON, a body too deep or too large to parse cheaply, a non-object or
- * a body its schema refuses is a 400.
+ * what a body may hold); wrong content type, bad JSON, a body too deep to parse cheaply, a non-object or a body its
+ * schema refuses is a 400 (too large: 413).
  */
 export async function readJsonObject(c: Context): Promise<Body> {
   if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw invalidField('Content-Type must be application/json');
-  const text = await c.req.text();
-  const tooCostly = jsonCostProblem(text);
-  if (tooCostly !== undefined) throw invalidField(tooCostly);
+  const text = await bodyText(c);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -90,6 +108,6 @@ export async function readJsonObject(c: Context): Promise<Body> {
 
 /** For an operation whose body may be left out: no body is `{}`, a body is read and checked as `readJsonObject` does. */
 export async function readOptionalJsonObject(c: Context): Promise<Body> {
-  // Hono keeps the text it read, so readJsonObject reads the same body again without the stream.
-  return (await c.req.text()) === '' ? {} : readJsonObject(c);
+  // bodyText keeps what it read in Hono's cache, so readJsonObject reads the same text again without the stream.
+  return (await bodyText(c)) === '' ? {} : readJsonObject(c);
 }
