@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import { accountNowMs, clockMode, setClockMode, shiftClock } from '../domain/clock.js';
 import { OK } from '../api/views.js';
+import { findAccount } from '../domain/accounts.js';
+import { DomainError } from '../domain/errors.js';
 import { caughtUpNow, runCommand, transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
@@ -19,6 +21,8 @@ export function clockRoutes(deps: ServerDeps) {
       const deltaMs = Math.round(advance * 1000);
       // Every job due on the way runs at its own instant (webhook attempts included, so they are awaited).
       await deps.jobs.runDue(accountId, caughtUpNow(c, deps) + deltaMs, { includeBackground: true });
+      // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
+      if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
       transact(deps, () => shiftClock(deps, accountId, deltaMs));
     }
     return c.json({
