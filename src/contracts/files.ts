@@ -69,3 +69,19 @@ export function pathPattern(template: string): RegExp {
   const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
   return new RegExp(`^${escaped}/?$`);
 }
+
+export interface OperationRoute {
+  /** `POST /admin/v1/accounts/{id}/keys`, as contracts/index.json names it. */
+  key: string;
+  method: string;
+  pattern: RegExp;
+  operation: Operation;
+}
+
+/** Every operation of the index as a route a concrete request (`POST /admin/v1/accounts/acct_1/keys`) can match. */
+export function operationRoutes(index: ContractIndex): OperationRoute[] {
+  return Object.entries(index.operations).map(([key, operation]) => {
+    const [method, template] = key.split(' ') as [string, string];
+    return { key, method, pattern: pathPattern(template), operation };
+  });
+}

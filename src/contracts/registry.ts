@@ -1,6 +1,13 @@
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { newAjv } from './ajv.js';
-import { readIndex, readSchemaFiles, type ContractIndex, type Operation } from './files.js';
+import {
+  operationRoutes,
+  readIndex,
+  readSchemaFiles,
+  type ContractIndex,
+  type Operation,
+  type OperationRoute,
+} from './files.js';
 import { closeObjects } from './strict.js';
 
 // The contracts of every surface, compiled on first use (never on the server's start-up path).
@@ -20,27 +27,14 @@ export interface ValidateOptions {
   strict?: boolean;
 }
 
-interface Route {
-  key: string;
-  method: string;
-  pattern: RegExp;
-  operation: Operation;
-}
-
 interface Loaded {
   index: ContractIndex;
-  routes: Route[];
+  routes: OperationRoute[];
   lenient: Ajv2020;
   strict: Ajv2020;
 }
 
 let loaded: Loaded | undefined;
-
-/** `/admin/v1/accounts/{id}` -> a regular expression matching one path segment per parameter. */
-function pathPattern(template: string): RegExp {
-  const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
-  return new RegExp(`^${escaped}/?$`);
-}
 
 function load(): Loaded {
   if (loaded) return loaded;
@@ -52,15 +46,11 @@ function load(): Loaded {
     lenient.addSchema(f.schema);
     strict.addSchema(closeObjects(f.schema));
   }
-  const routes = Object.entries(index.operations).map(([key, operation]) => {
-    const [method, template] = key.split(' ');
-    return { key, method, pattern: pathPattern(template), operation };
-  });
-  loaded = { index, routes, lenient, strict };
+  loaded = { index, routes: operationRoutes(index), lenient, strict };
   return loaded;
 }
 
-function findRoute(method: string, path: string): Route | undefined {
+function findRoute(method: string, path: string): OperationRoute | undefined {
   const bare = path.split('?')[0];
   const m = method.toUpperCase();
   return load().routes.find((r) => r.method === m && r.pattern.test(bare));

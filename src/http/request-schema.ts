@@ -1,6 +1,12 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { newAjv } from '../contracts/ajv.js';
-import { pathPattern, readIndex, readSchemaFiles, type ContractIndex } from '../contracts/files.js';
+import {
+  operationRoutes,
+  readIndex,
+  readSchemaFiles,
+  type ContractIndex,
+  type OperationRoute,
+} from '../contracts/files.js';
 import { invalidField } from '../domain/errors.js';
 
 // Request validation from the request schemas of contracts/ (issue 13: one source). Each schema is compiled once,
@@ -45,11 +51,14 @@ interface Compiled {
 interface Loaded {
   ajv: ReturnType<typeof newAjv>;
   index: ContractIndex;
+  /** Every schema file by its $id, to follow `$ref`s when wording an error. */
+  schemasById: Map<string, Schema>;
+  /** The operations that take a body. */
+  routes: OperationRoute[];
   compiled: Map<string, Compiled>;
 }
 
 let loaded: Loaded | undefined;
-let schemasById: Map<string, Schema>;
 
 /**
  * Loads every schema once; each operation's validator is compiled on its first use. Compiling all of them takes about
@@ -62,12 +71,13 @@ function load(): Loaded {
   // Formats are annotations here (as JSON Schema 2020-12 has them): a webhook URL gets the URL policy's own,
   // more telling, message from the handler.
   const ajv = newAjv({ allErrors: true, validateFormats: false });
-  schemasById = new Map();
+  const schemasById = new Map<string, Schema>();
   for (const f of readSchemaFiles()) {
     ajv.addSchema(f.schema);
     schemasById.set(f.schema.$id, f.schema);
   }
-  loaded = { ajv, index, compiled: new Map() };
+  const routes = operationRoutes(index).filter((r) => r.operation.request !== null);
+  loaded = { ajv, index, schemasById, routes, compiled: new Map() };
   return loaded;
 }
 
@@ -78,7 +88,7 @@ function compiledFor(operation: string): Compiled {
   const request = l.index.operations[operation]?.request;
   if (!request) throw new Error(`no request schema for ${operation}`);
   const id = l.index.base + request;
-  c = { validate: l.ajv.getSchema(id)!, schema: schemasById.get(id)! };
+  c = { validate: l.ajv.getSchema(id)!, schema: l.schemasById.get(id)! };
   l.compiled.set(operation, c);
   return c;
 }
@@ -89,7 +99,7 @@ function resolve(schema: Schema, fileId: string): { schema: Schema; fileId: stri
   let id = fileId;
   while (typeof s.$ref === 'string') {
     const target = new URL(s.$ref, id).href;
-    const file = schemasById.get(target.split('#')[0]!);
+    const file = load().schemasById.get(target.split('#')[0]!);
     if (!file) break;
     id = file.$id;
     s = file;
@@ -267,32 +277,19 @@ export function validateRequestBody(method: string, path: string, body: Body): B
   return key === undefined ? body : validateBody(key, body);
 }
 
-let routes: { method: string; pattern: RegExp; key: string }[] | undefined;
-
 /** `POST /admin/v1/accounts/acct_1/keys` -> `POST /admin/v1/accounts/{id}/keys`, for operations with a request body. */
 function operationOf(method: string, path: string): string | undefined {
-  routes ??= Object.entries(load().index.operations)
-    .filter(([, op]) => op.request !== null)
-    .map(([key]) => {
-      const [m, template] = key.split(' ') as [string, string];
-      return { method: m, pattern: pathPattern(template), key };
-    });
   const m = method.toUpperCase();
-  return routes.find((r) => r.method === m && r.pattern.test(path))?.key;
+  return load().routes.find((r) => r.method === m && r.pattern.test(path))?.key;
 }
 
 /** Compiles every request validator, one per turn of the event loop, so no request waits behind all of them. */
 export function warmRequestValidators(): void {
-  let keys: string[] = [];
   // Unref'd: a server told to stop exits at once instead of finishing the warm-up first.
   const next = (i: number) => {
-    if (i === 0) {
-      keys = Object.entries(load().index.operations)
-        .filter(([, op]) => op.request !== null)
-        .map(([key]) => key);
-    }
-    if (i >= keys.length) return;
-    compiledFor(keys[i]!);
+    const route = load().routes[i];
+    if (route === undefined) return;
+    compiledFor(route.key);
     setTimeout(next, 0, i + 1).unref();
   };
   setTimeout(next, 0, 0).unref();
