@@ -3,13 +3,13 @@ import { createAccount, getAccount, updateAccount, type Account, type AccountPat
 import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
 import type { ServerDeps } from '../server-deps.js';
 import { isTronAddress } from '../domain/deposit-address.js';
-import { formatPpm, parseRatePpm } from '../domain/money.js';
+import { formatPpm } from '../domain/money.js';
 import { OK } from '../api/views.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
 import { readJsonObject, readOptionalJsonObject } from '../http/middleware/json-body.js';
-import { optionalAmount, optionalBoolean, optionalString, type Body } from '../http/validate.js';
+import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
 import { invalidField } from '../domain/errors.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -21,13 +21,6 @@ async function readAddress(body: Body): Promise<'auto' | null | string | undefin
     throw invalidField('depositAddress must be "auto", null or a TRON base58 address');
   }
   return v;
-}
-
-function readRate(body: Body): number | undefined {
-  if (body.depositFeeRate === undefined) return undefined;
-  const ppm = parseRatePpm(body.depositFeeRate);
-  if (ppm === null) throw invalidField('depositFeeRate must be a decimal in [0, 1) with at most 6 places, e.g. "0.02"');
-  return ppm;
 }
 
 function accountView(deps: ServerDeps, a: Account) {
@@ -53,7 +46,7 @@ export function accountRoutes(deps: ServerDeps) {
     .post('/accounts', async (c) => {
       const body = await readJsonObject(c);
       const name = optionalString(body, 'name');
-      const depositFeeRatePpm = readRate(body) ?? deps.config.depositFeeRatePpm;
+      const depositFeeRatePpm = optionalRatePpm(body, 'depositFeeRate') ?? deps.config.depositFeeRatePpm;
       const requireIdempotencyKey = optionalBoolean(body, 'requireIdempotencyKey');
       const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
       const given = await readAddress(body);
@@ -81,7 +74,7 @@ export function accountRoutes(deps: ServerDeps) {
       const body = await readJsonObject(c);
       const patch: AccountPatch = {
         name: optionalString(body, 'name'),
-        depositFeeRatePpm: readRate(body),
+        depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
         requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
         depositAddress: await readAddress(body),
       };

@@ -1,31 +1,23 @@
 import { Hono } from 'hono';
 import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
-import { formatMicros, formatPpm, parseDecimal, parseRatePpm } from '../domain/money.js';
+import { formatMicros, formatPpm } from '../domain/money.js';
 import { binHasCards, putBin } from '../domain/bins.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
-import { optionalBoolean, optionalInteger, optionalString, type Body } from '../http/validate.js';
+import {
+  optionalBoolean,
+  optionalDecimal,
+  optionalInteger,
+  optionalRatePpm,
+  optionalString,
+  type Body,
+} from '../http/validate.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
 /** `fee` or `limit`: an object when present (the schema says so), its fields optional. */
 const section = (body: Body, field: string): Body => (body[field] as Body | undefined) ?? {};
-
-function rate(obj: Body, path: string, key: string): number | undefined {
-  if (obj[key] === undefined) return undefined;
-  const ppm = parseRatePpm(obj[key]);
-  if (ppm === null) throw invalidField(`${path}.${key} must be a decimal rate in [0, 1)`);
-  return ppm;
-}
-
-function money(obj: Body, path: string, key: string): number | undefined {
-  const v = obj[key];
-  if (v === undefined) return undefined;
-  const micros = typeof v === 'string' ? parseDecimal(v) : null;
-  if (micros === null) throw invalidField(`${path}.${key} must be a decimal string, e.g. "100"`);
-  return micros;
-}
 
 function binAdminView(bin: Bin) {
   return {
@@ -61,11 +53,11 @@ export function binRoutes(deps: ServerDeps) {
       title: optionalString(body, 'title') ?? base.title,
       bin: digits ?? base.bin,
       cardNetwork: optionalString(body, 'cardNetwork') ?? base.cardNetwork,
-      fxRatePpm: rate(fee, 'fee', 'fx') ?? base.fxRatePpm,
-      openFeeMicros: money(fee, 'fee', 'card') ?? base.openFeeMicros,
-      atmRatePpm: rate(fee, 'fee', 'atm') ?? base.atmRatePpm,
-      spendDailyMicros: money(limit, 'limit', 'spendDaily') ?? base.spendDailyMicros,
-      minimalDepositMicros: money(limit, 'limit', 'minimalDeposit') ?? base.minimalDepositMicros,
+      fxRatePpm: optionalRatePpm(fee, 'fx') ?? base.fxRatePpm,
+      openFeeMicros: optionalDecimal(fee, 'card') ?? base.openFeeMicros,
+      atmRatePpm: optionalRatePpm(fee, 'atm') ?? base.atmRatePpm,
+      spendDailyMicros: optionalDecimal(limit, 'spendDaily') ?? base.spendDailyMicros,
+      minimalDepositMicros: optionalDecimal(limit, 'minimalDeposit') ?? base.minimalDepositMicros,
       enabled: optionalBoolean(body, 'enabled') ?? base.enabled,
       inventory: optionalInteger(body, 'inventory') ?? base.inventory,
       provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,

@@ -1,4 +1,4 @@
-import { microsFromJsonNumber } from '../domain/money.js';
+import { microsFromJsonNumber, parseDecimal, parseRatePpm } from '../domain/money.js';
 
 // Typed reads of a request body that readJsonObject has already checked against its contract
 // (http/request-schema.ts: the schemas of contracts/ are the one source of what a body may hold, and of every 400
@@ -59,4 +59,21 @@ export function optionalBoolean(body: Body, field: string): boolean | undefined 
   if (v === undefined) return undefined;
   if (typeof v !== 'boolean') throw unchecked(field, 'a boolean');
   return v;
+}
+
+/** A rate in [0, 1), as a decimal string or a JSON number, in parts per million. */
+export function optionalRatePpm(body: Body, field: string): number | undefined {
+  if (body[field] === undefined) return undefined;
+  const ppm = parseRatePpm(body[field]);
+  if (ppm === null) throw unchecked(field, 'a rate in [0, 1) with at most 6 decimal places');
+  return ppm;
+}
+
+/** A decimal string ("100", "0.5") as integer micro-units. */
+export function optionalDecimal(body: Body, field: string): number | undefined {
+  const v = optionalString(body, field);
+  if (v === undefined) return undefined;
+  const micros = parseDecimal(v);
+  if (micros === null) throw unchecked(field, 'a decimal string with at most 6 decimal places');
+  return micros;
 }

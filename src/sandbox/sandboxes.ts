@@ -1,13 +1,19 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
 import type { ServerDeps } from '../server-deps.js';
-import { parseRatePpm } from '../domain/money.js';
 import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/sandboxes.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
-import { optionalAmount, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
+import {
+  optionalAmount,
+  optionalInteger,
+  optionalRatePpm,
+  optionalString,
+  requiredString,
+  type Body,
+} from '../http/validate.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -16,7 +22,7 @@ function readNewSandbox(body: Body): NewSandbox {
   return {
     name: optionalString(body, 'name'),
     balanceMicros: body.balance === 0 ? 0 : optionalAmount(body, 'balance'),
-    depositFeeRatePpm: body.depositFeeRate === undefined ? undefined : (parseRatePpm(body.depositFeeRate) ?? undefined),
+    depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
     ttlSeconds: optionalInteger(body, 'ttlSeconds'),
   };
 }
