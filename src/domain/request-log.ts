@@ -14,11 +14,14 @@ import {
   type RequestLogRow,
 } from '../store/request-log.js';
 import { findAccount } from './accounts.js';
+import type { CapturedRequest } from './captured-request.js';
+import { RequestArena } from './request-arena.js';
 import type { Deps } from './deps.js';
 
 // The request log (behaviour.md section 12): what an integration sent and got back, per account, newest first.
 // Off the request's critical path: a request only hands over flat strings it already holds (header names and
-// values, body text) to a ring of the account's newest 1,000. At most once a second, the pending records are
+// values, body text), which are encoded at once into a reused buffer outside the JS heap (request-arena.ts); an
+// account's ring keeps the offsets of its newest 1,000. At most once a second, the pending records are decoded,
 // redacted, serialised and written in one transaction, which trims each account to 1,000; a record pushed out of
 // the ring before that is never written (the trim would delete it at once), so under any load the log writes at
 // most 1,000 records per account a second.
@@ -32,31 +35,6 @@ export const MAX_BODY_CHARS = 64 * 1024;
 export const FLUSH_INTERVAL_MS = 1000;
 /** All accounts together: past this many pending records they are written at once (bounds the memory). */
 const MAX_PENDING = 20_000;
-
-/**
- * Header names and values, alternating, joined by newlines (which HTTP forbids in both): one flat string per record
- * instead of an array of a dozen, since every object a pending record holds is work for the garbage collector.
- */
-export type HeaderText = string;
-
-/** What the HTTP layer hands over for one request; nothing here is redacted yet. */
-export interface CapturedRequest {
-  accountId: string;
-  requestId: string;
-  /** Wall-clock Unix ms at arrival. */
-  atMs: number;
-  method: string;
-  path: string;
-  status: number;
-  latencyMs: number;
-  keyId: string | null;
-  /** Its `X-API-KEY` is masked by value wherever it shows up in the record (a bootstrap key may have any shape). */
-  requestHeaders: HeaderText;
-  /** null: no body; undefined: not read (it is then not recorded). */
-  requestBody: string | null | undefined;
-  responseHeaders: HeaderText;
-  responseBody: string | null | undefined;
-}
 
 export interface RequestSummary {
   requestId: string;
@@ -83,8 +61,8 @@ export interface RequestRecord extends RequestSummary {
   response: RecordedMessage;
 }
 
-type Pending = CapturedRequest | NewRequestLogRow;
-const isRow = (p: Pending): p is NewRequestLogRow => 'account_id' in p;
+/** A record waiting in the arena (its offset), or one already made a row (a large one, redacted and cut at once). */
+type Pending = number | NewRequestLogRow;
 const isLarge = (c: CapturedRequest) =>
   (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
 
@@ -112,6 +90,7 @@ class Ring {
 
 /** One per database: per account, the requests not yet written. */
 export class RequestLog {
+  private readonly arena = new RequestArena();
   private pending = new Map<string, Ring>();
   private pendingCount = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -119,15 +98,25 @@ export class RequestLog {
   constructor(private readonly deps: Deps) {}
 
   add(captured: CapturedRequest): void {
+    // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
+    const item = isLarge(captured) ? toRow(captured) : this.encode(captured);
     let ring = this.pending.get(captured.accountId);
     if (!ring) this.pending.set(captured.accountId, (ring = new Ring()));
-    // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
-    if (!ring.push(isLarge(captured) ? toRow(captured) : captured)) this.pendingCount++;
+    if (!ring.push(item)) this.pendingCount++;
     if (this.pendingCount >= MAX_PENDING) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), FLUSH_INTERVAL_MS);
       this.timer.unref();
     }
+  }
+
+  /** The record's place in the arena; when the arena is full, the batch is written first to make room. */
+  private encode(captured: CapturedRequest): Pending {
+    const offset = this.arena.put(captured);
+    if (offset >= 0) return offset;
+    this.flush();
+    const again = this.arena.put(captured);
+    return again >= 0 ? again : toRow(captured);
   }
 
   /** Writes every pending record (reads call this first, so they see every request answered before them). */
@@ -139,13 +128,14 @@ export class RequestLog {
     this.pending = new Map();
     this.pendingCount = 0;
     const { db, logger } = this.deps;
-    if (!db.open) return;
     try {
+      if (!db.open) return;
       const rows: [string, NewRequestLogRow[]][] = [];
       for (const [accountId, ring] of batches) {
         // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
         if (findAccount(this.deps, accountId) === undefined) continue;
-        rows.push([accountId, ring.inOrder().map((p) => (isRow(p) ? p : toRow(p)))]);
+        const decode = (p: Pending) => (typeof p === 'number' ? toRow(this.arena.get(p, accountId)) : p);
+        rows.push([accountId, ring.inOrder().map(decode)]);
       }
       db.transaction(() => {
         for (const [accountId, list] of rows) {
@@ -155,6 +145,8 @@ export class RequestLog {
       })();
     } catch (err) {
       logger.error({ err }, 'request log batch not written');
+    } finally {
+      this.arena.clear();
     }
   }
 }

@@ -81,6 +81,18 @@ describe('request log: what is recorded', () => {
     expect(res.body.response.headers['x-request-id']).toBe(sent.headers['x-request-id']);
   });
 
+  it('gives back non-ASCII text of both bodies exactly as sent and answered', async () => {
+    const acct = await setUp();
+    const alias = 'Café 東京 🍜 ñ';
+    const sent = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT', alias });
+    const detail = await sb.post(acct.apiKey, '/v1/card/detail', { cardId: sent.body.cardId });
+    expect(JSON.stringify(detail.body)).toContain(alias);
+    const sentRecord = await getRecord(acct.apiKey, sent.headers['x-request-id']);
+    expect(sentRecord.body.request.body.alias).toBe(alias);
+    const detailRecord = await getRecord(acct.apiKey, detail.headers['x-request-id']);
+    expect(detailRecord.body.response.body).toEqual(detail.body);
+  });
+
   it('records an idempotent replay with its key and replayed: true', async () => {
     const acct = await setUp();
     const headers = { 'Idempotency-Key': 'order-7' };
