@@ -26,6 +26,8 @@ export interface Config {
   logLevel: string;
   /** Requests per second per API key in hosted mode. */
   rateLimitPerSecond: number;
+  /** Hosted mode: how long a 429 is held before it is sent (0: at once). */
+  rateLimitHoldMs: number;
   /** On SIGTERM/SIGINT, how long in-flight requests and deliveries may take before they are cut. */
   shutdownGraceSeconds: number;
   /** Run due jobs from a wall-clock timer (off in tests, which advance clocks explicitly). */
@@ -87,6 +89,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   secret: undefined,
   logLevel: 'info',
   rateLimitPerSecond: 50,
+  rateLimitHoldMs: 1000,
   shutdownGraceSeconds: 10,
   backgroundJobs: true,
   requestLog: true,
@@ -111,6 +114,7 @@ export const FLAGS = {
   'webhook-header-prefix': { type: 'string', arg: 'PREFIX', help: 'webhook header prefix (default Service)' },
   'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (default info)' },
   'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per key in hosted mode (default 50)' },
+  'rate-limit-hold': { type: 'string', arg: 'MS', help: 'a 429 is sent after this long, 0 at once (default 1000)' },
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
   'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive request headers (hosted 10000, local 60000)' },
   'request-timeout': { type: 'string', arg: 'MS', help: 'to receive a whole request (hosted 30000, local 300000)' },
@@ -168,6 +172,12 @@ export function loadConfig(
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),
+    rateLimitHoldMs: integer(
+      pick('rate-limit-hold', 'SANDBOX_RATE_LIMIT_HOLD_MS') ?? '1000',
+      'rate limit hold',
+      0,
+      60_000,
+    ),
     requestLog:
       oneOf(pick('request-log', 'SANDBOX_REQUEST_LOG') ?? 'on', ['on', 'off'] as const, 'request log') === 'on',
     console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',

@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_HELD_PER_KEY } from '../../src/http/middleware/rate-limit.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -62,5 +63,68 @@ describe('local mode', () => {
     const statuses = [];
     for (let i = 0; i < 20; i++) statuses.push((await assetList(apiKey)).status);
     expect(new Set(statuses)).toEqual(new Set([200]));
+  });
+});
+
+describe('hosted mode: a 429 is held before it is sent', () => {
+  afterEach(() => vi.useRealTimers());
+
+  /** The answer to an over-budget request, and whether it has come yet. */
+  function watched(key: string) {
+    const w = { settled: false, answer: assetList(key) };
+    void w.answer.then(() => (w.settled = true));
+    return w;
+  }
+
+  it('sends the 429 one second after the request, so a client retrying at once cannot spin on refusals', async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 1 } });
+    const { apiKey } = await sb.account();
+    expect((await assetList(apiKey)).status).toBe(200);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const refused = watched(apiKey);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(refused.settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const res = await refused.answer;
+    expect(res.status).toBe(429);
+    expect(res.headers['retry-after']).toBe('1');
+  });
+
+  it('holds no other key: a second tenant is served while the first one waits for its 429s', async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 1 } });
+    const a = await sb.account();
+    const b = await sb.account();
+    await assetList(a.apiKey);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const refused = Array.from({ length: 10 }, () => watched(a.apiKey));
+    expect((await assetList(b.apiKey)).status).toBe(200);
+    expect(refused.filter((w) => w.settled)).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect((await Promise.all(refused.map((w) => w.answer))).map((r) => r.status)).toEqual(Array(10).fill(429));
+  });
+
+  it('holds at most 64 refusals of a key: past that the 429 is sent at once and closes its connection', async () => {
+    expect(MAX_HELD_PER_KEY).toBe(64);
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 1 } });
+    const { apiKey } = await sb.account();
+    await assetList(apiKey);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const held = Array.from({ length: MAX_HELD_PER_KEY }, () => watched(apiKey));
+    await vi.advanceTimersByTimeAsync(0);
+    const past = await assetList(apiKey);
+    expect(past.status).toBe(429);
+    expect(past.headers.connection).toBe('close');
+    expect(held.filter((w) => w.settled)).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1000);
+    const answers = await Promise.all(held.map((w) => w.answer));
+    expect(answers.every((r) => r.status === 429 && r.headers.connection === undefined)).toBe(true);
+  });
+
+  it('sends the 429 at once with --rate-limit-hold 0', async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 1, rateLimitHoldMs: 0 } });
+    const { apiKey } = await sb.account();
+    await assetList(apiKey);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    expect((await assetList(apiKey)).status).toBe(429);
   });
 });

@@ -9,23 +9,45 @@ interface Bucket {
   atMs: number;
 }
 
-// One set of buckets per server, shared by /v1 and /sandbox/v1 so a key's budget covers both.
-const bucketsByDeps = new WeakMap<ServerDeps, Map<string, Bucket>>();
-
-function bucketsOf(deps: ServerDeps): Map<string, Bucket> {
-  let buckets = bucketsByDeps.get(deps);
-  if (!buckets) bucketsByDeps.set(deps, (buckets = new Map()));
-  return buckets;
+interface Limiter {
+  buckets: Map<string, Bucket>;
+  /** Per key, its 429s being held. */
+  held: Map<string, number>;
 }
+
+/**
+ * A key holds at most this many 429s at once; past it a 429 is answered at once and its connection closed, so a
+ * key cannot pile up open requests (the server's connection cap is shared by every tenant).
+ */
+export const MAX_HELD_PER_KEY = 64;
+
+// One limiter per server, shared by /v1 and /sandbox/v1 so a key's budget covers both.
+const limiters = new WeakMap<ServerDeps, Limiter>();
+
+function limiterOf(deps: ServerDeps): Limiter {
+  let limiter = limiters.get(deps);
+  if (!limiter) limiters.set(deps, (limiter = { buckets: new Map(), held: new Map() }));
+  return limiter;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Hosted mode: a token bucket per API key on the wall clock (a partner moving its account clock must not buy
  * requests), holding one second of requests as burst. Local mode is unlimited. Mount after `apiKeyAuth`, which
  * sets the key id, so unknown keys never take a bucket.
+ *
+ * A 429 is held for `rateLimitHoldMs` (1 s) before it is sent. Answered at once, a refusal costs the server about
+ * what a read costs (parsing, authentication, the answer), and a client that retries at once gets it back at once:
+ * one tenant flooding 32 requests at a time made 1,200 refusals a second, 0.3 of the core every tenant shares
+ * (docs/hosted.md). Held, a key past its budget gets at most its requests in flight refused per second, so what it
+ * costs the others is bounded by its concurrency, not by the server's speed. A held request costs a timer and its
+ * open connection; MAX_HELD_PER_KEY bounds those.
  */
 export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const perSecond = deps.config.rateLimitPerSecond;
-  const buckets = bucketsOf(deps);
+  const holdMs = deps.config.rateLimitHoldMs;
+  const { buckets, held } = limiterOf(deps);
   return async function rateLimit(c, next) {
     if (deps.config.mode !== 'hosted') return next();
     const keyId = c.get('keyId');
@@ -36,6 +58,19 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     buckets.set(keyId, bucket);
     if (bucket.tokens < 1) {
       const waitSeconds = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+      const holding = held.get(keyId) ?? 0;
+      if (holdMs > 0 && holding < MAX_HELD_PER_KEY) {
+        held.set(keyId, holding + 1);
+        try {
+          await sleep(holdMs);
+        } finally {
+          const left = held.get(keyId)! - 1;
+          if (left === 0) held.delete(keyId);
+          else held.set(keyId, left);
+        }
+      } else if (holdMs > 0) {
+        c.header('Connection', 'close');
+      }
       c.header('Retry-After', String(waitSeconds));
       return errorResponse(
         c,
