@@ -19,7 +19,7 @@ export function createApp(deps: ServerDeps) {
   const app = new Hono<AppEnv>();
   app.use('*', requestId({ ids: deps.ids }));
   app.use('*', accessLog({ logger: deps.logger }));
-  app.use('*', jsonBodyLimit());
+  app.use('*', jsonBodyLimit({ keyedPrefixes: ['/v1/', '/sandbox/v1/'] }));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   if (deps.config.requestLog) {
     app.use('/v1/*', requestLog(deps));

@@ -3,6 +3,7 @@ import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
 import { faults } from '../http/middleware/faults.js';
+import { declaredLengthLimit } from '../http/middleware/json-body.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
 import { billRoutes } from './bills.js';
 import { KEYED_CARD_PATHS, cardRoutes } from './cards.js';
@@ -14,6 +15,7 @@ export function partnerApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
   api.use('*', rateLimit(deps));
+  api.use('*', declaredLengthLimit());
   api.use('*', faults(deps, { keyedPaths: KEYED_CARD_PATHS }));
   api.route('/wallet', walletRoutes(deps));
   api.route('/card', cardRoutes(deps));

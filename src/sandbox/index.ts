@@ -4,6 +4,7 @@ import type { AppEnv } from '../http/context.js';
 import { apiKeyAuth } from '../http/middleware/auth.js';
 import { chainRoutes } from './chain.js';
 import { faults } from '../http/middleware/faults.js';
+import { declaredLengthLimit } from '../http/middleware/json-body.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
 import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
@@ -38,6 +39,7 @@ export function sandboxApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
   api.use('*', rateLimit(deps));
+  api.use('*', declaredLengthLimit());
   api.use('*', faults(deps));
   for (const routes of modules) api.route('/', routes(deps));
   return api;

@@ -50,6 +50,16 @@ describe('hosted mode: per-API-key rate limit', () => {
     expect((await assetList(b.apiKey)).status).toBe(200);
   });
 
+  it('counts a body declared over 1 MiB against the key budget: within it 413, past it 429', async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 2, rateLimitHoldMs: 0 } });
+    const { apiKey } = await sb.account();
+    const oversized = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
+    expect((await assetList(apiKey)).status).toBe(200);
+    expect((await sb.post(apiKey, '/v1/card/list', oversized)).status).toBe(413);
+    expect((await sb.post(apiKey, '/sandbox/v1/wallet/seed', oversized)).status).toBe(429);
+    expect((await sb.post('sk_sandbox_unknown', '/v1/card/list', oversized)).status).toBe(401);
+  });
+
   it('checks the key first: a bad key is 401, never 429', async () => {
     sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 1 } });
     for (let i = 0; i < 3; i++) expect((await assetList('sk_sandbox_unknown')).status).toBe(401);
