@@ -3,7 +3,8 @@
 // length, SETUP the cards created for the deposit run (6,000), PROF=1 writes CPU profiles to /tmp/pq/prof
 // (`node bench/profile-summary.mjs /tmp/pq/prof`). Prints req/s, p50, p99 and server CPU per request.
 // `node bench/quick.mjs read --compare-request-log [--rounds N]` runs two servers, one with the request log on and
-// one with it off, and measures each read scenario on both at the same time, for N rounds (default 4).
+// one with it off, and measures each read scenario (or only `--scenario NAME`) on both at the same time, for N rounds
+// (default 4).
 import { rmSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import { benchAccount, client, ADMIN_TOKEN } from './lib/client.mjs';
@@ -77,7 +78,10 @@ async function compareRequestLog() {
   const results = new Map(); // scenario -> { on: [m], off: [m] }
   const load = [os.loadavg()[0]];
   try {
-    const scenarios = await Promise.all(servers.map((s) => readScenarios(s.url)));
+    const only = args.includes('--scenario') ? args[args.indexOf('--scenario') + 1] : undefined;
+    const scenarios = (await Promise.all(servers.map((s) => readScenarios(s.url)))).map((list) =>
+      list.filter(([name]) => only === undefined || name === only),
+    );
     for (let round = 0; round < rounds; round++) {
       for (let i = 0; i < scenarios[0].length; i++) {
         const name = scenarios[0][i][0];

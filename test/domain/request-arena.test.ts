@@ -34,7 +34,7 @@ describe('request arena', () => {
     expect(offsets.map((o) => arena.get(o, 'acc_1'))).toEqual(records);
   });
 
-  it('keeps earlier records whole when it grows', () => {
+  it('keeps earlier records whole when it takes another chunk', () => {
     const arena = new RequestArena();
     const big = 'é'.repeat(50_000);
     const put = Array.from({ length: 20 }, (_, i) => record({ requestId: `req_${i}`, responseBody: big + i }));
@@ -43,7 +43,7 @@ describe('request arena', () => {
   });
 
   it('refuses a record that does not fit (-1), and takes it again once cleared', () => {
-    const arena = new RequestArena(4096);
+    const arena = new RequestArena(4096, 4096);
     const r = record({ responseBody: 'x'.repeat(1000) });
     expect(arena.put(r)).toBe(0);
     expect(arena.put(r)).toBe(-1);
