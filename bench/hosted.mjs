@@ -6,7 +6,8 @@
 // phase, default 150), BENCH_HOSTED_INTERVAL_MS (default 100); BENCH_HOSTED_INLINE=1 adds a phase per round with
 // the abusers in this process (the old layout, to see what the load generator itself costs);
 // BENCH_HOSTED_FLOOD sets the fault-rule flood's requests in flight (default 32; 0: no flood); BENCH_HOSTED_IDLE the
-// idle connections (default 1,000; 0: none, to see what they cost);
+// idle connections (default 1,000; 0: none, to see what they cost), BENCH_HOSTED_SLOW the slow bodies (default 20);
+// BENCH_HOSTED_ABUSE=deepJson,hugeDeclared,hugeChunked,faultFlood runs only the floods named (default all);
 // BENCH_HOSTED_CPU_PROF=DIR runs the server under `node --cpu-prof` and writes its profile to DIR;
 // BENCH_HOSTED_BASELINE=DIR also runs the server built in DIR (another checkout, after `npm run build` there), its
 // phases interleaved with this build's in every round, so a change is measured side by side with what it changes.
@@ -29,7 +30,8 @@ const HEADERS_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 const ABUSE = {
   idle: Number(process.env.BENCH_HOSTED_IDLE ?? 1000),
-  slowBodies: 20,
+  slowBodies: Number(process.env.BENCH_HOSTED_SLOW ?? 20),
+  only: process.env.BENCH_HOSTED_ABUSE?.split(','),
   floodParallel: Number(process.env.BENCH_HOSTED_FLOOD ?? 32),
   trickleMs: 500,
 };

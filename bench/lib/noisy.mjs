@@ -162,7 +162,7 @@ function slowBody(baseUrl, key, everyMs) {
  * The two abusive tenants. A: deep JSON and huge bodies (declared and chunked). B: a fault-rule flood (a latency
  * rule and a respond rule, many requests in flight) and slow bodies. Plus `idle` silent connections.
  */
-export async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodParallel, trickleMs }) {
+export async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodParallel, trickleMs, only }) {
   // Encoded once: a string body is encoded again on every send, CPU the abusers would take from the machine's
   // cores (and so from the server) on every request. The server receives the same bytes either way.
   const deep = Buffer.from(deepBody());
@@ -178,21 +178,30 @@ export async function startAbusers(baseUrl, [a, b], { idle, slowBodies, floodPar
   const armed = await send(baseUrl, { path: '/sandbox/v1/faults', headers: keyed(b), body: JSON.stringify(rules) });
   if (armed.status !== 200) throw new Error(`arming faults: HTTP ${armed.status}`);
   const idleConns = await idleConnections(baseUrl, idle);
-  const kinds = {
-    deepJson: abuse(2, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: deep, agent })),
-    hugeDeclared: abuse(1, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: huge, agent: false })),
-    hugeChunked: abuse(1, () =>
-      send(baseUrl, {
-        path: '/v1/card/list',
-        headers: { ...keyed(a), 'transfer-encoding': 'chunked' },
-        body: huge,
-        agent: false,
-      }),
-    ),
-    faultFlood: abuse(floodParallel, () =>
-      send(baseUrl, { path: READS[Math.floor(Math.random() * 2)], headers: keyed(b), body: '{}', agent }),
-    ),
+  const makers = {
+    deepJson: () => abuse(2, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: deep, agent })),
+    hugeDeclared: () =>
+      abuse(1, () => send(baseUrl, { path: '/v1/card/list', headers: keyed(a), body: huge, agent: false })),
+    hugeChunked: () =>
+      abuse(1, () =>
+        send(baseUrl, {
+          path: '/v1/card/list',
+          headers: { ...keyed(a), 'transfer-encoding': 'chunked' },
+          body: huge,
+          agent: false,
+        }),
+      ),
+    faultFlood: () =>
+      abuse(floodParallel, () =>
+        send(baseUrl, { path: READS[Math.floor(Math.random() * 2)], headers: keyed(b), body: '{}', agent }),
+      ),
   };
+  // `only` (BENCH_HOSTED_ABUSE): a subset of these floods, to see what each one costs the others.
+  const kinds = Object.fromEntries(
+    Object.entries(makers)
+      .filter(([name]) => only === undefined || only.includes(name))
+      .map(([name, make]) => [name, make()]),
+  );
   const slow = Array.from({ length: slowBodies }, () => slowBody(baseUrl, b, trickleMs));
   return {
     /**

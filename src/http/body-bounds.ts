@@ -76,7 +76,17 @@ export async function readBoundedBody(c: Context, bounds: BodyBounds): Promise<s
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const chunks = new BoundedChunks(bounds);
   if (incoming && typeof incoming.on === 'function' && !incoming.readableDidRead) {
-    await readIncoming(incoming, chunks, bounds.maxBytes);
+    const spend = c.get('spendBodyBytes') as SpendBodyBytes | undefined;
+    try {
+      await readIncoming(incoming, chunks, bounds.maxBytes, spend);
+    } catch (err) {
+      // Past its budget the client gets its 429 and the connection is closed: the rest is not read at all.
+      if (err instanceof DomainError && err.errorName === 'RATE_LIMITED') {
+        c.header('Connection', 'close');
+        c.header('Retry-After', '1');
+      }
+      throw err;
+    }
   } else {
     const body = c.req.raw.body;
     if (body) {
@@ -121,14 +131,15 @@ class BoundedChunks {
 
 /**
  * Drops the rest of a refused body as it arrives, so the client can read the answer and reuse the connection;
- * past another `maxBytes` (only a chunked body can go on: a declared length is at most the bound) the client is not
- * listening, and its connection is closed rather than read for as long as it cares to send.
+ * past another `maxBytes` (only a chunked body can go on: a declared length is at most the bound), or past the
+ * key's budget in hosted mode (the dropped bytes are spent like read ones), the client is not listening, and its
+ * connection is closed rather than read for as long as it cares to send.
  */
-function discardRest(incoming: IncomingMessage, maxBytes: number): void {
+function discardRest(incoming: IncomingMessage, maxBytes: number, spend: SpendBodyBytes | undefined): void {
   let dropped = 0;
   const onData = (chunk: Buffer) => {
     dropped += chunk.length;
-    if (dropped <= maxBytes) return;
+    if (dropped <= maxBytes && (spend === undefined || spend(chunk.length))) return;
     incoming.off('data', onData);
     incoming.socket?.destroy();
   };
@@ -136,7 +147,15 @@ function discardRest(incoming: IncomingMessage, maxBytes: number): void {
   incoming.once('end', () => incoming.off('data', onData));
 }
 
-function readIncoming(incoming: IncomingMessage, chunks: BoundedChunks, maxBytes: number): Promise<void> {
+/** The rate limit's spending of a key's budget for body bytes read (hosted mode, a body without a length). */
+type SpendBodyBytes = (bytes: number) => boolean;
+
+function readIncoming(
+  incoming: IncomingMessage,
+  chunks: BoundedChunks,
+  maxBytes: number,
+  spend: SpendBodyBytes | undefined,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const settle = (error?: Error) => {
       incoming.off('data', onData);
@@ -147,10 +166,16 @@ function readIncoming(incoming: IncomingMessage, chunks: BoundedChunks, maxBytes
       else resolve();
     };
     const onData = (chunk: Buffer) => {
+      if (spend && !spend(chunk.length)) {
+        settle(new DomainError('RATE_LIMITED', 'Too many requests: the request body is past the API key budget'));
+        incoming.off('data', onData);
+        incoming.pause();
+        return;
+      }
       const refusal = chunks.add(chunk);
       if (!refusal) return;
       settle(refusal);
-      discardRest(incoming, maxBytes);
+      discardRest(incoming, maxBytes, spend);
     };
     const onEnd = () => settle();
     const onError = (error: Error) => settle(error);

@@ -13,5 +13,10 @@ export interface AppEnv {
      * `keyed` hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
     injectedLatencyMs?: number;
+    /**
+     * Hosted mode, a body without a declared length: spends the key's rate-limit budget for `bytes` more of it as it
+     * is read; false when the budget is spent (rate-limit.ts).
+     */
+    spendBodyBytes?: (bytes: number) => boolean;
   };
 }

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/http/middleware/json-body.js';
 import { startHosted, type HostedServer } from './server.js';
 
@@ -11,6 +11,9 @@ let server: HostedServer;
 let key: string;
 beforeAll(async () => {
   server = await startHosted({}, 'warn');
+});
+// A key per test: a body spends the key's rate-limit budget by its size (one token per 64 KiB).
+beforeEach(async () => {
   key = await server.newApiKey();
 });
 afterAll(async () => {
@@ -107,6 +110,29 @@ describe('request bodies are bounded as they arrive', () => {
       socket.write('\r\n');
     }
     await closed;
+  });
+
+  it('spends the key budget per 64 KiB of a chunked body as it arrives: past it 429 and the connection closed, before 1 MiB', async () => {
+    const limited = await startHosted({}, 'warn', 8);
+    try {
+      const socket = await limited.socket();
+      const next = answers(socket);
+      const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      socket.on('error', () => {});
+      socket.write(head(await limited.newApiKey(), 'Transfer-Encoding: chunked\r\n'));
+      socket.write(`1\r\n{\r\n`);
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      const answer = next();
+      for (let sent = 0; sent <= MAX_BODY_BYTES && !socket.destroyed; sent += chunk.length) {
+        socket.write(`${chunk.length.toString(16)}\r\n`);
+        socket.write(chunk);
+        socket.write('\r\n');
+      }
+      expect(await answer).toMatchObject({ status: 429, body: { code: 429 } });
+      await closed;
+    } finally {
+      await limited.close(0);
+    }
   });
 
   it('answers 413 to a declared length over 1 MiB from the header, and closes the connection unread', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { MAX_HELD_PER_KEY } from '../../src/http/middleware/rate-limit.js';
+import { BYTES_PER_TOKEN, MAX_HELD_PER_KEY } from '../../src/http/middleware/rate-limit.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -50,11 +50,24 @@ describe('hosted mode: per-API-key rate limit', () => {
     expect((await assetList(b.apiKey)).status).toBe(200);
   });
 
-  it('counts a body declared over 1 MiB against the key budget: within it 413, past it 429', async () => {
+  it('spends a token per 64 KiB of a declared body: a 640 KiB body spends 11 of the 12 a second', async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 12, rateLimitHoldMs: 0 } });
+    const { apiKey } = await sb.account();
+    const large = JSON.stringify({ pad: 'x'.repeat(BYTES_PER_TOKEN * 10) });
+    expect((await sb.post(apiKey, '/v1/card/list', large)).status).toBe(200);
+    expect((await assetList(apiKey)).status).toBe(200);
+    expect((await assetList(apiKey)).status).toBe(429);
+    sb.wall.ms += 1000;
+    expect((await assetList(apiKey)).status).toBe(200);
+  });
+
+  it('counts a body declared over 1 MiB by its size, at most a second of budget: within it 413, past it 429', async () => {
     sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 2, rateLimitHoldMs: 0 } });
     const { apiKey } = await sb.account();
     const oversized = JSON.stringify({ pad: 'x'.repeat(1024 * 1024) });
-    expect((await assetList(apiKey)).status).toBe(200);
+    expect((await sb.post(apiKey, '/v1/card/list', oversized)).status).toBe(413);
+    expect((await assetList(apiKey)).status).toBe(429);
+    sb.wall.ms += 1000;
     expect((await sb.post(apiKey, '/v1/card/list', oversized)).status).toBe(413);
     expect((await sb.post(apiKey, '/sandbox/v1/wallet/seed', oversized)).status).toBe(429);
     expect((await sb.post('sk_sandbox_unknown', '/v1/card/list', oversized)).status).toBe(401);

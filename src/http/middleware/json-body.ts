@@ -53,7 +53,7 @@ export function declaredLengthLimit(): MiddlewareHandler {
 const tooLarge = (c: Context) => errorResponse(c, new DomainError('PAYLOAD_TOO_LARGE'));
 
 /** The Content-Length of a body sent with one (not chunked), else undefined. */
-function declaredLength(c: Context): number | undefined {
+export function declaredLength(c: Context): number | undefined {
   const length = c.req.header('content-length');
   if (length === undefined || c.req.header('transfer-encoding') !== undefined) return undefined;
   return Number.parseInt(length, 10);
