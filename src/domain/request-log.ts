@@ -15,15 +15,15 @@ import {
 } from '../store/request-log.js';
 import { findAccount } from './accounts.js';
 import type { CapturedRequest } from './captured-request.js';
-import { RequestArena } from './request-arena.js';
+import { PendingRecords, type Pending, type PutResult } from './pending-records.js';
 import type { Deps } from './deps.js';
 
 // The request log (behaviour.md section 12): what an integration sent and got back, per account, newest first.
 // Off the request's critical path: a request only hands over flat strings it already holds (header names and
-// values, body text), which are encoded at once into a reused buffer outside the JS heap (request-arena.ts); an
-// account's ring keeps the offsets of its newest 1,000. At most once a second, the pending records are decoded,
-// redacted, serialised and written in one transaction, which trims each account to 1,000; a record pushed out of
-// the ring before that is never written (the trim would delete it at once). So the writing costs at most 1,000
+// values, body text), which are encoded at once into the account's circle of its newest 1,000 pending records, bytes
+// outside the JS heap (pending-records.ts). At most once a second, the pending records are decoded, redacted,
+// serialised and written in one transaction, which trims each account to 1,000; a record pushed out of the circle
+// before that is never written (the trim would delete it at once). So the writing costs at most 1,000
 // records per account and batch whatever the load, and after a batch in which an account pushed records out (more
 // than 1,000 requests since the last), the next is written BUSY_FLUSH_INTERVAL_MS later instead: at 3,000 card/list
 // a second, writing 1,000 records every second was a third of the log's cost (bench: docs/developer-tools.md).
@@ -39,6 +39,10 @@ export const FLUSH_INTERVAL_MS = 1000;
 export const BUSY_FLUSH_INTERVAL_MS = 4000;
 /** All accounts together: past this many pending records they are written at once (bounds the memory). */
 const MAX_PENDING = 20_000;
+/** All accounts' buffers together: past this they are written at once and let go. */
+const MAX_BYTES = 64 * 1024 * 1024;
+/** One account's buffer: 1,000 records of 16 KB (a 3.6 KB card/list answer makes a record of about 4 KB). */
+const MAX_ACCOUNT_BYTES = 16 * 1024 * 1024;
 
 export interface RequestSummary {
   requestId: string;
@@ -65,39 +69,17 @@ export interface RequestRecord extends RequestSummary {
   response: RecordedMessage;
 }
 
-/** A record waiting in the arena (its offset), or one already made a row (a large one, redacted and cut at once). */
-type Pending = number | NewRequestLogRow;
 const isLarge = (c: CapturedRequest) =>
   (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
 
-/** An account's newest pending records, at most KEEP_PER_ACCOUNT: a new one overwrites the oldest. */
-class Ring {
-  private readonly items: Pending[] = [];
-  private next = 0;
-
-  /** Adds a record; answers whether it pushed out an older one. */
-  push(p: Pending): boolean {
-    if (this.items.length < KEEP_PER_ACCOUNT) {
-      this.items.push(p);
-      return false;
-    }
-    this.items[this.next] = p;
-    this.next = (this.next + 1) % KEEP_PER_ACCOUNT;
-    return true;
-  }
-
-  /** Oldest first. */
-  inOrder(): Pending[] {
-    return this.next === 0 ? this.items : [...this.items.slice(this.next), ...this.items.slice(0, this.next)];
-  }
-}
-
 /** One per database: per account, the requests not yet written. */
 export class RequestLog {
-  private readonly arena = new RequestArena();
-  private pending = new Map<string, Ring>();
+  /** Kept from one batch to the next, so a busy account reuses the same warm bytes (pending-records.ts). */
+  private pending = new Map<string, PendingRecords>();
   private pendingCount = 0;
-  /** Whether a ring pushed a record out since the last batch. */
+  /** Bytes the accounts' buffers hold together; past MAX_BYTES the batch is written and the buffers let go. */
+  private heldBytes = 0;
+  /** Whether an account pushed a record out since the last batch. */
   private overflowed = false;
   /** The wait before the next batch: FLUSH_INTERVAL_MS, or BUSY_FLUSH_INTERVAL_MS after a batch that overflowed. */
   private interval = FLUSH_INTERVAL_MS;
@@ -106,26 +88,33 @@ export class RequestLog {
   constructor(private readonly deps: Deps) {}
 
   add(captured: CapturedRequest): void {
-    // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
-    const item = isLarge(captured) ? toRow(captured) : this.encode(captured);
-    let ring = this.pending.get(captured.accountId);
-    if (!ring) this.pending.set(captured.accountId, (ring = new Ring()));
-    if (ring.push(item)) this.overflowed = true;
+    let result = this.put(captured, false);
+    if (result === 'full') {
+      this.flush();
+      result = this.put(captured, true);
+    }
+    if (result === 'replaced') this.overflowed = true;
     else this.pendingCount++;
-    if (this.pendingCount >= MAX_PENDING) this.flush();
+    if (this.pendingCount >= MAX_PENDING || this.heldBytes > MAX_BYTES) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => this.flush(), this.interval);
       this.timer.unref();
     }
   }
 
-  /** The record's place in the arena; when the arena is full, the batch is written first to make room. */
-  private encode(captured: CapturedRequest): Pending {
-    const offset = this.arena.put(captured);
-    if (offset >= 0) return offset;
-    this.flush();
-    const again = this.arena.put(captured);
-    return again >= 0 ? again : toRow(captured);
+  /** Adds the record to its account's pending records; `orRow`: when they have no room, as a row made now. */
+  private put(captured: CapturedRequest, orRow: boolean): PutResult {
+    let records = this.pending.get(captured.accountId);
+    if (!records) {
+      records = new PendingRecords(KEEP_PER_ACCOUNT, MAX_ACCOUNT_BYTES);
+      this.pending.set(captured.accountId, records);
+    }
+    const before = records.bytes;
+    // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
+    let result = isLarge(captured) ? records.putRow(toRow(captured)) : records.put(captured);
+    if (result === 'full' && orRow) result = records.putRow(toRow(captured));
+    this.heldBytes += records.bytes - before;
+    return result;
   }
 
   /** Writes every pending record (reads call this first, so they see every request answered before them). */
@@ -133,8 +122,14 @@ export class RequestLog {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pendingCount === 0) return;
-    const batches = this.pending;
-    this.pending = new Map();
+    const batches: [string, Pending[]][] = [];
+    for (const [accountId, records] of this.pending) {
+      if (records.size > 0) batches.push([accountId, records.take(accountId)]);
+      // An account quiet since the last batch, or every account once the buffers hold too much, lets its buffer go.
+      else this.pending.delete(accountId);
+    }
+    if (this.heldBytes > MAX_BYTES) this.pending = new Map();
+    this.heldBytes = [...this.pending.values()].reduce((sum, r) => sum + r.bytes, 0);
     this.pendingCount = 0;
     this.interval = this.overflowed ? BUSY_FLUSH_INTERVAL_MS : FLUSH_INTERVAL_MS;
     this.overflowed = false;
@@ -142,11 +137,10 @@ export class RequestLog {
     try {
       if (!db.open) return;
       const rows: [string, NewRequestLogRow[]][] = [];
-      for (const [accountId, ring] of batches) {
+      for (const [accountId, list] of batches) {
         // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
         if (findAccount(this.deps, accountId) === undefined) continue;
-        const decode = (p: Pending) => (typeof p === 'number' ? toRow(this.arena.get(p, accountId)) : p);
-        rows.push([accountId, ring.inOrder().map(decode)]);
+        rows.push([accountId, list.map((p) => ('account_id' in p ? p : toRow(p)))]);
       }
       db.transaction(() => {
         for (const [accountId, list] of rows) {
@@ -156,8 +150,6 @@ export class RequestLog {
       })();
     } catch (err) {
       logger.error({ err }, 'request log batch not written');
-    } finally {
-      this.arena.clear();
     }
   }
 }
