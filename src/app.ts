@@ -17,8 +17,8 @@ import { sandboxApi } from './sandbox/index.js';
 /** The whole HTTP surface: partner API, simulation API and operator API, with one error mapping. */
 export function createApp(deps: ServerDeps) {
   const app = new Hono<AppEnv>();
-  app.use('*', requestId({ ids: deps.ids }));
-  app.use('*', accessLog({ logger: deps.logger }));
+  app.use('*', requestId({ ids: deps.ids, redactor: deps.redactor }));
+  app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
   app.use('*', jsonBodyLimit({ keyedPrefixes: ['/v1/', '/sandbox/v1/'] }));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   if (deps.config.requestLog) {

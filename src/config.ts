@@ -99,6 +99,11 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
 
 export class ConfigError extends Error {}
 
+/** The server's own secrets, masked by value wherever they show up (logs, request log). */
+export function configSecrets(config: Pick<Config, 'adminToken' | 'apiKey' | 'secret'>): string[] {
+  return [config.adminToken, config.apiKey, config.secret].filter((s): s is string => typeof s === 'string');
+}
+
 /** `serve`'s flags; `arg` and `help` are its usage text (src/cli/args.ts), parseArgs ignores them. */
 export const FLAGS = {
   port: { type: 'string', arg: 'N', help: 'port to listen on, 0 for any free one (env SANDBOX_PORT, default 8080)' },

@@ -1,3 +1,4 @@
+import type { Redactor } from '../redaction/redactor.js';
 import type { Db } from '../store/db.js';
 import type { EventBus, StoredEvent } from './event-bus.js';
 import type { Ids } from './ids.js';
@@ -24,6 +25,8 @@ export interface Deps {
   jobs: JobRunner;
   events: EventBus;
   logger: Logger;
+  /** Redaction by value, knowing the server's own secrets (admin token, bootstrap key): for what the domain keeps. */
+  redactor: Redactor;
   /**
    * Delivery-only fields added to an event's data when its webhook body is built (the 3DS OTP, derived on
    * demand, never stored in the outbox). Fixed when the deps are made: nothing is added later.

@@ -1,9 +1,4 @@
-import {
-  censorHeaderList,
-  needsStructuralRedaction,
-  redactStructure,
-  scrubRecordText,
-} from '../logging/record-redaction.js';
+import type { Redactor } from '../redaction/redactor.js';
 import type { Db } from '../store/db.js';
 import {
   findRequestLogRow,
@@ -111,8 +106,9 @@ export class RequestLog {
     }
     const before = records.bytes;
     // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
-    let result = isLarge(captured) ? records.putRow(toRow(captured)) : records.put(captured);
-    if (result === 'full' && orRow) result = records.putRow(toRow(captured));
+    const row = () => toRow(captured, this.deps.redactor);
+    let result = isLarge(captured) ? records.putRow(row()) : records.put(captured);
+    if (result === 'full' && orRow) result = records.putRow(row());
     this.heldBytes += records.bytes - before;
     return result;
   }
@@ -140,7 +136,7 @@ export class RequestLog {
       for (const [accountId, list] of batches) {
         // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
         if (findAccount(this.deps, accountId) === undefined) continue;
-        rows.push([accountId, list.map((p) => ('account_id' in p ? p : toRow(p)))]);
+        rows.push([accountId, list.map((p) => ('account_id' in p ? p : toRow(p, this.deps.redactor)))]);
       }
       db.transaction(() => {
         for (const [accountId, list] of rows) {
@@ -163,32 +159,27 @@ export function requestLogOf(deps: Deps): RequestLog {
   return log;
 }
 
-function toRow(r: CapturedRequest): NewRequestLogRow {
+function toRow(r: CapturedRequest, server: Redactor): NewRequestLogRow {
   const sent = r.requestHeaders.split('\n');
-  const apiKey = headerValue(sent, 'x-api-key');
-  const mask = apiKey !== undefined && apiKey.length >= 8 ? [apiKey] : [];
-  const request = recordedBody(r.requestBody, true);
-  const response = recordedBody(r.responseBody, false);
-  const requestHeaders = censorHeaderList(sent);
-  const responseHeaders = censorHeaderList(r.responseHeaders.split('\n'));
-  const idempotencyKey = requestHeaders['idempotency-key'] ?? null;
-  const detail = scrubRecordText(
-    `{"request":${messageJson(requestHeaders, request)},"response":${messageJson(responseHeaders, response)}}`,
-    mask,
-  );
+  // The caller's own key is masked by value wherever it shows up in the record, whatever its shape.
+  const redactor = server.with([headerValue(sent, 'x-api-key')]);
+  const request = recordedBody(r.requestBody, true, redactor);
+  const response = recordedBody(r.responseBody, false, redactor);
+  const requestHeaders = redactor.headers(sent);
+  const responseHeaders = redactor.headers(r.responseHeaders.split('\n'));
   return {
     account_id: r.accountId,
-    request_id: r.requestId,
+    request_id: redactor.text(r.requestId),
     at_ms: r.atMs,
     method: r.method,
-    path: r.path,
+    path: redactor.url(r.path),
     status: r.status,
     code: response.code,
     latency_ms: r.latencyMs,
     key_id: r.keyId,
-    idempotency_key: idempotencyKey === null ? null : scrubRecordText(idempotencyKey, mask),
+    idempotency_key: requestHeaders['idempotency-key'] ?? null,
     replayed: responseHeaders['idempotent-replayed'] === 'true' ? 1 : 0,
-    detail,
+    detail: `{"request":${messageJson(requestHeaders, request)},"response":${messageJson(responseHeaders, response)}}`,
   };
 }
 
@@ -198,7 +189,7 @@ function headerValue(list: readonly string[], lowerName: string): string | undef
 }
 
 interface BodyText {
-  /** JSON text of the recorded body value (still to go through the record's shape pass). */
+  /** JSON text of the recorded body value, redacted. */
   json: string;
   truncated: boolean;
   /** The top-level `code` of a JSON object body. */
@@ -210,17 +201,19 @@ const note = (text: string): BodyText => ({ json: JSON.stringify(text), truncate
 const LEADING_CODE = /^\{"code":(-?\d+)[,}]/;
 
 /**
- * A body as it is stored. Text that needs no structural redaction is kept as it came (the answer's own JSON, or a
- * request body once it parsed); the rest is parsed, censored and serialised again. Bodies past 64 KiB are cut after
- * redaction, and kept as a string.
+ * A body as it is stored. Text in which the redaction can find nothing is kept as it came (the answer's own JSON, or
+ * a request body once it parsed); the rest is parsed, redacted through its structure and serialised again (a JSON
+ * escape such as `\u0063vv` can spell a secret name in disguise, so such text is always parsed). Bodies past 64 KiB
+ * are cut after redaction, and kept as a string.
  */
-function recordedBody(text: string | null | undefined, validate: boolean): BodyText {
+function recordedBody(text: string | null | undefined, validate: boolean, redactor: Redactor): BodyText {
   if (text === null || text === '') return { json: 'null', truncated: false, code: null };
   if (text === undefined) return note('[body not read: not recorded]');
   const leading = LEADING_CODE.exec(text);
   let code = leading ? Number(leading[1]) : null;
   let json = text;
-  if (validate || text.length > MAX_BODY_CHARS || needsStructuralRedaction(text)) {
+  const redact = text.length > MAX_BODY_CHARS || text.includes('\\u') || redactor.mayHold(text);
+  if (validate || redact) {
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -236,11 +229,10 @@ function recordedBody(text: string | null | undefined, validate: boolean): BodyT
     ) {
       code = (value as { code: number }).code;
     }
-    if (text.length > MAX_BODY_CHARS || needsStructuralRedaction(text)) json = JSON.stringify(redactStructure(value));
+    if (redact) json = JSON.stringify(redactor.value(value));
   }
   if (json.length <= MAX_BODY_CHARS) return { json, truncated: false, code };
-  // Scrubbed before the cut, so a card number cut in two is never kept in part.
-  return { json: JSON.stringify(scrubRecordText(json).slice(0, MAX_BODY_CHARS)), truncated: true, code };
+  return { json: JSON.stringify(json.slice(0, MAX_BODY_CHARS)), truncated: true, code };
 }
 
 function messageJson(headers: Record<string, string>, body: BodyText): string {
