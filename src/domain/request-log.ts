@@ -4,14 +4,18 @@ import {
   findRequestLogRow,
   insertRequestLogRow,
   queryRequestLog,
+  tenantRequestLogBytes,
   trimRequestLog,
+  trimTenantRequestLog,
   type NewRequestLogRow,
+  type RecordRow,
   type RequestLogRow,
 } from '../store/request-log.js';
 import { findAccount } from './accounts.js';
 import type { CapturedRequest } from './captured-request.js';
 import { PendingRecords, type Pending, type PutResult } from './pending-records.js';
 import type { Deps } from './deps.js';
+import { tenantOf } from './tenants.js';
 
 // The request log (behaviour.md section 12): what an integration sent and got back, per account, newest first.
 // Off the request's critical path: a request only hands over flat strings it already holds (header names and
@@ -133,15 +137,24 @@ export class RequestLog {
     try {
       if (!db.open) return;
       const rows: [string, NewRequestLogRow[]][] = [];
+      const tenants = new Set<string>();
       for (const [accountId, list] of batches) {
+        const account = findAccount(this.deps, accountId);
         // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
-        if (findAccount(this.deps, accountId) === undefined) continue;
-        rows.push([accountId, list.map((p) => ('account_id' in p ? p : toRow(p, this.deps.redactor)))]);
+        if (account === undefined) continue;
+        const tenant = tenantOf(account);
+        tenants.add(tenant);
+        const made = list.map((p) => ('account_id' in p ? p : toRow(p, this.deps.redactor)));
+        rows.push([accountId, made.map((row) => ({ ...row, tenant_id: tenant }))]);
       }
+      const budget = this.deps.config.tenant.requestLogBytes;
+      // In order of arrival across accounts, so that a tenant's oldest records (the lowest seqs) go first.
+      const inOrder = rows.flatMap(([, list]) => list).sort((a, b) => a.at_ms - b.at_ms);
       db.transaction(() => {
-        for (const [accountId, list] of rows) {
-          for (const row of list) insertRequestLogRow(db, row);
-          trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+        for (const row of inOrder) insertRequestLogRow(db, row);
+        for (const [accountId] of rows) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+        for (const tenant of tenants) {
+          if (tenantRequestLogBytes(db, tenant) > budget) trimTenantRequestLog(db, tenant, budget);
         }
       })();
     } catch (err) {
@@ -159,7 +172,7 @@ export function requestLogOf(deps: Deps): RequestLog {
   return log;
 }
 
-function toRow(r: CapturedRequest, server: Redactor): NewRequestLogRow {
+function toRow(r: CapturedRequest, server: Redactor): RecordRow {
   const sent = r.requestHeaders.split('\n');
   // The caller's own key is masked by value wherever it shows up in the record, whatever its shape.
   const redactor = server.with([headerValue(sent, 'x-api-key')]);
@@ -167,19 +180,28 @@ function toRow(r: CapturedRequest, server: Redactor): NewRequestLogRow {
   const response = recordedBody(r.responseBody, false, redactor);
   const requestHeaders = redactor.headers(sent);
   const responseHeaders = redactor.headers(r.responseHeaders.split('\n'));
+  const requestId = redactor.text(r.requestId);
+  const path = redactor.url(r.path);
+  const idempotencyKey = requestHeaders['idempotency-key'] ?? null;
+  const detail = `{"request":${messageJson(requestHeaders, request)},"response":${messageJson(responseHeaders, response)}}`;
   return {
     account_id: r.accountId,
-    request_id: redactor.text(r.requestId),
+    bytes:
+      Buffer.byteLength(detail) +
+      Buffer.byteLength(path) +
+      Buffer.byteLength(requestId) +
+      (idempotencyKey === null ? 0 : Buffer.byteLength(idempotencyKey)),
+    request_id: requestId,
     at_ms: r.atMs,
     method: r.method,
-    path: redactor.url(r.path),
+    path,
     status: r.status,
     code: response.code,
     latency_ms: r.latencyMs,
     key_id: r.keyId,
-    idempotency_key: requestHeaders['idempotency-key'] ?? null,
+    idempotency_key: idempotencyKey,
     replayed: responseHeaders['idempotent-replayed'] === 'true' ? 1 : 0,
-    detail: `{"request":${messageJson(requestHeaders, request)},"response":${messageJson(responseHeaders, response)}}`,
+    detail,
   };
 }
 
