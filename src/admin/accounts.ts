@@ -4,7 +4,7 @@ import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
 import type { ServerDeps } from '../server-deps.js';
 import { isTronAddress } from '../domain/deposit-address.js';
 import { formatPpm } from '../domain/money.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';

@@ -1,6 +1,6 @@
 import { parseCommand, runGroup, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
-import type { RequestSummary } from '../domain/request-log.js';
+import type { RequestSummary } from '../request-log/queries.js';
 
 // `card-sandbox logs tail`: follows the account's request log (POST /sandbox/v1/requests, newest first) by polling
 // for records newer than the last one seen, printing each as one short line (or JSON with --json).

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { accountNowMs, assertAdvanceWithinLimit, clockMode, setClockMode, shiftClock } from '../domain/clock.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { findAccount } from '../domain/accounts.js';
 import { DomainError } from '../domain/errors.js';
 import { caughtUpNow, runCommand, transact } from '../http/command.js';

@@ -43,6 +43,7 @@ const MAY_IMPORT: Record<string, RegExp> = {
   'domain/': /^(domain|store|redaction)\//,
   'store/': /^store\//,
   'redaction/': /^redaction\//,
+  'request-log/': /^(request-log|domain|store|redaction)\//,
 };
 
 function layerViolations(graph: Map<string, string[]>): string[] {

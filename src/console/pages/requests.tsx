@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { RequestSummary } from '../../domain/request-log.js';
+import type { RequestSummary } from '../../request-log/queries.js';
 import { enc, errorFlash, fragment, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
 import { Badge, Empty, Field, Json, TableWrap, Time, ColumnHeads } from '../ui.js';
 
