@@ -4,7 +4,7 @@ import type { CapturedRequest } from '../../src/request-log/captured-request.js'
 import { PendingRecords } from '../../src/request-log/pending-records.js';
 import type { RecordRow } from '../../src/store/request-log.js';
 
-// An account's request-log records wait for their batch encoded in a circular buffer (src/domain/pending-records.ts):
+// An account's request-log records wait for their batch encoded in a circular buffer (src/request-log/pending-records.ts):
 // what comes out must be exactly the newest records that went in, in order, whatever their sizes and however often
 // the circle wrapped, and a busy account must reuse its bytes instead of growing.
 
