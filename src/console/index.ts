@@ -81,6 +81,8 @@ export function consoleRoutes(opts: ConsoleOptions) {
     const answer = await apiClient(opts.fetch, { apiKey }).post('/v1/wallet/assetList', {});
     if (!answer.ok) {
       const error = apiKey === '' ? { code: 400, message: 'API key is required' } : answer.body;
+      // A tenant past its budget is told so as the API tells it: 429 and when to try again.
+      if (answer.status === 429) return c.html(signInPage(error), 429, { ...PAGE_HEADERS, 'Retry-After': '1' });
       return c.html(signInPage(error), 400, PAGE_HEADERS);
     }
     return signedIn(c, { apiKey }, '/console');
