@@ -83,6 +83,13 @@ export const ERRORS = {
   },
   REQUEST_NOT_FOUND: { code: 404, message: 'no request with this requestId in the request log of this account' },
   REQUEST_LOG_OFF: { code: INVALID, message: 'the request log is turned off on this server (--request-log off)' },
+  // Readiness runs (docs/readiness.md).
+  READINESS_RUN_NOT_FOUND: { code: 404, message: 'no readiness run with this runId for this account' },
+  /** Detail: the running run's id and when its window ends. */
+  READINESS_RUN_RUNNING: {
+    code: INVALID,
+    message: 'a readiness run of this account is still running: stop it with readiness/stop, or wait for it to end',
+  },
 } as const satisfies Record<string, { code: number; message: string }>;
 
 export type ErrorName = keyof typeof ERRORS;

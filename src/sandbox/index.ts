@@ -11,6 +11,7 @@ import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
 import { faultRoutes } from './faults.js';
 import { inventoryRoutes } from './inventory.js';
+import { readinessRoutes } from './readiness.js';
 import { requestsRoutes } from './requests.js';
 import { resetRoutes } from './reset.js';
 import { sandboxesRoutes } from './sandboxes.js';
@@ -33,6 +34,7 @@ const modules: ((deps: ServerDeps) => Hono<AppEnv>)[] = [
   faultRoutes,
   sandboxesRoutes,
   requestsRoutes,
+  readinessRoutes,
 ];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */

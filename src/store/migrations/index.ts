@@ -5,6 +5,7 @@ import { simulation } from './030-simulation.js';
 import { chainTenantTxId } from './031-chain-tenant-txid.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
+import { readiness } from './060-readiness.js';
 
 export interface Migration {
   version: number;
@@ -13,7 +14,8 @@ export interface Migration {
 }
 
 // Versions are reserved by area so parallel work never collides:
-// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations, 50-59 developer tools.
+// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations, 50-59 developer tools,
+// 60-69 readiness.
 export const migrations: Migration[] = [
   core,
   idempotency,
@@ -22,4 +24,5 @@ export const migrations: Migration[] = [
   chainTenantTxId,
   developerTools,
   requestLogTenant,
+  readiness,
 ].sort((a, b) => a.version - b.version);

@@ -1,0 +1,301 @@
+import { assertInTransaction, type Db } from '../store/db.js';
+import {
+  appendAttempt,
+  deliveriesOf,
+  endWindow,
+  findRun,
+  insertDelivery,
+  insertRun,
+  latestOpenWindowEnd,
+  openRunOf,
+  requestDetail,
+  requestsBetween,
+  runsOf,
+  storeApiChecks,
+  takeArmed,
+  trimRuns,
+  type ArmedFault,
+  type DeliveryRow,
+  type RunRow,
+} from '../store/readiness.js';
+import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
+import { evaluateApiChecks, type Logged } from './readiness-api-checks.js';
+import {
+  API_CHECKS,
+  READINESS_PATH_PREFIX,
+  RECEIVER_CHECKS,
+  noRequestLog,
+  type CheckOutcome,
+  type ReceiverCheckId,
+} from './readiness-catalogue.js';
+import {
+  PLANNED_ATTEMPTS,
+  evaluateReceiverChecks,
+  type ReadinessAttempt,
+  type ReceiverDelivery,
+} from './readiness-receiver-checks.js';
+import { requestLogOf } from './request-log.js';
+
+// Readiness runs (docs/readiness.md): a window of wall time in which the run arms three faults on the account and
+// then judges, from the request log, how the integration handled them; and five signed test deliveries to the
+// partner's receiver. Runs live in their own tables: never among the account's events or webhook deliveries.
+
+export const DEFAULT_WINDOW_SECONDS = 600;
+/** Runs kept per account (the newest): what readiness/list and the console show. */
+export const RUNS_KEPT = 10;
+
+export interface AttemptView {
+  time: string;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+export interface DeliveryView {
+  deliveryId: string;
+  check: ReceiverCheckId;
+  eventId: string;
+  attempts: AttemptView[];
+}
+
+export interface RunView {
+  runId: string;
+  status: 'running' | 'done';
+  startedAt: string;
+  endsAt: string;
+  receiver: string | null;
+  checks: CheckOutcome[];
+  deliveries: DeliveryView[];
+}
+
+export interface PlannedDelivery {
+  id: string;
+  check: ReceiverCheckId;
+  eventId: string;
+}
+
+export interface StartedRun {
+  run: RunRow;
+  /** The test deliveries to send now (none without a receiver). */
+  deliveries: PlannedDelivery[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Per database: the runs whose test deliveries are on the wire, each with the promise of their end. */
+const sending = new WeakMap<Db, Map<string, Promise<void>>>();
+
+function sendingOf(db: Db): Map<string, Promise<void>> {
+  let map = sending.get(db);
+  if (!map) sending.set(db, (map = new Map()));
+  return map;
+}
+
+/** Marks a run's deliveries as on the wire until `done` settles (it must never reject). */
+export function trackSending(deps: Deps, runId: string, done: Promise<void>): void {
+  const map = sendingOf(deps.db);
+  map.set(
+    runId,
+    done.finally(() => map.delete(runId)),
+  );
+}
+
+/** Resolves once the run's deliveries are all answered (at once when none is on the wire). */
+export async function deliveriesSent(deps: Deps, runId: string): Promise<void> {
+  await sendingOf(deps.db).get(runId);
+}
+
+const isSending = (deps: Deps, runId: string) => sendingOf(deps.db).has(runId);
+
+/**
+ * Per database: the latest end of an open window, so a request skips the armed-fault query once every window has
+ * ended (the common case). Starting a run forgets it; stopping one only makes it pessimistic.
+ */
+const openUntil = new WeakMap<Db, number>();
+
+/** The account's open run, evaluated first if its window has ended. */
+export function settleOpenRun(deps: Deps, accountId: string): void {
+  const open = openRunOf(deps.db, accountId);
+  if (open) settleRun(deps, open);
+}
+
+/**
+ * Starts a run: its window opens now (wall time), its armed faults with it. Refused while another run of the
+ * account is running (call `settleOpenRun` first, so one whose window has ended does not count).
+ */
+export function startRun(
+  deps: Deps,
+  input: { accountId: string; windowSeconds: number; receiverUrl: string | null; requestLog: boolean },
+): StartedRun {
+  assertInTransaction(deps.db, 'startRun');
+  const nowMs = deps.wallClock();
+  const open = openRunOf(deps.db, input.accountId);
+  const latest = runsOf(deps.db, input.accountId, 1)[0];
+  const running = open ?? (latest && isSending(deps, latest.id) ? latest : undefined);
+  if (running) {
+    const why = open ? `its window ends at ${iso(open.ends_at_ms)}` : 'its test deliveries are still on the wire';
+    throw new DomainError(
+      'READINESS_RUN_RUNNING',
+      `readiness run ${running.id} is still running (${why}): stop it with readiness/stop, or wait for it to end`,
+    );
+  }
+  const run: RunRow = {
+    id: 'rdy_' + deps.ids.base62(24),
+    account_id: input.accountId,
+    started_at_ms: nowMs,
+    ends_at_ms: nowMs + input.windowSeconds * 1000,
+    receiver_url: input.receiverUrl,
+    drop_request_id: null,
+    error_request_id: null,
+    throttle_request_id: null,
+    // Without a request log there is nothing to judge API use by: the window closes at once, nothing is armed.
+    api_checks: input.requestLog ? null : JSON.stringify(API_CHECKS.map(noRequestLog)),
+  };
+  insertRun(deps.db, run);
+  const deliveries: PlannedDelivery[] =
+    input.receiverUrl === null
+      ? []
+      : RECEIVER_CHECKS.map((check) => ({ id: 'rdl_' + deps.ids.base62(24), check, eventId: deps.ids.eventId() }));
+  deliveries.forEach((d, seq) =>
+    insertDelivery(deps.db, {
+      id: d.id,
+      run_id: run.id,
+      account_id: input.accountId,
+      seq,
+      check_id: d.check,
+      event_id: d.eventId,
+      planned_attempts: PLANNED_ATTEMPTS[d.check],
+    }),
+  );
+  trimRuns(deps.db, input.accountId, RUNS_KEPT);
+  openUntil.delete(deps.db);
+  return { run, deliveries };
+}
+
+export function getRun(deps: Deps, accountId: string, runId: string): RunRow {
+  const run = findRun(deps.db, accountId, runId);
+  if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
+  return settleRun(deps, run);
+}
+
+/** Ends the run's window now (a run already ended is left as it is). */
+export function stopRun(deps: Deps, accountId: string, runId: string): void {
+  const run = findRun(deps.db, accountId, runId);
+  if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
+  endWindow(deps.db, run.id, deps.wallClock());
+}
+
+/** The account's newest runs, newest first, each evaluated if its window has ended. */
+export function listRuns(deps: Deps, accountId: string): RunRow[] {
+  return runsOf(deps.db, accountId, RUNS_KEPT).map((r) => settleRun(deps, r));
+}
+
+/** Evaluates the API-use checks of a run whose window has ended, once: the stored result never changes after. */
+export function settleRun(deps: Deps, run: RunRow): RunRow {
+  if (run.api_checks !== null || run.ends_at_ms > deps.wallClock()) return run;
+  storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, run, run.ends_at_ms)));
+  return findRun(deps.db, run.account_id, run.id) ?? run;
+}
+
+/** Evaluates the run when its window ends, should nobody ask before (the request log keeps only 1,000 requests). */
+export function settleAtWindowEnd(deps: Deps, run: RunRow): void {
+  const timer = setTimeout(
+    () => {
+      try {
+        if (!deps.db.open) return;
+        const now = findRun(deps.db, run.account_id, run.id);
+        if (now) settleRun(deps, now);
+      } catch (err) {
+        deps.logger.error({ err, runId: run.id }, 'readiness run not evaluated at the end of its window');
+      }
+    },
+    Math.max(0, run.ends_at_ms - deps.wallClock()),
+  );
+  timer.unref();
+}
+
+/** The run as the API answers it. While it runs, its checks show what has been observed so far. */
+export function runView(deps: Deps, run: RunRow): RunView {
+  const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
+  const api =
+    run.api_checks === null
+      ? apiChecksUpTo(deps, run, Math.min(run.ends_at_ms, deps.wallClock()))
+      : (JSON.parse(run.api_checks) as CheckOutcome[]);
+  return {
+    runId: run.id,
+    status: run.api_checks !== null && !isSending(deps, run.id) ? 'done' : 'running',
+    startedAt: iso(run.started_at_ms),
+    endsAt: iso(run.ends_at_ms),
+    receiver: run.receiver_url,
+    checks: [...evaluateReceiverChecks(deliveries), ...api],
+    deliveries: deliveries.map((d) => ({
+      deliveryId: d.id,
+      check: d.check,
+      eventId: d.eventId,
+      attempts: d.attempts.map((a) => ({
+        time: iso(a.atMs),
+        status: a.status,
+        latencyMs: a.latencyMs,
+        error: a.error,
+      })),
+    })),
+  };
+}
+
+function toDelivery(row: DeliveryRow): ReceiverDelivery {
+  return {
+    id: row.id,
+    check: row.check_id as ReceiverCheckId,
+    eventId: row.event_id,
+    attempts: JSON.parse(row.attempts) as ReadinessAttempt[],
+  };
+}
+
+/** Records one attempt of a test delivery (nothing once the database is closed, or the account deleted). */
+export function recordAttempt(deps: Deps, deliveryId: string, attempt: ReadinessAttempt): void {
+  if (deps.db.open) appendAttempt(deps.db, deliveryId, JSON.stringify(attempt));
+}
+
+/**
+ * Whether the account's open window has this armed fault: if so it falls on `requestId` (and is spent). Reads
+ * and keyed writes call this on every request, so it answers from memory once every window has ended.
+ */
+export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, requestId: string): boolean {
+  const nowMs = deps.wallClock();
+  let until = openUntil.get(deps.db);
+  if (until === undefined) openUntil.set(deps.db, (until = latestOpenWindowEnd(deps.db) ?? 0));
+  if (nowMs >= until) return false;
+  return takeArmed(deps.db, kind, accountId, requestId, nowMs) !== undefined;
+}
+
+/** The API-use checks over the run's window up to `toMs`, from the request log. */
+function apiChecksUpTo(deps: Deps, run: RunRow, toMs: number): CheckOutcome[] {
+  requestLogOf(deps).flush();
+  const requests: Logged[] = requestsBetween(deps.db, run.account_id, run.started_at_ms, toMs)
+    .filter((r) => !r.path.startsWith(READINESS_PATH_PREFIX))
+    .map((r) => ({
+      seq: r.seq,
+      requestId: r.request_id,
+      atMs: r.at_ms,
+      path: r.path,
+      status: r.status,
+      code: r.code,
+      idempotencyKey: r.idempotency_key,
+    }));
+  const bodies = new Map<number, unknown>();
+  const bodyOf = (seq: number) => {
+    if (!bodies.has(seq)) bodies.set(seq, recordedBody(requestDetail(deps.db, seq)));
+    return bodies.get(seq);
+  };
+  return evaluateApiChecks({
+    requests,
+    faults: { drop: run.drop_request_id, error: run.error_request_id, throttle: run.throttle_request_id },
+    bodyOf,
+  });
+}
+
+function recordedBody(detail: string | undefined): unknown {
+  if (detail === undefined) return undefined;
+  return (JSON.parse(detail) as { request?: { body?: unknown } }).request?.body;
+}

@@ -1,0 +1,83 @@
+import { Hono } from 'hono';
+import { OK } from '../api/views.js';
+import { invalidField } from '../domain/errors.js';
+import {
+  DEFAULT_WINDOW_SECONDS,
+  deliveriesSent,
+  getRun,
+  listRuns,
+  runView,
+  settleAtWindowEnd,
+  settleOpenRun,
+  startRun,
+  stopRun,
+  trackSending,
+} from '../domain/readiness.js';
+import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
+import { transact } from '../http/command.js';
+import type { AppEnv } from '../http/context.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
+import type { ServerDeps } from '../server-deps.js';
+import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
+import { webhookUrlProblem } from '../webhooks/url-policy.js';
+
+/** Where a run's test deliveries go and the secret that signs them, or undefined when the account has no webhook. */
+function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | undefined) {
+  const config = findWebhookConfig(deps, accountId);
+  const secret = signingSecret(deps, accountId);
+  return config && secret ? { url: webhookUrl ?? config.url, secret } : undefined;
+}
+
+/**
+ * readiness/run, get, stop and list (docs/readiness.md): a run grades the partner's side of the integration, its
+ * webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults.
+ */
+export function readinessRoutes(deps: ServerDeps) {
+  return new Hono<AppEnv>()
+    .post('/readiness/run', async (c) => {
+      const body = await readJsonObject(c);
+      const webhookUrl = optionalString(body, 'webhookUrl');
+      const windowSeconds = optionalInteger(body, 'windowSeconds') ?? DEFAULT_WINDOW_SECONDS;
+      // The same policy as PUT /v1/webhook: a hosted sandbox never posts into its own network.
+      const problem = webhookUrl === undefined ? undefined : await webhookUrlProblem(deps.config, webhookUrl);
+      if (problem) throw invalidField(`webhookUrl: ${problem}`);
+      const accountId = c.get('account').id;
+      settleOpenRun(deps, accountId);
+      const receiver = receiverOf(deps, accountId, webhookUrl);
+      const { run, deliveries } = transact(deps, () =>
+        startRun(deps, {
+          accountId,
+          windowSeconds,
+          receiverUrl: receiver?.url ?? null,
+          requestLog: deps.config.requestLog,
+        }),
+      );
+      if (receiver) {
+        // After the answer, never inside a transaction: each delivery waits on the network (the webhook timeout).
+        const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+          sendReadinessDeliveries(deps, { accountId, ...receiver, deliveries }),
+        );
+        trackSending(deps, run.id, sent);
+      }
+      if (deps.config.backgroundJobs) settleAtWindowEnd(deps, run);
+      return c.json({ ...OK, ...runView(deps, run) });
+    })
+    .post('/readiness/get', async (c) => {
+      const runId = requiredString(await readJsonObject(c), 'runId');
+      return c.json({ ...OK, ...runView(deps, getRun(deps, c.get('account').id, runId)) });
+    })
+    .post('/readiness/stop', async (c) => {
+      const runId = requiredString(await readJsonObject(c), 'runId');
+      const accountId = c.get('account').id;
+      stopRun(deps, accountId, runId);
+      // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
+      await deliveriesSent(deps, runId);
+      return c.json({ ...OK, ...runView(deps, getRun(deps, accountId, runId)) });
+    })
+    .post('/readiness/list', async (c) => {
+      await readJsonObject(c);
+      const runs = listRuns(deps, c.get('account').id).map((run) => runView(deps, run));
+      return c.json({ ...OK, runs });
+    });
+}
