@@ -41,7 +41,7 @@ export function readinessRoutes(deps: ServerDeps) {
       const windowSeconds = optionalInteger(body, 'windowSeconds') ?? DEFAULT_WINDOW_SECONDS;
       // The same policy as PUT /v1/webhook: a hosted sandbox never posts into its own network.
       const problem = webhookUrl === undefined ? undefined : await webhookUrlProblem(deps.config, webhookUrl);
-      if (problem) throw invalidField(`webhookUrl: ${problem}`);
+      if (problem) throw invalidField(problem.replace(/^url\b/, 'webhookUrl'));
       const accountId = c.get('account').id;
       settleOpenRun(deps, accountId);
       const receiver = receiverOf(deps, accountId, webhookUrl);
