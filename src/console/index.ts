@@ -6,6 +6,7 @@ import { cardRoutes } from './pages/cards.js';
 import { eventRoutes } from './pages/events.js';
 import { homeRoutes } from './pages/home.js';
 import { operatorRoutes } from './pages/operator.js';
+import { readinessRoutes } from './pages/readiness.js';
 import { requestRoutes } from './pages/requests.js';
 import { SignIn } from './pages/signin.js';
 import { simulateRoutes } from './pages/simulate.js';
@@ -144,5 +145,6 @@ export function consoleRoutes(opts: ConsoleOptions) {
   app.route('/webhooks', webhookRoutes());
   app.route('/requests', requestRoutes());
   app.route('/events', eventRoutes());
+  app.route('/readiness', readinessRoutes());
   return app;
 }
