@@ -85,6 +85,11 @@ export const ERRORS = {
   REQUEST_LOG_OFF: { code: INVALID, message: 'the request log is turned off on this server (--request-log off)' },
   // Readiness runs (docs/readiness.md).
   READINESS_RUN_NOT_FOUND: { code: 404, message: 'no readiness run with this runId for this account' },
+  READINESS_SENDING_LIMIT: {
+    code: 429,
+    message:
+      'this tenant already has 10 readiness runs whose test deliveries are on the wire, the limit: retry after Retry-After seconds',
+  },
   /** Detail: the running run's id and when its window ends. */
   READINESS_RUN_RUNNING: {
     code: INVALID,

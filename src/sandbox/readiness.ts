@@ -1,11 +1,13 @@
 import { Hono } from 'hono';
 import { OK } from '../api/views.js';
-import { invalidField } from '../domain/errors.js';
+import { DomainError, invalidField } from '../domain/errors.js';
 import {
   DEFAULT_WINDOW_SECONDS,
+  MAX_SENDING_PER_TENANT,
   deliveriesSent,
   getRun,
   listRuns,
+  runsSending,
   runView,
   settleAtWindowEnd,
   settleOpenRun,
@@ -16,6 +18,7 @@ import {
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
+import { errorResponse } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import type { ServerDeps } from '../server-deps.js';
@@ -42,9 +45,16 @@ export function readinessRoutes(deps: ServerDeps) {
       // The same policy as PUT /v1/webhook: a hosted sandbox never posts into its own network.
       const problem = webhookUrl === undefined ? undefined : await webhookUrlProblem(deps.config, webhookUrl);
       if (problem) throw invalidField(problem.replace(/^url\b/, 'webhookUrl'));
-      const accountId = c.get('account').id;
+      const account = c.get('account');
+      const accountId = account.id;
+      const tenantId = account.parentAccountId ?? account.id;
       settleOpenRun(deps, accountId);
       const receiver = receiverOf(deps, accountId, webhookUrl);
+      if (receiver && runsSending(deps, tenantId) >= MAX_SENDING_PER_TENANT) {
+        // Each run's deliveries end within two webhook timeouts (the duplicate's two attempts).
+        c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));
+        return errorResponse(c, new DomainError('READINESS_SENDING_LIMIT'));
+      }
       const { run, deliveries } = transact(deps, () =>
         startRun(deps, {
           accountId,
@@ -58,7 +68,7 @@ export function readinessRoutes(deps: ServerDeps) {
         const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
           sendReadinessDeliveries(deps, { accountId, ...receiver, deliveries }),
         );
-        trackSending(deps, run.id, sent);
+        trackSending(deps, run.id, tenantId, sent);
       }
       if (deps.config.backgroundJobs) settleAtWindowEnd(deps, run);
       return c.json({ ...OK, ...runView(deps, run) });

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it, sandboxTest } from '../helpers/fixtures.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { startReceiver } from '../webhooks/receiver.js';
+import { behaviours, startReceiver } from '../webhooks/receiver.js';
 import { API_CHECKS, RECEIVER_CHECKS, getRun, results, startRun, stopRun } from './helpers.js';
 
 // readiness/run, get, stop and list as a partner calls them: ids, windows, refusals, and what a run leaves alone.
@@ -137,6 +137,26 @@ describe('readiness/get, readiness/stop, readiness/list', () => {
     expect(res.body.runs.map((r: { runId: string }) => r.runId)).toEqual(ids.slice(2).reverse());
     expect(res.body.runs.every((r: { status: string }) => r.status === 'done')).toBe(true);
     expect((await readiness(acct.apiKey, 'get', { runId: ids[0] })).status).toBe(404);
+  });
+});
+
+describe('a tenant (an account and its child sandboxes)', () => {
+  it('has at most 10 runs with test deliveries on the wire: the 11th is a 429 with Retry-After, another tenant is served', async () => {
+    const rx = await startReceiver();
+    rx.fallback = behaviours.hang;
+    try {
+      const keys = [acct.apiKey];
+      for (let i = 0; i < 10; i++) keys.push((await sim(sb, acct.apiKey, 'sandboxes/create', {})).body.apiKey);
+      const other = await sb.account({ balance: 1 });
+      for (const key of [...keys, other.apiKey]) await putWebhookConfig(sb, key, { url: rx.url });
+      for (const key of keys.slice(0, 10)) await startRun(sb, key);
+      const refused = await readiness(keys[10]!, 'run', {});
+      expect([refused.status, refused.body.code, refused.headers['retry-after']]).toEqual([429, 429, '20']);
+      expect((await readiness(keys[10]!, 'list')).body.runs).toEqual([]);
+      expect((await readiness(other.apiKey, 'run', {})).status).toBe(200);
+    } finally {
+      await rx.close();
+    }
   });
 });
 
