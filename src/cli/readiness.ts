@@ -4,8 +4,9 @@ import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
 import { formatReport, junitReport } from './readiness-report.js';
 
-// `card-sandbox readiness`: starts a readiness run, says what to exercise, waits for the window (polling
-// readiness/get; Ctrl-C stops the run at once), prints the report and exits 1 when a check failed.
+// `card-sandbox readiness`: starts a readiness run, says what to exercise, waits for the window (then polls
+// readiness/get until the run is done; Ctrl-C stops the run at once), prints the report and exits 1 when a check
+// failed.
 
 export const READINESS_SPEC = {
   command: 'card-sandbox readiness',
@@ -54,7 +55,7 @@ export async function runReadiness(argv: string[]): Promise<number> {
       ...(windowSeconds !== undefined && { windowSeconds }),
     })) as unknown as RunView;
     process.stdout.write(intro(started, client.baseUrl));
-    const run = await waitForEnd(client, started.runId);
+    const run = await waitForEnd(client, started);
     process.stdout.write(`\n${formatReport(run)}`);
     if (values.junit) writeFileSync(values.junit, junitReport(run));
     return run.checks.some((c) => c.result === 'fail') ? 1 : 0;
@@ -84,8 +85,11 @@ function intro(run: RunView, baseUrl: string): string {
   ].join('\n');
 }
 
-/** Polls readiness/get until the run is done; Ctrl-C stops it (readiness/stop answers the final report). */
-async function waitForEnd(client: SandboxClient, runId: string): Promise<RunView> {
+/**
+ * Sleeps through the window, then polls readiness/get until the run is done (its test deliveries answered). Ctrl-C
+ * stops the run at once: readiness/stop answers the final report.
+ */
+async function waitForEnd(client: SandboxClient, run: RunView): Promise<RunView> {
   let interrupted!: () => void;
   const interrupt = new Promise<void>((resolve) => (interrupted = resolve));
   let stopping = false;
@@ -93,18 +97,22 @@ async function waitForEnd(client: SandboxClient, runId: string): Promise<RunView
     stopping = true;
     interrupted();
   };
+  const pause = async (ms: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([interrupt, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  };
   process.once('SIGINT', onSignal);
   try {
+    await pause(Date.parse(run.endsAt) - Date.parse(run.startedAt));
     for (;;) {
-      const run = (await client.post('/sandbox/v1/readiness/get', { runId })) as unknown as RunView;
-      if (run.status === 'done') return run;
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([interrupt, new Promise<void>((resolve) => (timer = setTimeout(resolve, POLL_MS)))]);
-      clearTimeout(timer);
       if (stopping) {
         process.stdout.write('Stopping the run (waiting for the test deliveries still on the wire)...\n');
-        return (await client.post('/sandbox/v1/readiness/stop', { runId })) as unknown as RunView;
+        return (await client.post('/sandbox/v1/readiness/stop', { runId: run.runId })) as unknown as RunView;
       }
+      const now = (await client.post('/sandbox/v1/readiness/get', { runId: run.runId })) as unknown as RunView;
+      if (now.status === 'done') return now;
+      await pause(POLL_MS);
     }
   } finally {
     process.off('SIGINT', onSignal);

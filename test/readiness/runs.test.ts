@@ -107,6 +107,17 @@ describe('readiness/get, readiness/stop, readiness/list', () => {
     expect((await getRun(sb, other.apiKey, theirs.runId)).status).toBe('running');
   });
 
+  it('are not recorded in the request log: polling a run never pushes out the requests it judges', async () => {
+    const run = await startRun(sb, acct.apiKey);
+    for (let i = 0; i < 3; i++) await getRun(sb, acct.apiKey, run.runId);
+    await readiness(acct.apiKey, 'list');
+    await stopRun(sb, acct.apiKey, run.runId);
+    const paths = (await sim(sb, acct.apiKey, 'requests', { limit: 50 })).body.requests.map(
+      (r: { path: string }) => r.path,
+    );
+    expect(paths).toEqual(['/sandbox/v1/readiness/stop', '/sandbox/v1/readiness/run']);
+  });
+
   it('ends the window at its end without a stop: a get after endsAt answers the run done', async () => {
     const run = await startRun(sb, acct.apiKey, { windowSeconds: 30 });
     sb.wall.ms += 29_999;
