@@ -49,13 +49,16 @@ export async function runReadiness(argv: string[]): Promise<number> {
           : undefined;
   if (problem) return usageError(READINESS_SPEC, problem).exitCode;
   const client = new SandboxClient(baseUrl!, apiKey!);
+  // Listening before anything is printed: a Ctrl-C that follows the instructions at once must stop the run, not
+  // kill the process with its run still armed.
+  const interrupt = new Interrupt();
   try {
     const started = (await client.post('/sandbox/v1/readiness/run', {
       ...(values['webhook-url'] !== undefined && { webhookUrl: values['webhook-url'] }),
       ...(windowSeconds !== undefined && { windowSeconds }),
     })) as unknown as RunView;
     process.stdout.write(intro(started, client.baseUrl));
-    const run = await waitForEnd(client, started);
+    const run = await waitForEnd(client, started, interrupt);
     process.stdout.write(`\n${formatReport(run)}`);
     if (values.junit) writeFileSync(values.junit, junitReport(run));
     return run.checks.some((c) => c.result === 'fail') ? 1 : 0;
@@ -63,6 +66,8 @@ export async function runReadiness(argv: string[]): Promise<number> {
     if (!(err instanceof CliFailure)) throw err;
     process.stderr.write(`card-sandbox readiness: ${err.message}\n`);
     return err.exitCode;
+  } finally {
+    interrupt.close();
   }
 }
 
@@ -85,36 +90,46 @@ function intro(run: RunView, baseUrl: string): string {
   ].join('\n');
 }
 
+/** Ctrl-C, once: `pause` ends early when it comes. */
+class Interrupt {
+  stopping = false;
+  private readonly signalled: Promise<void>;
+  private readonly onSignal: () => void;
+
+  constructor() {
+    let resolve!: () => void;
+    this.signalled = new Promise<void>((r) => (resolve = r));
+    this.onSignal = () => {
+      this.stopping = true;
+      resolve();
+    };
+    process.once('SIGINT', this.onSignal);
+  }
+
+  async pause(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.signalled, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+
+  close(): void {
+    process.off('SIGINT', this.onSignal);
+  }
+}
+
 /**
  * Sleeps through the window, then polls readiness/get until the run is done (its test deliveries answered). Ctrl-C
  * stops the run at once: readiness/stop answers the final report.
  */
-async function waitForEnd(client: SandboxClient, run: RunView): Promise<RunView> {
-  let interrupted!: () => void;
-  const interrupt = new Promise<void>((resolve) => (interrupted = resolve));
-  let stopping = false;
-  const onSignal = () => {
-    stopping = true;
-    interrupted();
-  };
-  const pause = async (ms: number) => {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([interrupt, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-    clearTimeout(timer);
-  };
-  process.once('SIGINT', onSignal);
-  try {
-    await pause(Date.parse(run.endsAt) - Date.parse(run.startedAt));
-    for (;;) {
-      if (stopping) {
-        process.stdout.write('Stopping the run (waiting for the test deliveries still on the wire)...\n');
-        return (await client.post('/sandbox/v1/readiness/stop', { runId: run.runId })) as unknown as RunView;
-      }
-      const now = (await client.post('/sandbox/v1/readiness/get', { runId: run.runId })) as unknown as RunView;
-      if (now.status === 'done') return now;
-      await pause(POLL_MS);
+async function waitForEnd(client: SandboxClient, run: RunView, interrupt: Interrupt): Promise<RunView> {
+  await interrupt.pause(Date.parse(run.endsAt) - Date.parse(run.startedAt));
+  for (;;) {
+    if (interrupt.stopping) {
+      process.stdout.write('Stopping the run (waiting for the test deliveries still on the wire)...\n');
+      return (await client.post('/sandbox/v1/readiness/stop', { runId: run.runId })) as unknown as RunView;
     }
-  } finally {
-    process.off('SIGINT', onSignal);
+    const now = (await client.post('/sandbox/v1/readiness/get', { runId: run.runId })) as unknown as RunView;
+    if (now.status === 'done') return now;
+    await interrupt.pause(POLL_MS);
   }
 }
