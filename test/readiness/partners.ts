@@ -40,21 +40,30 @@ async function post(t: Transport, path: string, body: unknown, key?: string): Pr
 
 export class OutOfInventory extends Error {}
 
-/** The integration a careful partner ships. */
-export class GoodClient {
+/** What both clients share: the transport, and a read asked again after a 429 once the client has reacted to it. */
+abstract class Client {
   readonly t: Transport;
 
   constructor(t: Transport) {
     this.t = t;
   }
 
-  /** A read: after a 429, wait its Retry-After, then ask again. */
   async read(path: string, body: unknown = {}): Promise<Answer> {
     for (;;) {
       const answer = await post(this.t, path, body);
       if (answer.status !== 429) return answer;
-      await this.t.sleep(Number(answer.headers.get('retry-after') ?? '1') * 1000);
+      await this.throttled(answer);
     }
+  }
+
+  protected abstract throttled(answer: Answer): Promise<void>;
+}
+
+/** The integration a careful partner ships. */
+export class GoodClient extends Client {
+  /** After a 429, wait its Retry-After. */
+  protected async throttled(answer: Answer): Promise<void> {
+    await this.t.sleep(Number(answer.headers.get('retry-after') ?? '1') * 1000);
   }
 
   /** A write: one key per operation, kept for every retry of the same body (lost answer, 5xx, 429). */
@@ -90,19 +99,9 @@ export class GoodClient {
 }
 
 /** The integration that breaks a launch. */
-export class CarelessClient {
-  readonly t: Transport;
-
-  constructor(t: Transport) {
-    this.t = t;
-  }
-
-  async read(path: string, body: unknown = {}): Promise<Answer> {
-    for (;;) {
-      const answer = await post(this.t, path, body);
-      if (answer.status !== 429) return answer;
-    }
-  }
+export class CarelessClient extends Client {
+  /** After a 429, ask again at once. */
+  protected async throttled(): Promise<void> {}
 
   /** A new key on every attempt, retried at once. */
   async write(path: string, body: unknown): Promise<Answer> {
