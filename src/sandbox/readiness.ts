@@ -15,6 +15,7 @@ import {
   stopRun,
   trackSending,
 } from '../domain/readiness.js';
+import { tenantOf } from '../domain/tenants.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
@@ -47,7 +48,7 @@ export function readinessRoutes(deps: ServerDeps) {
       if (problem) throw invalidField(problem.replace(/^url\b/, 'webhookUrl'));
       const account = c.get('account');
       const accountId = account.id;
-      const tenantId = account.parentAccountId ?? account.id;
+      const tenantId = tenantOf(account);
       settleOpenRun(deps, accountId);
       const receiver = receiverOf(deps, accountId, webhookUrl);
       if (receiver && runsSending(deps, tenantId) >= MAX_SENDING_PER_TENANT) {
