@@ -29,12 +29,7 @@ import {
   type CheckOutcome,
   type ReceiverCheckId,
 } from './readiness-catalogue.js';
-import {
-  PLANNED_ATTEMPTS,
-  evaluateReceiverChecks,
-  type ReadinessAttempt,
-  type ReceiverDelivery,
-} from './readiness-receiver-checks.js';
+import { evaluateReceiverChecks, type ReadinessAttempt, type ReceiverDelivery } from './readiness-receiver-checks.js';
 import { requestLogOf } from './request-log.js';
 
 // Readiness runs (docs/readiness.md): a window of wall time in which the run arms three faults on the account and
@@ -122,7 +117,7 @@ const isSending = (deps: Deps, runId: string) => sendingOf(deps.db).has(runId);
 
 /**
  * Per database: the latest end of an open window, so a request skips the armed-fault query once every window has
- * ended (the common case). Starting a run forgets it; stopping one only makes it pessimistic.
+ * ended (the common case). Starting or evaluating a run forgets it.
  */
 const openUntil = new WeakMap<Db, number>();
 
@@ -177,7 +172,6 @@ export function startRun(
       seq,
       check_id: d.check,
       event_id: d.eventId,
-      planned_attempts: PLANNED_ATTEMPTS[d.check],
     }),
   );
   trimRuns(deps.db, input.accountId, RUNS_KEPT);
@@ -207,6 +201,8 @@ export function listRuns(deps: Deps, accountId: string): RunRow[] {
 export function settleRun(deps: Deps, run: RunRow): RunRow {
   if (run.api_checks !== null || run.ends_at_ms > deps.wallClock()) return run;
   storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, run, run.ends_at_ms)));
+  // A stopped window ends before the end the armed-fault shortcut holds: let it read the table again.
+  openUntil.delete(deps.db);
   return findRun(deps.db, run.account_id, run.id) ?? run;
 }
 

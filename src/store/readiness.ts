@@ -21,7 +21,6 @@ export interface DeliveryRow {
   seq: number;
   check_id: string;
   event_id: string;
-  planned_attempts: number;
   /** JSON array of attempts. */
   attempts: string;
 }
@@ -47,9 +46,8 @@ export function insertRun(db: Db, r: RunRow): void {
 export function insertDelivery(db: Db, d: Omit<DeliveryRow, 'attempts'>): void {
   sql(
     db,
-    `INSERT INTO readiness_deliveries (id, run_id, account_id, seq, check_id, event_id, planned_attempts)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(d.id, d.run_id, d.account_id, d.seq, d.check_id, d.event_id, d.planned_attempts);
+    `INSERT INTO readiness_deliveries (id, run_id, account_id, seq, check_id, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
+  ).run(d.id, d.run_id, d.account_id, d.seq, d.check_id, d.event_id);
 }
 
 export function findRun(db: Db, accountId: string, runId: string): RunRow | undefined {

@@ -32,7 +32,6 @@ CREATE TABLE readiness_deliveries (
   seq INTEGER NOT NULL,
   check_id TEXT NOT NULL,
   event_id TEXT NOT NULL,
-  planned_attempts INTEGER NOT NULL,
   attempts TEXT NOT NULL DEFAULT '[]'
 );
 CREATE INDEX readiness_deliveries_run ON readiness_deliveries(run_id, seq);
