@@ -1,9 +1,12 @@
-import type { CheckResult } from '../domain/readiness-catalogue.js';
-import type { DeliveryView, RunView } from '../domain/readiness.js';
+import type { components } from '../contracts/api-types.js';
 import { xml } from '../verify/report.js';
 
 // How `card-sandbox readiness` prints a run: one line per check, and under a failure its evidence and advice; and the
 // JUnit file, one test case per check (a failure is a failure, not_observed is skipped: nothing to judge is no pass).
+
+type RunView = components['schemas']['sandbox.readiness.run'];
+type CheckResult = components['schemas']['sandbox.readiness.check']['result'];
+type DeliveryView = components['schemas']['sandbox.readiness.delivery'];
 
 const LABEL: Record<CheckResult, string> = { pass: 'PASS', fail: 'FAIL', not_observed: 'NOT OBSERVED' };
 const INDENT = ' '.repeat(14);

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import type { RunView } from '../domain/readiness.js';
+import type { components } from '../contracts/api-types.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
 import { formatReport, junitReport } from './readiness-report.js';
@@ -7,6 +7,9 @@ import { formatReport, junitReport } from './readiness-report.js';
 // `card-sandbox readiness`: starts a readiness run, says what to exercise, waits for the window (then polls
 // readiness/get until the run is done; Ctrl-C stops the run at once), prints the report and exits 1 when a check
 // failed.
+
+/** A run as the API answers it (readiness/run, get and stop answer the same shape). */
+type RunView = components['schemas']['sandbox.readiness.run'];
 
 export const READINESS_SPEC = {
   command: 'card-sandbox readiness',

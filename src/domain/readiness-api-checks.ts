@@ -22,6 +22,14 @@ export interface Logged {
   idempotencyKey: string | null;
 }
 
+/** The request log as the checks read it; the request-log module provides it (the domain cannot reach the log). */
+export interface WindowLog {
+  /** The account's requests that started within [fromMs, toMs], in the order they were recorded. */
+  requests(accountId: string, fromMs: number, toMs: number): Logged[];
+  /** The recorded JSON body of a request (undefined when it is not there). */
+  bodyOf(seq: number): unknown;
+}
+
 export interface ApiInput {
   /** The window's requests in the order they were recorded (the run's own routes left out). */
   requests: readonly Logged[];

@@ -8,8 +8,6 @@ import {
   insertRun,
   latestOpenWindowEnd,
   openRunOf,
-  requestDetail,
-  requestsBetween,
   runsOf,
   storeApiChecks,
   takeArmed,
@@ -20,7 +18,7 @@ import {
 } from '../store/readiness.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
-import { evaluateApiChecks, type Logged } from './readiness-api-checks.js';
+import { evaluateApiChecks, type WindowLog } from './readiness-api-checks.js';
 import {
   API_CHECKS,
   READINESS_PATH_PREFIX,
@@ -30,7 +28,6 @@ import {
   type ReceiverCheckId,
 } from './readiness-catalogue.js';
 import { evaluateReceiverChecks, type ReadinessAttempt, type ReceiverDelivery } from './readiness-receiver-checks.js';
-import { requestLogOf } from './request-log.js';
 
 // Readiness runs (docs/readiness.md): a window of wall time in which the run arms three faults on the account and
 // then judges, from the request log, how the integration handled them; and five signed test deliveries to the
@@ -122,9 +119,9 @@ const isSending = (deps: Deps, runId: string) => sendingOf(deps.db).has(runId);
 const openUntil = new WeakMap<Db, number>();
 
 /** The account's open run, evaluated first if its window has ended. */
-export function settleOpenRun(deps: Deps, accountId: string): void {
+export function settleOpenRun(deps: Deps, log: WindowLog, accountId: string): void {
   const open = openRunOf(deps.db, accountId);
-  if (open) settleRun(deps, open);
+  if (open) settleRun(deps, log, open);
 }
 
 /**
@@ -179,10 +176,10 @@ export function startRun(
   return { run, deliveries };
 }
 
-export function getRun(deps: Deps, accountId: string, runId: string): RunRow {
+export function getRun(deps: Deps, log: WindowLog, accountId: string, runId: string): RunRow {
   const run = findRun(deps.db, accountId, runId);
   if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
-  return settleRun(deps, run);
+  return settleRun(deps, log, run);
 }
 
 /** Ends the run's window now (a run already ended is left as it is). */
@@ -193,27 +190,27 @@ export function stopRun(deps: Deps, accountId: string, runId: string): void {
 }
 
 /** The account's newest runs, newest first, each evaluated if its window has ended. */
-export function listRuns(deps: Deps, accountId: string): RunRow[] {
-  return runsOf(deps.db, accountId, RUNS_KEPT).map((r) => settleRun(deps, r));
+export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[] {
+  return runsOf(deps.db, accountId, RUNS_KEPT).map((r) => settleRun(deps, log, r));
 }
 
 /** Evaluates the API-use checks of a run whose window has ended, once: the stored result never changes after. */
-export function settleRun(deps: Deps, run: RunRow): RunRow {
+export function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
   if (run.api_checks !== null || run.ends_at_ms > deps.wallClock()) return run;
-  storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, run, run.ends_at_ms)));
+  storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(log, run, run.ends_at_ms)));
   // A stopped window ends before the end the armed-fault shortcut holds: let it read the table again.
   openUntil.delete(deps.db);
   return findRun(deps.db, run.account_id, run.id) ?? run;
 }
 
 /** Evaluates the run when its window ends, should nobody ask before (the request log keeps only 1,000 requests). */
-export function settleAtWindowEnd(deps: Deps, run: RunRow): void {
+export function settleAtWindowEnd(deps: Deps, log: WindowLog, run: RunRow): void {
   const timer = setTimeout(
     () => {
       try {
         if (!deps.db.open) return;
         const now = findRun(deps.db, run.account_id, run.id);
-        if (now) settleRun(deps, now);
+        if (now) settleRun(deps, log, now);
       } catch (err) {
         deps.logger.error({ err, runId: run.id }, 'readiness run not evaluated at the end of its window');
       }
@@ -224,11 +221,11 @@ export function settleAtWindowEnd(deps: Deps, run: RunRow): void {
 }
 
 /** The run as the API answers it. While it runs, its checks show what has been observed so far. */
-export function runView(deps: Deps, run: RunRow): RunView {
+export function runView(deps: Deps, log: WindowLog, run: RunRow): RunView {
   const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
   const api =
     run.api_checks === null
-      ? apiChecksUpTo(deps, run, Math.min(run.ends_at_ms, deps.wallClock()))
+      ? apiChecksUpTo(log, run, Math.min(run.ends_at_ms, deps.wallClock()))
       : (JSON.parse(run.api_checks) as CheckOutcome[]);
   return {
     runId: run.id,
@@ -278,22 +275,13 @@ export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, 
 }
 
 /** The API-use checks over the run's window up to `toMs`, from the request log. */
-function apiChecksUpTo(deps: Deps, run: RunRow, toMs: number): CheckOutcome[] {
-  requestLogOf(deps).flush();
-  const requests: Logged[] = requestsBetween(deps.db, run.account_id, run.started_at_ms, toMs)
-    .filter((r) => !r.path.startsWith(READINESS_PATH_PREFIX))
-    .map((r) => ({
-      seq: r.seq,
-      requestId: r.request_id,
-      atMs: r.at_ms,
-      path: r.path,
-      status: r.status,
-      code: r.code,
-      idempotencyKey: r.idempotency_key,
-    }));
+function apiChecksUpTo(log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
+  const requests = log
+    .requests(run.account_id, run.started_at_ms, toMs)
+    .filter((r) => !r.path.startsWith(READINESS_PATH_PREFIX));
   const bodies = new Map<number, unknown>();
   const bodyOf = (seq: number) => {
-    if (!bodies.has(seq)) bodies.set(seq, recordedBody(requestDetail(deps.db, seq)));
+    if (!bodies.has(seq)) bodies.set(seq, log.bodyOf(seq));
     return bodies.get(seq);
   };
   return evaluateApiChecks({
@@ -301,9 +289,4 @@ function apiChecksUpTo(deps: Deps, run: RunRow, toMs: number): CheckOutcome[] {
     faults: { drop: run.drop_request_id, error: run.error_request_id, throttle: run.throttle_request_id },
     bodyOf,
   });
-}
-
-function recordedBody(detail: string | undefined): unknown {
-  if (detail === undefined) return undefined;
-  return (JSON.parse(detail) as { request?: { body?: unknown } }).request?.body;
 }

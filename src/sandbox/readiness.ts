@@ -1,5 +1,4 @@
 import { Hono } from 'hono';
-import { OK } from '../api/views.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 import {
   DEFAULT_WINDOW_SECONDS,
@@ -19,9 +18,11 @@ import { tenantOf } from '../domain/tenants.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
+import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
+import { windowLog } from '../request-log/window.js';
 import type { ServerDeps } from '../server-deps.js';
 import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
@@ -38,6 +39,7 @@ function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | un
  * webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults.
  */
 export function readinessRoutes(deps: ServerDeps) {
+  const log = windowLog(deps);
   return new Hono<AppEnv>()
     .post('/readiness/run', async (c) => {
       const body = await readJsonObject(c);
@@ -49,7 +51,7 @@ export function readinessRoutes(deps: ServerDeps) {
       const account = c.get('account');
       const accountId = account.id;
       const tenantId = tenantOf(account);
-      settleOpenRun(deps, accountId);
+      settleOpenRun(deps, log, accountId);
       const receiver = receiverOf(deps, accountId, webhookUrl);
       if (receiver && runsSending(deps, tenantId) >= MAX_SENDING_PER_TENANT) {
         // Each run's deliveries end within two webhook timeouts (the duplicate's two attempts).
@@ -71,12 +73,12 @@ export function readinessRoutes(deps: ServerDeps) {
         );
         trackSending(deps, run.id, tenantId, sent);
       }
-      if (deps.config.backgroundJobs) settleAtWindowEnd(deps, run);
-      return c.json({ ...OK, ...runView(deps, run) });
+      if (deps.config.backgroundJobs) settleAtWindowEnd(deps, log, run);
+      return c.json({ ...OK, ...runView(deps, log, run) });
     })
     .post('/readiness/get', async (c) => {
       const runId = requiredString(await readJsonObject(c), 'runId');
-      return c.json({ ...OK, ...runView(deps, getRun(deps, c.get('account').id, runId)) });
+      return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, c.get('account').id, runId)) });
     })
     .post('/readiness/stop', async (c) => {
       const runId = requiredString(await readJsonObject(c), 'runId');
@@ -84,11 +86,11 @@ export function readinessRoutes(deps: ServerDeps) {
       stopRun(deps, accountId, runId);
       // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
       await deliveriesSent(deps, runId);
-      return c.json({ ...OK, ...runView(deps, getRun(deps, accountId, runId)) });
+      return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, accountId, runId)) });
     })
     .post('/readiness/list', async (c) => {
       await readJsonObject(c);
-      const runs = listRuns(deps, c.get('account').id).map((run) => runView(deps, run));
+      const runs = listRuns(deps, log, c.get('account').id).map((run) => runView(deps, log, run));
       return c.json({ ...OK, runs });
     });
 }

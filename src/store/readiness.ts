@@ -1,6 +1,6 @@
 import { sql, type Db } from './db.js';
 
-// SQL of readiness runs (migration 060), and the reads of the request log a run's checks are made from.
+// SQL of readiness runs (migration 060).
 
 export interface RunRow {
   id: string;
@@ -137,29 +137,4 @@ export function takeArmed(
   )
     .pluck()
     .get({ requestId, accountId, nowMs }) as string | undefined;
-}
-
-/** A request-log row as the checks read it (no headers or bodies). */
-export interface LoggedRow {
-  seq: number;
-  request_id: string;
-  at_ms: number;
-  path: string;
-  status: number;
-  code: number | null;
-  idempotency_key: string | null;
-}
-
-/** The account's request-log rows that started within [fromMs, toMs], in the order they were recorded. */
-export function requestsBetween(db: Db, accountId: string, fromMs: number, toMs: number): LoggedRow[] {
-  return sql(
-    db,
-    `SELECT seq, request_id, at_ms, path, status, code, idempotency_key FROM request_log
-       WHERE account_id = ? AND at_ms BETWEEN ? AND ? ORDER BY seq`,
-  ).all(accountId, fromMs, toMs) as LoggedRow[];
-}
-
-/** The stored detail (request and response, JSON) of one request-log row. */
-export function requestDetail(db: Db, seq: number): string | undefined {
-  return sql(db, 'SELECT detail FROM request_log WHERE seq = ?').pluck().get(seq) as string | undefined;
 }

@@ -110,3 +110,23 @@ export function findRequestLogRow(db: Db, accountId: string, requestId: string):
     requestId,
   ) as RequestLogRow | undefined;
 }
+
+/** A row as a readiness run's checks read it: what the request was, without its headers and bodies. */
+export type WindowRow = Pick<
+  RequestLogRow,
+  'seq' | 'request_id' | 'at_ms' | 'path' | 'status' | 'code' | 'idempotency_key'
+>;
+
+/** The account's rows of requests that started within [fromMs, toMs], in the order they were recorded. */
+export function rowsBetween(db: Db, accountId: string, fromMs: number, toMs: number): WindowRow[] {
+  return sql(
+    db,
+    `SELECT seq, request_id, at_ms, path, status, code, idempotency_key FROM request_log
+       WHERE account_id = ? AND at_ms BETWEEN ? AND ? ORDER BY seq`,
+  ).all(accountId, fromMs, toMs) as WindowRow[];
+}
+
+/** The stored detail (request and response, JSON) of one row. */
+export function detailOf(db: Db, seq: number): string | undefined {
+  return sql(db, 'SELECT detail FROM request_log WHERE seq = ?').pluck().get(seq) as string | undefined;
+}

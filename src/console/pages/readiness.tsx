@@ -1,7 +1,6 @@
 import { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import type { CheckResult } from '../../domain/readiness-catalogue.js';
-import type { DeliveryView, RunView } from '../../domain/readiness.js';
+import type { components } from '../../contracts/api-types.js';
 import { numberField } from '../format.js';
 import { done, enc, errorFlash, failed, fragment, kept, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
 import { ActionButton, ColumnHeads, Csrf, Empty, Field, TableWrap, Time } from '../ui.js';
@@ -12,10 +11,11 @@ import { ActionButton, ColumnHeads, Csrf, Empty, Field, TableWrap, Time } from '
 
 const TO = '/console/readiness';
 
-/** The answer of readiness/list, as contracts/sandbox/readiness/list.response.json types it. */
-interface RunsAnswer {
-  runs?: RunView[];
-}
+/** A run, one of its checks and one of its test deliveries, as the contracts type them. */
+type RunView = components['schemas']['sandbox.readiness.run'];
+type CheckResult = components['schemas']['sandbox.readiness.check']['result'];
+type DeliveryView = components['schemas']['sandbox.readiness.delivery'];
+type RunsAnswer = Partial<components['schemas']['sandbox.readiness.list.response']>;
 
 const RESULT_TEXT: Record<CheckResult, string> = { pass: 'pass', fail: 'fail', not_observed: 'not observed' };
 const RESULT_TONE: Record<CheckResult, string> = { pass: 'ok', fail: 'bad', not_observed: '' };
