@@ -3,7 +3,7 @@ import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver } from '../webhooks/receiver.js';
-import { check, startRun, stopRun, type Report } from './helpers.js';
+import { check, startRun, stopRun, type Report } from './calls.js';
 
 // Where each check draws its line, request by request. The calls go through the app in-process: a dropped answer
 // still arrives here (only a socket shows the reset, see partners.test.ts), which lets a test play any client.

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { API_CHECKS, RECEIVER_CHECKS, check, listen, results, startRun, stopRun, type Report } from './helpers.js';
+import { API_CHECKS, RECEIVER_CHECKS, check, listen, results, startRun, stopRun, type Report } from './calls.js';
 import {
   CarelessClient,
   GoodClient,

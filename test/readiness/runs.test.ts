@@ -3,7 +3,7 @@ import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it, sandboxTest } from '../helpers/fixtures.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver } from '../webhooks/receiver.js';
-import { API_CHECKS, RECEIVER_CHECKS, getRun, results, startRun, stopRun } from './helpers.js';
+import { API_CHECKS, RECEIVER_CHECKS, getRun, results, startRun, stopRun } from './calls.js';
 
 // readiness/run, get, stop and list as a partner calls them: ids, windows, refusals, and what a run leaves alone.
 

@@ -2,8 +2,8 @@ import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
-// Steps the readiness tests share: the sandbox on a real port (a dropped response is only seen over a socket), the
-// run's routes, and the report's checks by id.
+// Calls and types the readiness tests share: the sandbox on a real port (a dropped response is only seen over a
+// socket), the run's routes, and the report's checks by id.
 
 export interface Check {
   id: string;
