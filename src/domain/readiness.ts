@@ -6,8 +6,8 @@ import {
   findRun,
   insertDelivery,
   insertRun,
-  latestOpenWindowEnd,
   openRunOf,
+  openWindows,
   runsOf,
   storeApiChecks,
   takeArmed,
@@ -19,6 +19,7 @@ import {
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 import { evaluateApiChecks, type WindowLog } from './readiness-api-checks.js';
+import { isSending } from './readiness-sending.js';
 import {
   API_CHECKS,
   READINESS_PATH_PREFIX,
@@ -75,48 +76,18 @@ export interface StartedRun {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/** A tenant (an account and its child sandboxes) has at most this many runs with test deliveries on the wire. */
-export const MAX_SENDING_PER_TENANT = 10;
+/**
+ * Per database: the accounts with a window not yet evaluated, and its end, so that a request of any other account
+ * (the common case) never queries for armed faults. Read from the table when unknown (at start, after a restart);
+ * starting, stopping or evaluating a run forgets it.
+ */
+const windows = new WeakMap<Db, Map<string, number>>();
 
-interface Sending {
-  tenantId: string;
-  done: Promise<void>;
-}
-
-/** Per database: the runs whose test deliveries are on the wire, each with the promise of their end. */
-const sending = new WeakMap<Db, Map<string, Sending>>();
-
-function sendingOf(db: Db): Map<string, Sending> {
-  let map = sending.get(db);
-  if (!map) sending.set(db, (map = new Map()));
+function windowsOf(db: Db): Map<string, number> {
+  let map = windows.get(db);
+  if (!map) windows.set(db, (map = new Map(openWindows(db).map((w) => [w.account_id, w.ends_at_ms]))));
   return map;
 }
-
-/** Marks a run's deliveries as on the wire until `done` settles (it must never reject). */
-export function trackSending(deps: Deps, runId: string, tenantId: string, done: Promise<void>): void {
-  const map = sendingOf(deps.db);
-  map.set(runId, { tenantId, done: done.finally(() => map.delete(runId)) });
-}
-
-/** How many of the tenant's runs have test deliveries on the wire. */
-export function runsSending(deps: Deps, tenantId: string): number {
-  let n = 0;
-  for (const s of sendingOf(deps.db).values()) if (s.tenantId === tenantId) n++;
-  return n;
-}
-
-/** Resolves once the run's deliveries are all answered (at once when none is on the wire). */
-export async function deliveriesSent(deps: Deps, runId: string): Promise<void> {
-  await sendingOf(deps.db).get(runId)?.done;
-}
-
-const isSending = (deps: Deps, runId: string) => sendingOf(deps.db).has(runId);
-
-/**
- * Per database: the latest end of an open window, so a request skips the armed-fault query once every window has
- * ended (the common case). Starting or evaluating a run forgets it.
- */
-const openUntil = new WeakMap<Db, number>();
 
 /** The account's open run, evaluated first if its window has ended. */
 export function settleOpenRun(deps: Deps, log: WindowLog, accountId: string): void {
@@ -172,7 +143,7 @@ export function startRun(
     }),
   );
   trimRuns(deps.db, input.accountId, RUNS_KEPT);
-  openUntil.delete(deps.db);
+  windows.delete(deps.db);
   return { run, deliveries };
 }
 
@@ -187,6 +158,7 @@ export function stopRun(deps: Deps, accountId: string, runId: string): void {
   const run = findRun(deps.db, accountId, runId);
   if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
   endWindow(deps.db, run.id, deps.wallClock());
+  windows.delete(deps.db);
 }
 
 /** The account's newest runs, newest first, each evaluated if its window has ended. */
@@ -198,8 +170,7 @@ export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[
 export function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
   if (run.api_checks !== null || run.ends_at_ms > deps.wallClock()) return run;
   storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(log, run, run.ends_at_ms)));
-  // A stopped window ends before the end the armed-fault shortcut holds: let it read the table again.
-  openUntil.delete(deps.db);
+  windows.delete(deps.db);
   return findRun(deps.db, run.account_id, run.id) ?? run;
 }
 
@@ -264,13 +235,12 @@ export function recordAttempt(deps: Deps, deliveryId: string, attempt: Readiness
 
 /**
  * Whether the account's open window has this armed fault: if so it falls on `requestId` (and is spent). Reads
- * and keyed writes call this on every request, so it answers from memory once every window has ended.
+ * and keyed writes call this on every request, so an account without an open window is answered from memory.
  */
 export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, requestId: string): boolean {
   const nowMs = deps.wallClock();
-  let until = openUntil.get(deps.db);
-  if (until === undefined) openUntil.set(deps.db, (until = latestOpenWindowEnd(deps.db) ?? 0));
-  if (nowMs >= until) return false;
+  const endsAtMs = windowsOf(deps.db).get(accountId);
+  if (endsAtMs === undefined || nowMs >= endsAtMs) return false;
   return takeArmed(deps.db, kind, accountId, requestId, nowMs) !== undefined;
 }
 

@@ -2,18 +2,15 @@ import { Hono } from 'hono';
 import { DomainError, invalidField } from '../domain/errors.js';
 import {
   DEFAULT_WINDOW_SECONDS,
-  MAX_SENDING_PER_TENANT,
-  deliveriesSent,
   getRun,
   listRuns,
-  runsSending,
   runView,
   settleAtWindowEnd,
   settleOpenRun,
   startRun,
   stopRun,
-  trackSending,
 } from '../domain/readiness.js';
+import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness-sending.js';
 import { tenantOf } from '../domain/tenants.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
 import { transact } from '../http/command.js';

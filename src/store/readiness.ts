@@ -69,9 +69,12 @@ export function openRunOf(db: Db, accountId: string): RunRow | undefined {
     RunRow | undefined;
 }
 
-/** The latest end of a window not yet evaluated (any account), or null when there is none. */
-export function latestOpenWindowEnd(db: Db): number | null {
-  return sql(db, 'SELECT MAX(ends_at_ms) FROM readiness_runs WHERE api_checks IS NULL').pluck().get() as number | null;
+/** Every account's window not yet evaluated, with its end. */
+export function openWindows(db: Db): { account_id: string; ends_at_ms: number }[] {
+  return sql(db, 'SELECT account_id, ends_at_ms FROM readiness_runs WHERE api_checks IS NULL').all() as {
+    account_id: string;
+    ends_at_ms: number;
+  }[];
 }
 
 /** Ends an open window at `atMs` (never later than it was to end). */

@@ -128,9 +128,12 @@ describe('card-sandbox readiness', () => {
     expect(r.stderr).toMatch(/API key was refused/);
   });
 
-  it('exits 2 on a usage error', async () => {
+  it('exits 2 on a usage error: a window out of range, an unknown option', async () => {
     const r = await runCli(args('--window', '0'));
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--window must be a whole number of seconds from 1 to 86400/);
+    const unknown = await runCli(args('--no-such-option'));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--no-such-option[\s\S]*usage: card-sandbox readiness/);
   });
 });
