@@ -131,7 +131,7 @@ describe('card-sandbox proxy, against a target that misbehaves', () => {
 
     const badHeader = await post('bad-header');
     expect(badHeader.status).toBe(502);
-    expect((await badHeader.json()).code).toBe(502);
+    expect(await badHeader.json()).toMatchObject({ code: 502 });
     await expectOk();
 
     const reset = await post('reset-before');
