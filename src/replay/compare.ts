@@ -74,7 +74,7 @@ export function compareAnswers(
   ids: IdMap,
   enums: EnumLookup,
   /** Pointers whose values the replay decides itself (the clock's mode): never compared. */
-  ignored: readonly string[] = [],
+  ignored: readonly RegExp[] = [],
 ): Comparison {
   const out: Comparison = { divergences: [], values: [] };
   if (recorded.status !== replayed.status) {
@@ -104,11 +104,11 @@ interface WalkContext {
   ids: IdMap;
   enums: EnumLookup;
   out: Comparison;
-  ignored: readonly string[];
+  ignored: readonly RegExp[];
 }
 
 function walk(rec: unknown, rep: unknown, pointer: string, key: string, depth: number, cx: WalkContext): void {
-  if (depth > MAX_DEPTH || isRedacted(rec) || isRedacted(rep) || cx.ignored.includes(pointer)) return;
+  if (depth > MAX_DEPTH || isRedacted(rec) || isRedacted(rep) || cx.ignored.some((re) => re.test(pointer))) return;
   const [rt, pt] = [jsonType(rec), jsonType(rep)];
   const at = pointer || '/';
   if (rt !== pt) {

@@ -77,6 +77,10 @@ export function planRequest(x: RecordedExchange, ids: IdMap): Plan {
     const { mode: _mode, ...rest } = body as Record<string, unknown>;
     body = rest;
   }
+  // The child's webhook is configured as recorded but disabled: it must never deliver to the partner's receiver.
+  if (x.method === 'PUT' && route === '/v1/webhook' && body !== null && typeof body === 'object') {
+    body = { ...body, enabled: false };
+  }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(x.request.headers)) {
     if (NOT_COPIED.has(name) || isRedacted(value)) continue;

@@ -49,8 +49,16 @@ export interface ReplayResult {
 }
 
 const DEFAULT_BALANCE = 10_000;
-/** Fields the replay itself decides, never compared: it keeps the child's clock frozen. */
-const REPLAY_OWNED: Record<string, string[]> = { 'POST /sandbox/v1/clock': ['/mode'] };
+/**
+ * Fields the replay itself decides, never compared: it keeps the child's clock frozen, and its webhook disabled (so
+ * the child never delivers to the receiver the recording configured), which the events' delivery state shows.
+ */
+const REPLAY_OWNED: Record<string, RegExp[]> = {
+  'POST /sandbox/v1/clock': [/^\/mode$/],
+  'PUT /v1/webhook': [/^\/enabled$/],
+  'GET /v1/webhook': [/^\/enabled$/],
+  'POST /sandbox/v1/events': [/^\/events\/\d+\/delivery(\/|$)/],
+};
 const CHILD_TTL_SECONDS = 3600;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -82,6 +90,23 @@ export function seedFor(recording: RecordedExchange[]): { balance: number; depos
     depositFeeRate,
     from: `${DEFAULT_BALANCE} USDT (no wallet/assetList recorded)${rateText}`,
   };
+}
+
+/**
+ * The webhook endpoint the recorded account already had when the recording began (a read shows one, or the first
+ * PUT answers no secret, which only a first configuration does): the child gets one too, so the first PUT of the
+ * replay is an update there as well.
+ */
+export function webhookBefore(recording: RecordedExchange[]): string | undefined {
+  const first = recording.find((x) => x.status === 200 && /^\/v1\/webhook(\/rotate-secret)?$/.test(route(x.path)));
+  if (!first || !isObject(first.response.body)) return undefined;
+  const answer = first.response.body;
+  const existed =
+    (first.method === 'GET' && answer.configured === true) ||
+    (first.method === 'PUT' && !('secret' in answer)) ||
+    route(first.path) === '/v1/webhook/rotate-secret';
+  const url = answer.url ?? (isObject(first.request.body) ? first.request.body.url : undefined);
+  return existed && typeof url === 'string' && !url.includes('[REDACTED]') ? url : undefined;
 }
 
 async function createChild(parent: Target, name: string, seed: ReturnType<typeof seedFor>) {
@@ -116,6 +141,8 @@ export async function replay(opts: ReplayOptions): Promise<ReplayResult> {
   let interrupted = false;
   try {
     await call(child, 'POST', '/sandbox/v1/clock', { body: { mode: 'frozen' } });
+    const webhook = webhookBefore(opts.recording);
+    if (webhook) await call(child, 'PUT', '/v1/webhook', { body: { url: webhook, enabled: false } });
     const ids = new IdMap();
     // The recorded account's clock: a production clock runs; a recorded sandbox may have frozen its own.
     let recordedClockRuns = true;

@@ -76,8 +76,8 @@ afterAll(async () => {
   await new Promise<void>((resolve) => target.close(() => resolve()));
 });
 
-const post = (c: string) =>
-  fetch(`${proxy.url}/v1/card/list?case=${c}`, {
+const post = (c: string, via = proxy) =>
+  fetch(`${via.url}/v1/card/list?case=${c}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'X-API-KEY': 'k' },
     body: '{}',
@@ -183,4 +183,24 @@ describe('card-sandbox proxy, against a target that misbehaves', () => {
     expect(recorded.filter((r) => r.proxyError).map((r) => r.status)).toEqual([502, 502, 502, 504, 200]);
     expect(out.stdout).toMatch(/proxy: 10 exchanges, 5 with violations/);
   }, 300_000);
+
+  it('--record appends each exchange as it completes: a proxy killed without warning leaves whole lines', async () => {
+    const killed = await startProxyCli(targetUrl);
+    for (let i = 0; i < 3; i++) await post('ok', killed);
+    await expect.poll(() => jsonLines(killed.outputs().record).length, { timeout: 60_000 }).toBe(3);
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    const lines = jsonLines(killed.outputs().record);
+    expect(lines.map((l) => [l.seq, l.method, l.path, l.status])).toEqual([
+      [1, 'POST', '/v1/card/list?case=ok', 200],
+      [2, 'POST', '/v1/card/list?case=ok', 200],
+      [3, 'POST', '/v1/card/list?case=ok', 200],
+    ]);
+    expect(lines[0]).toMatchObject({
+      request: { body: {} },
+      response: { body: { cardList: [] }, headers: { 'x-request-id': 'req_ok' } },
+      latencyMs: expect.any(Number),
+    });
+    expect(lines[0]!.request.headers['x-api-key']).toBeUndefined();
+  }, 120_000);
 });

@@ -37,7 +37,8 @@ export async function record(target: string, apiKey: string, flow: (call: Call) 
 
 /**
  * A day of a partner's traffic in miniature: reads, a card issued with a key, its secrets read, a top-up that
- * settles on the clock, a purchase cleared, a freeze, a listing, the events, and a deliberate unknown card.
+ * settles on the clock, a purchase cleared, a freeze, a listing, the events, a webhook endpoint, and a deliberate
+ * unknown card.
  */
 export async function cardFlow(call: Call): Promise<void> {
   const ok = async (method: string, path: string, body?: unknown, headers?: Record<string, string>) => {
@@ -71,6 +72,7 @@ export async function cardFlow(call: Call): Promise<void> {
   await call('POST', '/v1/card/freeze', { cardId });
   await ok('POST', '/v1/card/list', {});
   await ok('POST', '/sandbox/v1/events', { limit: 20 });
+  await ok('PUT', '/v1/webhook', { url: 'http://127.0.0.1:9/hooks', enabled: true });
   await ok('GET', '/v1/webhook');
   await call('POST', '/v1/card/detail', { cardId: '2026010100000000000000' });
 }

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, freePort, runCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, freePort, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
 import { jsonLines } from '../proxy/proxy-process.js';
 import { cardFlow, client, record, type Call } from './flows.js';
 
@@ -93,16 +93,16 @@ describe('card-sandbox replay', () => {
     const junit = join(tmpdir(), `replay-${process.pid}.xml`);
     const first = await replayCli(recording, ['--report', reports[0]!, '--junit', junit]);
     expect(first.code, first.stdout + first.stderr).toBe(0);
-    expect(first.stdout).toMatch(/replay: 17 exchanges, 17 compared, 0 skipped; 0 divergences in 0 exchanges/);
+    expect(first.stdout).toMatch(/replay: 18 exchanges, 18 compared, 0 skipped; 0 divergences in 0 exchanges/);
     expect(first.stdout).toMatch(/seeded with 300 USDT \(first wallet\/assetList, seq 1\)/);
     const second = await replayCli(recording, ['--report', reports[1]!]);
     expect(second.code).toBe(0);
     expect(readFileSync(reports[1]!, 'utf8')).toBe(readFileSync(reports[0]!, 'utf8'));
 
     const lines = jsonLines(readFileSync(reports[0]!, 'utf8'));
-    expect(lines.map((l) => l.result)).toEqual(Array(17).fill('same'));
+    expect(lines.map((l) => l.result)).toEqual(Array(18).fill('same'));
     expect(lines.at(-1)).toMatchObject({ operation: 'POST /v1/card/detail', recordedStatus: 400, replayedStatus: 400 });
-    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuites tests="17" failures="0">/);
+    expect(readFileSync(junit, 'utf8')).toMatch(/<testsuites tests="18" failures="0">/);
     expect(await callerState()).toEqual(before);
     // The replay's own sensitiveInfo answer holds a real card number: no output shows one.
     for (const text of [first.stdout, readFileSync(reports[0]!, 'utf8'), readFileSync(junit, 'utf8')]) {
@@ -143,6 +143,53 @@ describe('card-sandbox replay', () => {
       expect(r.stdout).toMatch(/4 divergences in 4 exchanges/);
     } finally {
       await new Promise<void>((resolve) => standIn.close(() => resolve()));
+    }
+  }, 300_000);
+
+  it('deletes its child sandbox when interrupted (Ctrl-C) in the middle of a replay', async () => {
+    // A gate in front of the sandbox holds the replay's first card/detail until the test has interrupted it.
+    let held: (() => void) | undefined;
+    const gate = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        if (req.url === '/v1/card/detail' && !held) await new Promise<void>((resolve) => (held = resolve));
+        const headers: Record<string, string> = {};
+        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
+        const upstream = await fetch(sandbox.url + req.url, {
+          method: req.method,
+          headers,
+          body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+        });
+        res.writeHead(upstream.status, { 'Content-Type': 'application/json' }).end(await upstream.text());
+      });
+    });
+    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    try {
+      const proc = spawnCli([
+        'replay',
+        recording,
+        '--base-url',
+        `http://127.0.0.1:${(gate.address() as AddressInfo).port}`,
+        '--api-key',
+        KEY,
+      ]);
+      const children = async () =>
+        ((await asCaller('POST', '/sandbox/v1/sandboxes/list', {})).body.sandboxes as { name: string }[]).filter((c) =>
+          c.name.startsWith('replay of'),
+        );
+      await expect.poll(() => held !== undefined, { timeout: 60_000 }).toBe(true);
+      expect(await children()).toHaveLength(1);
+      proc.child.kill('SIGINT');
+      await expect.poll(() => proc.stdout(), { timeout: 60_000 }).toMatch(/Replaying/);
+      held!();
+      const { code } = await proc.exited;
+      expect(code, proc.stderr()).toBe(130);
+      expect(proc.stdout()).toMatch(/Interrupted/);
+      expect(await children()).toEqual([]);
+    } finally {
+      held?.();
+      await new Promise<void>((resolve) => gate.close(() => resolve()));
     }
   }, 300_000);
 
