@@ -27,7 +27,10 @@ export interface ProxyOptions {
   host?: string;
   /** No byte from the target for this long: 504 (before the answer) or the client's connection cut (during it). */
   timeoutMs?: number;
-  /** Called once per exchange with its violations ([] when it conforms or has no contract). */
+  /**
+   * Called once per exchange with its violations ([] when it conforms or has no contract). Both hold what went by,
+   * unredacted: anything written from them goes through ProxyOutputs (outputs.ts), which redacts.
+   */
   onExchange: (exchange: Exchange, violations: Violation[]) => void;
 }
 

@@ -11,10 +11,8 @@ import { readRecording } from '../../src/replay/recording.js';
 import { replay } from '../../src/replay/run.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { CheckContext } from '../../src/verify/context.js';
-import { micros } from '../../src/verify/money.js';
-import { assertBalances, commandArbitraries } from '../../src/verify/properties/commands.js';
 import type { Model, Real } from '../../src/verify/properties/model.js';
-import { firstEnabledBin } from '../../src/verify/state.js';
+import { checkedCommands, modelSetup } from '../../src/verify/properties/run.js';
 
 // Replay agrees with the sandbox it replays: any sequence of the model's commands (card creation, top-ups, freezes,
 // keyed retries and conflicts, clock steps, each followed by a read of every balance, all checked against the
@@ -24,7 +22,6 @@ import { firstEnabledBin } from '../../src/verify/state.js';
 const RUNS = Number(process.env.REPLAY_PROPERTY_RUNS ?? 4);
 const MAX_COMMANDS = Number(process.env.REPLAY_PROPERTY_COMMANDS ?? 12);
 const KEY = `sk_sandbox_property${'0'.repeat(26)}KEY`;
-const START_BALANCE = 200;
 
 let sandbox: RunningServer;
 let dir: string;
@@ -49,20 +46,6 @@ const post = async (key: string, path: string, body: unknown) => {
   return (await res.json()) as Record<string, any>;
 };
 
-class Checked implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly inner: fc.AsyncCommand<Model, Real>) {}
-  check(m: Readonly<Model>) {
-    return this.inner.check(m);
-  }
-  async run(m: Model, real: Real) {
-    await this.inner.run(m, real);
-    await assertBalances(m, real);
-  }
-  toString() {
-    return this.inner.toString();
-  }
-}
-
 /** Runs the commands on a new account through a recording proxy; answers the recording's file. */
 async function recordRun(cmds: Iterable<fc.AsyncCommand<Model, Real>>, run: number): Promise<string> {
   const account = await post(KEY, '/sandbox/v1/sandboxes/create', { name: `recorded ${run}`, balance: 0 });
@@ -75,25 +58,7 @@ async function recordRun(cmds: Iterable<fc.AsyncCommand<Model, Real>>, run: numb
       { strict: false, allowMutations: true, maxSpendMicros: Infinity, validator: registry },
       { spentMicros: 0, values: new Map() },
     );
-    const bin = await firstEnabledBin(ctx);
-    const setup = async () => {
-      await ctx.post('/sandbox/v1/reset', { balance: START_BALANCE });
-      await ctx.post('/sandbox/v1/clock', { mode: 'frozen' });
-      const model: Model = {
-        walletMicros: START_BALANCE * 1_000_000,
-        cards: [],
-        keyed: [],
-        fees: {
-          binId: bin.id,
-          ratePpm: micros(bin.fee.deposit),
-          openFeeMicros: micros(bin.fee.card),
-          minimalMicros: micros(bin.limit.minimalDeposit),
-        },
-        nextKey: 0,
-        nowS: 0,
-      };
-      return { model, real: { ctx } };
-    };
+    const setup = await modelSetup(ctx);
     await fc.asyncModelRun(setup, cmds);
   } finally {
     await proxy.close();
@@ -106,20 +71,14 @@ describe('replay of a recorded model run', () => {
   it(`reports no divergence for any sequence of the model's commands (${RUNS} runs of up to ${MAX_COMMANDS} commands)`, async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(
-        fc.commands(
-          commandArbitraries.map((a) => a.map((c) => new Checked(c))),
-          { maxCommands: MAX_COMMANDS },
-        ),
-        async (cmds) => {
-          const file = await recordRun(cmds, ++run);
-          const recording = await readRecording(file);
-          const result = await replay({ baseUrl: sandbox.url, apiKey: KEY, recording, name: `replay ${run}` });
-          const diverged = result.outcomes.filter((o) => o.divergences.length > 0 || o.skipped !== undefined);
-          expect(diverged, `${cmds.toString()}\n${file}`).toEqual([]);
-          expect(result.outcomes).toHaveLength(recording.length);
-        },
-      ),
+      fc.asyncProperty(checkedCommands(MAX_COMMANDS), async (cmds) => {
+        const file = await recordRun(cmds, ++run);
+        const recording = await readRecording(file);
+        const result = await replay({ baseUrl: sandbox.url, apiKey: KEY, recording, name: `replay ${run}` });
+        const diverged = result.outcomes.filter((o) => o.divergences.length > 0 || o.skipped !== undefined);
+        expect(diverged, `${cmds.toString()}\n${file}`).toEqual([]);
+        expect(result.outcomes).toHaveLength(recording.length);
+      }),
       { numRuns: RUNS },
     );
   }, 600_000);
