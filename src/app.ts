@@ -8,6 +8,7 @@ import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { errorBody, errorResponse } from './http/errors.js';
+import { operatorThrottleOf } from './http/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
@@ -32,7 +33,15 @@ export function createApp(deps: ServerDeps) {
   if (deps.config.console) {
     // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
     const fetch = (path: string, init: RequestInit) => app.request(path, init);
-    app.route('/console', consoleRoutes({ config: deps.config, wallClock: deps.wallClock, fetch }));
+    app.route(
+      '/console',
+      consoleRoutes({
+        config: deps.config,
+        wallClock: deps.wallClock,
+        fetch,
+        operatorThrottle: operatorThrottleOf(deps),
+      }),
+    );
     app.get('/', (c) => c.redirect('/console'));
   }
   app.notFound((c) => errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)));

@@ -5,6 +5,7 @@ import { apiKeyAuth } from '../http/middleware/auth.js';
 import { faults } from '../http/middleware/faults.js';
 import { declaredLengthLimit } from '../http/middleware/json-body.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
+import { tenantBudget } from '../http/middleware/tenant-budget.js';
 import { billRoutes } from './bills.js';
 import { KEYED_CARD_PATHS, cardRoutes } from './cards.js';
 import { walletRoutes } from './wallet.js';
@@ -14,6 +15,7 @@ import { webhookRoutes } from './webhook.js';
 export function partnerApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
+  api.use('*', tenantBudget(deps));
   api.use('*', rateLimit(deps));
   api.use('*', declaredLengthLimit());
   api.use('*', faults(deps, { keyedPaths: KEYED_CARD_PATHS }));

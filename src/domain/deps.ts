@@ -12,6 +12,8 @@ export interface DomainConfig {
   topUpSettleSeconds: number;
   /** Account seconds from card/cancel until the card is CANCELLED. */
   cancelSeconds: number;
+  /** What one tenant (an account and its child sandboxes) may keep. */
+  tenant: { requestLogBytes: number };
 }
 
 /** Everything the domain needs, passed in: nothing reads Date.now() or Math.random() behind its back. */

@@ -29,6 +29,8 @@ export const ERRORS = {
   IDEMPOTENCY_KEY_MISMATCH: { code: 4211, message: 'Idempotency-Key was already used with a different request' },
   IDEMPOTENCY_KEY_IN_PROGRESS: { code: 4212, message: 'A request with this Idempotency-Key is already in progress' },
   AUTH_FAILED: { code: 11002, message: 'Invalid or revoked API key' },
+  /** A request of a child sandbox deleted while it ran: its key stopped working mid-request. */
+  ACCOUNT_DELETED: { code: 11002, message: 'Invalid or revoked API key: its sandbox was deleted' },
   ADMIN_AUTH_FAILED: { code: 401, message: 'Invalid operator token' },
   ADMIN_DISABLED: { code: 403, message: 'Operator API is disabled: set SANDBOX_ADMIN_TOKEN' },
   RATE_LIMITED: { code: 429, message: 'Too many requests' },
@@ -53,6 +55,12 @@ export const ERRORS = {
   REFUND_EXCEEDS_REMAINING: { code: INVALID, message: 'amount exceeds what remains refundable' },
   /** Detail: the hold plus the card's available balance. */
   CLEAR_EXCEEDS_AVAILABLE: { code: INVALID, message: "amount exceeds the hold plus the card's available balance" },
+  CLOCK_LIMIT: {
+    code: INVALID,
+    message:
+      'advanceSeconds would take the account clock past 9000-01-01T00:00:00.000Z, the sandbox limit ' +
+      '(card ids and expiry dates are written with four-digit years)',
+  },
   TX_ID_ON_CHAIN: { code: INVALID, message: 'txId is already on chain' },
   DEPOSIT_ADDRESS_IN_USE: {
     code: INVALID,

@@ -6,6 +6,7 @@ import { chainRoutes } from './chain.js';
 import { faults } from '../http/middleware/faults.js';
 import { declaredLengthLimit } from '../http/middleware/json-body.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
+import { tenantBudget } from '../http/middleware/tenant-budget.js';
 import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
 import { faultRoutes } from './faults.js';
@@ -38,6 +39,7 @@ const modules: ((deps: ServerDeps) => Hono<AppEnv>)[] = [
 export function sandboxApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
+  api.use('*', tenantBudget(deps));
   api.use('*', rateLimit(deps));
   api.use('*', declaredLengthLimit());
   api.use('*', faults(deps));

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { DEFAULT_CONFIG, HOSTED_SERVER_LIMITS, type ServerLimits } from '../../src/config.js';
+import { DEFAULT_CONFIG, HOSTED_SERVER_LIMITS, type Config, type ServerLimits } from '../../src/config.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -21,6 +21,7 @@ export async function startHosted(
   limits: Partial<ServerLimits> = {},
   logLevel = 'info',
   rateLimitPerSecond = 1_000,
+  config: Partial<Config> = {},
 ): Promise<HostedServer> {
   const logs = { text: '', records: [] as Record<string, unknown>[] };
   const logger = createLogger({
@@ -43,6 +44,7 @@ export async function startHosted(
       backgroundJobs: false,
       rateLimitPerSecond,
       server: { ...HOSTED_SERVER_LIMITS, ...limits },
+      ...config,
     }),
     logger,
   });

@@ -3,6 +3,7 @@ import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../../domain/logger.js';
 import type { Redactor } from '../../redaction/redactor.js';
 import type { AppEnv } from '../context.js';
+import { ClientGoneError } from '../body-bounds.js';
 
 /**
  * One JSON line per request: request id, method, path, status, latency. The query string is left out (it is
@@ -49,6 +50,8 @@ export const CLIENT_CLOSED_REQUEST = 499 as UnofficialStatusCode;
  * ECONNRESET "aborted"): the client's doing, not a server error, so no level-50 line and no 500.
  */
 export function clientAborted(err: unknown, c: Context<AppEnv>): boolean {
+  // Gone before the body was read (a latency fault held the request until after the client left).
+  if (err instanceof ClientGoneError) return true;
   const incoming = c.env?.incoming;
   if (incoming && incoming.destroyed && !incoming.complete) return true;
   const e = err as { code?: unknown; message?: unknown } | null;

@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { accountForKey } from '../../domain/api-keys.js';
 import type { Deps } from '../../domain/deps.js';
-import type { HeaderText } from '../../domain/captured-request.js';
-import { requestLogOf } from '../../domain/request-log.js';
+import type { HeaderText } from '../../request-log/captured-request.js';
+import { requestLogOf } from '../../request-log/log.js';
 import type { AppEnv } from '../context.js';
 
 /** Reads of the log itself are not recorded: `logs tail` polling it would otherwise fill the log with itself. */

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { components, paths } from './api.js';
+import type { components, paths } from '../../../src/contracts/api-types.js';
 
 // A partner's client, generated from the served /openapi.json by openapi-typescript and used with openapi-fetch.
 // test/contracts/typed-client.test.ts type-checks this file with --strict --exactOptionalPropertyTypes

@@ -585,6 +585,23 @@ export interface paths {
     patch: operations['patchAdminV1AccountsById'];
     trace?: never;
   };
+  '/admin/v1/accounts/{id}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the account's tenant holds now: requests in flight, connections, request-log bytes */
+    get: operations['getAdminV1AccountsByIdUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/accounts/{id}/keys': {
     parameters: {
       query?: never;
@@ -932,6 +949,24 @@ export interface components {
       depositFeeRate?: string | number;
       requireIdempotencyKey?: boolean;
       depositAddress?: 'auto' | null | string;
+    };
+    /**
+     * What a tenant holds now (operator view)
+     * @description The tenant is the account and its live child sandboxes (or, for a child, its parent's tenant). Hosted mode counts requests in flight and connections; the request log is bounded in every mode.
+     */
+    'admin.accounts.usage.response': {
+      accountId: string;
+      /** @description The top-level account of the tenant. */
+      tenantId: string;
+      childSandboxes: number;
+      /** @description Requests of the tenant being answered now. */
+      inFlight: number;
+      inFlightLimit: number;
+      /** @description Open connections that carried a request of the tenant. */
+      connections: number;
+      connectionsLimit: number;
+      requestLogBytes: number;
+      requestLogBytesLimit: number;
     };
     /** PUT /admin/v1/bins/{binId} request */
     'admin.bins.put.request': {
@@ -5890,6 +5925,97 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  getAdminV1AccountsByIdUsage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Account id
+         * @example acct_0123456789abcdef
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['admin.accounts.usage.response'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
           [name: string]: unknown;
         };
         content: {
