@@ -17,7 +17,8 @@ import { checkExchange, type Exchange, type ProxyFailure, type Violation } from 
 // backpressure both ways; at most 1 MiB of each body is kept for the checks. The proxy never dies on what either
 // side does: an answer it cannot pass on (an invalid status line, a malformed header, a reset before the answer)
 // is a 502 `{code, message}`, silence longer than the timeout a 504, and a client that goes away simply ends its
-// exchange. The judgement runs after the answer is on its way, so it never delays what is relayed.
+// exchange (docs/design.md section 13, "The proxy, safe to point at production"). The judgement runs after the
+// answer is on its way, so it never delays what is relayed.
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 

@@ -10,7 +10,8 @@ import { enumValuesAt } from './schema-enums.js';
 // The replay: a child sandbox of the caller's account (so the caller's own balance, cards and events never change),
 // seeded as the recording's account was, its clock frozen and moved by the recorded gaps between requests, each
 // recorded request sent with the identifiers it needs mapped to the replay's, and each answer compared with the
-// recorded one. The child is deleted at the end, on a failure and on an interruption alike.
+// recorded one. The child is deleted at the end, on a failure and on an interruption alike. docs/design.md section 13
+// ("Record and replay") is the rule; docs/production.md the partner's walk-through.
 
 export interface Outcome {
   seq: number;
