@@ -70,7 +70,7 @@ afterAll(async () => {
 describe.skipIf(process.platform !== 'linux')(
   'card-sandbox proxy streams bodies (resident set read from /proc)',
   () => {
-    it(`relays a ${DOWNLOAD_MIB} MB answer and a ${UPLOAD_MIB} MB request with bounded memory, the first byte before the target finished`, async () => {
+    it('relays an answer and a request of hundreds of MB with bounded memory, the first byte before the target finished', async () => {
       const pid = proxy.child.pid!;
       const idle = rssMb(pid);
       let peak = idle;
