@@ -1,8 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import type { Violation } from '../../src/proxy/check.js';
@@ -12,6 +10,7 @@ import { consoleReport } from '../../src/scenario/report.js';
 import { loadAll, runScenarios } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { ensureBuilt, spawnCli, stop } from '../cli/cli-process.js';
+import { startProxyCli } from './proxy-process.js';
 
 // The validating proxy (docs/proxy.md): relays unchanged, reports every departure from the contracts.
 
@@ -178,26 +177,10 @@ describe('card-sandbox proxy (the CLI)', () => {
 
   it('--fail-on-violation exits 1 after a drifted target, printing a readable block, JSONL and JUnit', async () => {
     const target = await listen(driftedTarget());
-    const dir = mkdtempSync(join(tmpdir(), 'proxy-'));
-    const report = join(dir, 'report.jsonl');
-    const junit = join(dir, 'junit.xml');
-    const cli = spawnCli([
-      'proxy',
-      '--target',
-      target,
-      '--port',
-      '0',
-      '--report',
-      report,
-      '--junit',
-      junit,
-      '--fail-on-violation',
-      '--max-requests',
-      '2',
-    ]);
+    const cli = await startProxyCli(target, ['--fail-on-violation', '--max-requests', '2']);
     closers.push(() => void stop(cli));
-    await expect.poll(() => /listening on (\S+)/.exec(cli.stdout()), { timeout: 30_000 }).not.toBeNull();
-    const url = /listening on (\S+)/.exec(cli.stdout())![1]!;
+    const { url, files } = cli;
+    const { report, junit } = files;
     await post(url, '/v1/card/list', {});
     await post(url, '/v1/card/freeze', { cardId: '1' });
     const { code } = await cli.exited;
