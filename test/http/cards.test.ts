@@ -83,14 +83,14 @@ describe('card/create fees: card_credit = amount - amount * deposit_fee_rate - o
 
 describe('card/create and card/deposit errors 3001 and 8001', () => {
   it('fails with 3001 and the documented message when the USDT balance is below the amount, moving nothing', async () => {
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create({ amount: 100.000001, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       code: 3001,
       message: 'Your balance is too low for this action. Please add funds to your wallet and try again.',
     });
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('accepts an amount equal to the whole balance', async () => {
@@ -124,13 +124,13 @@ describe('card/create and card/deposit errors 3001 and 8001', () => {
 
   it('card/deposit fails with 3001 and 8001 on the same rules, moving nothing', async () => {
     const cardId = await newCard(sb, acct.apiKey, 50);
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const poor = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 50.01 });
     expect(poor.status).toBe(400);
     expect(poor.body.code).toBe(3001);
     const small = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 0.5 });
     expect(small.body.code).toBe(8001);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 });
 
@@ -151,20 +151,20 @@ describe('card/create BIN and inventory errors', () => {
   it('fails with 4009 when no inventory is left, moving no funds and creating nothing', async () => {
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, available: 1 });
     await newCard(sb, acct.apiKey, 10);
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create({ amount: 10, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4009);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('fails with 4010 while provisioning, moving no funds; a retry after provisioning succeeds', async () => {
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, provisioning: true });
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create({ amount: 10, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4010);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, provisioning: false });
     await newCard(sb, acct.apiKey, 10);
   });
@@ -195,12 +195,12 @@ describe('request validation: 400 {code: 400, message} naming the field, nothing
     ['alias an object', { amount: 10, currency: 'USDT', alias: {} }, /alias must be a string/],
   ];
   it.each(cases)('card/create rejects %s', async (_name, body, message) => {
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create(body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it.each([
@@ -421,7 +421,7 @@ describe('card/cancel', () => {
   it.each(['deposit', 'freeze', 'unfreeze', 'cancel'])('fails with 4008 on card/%s while CANCELLING', async (path) => {
     const cardId = await newCard(sb, acct.apiKey, 50);
     await sb.post(acct.apiKey, '/v1/card/cancel', { cardId });
-    const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+    const res = await expectRefusedUnchanged(sb, 400, () =>
       sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
     );
     expect(res.body).toEqual({ code: 4008, message: 'Card is being cancelled' });
@@ -443,7 +443,7 @@ describe('card/cancel', () => {
       const cardId = await newCard(sb, acct.apiKey, 50);
       await sb.post(acct.apiKey, '/v1/card/cancel', { cardId });
       await sb.advance(acct.apiKey, 5);
-      const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+      const res = await expectRefusedUnchanged(sb, 400, () =>
         sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
       );
       expect(res.body).toEqual({ code: 400, message: 'card is cancelled' });
@@ -485,7 +485,7 @@ describe('card/deposit settlement on the account clock', () => {
     async (path) => {
       const cardId = await newCard(sb, acct.apiKey, 10);
       await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 20 });
-      const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+      const res = await expectRefusedUnchanged(sb, 400, () =>
         sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
       );
       expect(res.body).toEqual({ code: 4007, message: 'A conflicting operation is pending on this card' });
@@ -505,7 +505,7 @@ describe('tenant isolation: another account card is 4001 on every card endpoint'
   it.each(['detail', 'asset', 'sensitiveInfo', 'deposit', 'freeze', 'unfreeze', 'cancel'])('card/%s', async (path) => {
     const cardId = await newCard(sb, acct.apiKey, 10);
     const other = await sb.account({ balance: 100 });
-    const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+    const res = await expectRefusedUnchanged(sb, 400, () =>
       sb.post(other.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
     );
     expect(res.body).toEqual({ code: 4001, message: 'Card not found' });
