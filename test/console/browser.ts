@@ -57,10 +57,7 @@ async function findChromium(): Promise<Found> {
   }
 }
 
-/**
- * A launched browser, or the reason none can be had (the caller skips with it). Under CI=true a browser test never
- * skips: the reason is thrown, and the run fails with it.
- */
+/** A launched browser, or the reason none can be had (the caller skips with it, which fails under CI=true). */
 export async function launch(): Promise<Browser | string> {
   const found = await findChromium();
   let why: string;
@@ -72,7 +69,6 @@ export async function launch(): Promise<Browser | string> {
       why = `${found.source} Chromium at ${found.executablePath} did not start: ${(err as Error).message.split('\n')[0]}`;
     }
   }
-  if (process.env.CI === 'true') throw new Error(`no browser under CI=true: ${why}`);
   return `no browser: ${why}`;
 }
 

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { skipBecause } from '../helpers/skip.js';
 import { expectAccessible, launch, listeningSandbox, screenshot, shown, WAIT_MS } from './browser.js';
 
 // The console in a real browser, step by step as a partner's QA would use it; every step checks what the page
@@ -44,7 +45,7 @@ beforeAll(async () => {
 }, 60_000);
 
 beforeEach((ctx) => {
-  if (noBrowser) ctx.skip(noBrowser);
+  if (noBrowser) skipBecause(ctx, noBrowser);
 });
 
 afterAll(async () => {
