@@ -5,6 +5,7 @@ import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
+import { ClockWaiters } from './domain/clock-waiters.js';
 import type { ServerDeps } from './server-deps.js';
 import { EventBus } from './domain/event-bus.js';
 import { releaseAllInFlight } from './domain/idempotency.js';
@@ -40,6 +41,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     ids: new Ids(opts.random),
     wallClock,
     jobs: new JobRunner({ db, logger, wallClock }),
+    clockWaiters: new ClockWaiters({ db, wallClock }),
     events: new EventBus(),
     logger,
     eventEnrichers: SIMULATION_EVENT_ENRICHERS,

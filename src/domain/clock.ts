@@ -1,5 +1,5 @@
 import { assertInTransaction, sql } from '../store/db.js';
-import { accountClockNow } from './accounts.js';
+import { accountClockNow, clockNow, type ClockRow } from './accounts.js';
 import type { Deps } from './deps.js';
 
 export type ClockMode = 'running' | 'frozen';
@@ -9,6 +9,16 @@ export function accountNowMs(deps: Deps, accountId: string): number {
   const now = accountClockNow(deps, accountId);
   if (now === undefined) throw new Error(`unknown account ${accountId}`);
   return now;
+}
+
+/** The account's "now" and whether its clock runs with wall time; undefined for an unknown account. */
+export function readClock(
+  deps: Pick<Deps, 'db' | 'wallClock'>,
+  accountId: string,
+): { nowMs: number; running: boolean } | undefined {
+  const row = sql(deps.db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(accountId) as
+    ClockRow | undefined;
+  return row && { nowMs: clockNow(row, deps.wallClock()), running: row.clock_frozen_at_ms === null };
 }
 
 export function clockMode(deps: Deps, accountId: string): ClockMode {

@@ -1,4 +1,5 @@
 import type { Db } from '../store/db.js';
+import type { ClockWaiters } from './clock-waiters.js';
 import type { EventBus, StoredEvent } from './event-bus.js';
 import type { Ids } from './ids.js';
 import type { JobRunner } from './jobs.js';
@@ -22,6 +23,8 @@ export interface Deps {
   /** Wall-clock Unix milliseconds; account clocks are this plus an offset, or frozen. */
   wallClock: () => number;
   jobs: JobRunner;
+  /** What waits in memory on an account clock (a request a latency fault holds). */
+  clockWaiters: ClockWaiters;
   events: EventBus;
   logger: Logger;
   /**

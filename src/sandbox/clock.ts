@@ -16,7 +16,10 @@ export function clockRoutes(deps: ServerDeps) {
     const mode = optionalEnum(body, 'mode', ['running', 'frozen'] as const);
     const advance = body.advanceSeconds as number | undefined;
     const accountId = c.get('account').id;
-    if (mode) runCommand(c, deps, () => setClockMode(deps, accountId, mode));
+    if (mode) {
+      runCommand(c, deps, () => setClockMode(deps, accountId, mode));
+      deps.clockWaiters.wake(accountId);
+    }
     if (advance !== undefined) {
       const deltaMs = Math.round(advance * 1000);
       // Every job due on the way runs at its own instant (webhook attempts included, so they are awaited).
@@ -24,6 +27,8 @@ export function clockRoutes(deps: ServerDeps) {
       // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
       if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
       transact(deps, () => shiftClock(deps, accountId, deltaMs));
+      // Requests held by a latency fault whose time has come go on, at the account's new "now".
+      deps.clockWaiters.wake(accountId);
     }
     return c.json({
       ...OK,

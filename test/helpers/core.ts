@@ -4,6 +4,7 @@ import type { Logger } from '../../src/domain/logger.js';
 import { insertTransaction, type TxnStatus } from '../../src/domain/transactions.js';
 import type { TestRequest } from './client.js';
 import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox } from './sandbox.js';
+import { waitFor } from './wait.js';
 
 // Shared steps of the tests: accounts, cards and balances through the partner API, simulation calls, the outbox.
 
@@ -35,6 +36,24 @@ export async function fundedAccount(sb: TestSandbox, balance = 1000): Promise<Ac
 /** A simulation helper call: POST /sandbox/v1/<path>. */
 export function sim(sb: TestSandbox, key: string, path: string, body: Record<string, unknown> = {}): TestRequest {
   return sb.post(key, `/sandbox/v1/${path}`, body);
+}
+
+/** How far a held request's latency fault reaches on the account clock (the most a fault allows). */
+export const HOLD_SECONDS = 60;
+
+/**
+ * Holds the account's next request to `path` until the test releases it: a latency fault on the frozen account
+ * clock keeps it waiting (a keyed call with its key in flight) until the clock is advanced past its latency, so a
+ * race is decided by the test, however slow the machine. `held()` resolves once the request is waiting.
+ */
+export async function holdNext(sb: TestSandbox, acct: AccountHandle, path: string) {
+  expect((await sim(sb, acct.apiKey, 'clock', { mode: 'frozen' })).status).toBe(200);
+  const rule = { path, latencyMs: HOLD_SECONDS * 1000 };
+  expect((await sim(sb, acct.apiKey, 'faults', { rules: [rule] })).status).toBe(200);
+  return {
+    held: () => waitFor(`a request to ${path} held`, () => sb.deps.clockWaiters.heldCount(acct.accountId) > 0),
+    release: () => sb.advance(acct.apiKey, HOLD_SECONDS),
+  };
 }
 
 /** Events of the account, oldest first (what a webhook receiver would have seen, in order). */
