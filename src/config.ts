@@ -40,7 +40,7 @@ export interface Config {
   server: ServerLimits;
 }
 
-export interface ServerLimits {
+interface ServerLimits {
   /** From a connection's first byte (or the end of the previous request) to the end of the request headers. */
   headersTimeoutMs: number;
   /** To receive one whole request, headers and body (not the answer: a latency fault may hold that longer). */
@@ -52,7 +52,7 @@ export interface ServerLimits {
 }
 
 /** Node 20's own defaults, kept for a sandbox on a developer's machine. */
-export const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
+const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
   headersTimeoutMs: 60_000,
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 5_000,
@@ -63,7 +63,7 @@ export const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
  * A public sandbox shared by many partners: a silent or trickling client is cut within seconds (408 or closed), and
  * the connection count stays well under the process's file limit. docs/hosted.md gives the reasons for each.
  */
-export const HOSTED_SERVER_LIMITS: ServerLimits = Object.freeze({
+const HOSTED_SERVER_LIMITS: ServerLimits = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,

@@ -9,7 +9,7 @@ import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString } from '../http/validate.js';
 import { OK, billView } from './views.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 export function billRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/list', async (c) => {

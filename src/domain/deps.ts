@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
 import type { ServerSecret } from './secrets.js';
 
 /** The settings the domain reads (the server's configuration holds them, among others). */
-export interface DomainConfig {
+interface DomainConfig {
   /** Account seconds from card/deposit until the card is credited. */
   topUpSettleSeconds: number;
   /** Account seconds from card/cancel until the card is CANCELLED. */

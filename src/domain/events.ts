@@ -2,7 +2,7 @@ import { sql, type Db } from '../store/db.js';
 import type { Deps } from './deps.js';
 import type { EventEnvelope, EventType, StoredEvent } from './event-bus.js';
 
-export type { EventEnvelope, EventListener, EventType, StoredEvent } from './event-bus.js';
+export type { EventEnvelope, EventType, StoredEvent } from './event-bus.js';
 export { EVENT_TYPES } from './event-bus.js';
 
 /**
@@ -39,7 +39,7 @@ interface EventRow {
   data: string;
 }
 
-export function rowToEvent(r: EventRow): StoredEvent {
+function rowToEvent(r: EventRow): StoredEvent {
   return {
     seq: r.seq,
     id: r.id,

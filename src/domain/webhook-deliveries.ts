@@ -82,7 +82,7 @@ export function removeWebhook(deps: Deps, accountId: string): void {
 }
 
 /** Every pending retry of the account stops. */
-export function cancelPendingDeliveries(deps: Deps, accountId: string): void {
+function cancelPendingDeliveries(deps: Deps, accountId: string): void {
   sql(
     deps.db,
     "UPDATE webhook_deliveries SET state = 'cancelled', next_attempt_at_ms = NULL WHERE account_id = ? AND state = 'pending'",

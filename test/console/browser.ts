@@ -25,7 +25,7 @@ const WEAKENING = new Set([
   '--allow-running-insecure-content',
   '--disable-site-isolation-trials',
 ]);
-export const SCREENSHOT_DIR = join(dirname(new URL(import.meta.url).pathname), '../../docs/console');
+const SCREENSHOT_DIR = join(dirname(new URL(import.meta.url).pathname), '../../docs/console');
 /** Generous: the suite runs on a loaded machine; waits are on conditions, never on durations. */
 export const WAIT_MS = 30_000;
 

@@ -1,6 +1,7 @@
 import { expect } from 'vitest';
 import { listEvents, type StoredEvent } from '../../src/domain/events.js';
 import type { Logger } from '../../src/domain/logger.js';
+import type { Db } from '../../src/store/db.js';
 import { insertTransaction, type TxnStatus } from '../../src/domain/transactions.js';
 import type { TestRequest } from './client.js';
 import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox } from './sandbox.js';
@@ -39,7 +40,7 @@ export function sim(sb: TestSandbox, key: string, path: string, body: Record<str
 }
 
 /** How far a held request's latency fault reaches on the account clock (the most a fault allows). */
-export const HOLD_SECONDS = 60;
+const HOLD_SECONDS = 60;
 
 /**
  * Holds the account's next request to `path` until the test releases it: a latency fault on the frozen account
@@ -131,8 +132,7 @@ export async function expectRefusedUnchanged<R extends { status: number; body: u
  * the seed and chain sources equals what sits in every other account), and every balance equals the sum of the
  * transfers into it less the transfers out of it.
  */
-export function expectConserved(sb: TestSandbox, accountId: string): void {
-  const db = sb.deps.db;
+export function expectConserved(db: Db, accountId: string): void {
   const accounts = db
     .prepare('SELECT id, balance_micros AS balance FROM ledger_accounts WHERE account_id = ?')
     .all(accountId) as { id: string; balance: number }[];
