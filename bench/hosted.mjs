@@ -12,8 +12,9 @@
 // BENCH_HOSTED_BASELINE=DIR also runs the server built in DIR (another checkout, after `npm run build` there), its
 // phases interleaved with this build's in every round, so a change is measured side by side with what it changes.
 import { fork } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { createTenants, startAbusers, summary, wellBehaved } from './lib/noisy.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
 
@@ -34,6 +35,8 @@ const ABUSE = {
   only: process.env.BENCH_HOSTED_ABUSE?.split(','),
   floodParallel: Number(process.env.BENCH_HOSTED_FLOOD ?? 32),
   trickleMs: 500,
+  // BENCH_HOSTED_TENANT=0 leaves out the tenant that abuses through 12 child sandboxes.
+  tenant: process.env.BENCH_HOSTED_TENANT !== '0',
 };
 const TENANTS = 20;
 const log = (...a) => console.error('[bench:hosted]', ...a);
@@ -41,6 +44,8 @@ const log = (...a) => console.error('[bench:hosted]', ...a);
 /** The compiled server of the checkout in `cwd`, in hosted mode, in its own process. */
 async function startServer(cwd) {
   const port = await freePort();
+  // A database file, so that what the tenants make the server keep on disk can be measured.
+  const dir = mkdtempSync(join(os.tmpdir(), 'bench-hosted-'));
   const baseUrl = `http://127.0.0.1:${port}`;
   const proc = await startNode(
     [
@@ -48,12 +53,45 @@ async function startServer(cwd) {
       'dist/src/cli/main.js',
       'serve',
       ...['--mode', 'hosted', '--admin-token', ADMIN_TOKEN, '--host', '127.0.0.1', '--port', String(port)],
-      ...['--db', ':memory:', '--log-level', 'warn'],
+      ...['--db', join(dir, 'sandbox.db'), '--log-level', 'warn'],
       ...['--headers-timeout', String(HEADERS_TIMEOUT_MS), '--request-timeout', String(REQUEST_TIMEOUT_MS)],
     ],
     { healthUrl: `${baseUrl}/healthz`, cwd },
   );
-  return { baseUrl, proc };
+  return { baseUrl, proc, dir, db: join(dir, 'sandbox.db') };
+}
+
+/** Resident memory of a process in MB, from /proc (Linux); NaN elsewhere. */
+function rssMb(pid) {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** The database file and its WAL, in MB. */
+function dbMb(file) {
+  const size = (f) => (existsSync(f) ? statSync(f).size : 0);
+  return (size(file) + size(`${file}-wal`)) / 1024 / 1024;
+}
+
+/** An account through the operator API: its id and key. */
+async function account(baseUrl) {
+  const res = await fetch(`${baseUrl}/admin/v1/accounts`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
+    body: JSON.stringify({ depositAddress: null, balance: 1000 }),
+  });
+  return res.json();
+}
+
+/** What the tenant of `accountId` holds now (GET /admin/v1/accounts/{id}/usage). */
+async function usage(baseUrl, accountId) {
+  const res = await fetch(`${baseUrl}/admin/v1/accounts/${accountId}/usage`, {
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+  });
+  return res.json();
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -106,6 +144,10 @@ const samples = Object.fromEntries(phases.map((p) => [p, []]));
 const rounds = Object.fromEntries(phases.map((p) => [p, []]));
 /** Per phase: wall seconds and CPU seconds of the server, the abusers' process and this one (the clients). */
 const cpu = Object.fromEntries(phases.map((p) => [p, { wall: 0, server: 0, abusers: 0, clients: 0 }]));
+/** Per phase: the largest growth of the server's RSS and database (MB) over a phase. */
+const kept = Object.fromEntries(phases.map((p) => [p, { rss: 0, db: 0, rssPeak: 0 }]));
+/** The abusive tenant's request-log bytes after each noisy phase, beside its bound. */
+const tenantLog = [];
 const outcomes = Object.fromEntries(builds.map((b) => [b.name, {}]));
 const waitForCutsMs = REQUEST_TIMEOUT_MS + 5_000;
 let abusers;
@@ -116,7 +158,8 @@ try {
     build.server = await startServer(build.cwd);
     const keys = await createTenants(build.server.baseUrl, ADMIN_TOKEN, TENANTS + 2);
     build.good = keys.slice(0, TENANTS);
-    build.abusive = keys.slice(TENANTS);
+    build.parent = await account(build.server.baseUrl);
+    build.abusive = [...keys.slice(TENANTS), build.parent.apiKey];
     await wellBehaved(build.server.baseUrl, build.good, 3, INTERVAL_MS); // warm-up: connections, caches, JIT
   }
   log(`${ROUNDS} rounds of: ${phases.join(' / ')}; ${TENANTS} tenants x ${REQUESTS} requests every ${INTERVAL_MS} ms`);
@@ -125,6 +168,10 @@ try {
       const { baseUrl } = build.server;
       for (const kind of kinds) {
         let stop;
+        const pid = build.server.proc.child.pid;
+        const memBefore = { rss: rssMb(pid), db: dbMb(build.server.db) };
+        let rssPeak = memBefore.rss;
+        const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMb(pid))), 250);
         const before = {
           wall: performance.now() / 1000,
           server: cpuSeconds(build.server.proc.child.pid),
@@ -146,6 +193,12 @@ try {
         used.abusers += cpuSeconds(abusers.pid) - before.abusers;
         used.clients += cpuSeconds(process.pid) - before.clients;
         if (stop) addCounts(outcomes[build.name], await stop());
+        clearInterval(sampler);
+        const grew = kept[phase];
+        grew.rss = Math.max(grew.rss, rssPeak - memBefore.rss);
+        grew.rssPeak = Math.max(grew.rssPeak, rssPeak);
+        grew.db = Math.max(grew.db, dbMb(build.server.db) - memBefore.db);
+        if (stop) tenantLog.push(await usage(baseUrl, build.parent.accountId));
         samples[phase].push(...got);
         rounds[phase].push(summary(got));
         const last = rounds[phase].at(-1);
@@ -155,7 +208,10 @@ try {
   }
 } finally {
   abusers?.exit();
-  for (const build of builds) await build.server?.proc.stop();
+  for (const build of builds) {
+    await build.server?.proc.stop();
+    if (build.server) rmSync(build.server.dir, { recursive: true, force: true });
+  }
 }
 
 const f = (ms) => ms.toFixed(0);
@@ -206,6 +262,23 @@ const lines = [
     const u = cpu[p];
     return `| ${p} | ${u.wall.toFixed(0)} | ${u.server.toFixed(1)} | ${u.abusers.toFixed(1)} | ${u.clients.toFixed(1)} |`;
   }),
+  '',
+  'What the server kept: the largest growth over one phase of its resident memory (and its peak) and of its',
+  'database file with its WAL, and the abusive tenant\'s request-log bytes after each noisy phase:',
+  '',
+  '| phase | RSS growth MB | RSS peak MB | database growth MB |',
+  '| --- | --- | --- | --- |',
+  ...phases.map((p) => `| ${p} | ${kept[p].rss.toFixed(0)} | ${kept[p].rssPeak.toFixed(0)} | ${kept[p].db.toFixed(1)} |`),
+  '',
+  `Abusive tenant (12 children): request log ${tenantLog
+    .map((u) => `${(u.requestLogBytes / 1024 / 1024).toFixed(1)} MB`)
+    .join(', ')} of its ${((tenantLog[0]?.requestLogBytesLimit ?? 0) / 1024 / 1024).toFixed(0)} MiB bound; ${
+    tenantLog.at(-1)?.childSandboxes ?? 0
+  } children.`,
+  `Well-behaved requests without an answer (connection reset or closed): **${Object.values(pooled).reduce(
+    (n, s) => n + (s.statuses[0] ?? 0),
+    0,
+  )}**.`,
   '',
   `Answers 5xx: **${anyFiveXx}**.`,
   '',

@@ -269,8 +269,8 @@ export function renderOpenApi(dir = DEFAULT_DIR) {
   return JSON.stringify(buildOpenApi(dir), null, 2) + '\n';
 }
 
-/** Where the generated partner client types live: test/contracts/typed-client.test.ts proves them on every run. */
-export const TYPED_CLIENT_TYPES = join(DEFAULT_DIR, '..', 'test', 'contracts', 'typed-client', 'api.d.ts');
+/** Where the generated client types live (the console and the CLI read answers through them; test/contracts/typed-client.test.ts proves them on every run). */
+export const TYPED_CLIENT_TYPES = join(DEFAULT_DIR, '..', 'src', 'contracts', 'api-types.d.ts');
 
 /**
  * The TypeScript types a partner gets from `npx openapi-typescript <base>/openapi.json` (default options), formatted

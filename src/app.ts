@@ -8,6 +8,7 @@ import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { errorBody, errorResponse } from './http/errors.js';
+import { operatorThrottleOf } from './http/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
@@ -17,8 +18,8 @@ import { sandboxApi } from './sandbox/index.js';
 /** The whole HTTP surface: partner API, simulation API and operator API, with one error mapping. */
 export function createApp(deps: ServerDeps) {
   const app = new Hono<AppEnv>();
-  app.use('*', requestId({ ids: deps.ids }));
-  app.use('*', accessLog({ logger: deps.logger }));
+  app.use('*', requestId({ ids: deps.ids, redactor: deps.redactor }));
+  app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
   app.use('*', jsonBodyLimit({ keyedPrefixes: ['/v1/', '/sandbox/v1/'] }));
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   if (deps.config.requestLog) {
@@ -32,7 +33,15 @@ export function createApp(deps: ServerDeps) {
   if (deps.config.console) {
     // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
     const fetch = (path: string, init: RequestInit) => app.request(path, init);
-    app.route('/console', consoleRoutes({ config: deps.config, wallClock: deps.wallClock, fetch }));
+    app.route(
+      '/console',
+      consoleRoutes({
+        config: deps.config,
+        wallClock: deps.wallClock,
+        fetch,
+        operatorThrottle: operatorThrottleOf(deps),
+      }),
+    );
     app.get('/', (c) => c.redirect('/console'));
   }
   app.notFound((c) => errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)));

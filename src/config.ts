@@ -24,7 +24,7 @@ export interface Config {
   /** Server secret text; when absent it lives in `<db>.secret` (or is random for ':memory:'). */
   secret: string | undefined;
   logLevel: string;
-  /** Requests per second per API key in hosted mode. */
+  /** Requests per second per tenant (an account and its child sandboxes) in hosted mode. */
   rateLimitPerSecond: number;
   /** Hosted mode: how long a 429 is held before it is sent (0: at once). */
   rateLimitHoldMs: number;
@@ -38,7 +38,25 @@ export interface Config {
   console: boolean;
   /** Connection limits of the HTTP server (hosted mode has tighter defaults: see HOSTED_SERVER_LIMITS). */
   server: ServerLimits;
+  /** What one tenant (an account and its child sandboxes) may hold: docs/hosted.md. */
+  tenant: TenantLimits;
 }
+
+interface TenantLimits {
+  /** Hosted mode: requests in flight at once (a fault's latency and a held 429 included). */
+  maxInFlight: number;
+  /** Hosted mode: open connections at once. */
+  maxConnections: number;
+  /** Bytes of request-log records kept for the tenant's accounts together (every mode). */
+  requestLogBytes: number;
+}
+
+/** Well below the hosted connection cap (4,096): 64 tenants at their bound before it is reached. */
+const DEFAULT_TENANT_LIMITS: TenantLimits = Object.freeze({
+  maxInFlight: 32,
+  maxConnections: 64,
+  requestLogBytes: 32 * 1024 * 1024,
+});
 
 interface ServerLimits {
   /** From a connection's first byte (or the end of the previous request) to the end of the request headers. */
@@ -95,9 +113,15 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   requestLog: true,
   console: true,
   server: LOCAL_SERVER_LIMITS,
+  tenant: DEFAULT_TENANT_LIMITS,
 });
 
 export class ConfigError extends Error {}
+
+/** The server's own secrets, masked by value wherever they show up (logs, request log). */
+export function configSecrets(config: Pick<Config, 'adminToken' | 'apiKey' | 'secret'>): string[] {
+  return [config.adminToken, config.apiKey, config.secret].filter((s): s is string => typeof s === 'string');
+}
 
 /** `serve`'s flags; `arg` and `help` are its usage text (src/cli/args.ts), parseArgs ignores them. */
 export const FLAGS = {
@@ -113,13 +137,28 @@ export const FLAGS = {
   'allow-http-webhooks': { type: 'boolean', help: 'accept http:// webhook URLs beyond loopback' },
   'webhook-header-prefix': { type: 'string', arg: 'PREFIX', help: 'webhook header prefix (default Service)' },
   'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (default info)' },
-  'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per key in hosted mode (default 50)' },
+  'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per account and its children, hosted (default 50)' },
   'rate-limit-hold': { type: 'string', arg: 'MS', help: 'a 429 is sent after this long, 0 at once (default 1000)' },
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
   'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive request headers (hosted 10000, local 60000)' },
   'request-timeout': { type: 'string', arg: 'MS', help: 'to receive a whole request (hosted 30000, local 300000)' },
   'keep-alive-timeout': { type: 'string', arg: 'MS', help: 'an idle connection is then closed (default 5000)' },
   'max-connections': { type: 'string', arg: 'N', help: 'open connections at most, 0 no cap (hosted 4096, local 0)' },
+  'tenant-max-in-flight': {
+    type: 'string',
+    arg: 'N',
+    help: 'hosted: requests in flight per account and its children (env SANDBOX_TENANT_MAX_IN_FLIGHT, default 32)',
+  },
+  'tenant-max-connections': {
+    type: 'string',
+    arg: 'N',
+    help: 'hosted: connections per account and its children (env SANDBOX_TENANT_MAX_CONNECTIONS, default 64)',
+  },
+  'request-log-tenant-bytes': {
+    type: 'string',
+    arg: 'BYTES',
+    help: 'request-log bytes kept per account and its children (env SANDBOX_REQUEST_LOG_TENANT_BYTES, default 32 MiB)',
+  },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
   'request-log': {
     type: 'string',
@@ -183,6 +222,28 @@ export function loadConfig(
     console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
     server: serverLimits(mode, pick),
+    tenant: Object.freeze({
+      maxInFlight: integer(
+        pick('tenant-max-in-flight', 'SANDBOX_TENANT_MAX_IN_FLIGHT') ?? String(DEFAULT_TENANT_LIMITS.maxInFlight),
+        'tenant max in flight',
+        1,
+        1_000_000,
+      ),
+      maxConnections: integer(
+        pick('tenant-max-connections', 'SANDBOX_TENANT_MAX_CONNECTIONS') ??
+          String(DEFAULT_TENANT_LIMITS.maxConnections),
+        'tenant max connections',
+        1,
+        1_000_000,
+      ),
+      requestLogBytes: integer(
+        pick('request-log-tenant-bytes', 'SANDBOX_REQUEST_LOG_TENANT_BYTES') ??
+          String(DEFAULT_TENANT_LIMITS.requestLogBytes),
+        'request-log tenant bytes',
+        1024 * 1024,
+        Number.MAX_SAFE_INTEGER,
+      ),
+    }),
   };
   if (!/^[A-Za-z][A-Za-z0-9-]*$/.test(config.webhookHeaderPrefix)) {
     throw new ConfigError(

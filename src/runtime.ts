@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import type { Config } from './config.js';
+import { configSecrets, type Config } from './config.js';
 import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
@@ -14,6 +14,7 @@ import { JobRunner } from './domain/jobs.js';
 import { silentLogger, type Logger } from './domain/logger.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
+import { Redactor } from './redaction/redactor.js';
 import { openDb, sql } from './store/db.js';
 import { registerWebhooks } from './webhooks/index.js';
 
@@ -44,6 +45,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     clockWaiters: new ClockWaiters({ db, wallClock }),
     events: new EventBus(),
     logger,
+    redactor: new Redactor(configSecrets(config)),
     eventEnrichers: SIMULATION_EVENT_ENRICHERS,
   };
   registerCardJobs(deps);

@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './app.js';
 import type { ServerDeps } from './server-deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
-import { requestLogOf } from './domain/request-log.js';
+import { requestLogOf } from './request-log/log.js';
 import { startSandboxSweeper } from './domain/sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';

@@ -4,13 +4,15 @@ import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
 import type { ServerDeps } from '../server-deps.js';
 import { isTronAddress } from '../domain/deposit-address.js';
 import { formatPpm } from '../domain/money.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
 import { readJsonObject, readOptionalJsonObject } from '../http/middleware/json-body.js';
 import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
 import { invalidField } from '../domain/errors.js';
+import { tenantHoldings } from '../http/middleware/tenant-budget.js';
+import { tenantOf, tenantStorage } from '../domain/tenants.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -68,6 +70,22 @@ export function accountRoutes(deps: ServerDeps) {
       const account = getAccount(deps, c.req.param('id'));
       await ensureDepositAddress(deps, account.id);
       return c.json(accountView(deps, getAccount(deps, account.id)));
+    })
+    .get('/accounts/:id/usage', (c) => {
+      const account = getAccount(deps, c.req.param('id'));
+      const tenantId = tenantOf(account);
+      const limits = deps.config.tenant;
+      const { childSandboxes, requestLogBytes } = tenantStorage(deps, tenantId);
+      return c.json({
+        accountId: account.id,
+        tenantId,
+        childSandboxes,
+        ...tenantHoldings(deps, tenantId),
+        inFlightLimit: limits.maxInFlight,
+        connectionsLimit: limits.maxConnections,
+        requestLogBytes,
+        requestLogBytesLimit: limits.requestLogBytes,
+      });
     })
     .patch('/accounts/:id', async (c) => {
       const id = getAccount(deps, c.req.param('id')).id;

@@ -7,7 +7,8 @@ import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString } from '../http/validate.js';
-import { OK, billView } from './views.js';
+import { OK } from '../http/envelope.js';
+import { billView } from './views.js';
 
 const DEFAULT_PAGE_SIZE = 20;
 

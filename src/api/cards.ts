@@ -17,7 +17,8 @@ import { keyed, type KeyedCommand } from '../http/keyed.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
 import type { ServerDeps } from '../server-deps.js';
-import { OK, cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
+import { OK } from '../http/envelope.js';
+import { cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
 
 const CURRENCIES = ['USDT'] as const;
 

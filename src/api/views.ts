@@ -9,8 +9,6 @@ import { LISTING_STATUS, type BillRow } from '../domain/transactions.js';
 
 // Response shapes of the partner API (behaviour.md section 3), one function per resource view.
 
-export const OK = { code: 0, message: 'ok' } as const;
-
 export function cardCreatedView(deps: ServerDeps, card: Card) {
   return {
     cardId: card.id,

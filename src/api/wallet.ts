@@ -8,7 +8,7 @@ import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { requiredEnum } from '../http/validate.js';
-import { OK } from './views.js';
+import { OK } from '../http/envelope.js';
 import { DomainError } from '../domain/errors.js';
 
 export function walletRoutes(deps: ServerDeps) {

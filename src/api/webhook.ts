@@ -12,7 +12,7 @@ import {
 } from '../domain/webhook-config.js';
 import { removeWebhook } from '../domain/webhook-deliveries.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
-import { OK } from './views.js';
+import { OK } from '../http/envelope.js';
 import { invalidField } from '../domain/errors.js';
 
 /** The configuration as reads show it: the secret only as its prefix. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { EventEnvelope, EventType } from '../domain/events.js';
+import type { EventEnvelope, EventType } from '../domain/event-types.js';
 
 // A plausible event of each type for `webhook send --type`, shaped as contracts/events says (a test keeps each one
 // valid). Keyed by EventType, so a new event type does not compile until it has a sample here.

@@ -1,6 +1,8 @@
 import { parseCommand, runGroup, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
-import type { RequestSummary } from '../domain/request-log.js';
+import type { components } from '../contracts/api-types.js';
+
+type RequestSummary = components['schemas']['sandbox.requests.response']['requests'][number];
 
 // `card-sandbox logs tail`: follows the account's request log (POST /sandbox/v1/requests, newest first) by polling
 // for records newer than the last one seen, printing each as one short line (or JSON with --json).

@@ -12,6 +12,7 @@ commands:
   webhook    webhook send: sign a file or a sample event and POST it to a receiver
   logs       logs tail: follow the account's request log
   proxy      forward traffic to a target and report every answer that breaks the contracts
+  readiness  grade your integration's side (webhook receiver, retries, keys, 429s) before production
 
 Each command answers --help.
 `;
@@ -25,6 +26,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>
   trigger: async () => (await import('./trigger.js')).runTrigger,
   webhook: async () => (await import('./webhook-send.js')).runWebhookCommand,
   logs: async () => (await import('./logs-tail.js')).runLogsCommand,
+  readiness: async () => (await import('./readiness.js')).runReadiness,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -1,6 +1,7 @@
 import pino from 'pino';
-import { ConfigError, loadConfig, FLAGS } from '../config.js';
+import { ConfigError, configSecrets, loadConfig, FLAGS } from '../config.js';
 import { createLogger } from '../logging/logger.js';
+import { Redactor } from '../redaction/redactor.js';
 import { startServer } from '../server.js';
 import { warmRequestValidators } from '../http/request-schema.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
@@ -34,7 +35,7 @@ export async function runServe(argv: string[]): Promise<number> {
     throw err;
   }
   const { config, seedFiles } = loaded;
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, redactor: new Redactor(configSecrets(config)) });
   // Node's default report of a crash prints the error raw on stderr; this one goes through the redaction.
   process.on('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception');

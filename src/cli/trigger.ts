@@ -1,4 +1,4 @@
-import type { EventType } from '../domain/events.js';
+import type { EventType } from '../domain/event-types.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
 import { EVENT_TYPES, isEventType } from './event-samples.js';

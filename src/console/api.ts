@@ -12,16 +12,17 @@ export interface Answer {
 
 export interface Api {
   post(path: string, body?: Record<string, unknown>): Promise<Answer>;
+  /** POST of JSON text the user typed, sent as it is: the API's bounds (size, nesting) judge it, not this process. */
+  postText(path: string, jsonText: string): Promise<Answer>;
   send(method: 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST', path: string, body?: unknown): Promise<Answer>;
 }
 
 /** A client for one credential: `X-API-KEY` for /v1 and /sandbox/v1, the bearer token for /admin/v1. */
 export function apiClient(fetch: AppFetch, credential: { apiKey?: string; adminToken?: string }): Api {
-  const send: Api['send'] = async (method, path, body) => {
+  const sendText = async (method: string, path: string, text: string | undefined) => {
     const headers: Record<string, string> = { 'X-Console': '1' };
     if (credential.apiKey) headers['X-API-KEY'] = credential.apiKey;
     if (credential.adminToken) headers.Authorization = `Bearer ${credential.adminToken}`;
-    const text = body === undefined ? undefined : JSON.stringify(body);
     if (text !== undefined) {
       headers['Content-Type'] = 'application/json';
       // Declared, as an HTTP client would: the body-size check then reads the header instead of the stream.
@@ -38,5 +39,11 @@ export function apiClient(fetch: AppFetch, credential: { apiKey?: string; adminT
     const code = (parsed as { code?: unknown }).code;
     return { ok: res.ok && (code === undefined || code === 0), status: res.status, body: parsed };
   };
-  return { send, post: (path, body = {}) => send('POST', path, body) };
+  const send: Api['send'] = (method, path, body) =>
+    sendText(method, path, body === undefined ? undefined : JSON.stringify(body));
+  return {
+    send,
+    post: (path, body = {}) => send('POST', path, body),
+    postText: (path, jsonText) => sendText('POST', path, jsonText),
+  };
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { Answer, Api } from './api.js';
-import type { Flash, Session } from './session.js';
+import { boundedFlash, type Flash, type Session } from './session.js';
 import { NAV, OPERATOR_NAV, Shell } from './ui.js';
 
 // What every console handler shares: the session, the API client, the parsed form, and the two ways a POST ends
@@ -76,20 +76,20 @@ export function fragment(c: Ctx, body: Child) {
 
 /** Ends a successful action: a message for the next page, and a redirect there (POST, redirect, GET). */
 export function done(c: Ctx, to: string, flash: Omit<Flash, 'tone'>) {
-  c.get('session').flash = { tone: 'ok', ...flash };
+  c.get('session').flash = boundedFlash({ tone: 'ok', ...flash });
   return c.redirect(to, 303);
 }
 
 /** Ends a failed action: the API's {code, message}, and what was typed in `form` (never a secret). */
 export function failed(c: Ctx, to: string, title: string, answer: Answer, form?: string) {
   const values = form ? { ...c.get('form') } : undefined;
-  c.get('session').flash = {
+  c.get('session').flash = boundedFlash({
     tone: 'error',
     title,
     error: { status: answer.status, code: answer.body?.code, message: answer.body?.message },
     form,
     values,
-  };
+  });
   return c.redirect(to, 303);
 }
 

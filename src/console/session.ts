@@ -7,7 +7,16 @@ import type { Context } from 'hono';
 
 export const COOKIE = 'console_session';
 const IDLE_MS = 8 * 3600_000;
-const MAX_SESSIONS = 10_000;
+/** Sessions of the whole server: past it a sign-in is refused (no other user's session is ever evicted for it). */
+export const MAX_SESSIONS = 10_000;
+/** Sessions of one API key (or of the operator token): its oldest goes first, never another key's. */
+export const MAX_SESSIONS_PER_KEY = 20;
+/** What a failed form keeps of each value it shows again, and how many values (docs/hosted.md names each bound). */
+export const MAX_KEPT_VALUE_CHARS = 4096;
+const MAX_KEPT_VALUES = 32;
+const MAX_MESSAGE_CHARS = 1024;
+/** Accounts an operator session remembers (the operator API has no listing). */
+export const MAX_OPERATOR_ACCOUNTS = 50;
 
 /** A one-shot message for the next page: the outcome of an action, and what the user typed when it failed. */
 export interface Flash {
@@ -36,19 +45,26 @@ export interface Session {
 /** Random ids from the OS CSPRNG: a session id is a bearer credential, so no seeded or test id source is used. */
 const token = () => randomBytes(32).toString('base64url');
 
+/** The server has as many console sessions as it keeps: a sign-in is refused until some end or expire. */
+export class SessionsFull extends Error {}
+
 export class SessionStore {
   private readonly sessions = new Map<string, Session>();
+  /** Per credential (an API key, or the operator token), its session ids, oldest first. */
+  private readonly byCredential = new Map<string, string[]>();
 
   constructor(private readonly nowMs: () => number) {}
 
+  /** A new session; the credential's oldest goes when it has MAX_SESSIONS_PER_KEY; throws SessionsFull. */
   create(fields: Pick<Session, 'apiKey' | 'adminToken'>): Session {
-    if (this.sessions.size >= MAX_SESSIONS) {
-      // Map order is insertion order: the oldest session goes first.
-      const oldest = this.sessions.keys().next().value;
-      if (oldest !== undefined) this.sessions.delete(oldest);
-    }
+    const credential = credentialOf(fields);
+    const own = this.byCredential.get(credential) ?? [];
+    if (own.length >= MAX_SESSIONS_PER_KEY) this.end(own[0]!);
+    if (this.sessions.size >= MAX_SESSIONS) this.dropIdle();
+    if (this.sessions.size >= MAX_SESSIONS) throw new SessionsFull();
     const session: Session = { id: token(), csrf: token(), lastSeenMs: this.nowMs(), operatorAccounts: [], ...fields };
     this.sessions.set(session.id, session);
+    this.byCredential.set(credential, [...(this.byCredential.get(credential) ?? []), session.id]);
     return session;
   }
 
@@ -57,7 +73,7 @@ export class SessionStore {
     const session = this.sessions.get(id);
     if (!session) return undefined;
     if (this.nowMs() - session.lastSeenMs > IDLE_MS) {
-      this.sessions.delete(id);
+      this.end(id);
       return undefined;
     }
     session.lastSeenMs = this.nowMs();
@@ -65,8 +81,49 @@ export class SessionStore {
   }
 
   end(id: string): void {
+    const session = this.sessions.get(id);
+    if (!session) return;
     this.sessions.delete(id);
+    const credential = credentialOf(session);
+    const left = (this.byCredential.get(credential) ?? []).filter((other) => other !== id);
+    if (left.length === 0) this.byCredential.delete(credential);
+    else this.byCredential.set(credential, left);
   }
+
+  private dropIdle(): void {
+    const now = this.nowMs();
+    for (const [id, session] of this.sessions) if (now - session.lastSeenMs > IDLE_MS) this.end(id);
+  }
+}
+
+/** Puts an account first in the operator session's list, which keeps at most MAX_OPERATOR_ACCOUNTS. */
+export function remember(session: Session, accountId: string): void {
+  const seen = session.operatorAccounts.filter((id) => id !== accountId);
+  session.operatorAccounts = [accountId, ...seen].slice(0, MAX_OPERATOR_ACCOUNTS);
+}
+
+/** The credential a session stands for; a keyed hash is not needed, the session holds the key itself. */
+function credentialOf(fields: Pick<Session, 'apiKey' | 'adminToken'>): string {
+  return fields.apiKey !== undefined ? `key:${fields.apiKey}` : 'operator';
+}
+
+/**
+ * A flash within its bounds: a form keeps at most MAX_KEPT_VALUES values of MAX_KEPT_VALUE_CHARS each (an alias of
+ * a million characters kept whole made the next page a megabyte, and 60 such sessions 127 MB of the server's memory),
+ * messages at most MAX_MESSAGE_CHARS.
+ */
+export function boundedFlash(flash: Flash): Flash {
+  const cut = (text: unknown) => (typeof text === 'string' ? text.slice(0, MAX_MESSAGE_CHARS) : text);
+  const bounded: Flash = { ...flash, title: flash.title.slice(0, MAX_MESSAGE_CHARS) };
+  if (flash.error) bounded.error = { ...flash.error, message: cut(flash.error.message) };
+  if (flash.values) {
+    bounded.values = Object.fromEntries(
+      Object.entries(flash.values)
+        .slice(0, MAX_KEPT_VALUES)
+        .map(([k, v]) => [k.slice(0, 64), v.slice(0, MAX_KEPT_VALUE_CHARS)]),
+    );
+  }
+  return bounded;
 }
 
 /** Whether the browser reached us over https (directly or through a TLS-terminating proxy). */

@@ -12,6 +12,7 @@ export const NAV = [
   ['Webhooks', '/console/webhooks'],
   ['Requests', '/console/requests'],
   ['Events', '/console/events'],
+  ['Readiness', '/console/readiness'],
 ] as const;
 
 export const OPERATOR_NAV = [['Accounts', '/console/operator']] as const;

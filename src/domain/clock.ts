@@ -1,13 +1,17 @@
 import { assertInTransaction, sql } from '../store/db.js';
 import { accountClockNow, clockNow, type ClockRow } from './accounts.js';
 import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
 
 export type ClockMode = 'running' | 'frozen';
 
-/** The account clock: wall time plus an offset, or frozen at an instant (moves only when advanced). */
+/**
+ * The account clock: wall time plus an offset, or frozen at an instant (moves only when advanced). An account that is
+ * gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
+ */
 export function accountNowMs(deps: Deps, accountId: string): number {
   const now = accountClockNow(deps, accountId);
-  if (now === undefined) throw new Error(`unknown account ${accountId}`);
+  if (now === undefined) throw new DomainError('ACCOUNT_DELETED');
   return now;
 }
 
@@ -38,6 +42,14 @@ export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): vo
       accountId,
     );
   }
+}
+
+/** The latest an account clock may show: card ids and expiry dates (36 months on) keep four-digit years. */
+const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
+
+/** Refuses (400) an advance that would take the account clock past MAX_ACCOUNT_TIME_MS; changes nothing. */
+export function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): void {
+  if (accountNowMs(deps, accountId) + deltaMs > MAX_ACCOUNT_TIME_MS) throw new DomainError('CLOCK_LIMIT');
 }
 
 /**

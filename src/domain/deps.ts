@@ -1,3 +1,4 @@
+import type { Redactor } from '../redaction/redactor.js';
 import type { Db } from '../store/db.js';
 import type { ClockWaiters } from './clock-waiters.js';
 import type { EventBus, StoredEvent } from './event-bus.js';
@@ -12,6 +13,8 @@ interface DomainConfig {
   topUpSettleSeconds: number;
   /** Account seconds from card/cancel until the card is CANCELLED. */
   cancelSeconds: number;
+  /** What one tenant (an account and its child sandboxes) may keep. */
+  tenant: { requestLogBytes: number };
 }
 
 /** Everything the domain needs, passed in: nothing reads Date.now() or Math.random() behind its back. */
@@ -27,6 +30,8 @@ export interface Deps {
   clockWaiters: ClockWaiters;
   events: EventBus;
   logger: Logger;
+  /** Redaction by value, knowing the server's own secrets (admin token, bootstrap key): for what the domain keeps. */
+  redactor: Redactor;
   /**
    * Delivery-only fields added to an event's data when its webhook body is built (the 3DS OTP, derived on
    * demand, never stored in the outbox). Fixed when the deps are made: nothing is added later.

@@ -29,6 +29,8 @@ const ERRORS = {
   IDEMPOTENCY_KEY_MISMATCH: { code: 4211, message: 'Idempotency-Key was already used with a different request' },
   IDEMPOTENCY_KEY_IN_PROGRESS: { code: 4212, message: 'A request with this Idempotency-Key is already in progress' },
   AUTH_FAILED: { code: 11002, message: 'Invalid or revoked API key' },
+  /** A request of a child sandbox deleted while it ran: its key stopped working mid-request. */
+  ACCOUNT_DELETED: { code: 11002, message: 'Invalid or revoked API key: its sandbox was deleted' },
   ADMIN_AUTH_FAILED: { code: 401, message: 'Invalid operator token' },
   ADMIN_DISABLED: { code: 403, message: 'Operator API is disabled: set SANDBOX_ADMIN_TOKEN' },
   RATE_LIMITED: { code: 429, message: 'Too many requests' },
@@ -53,6 +55,12 @@ const ERRORS = {
   REFUND_EXCEEDS_REMAINING: { code: INVALID, message: 'amount exceeds what remains refundable' },
   /** Detail: the hold plus the card's available balance. */
   CLEAR_EXCEEDS_AVAILABLE: { code: INVALID, message: "amount exceeds the hold plus the card's available balance" },
+  CLOCK_LIMIT: {
+    code: INVALID,
+    message:
+      'advanceSeconds would take the account clock past 9000-01-01T00:00:00.000Z, the sandbox limit ' +
+      '(card ids and expiry dates are written with four-digit years)',
+  },
   TX_ID_ON_CHAIN: { code: INVALID, message: 'txId is already on chain' },
   DEPOSIT_ADDRESS_IN_USE: {
     code: INVALID,
@@ -75,6 +83,18 @@ const ERRORS = {
   },
   REQUEST_NOT_FOUND: { code: 404, message: 'no request with this requestId in the request log of this account' },
   REQUEST_LOG_OFF: { code: INVALID, message: 'the request log is turned off on this server (--request-log off)' },
+  // Readiness runs (docs/readiness.md).
+  READINESS_RUN_NOT_FOUND: { code: 404, message: 'no readiness run with this runId for this account' },
+  READINESS_SENDING_LIMIT: {
+    code: 429,
+    message:
+      'this tenant already has 10 readiness runs whose test deliveries are on the wire, the limit: retry after Retry-After seconds',
+  },
+  /** Detail: the running run's id and when its window ends. */
+  READINESS_RUN_RUNNING: {
+    code: INVALID,
+    message: 'a readiness run of this account is still running: stop it with readiness/stop, or wait for it to end',
+  },
 } as const satisfies Record<string, { code: number; message: string }>;
 
 export type ErrorName = keyof typeof ERRORS;

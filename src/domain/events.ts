@@ -1,9 +1,9 @@
 import { sql, type Db } from '../store/db.js';
 import type { Deps } from './deps.js';
-import type { EventEnvelope, EventType, StoredEvent } from './event-bus.js';
+import type { StoredEvent } from './event-bus.js';
+import type { EventEnvelope, EventType } from './event-types.js';
 
-export type { EventEnvelope, EventType, StoredEvent } from './event-bus.js';
-export { EVENT_TYPES } from './event-bus.js';
+export type { StoredEvent } from './event-bus.js';
 
 /**
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event

@@ -29,7 +29,6 @@ type CanonicalTask = { text: string } | { value: unknown };
  * Canonical JSON (object keys sorted, no white space): "the same JSON value" compares equal. Iterative, not
  * recursive: a body nested a few hundred thousand levels deep still fits the 1 MiB limit and must not
  * overflow the stack (that was a 500 caused by input).
- * @internal exported for its property test (test/properties/canonical-json.test.ts)
  */
 export function canonicalJson(value: unknown): string {
   const out: string[] = [];

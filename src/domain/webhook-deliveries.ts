@@ -3,13 +3,14 @@ import type { StoredEvent } from './events.js';
 import { assertInTransaction, sql, type Db } from '../store/db.js';
 import { deleteWebhookConfig, findWebhookConfig } from './webhook-config.js';
 
-// The delivery state of each event and the log of every attempt (SQL only; the sending is in attempt.ts).
+// The delivery state of each event, its retry state machine, and the log of every attempt. The sending (network)
+// is the webhooks module's (src/webhooks/attempt.ts), which reports each outcome here.
 
 export const ATTEMPT_JOB = 'webhook.attempt';
 
 /** Delays before retries 1..6, each counted from the previous attempt, in account seconds (spec Events, rule 1). */
-export const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000] as const;
+const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled' | 'disabled';
 
@@ -74,6 +75,66 @@ export function closeDelivery(deps: Deps, delivery: DeliveryRow, state: Exclude<
   deps.jobs.cancel(deps.db, delivery.account_id, ATTEMPT_JOB, String(delivery.id));
 }
 
+/**
+ * The retry state machine: records a scheduled attempt's outcome and decides what follows, in one transaction.
+ * Acknowledged: delivered. Failed: the next retry is planned RETRY_DELAYS_SECONDS after this attempt, or, after
+ * MAX_ATTEMPTS, the delivery has failed. A DELETE or reset while the request was on the wire wins: the attempt is
+ * logged and nothing more is planned.
+ */
+export function recordScheduledAttempt(
+  deps: Deps,
+  deliveryId: number,
+  attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
+  acknowledged: boolean,
+): void {
+  deps.db.transaction(() => {
+    const row = {
+      ...attempt,
+      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+      next_retry_at_ms: null as number | null,
+    };
+    const now = getDelivery(deps.db, deliveryId);
+    if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
+    const attempts = now.attempts + 1;
+    if (acknowledged) {
+      closeDelivery(deps, now, 'delivered');
+    } else if (attempts >= MAX_ATTEMPTS) {
+      closeDelivery(deps, now, 'failed');
+    } else {
+      row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
+      deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
+    }
+    sql(deps.db, 'UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?').run(
+      attempts,
+      row.next_retry_at_ms,
+      now.id,
+    );
+    insertAttempt(deps.db, row);
+  })();
+}
+
+/**
+ * An extra attempt outside the schedule (sandbox/v1/webhook/redeliver): success ends a pending delivery (its
+ * remaining retries are dropped); failure leaves the schedule as it was. Answers the attempt as recorded.
+ */
+export function recordRedelivery(
+  deps: Deps,
+  attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
+  acknowledged: boolean,
+): Omit<AttemptRow, 'id'> {
+  return deps.db.transaction(() => {
+    const row = {
+      ...attempt,
+      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+      next_retry_at_ms: null,
+    };
+    insertAttempt(deps.db, row);
+    const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
+    if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
+    return row;
+  })();
+}
+
 /** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
 export function removeWebhook(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'removeWebhook');
@@ -94,7 +155,7 @@ function cancelPendingDeliveries(deps: Deps, accountId: string): void {
  * Records an attempt once its request has answered. The account may be gone by then (a child sandbox deleted while
  * the request was on the wire): the row is then not written, since nothing would ever read or delete it.
  */
-export function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
+function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
   sql(
     db,
     `INSERT INTO webhook_attempts (account_id, event_id, attempt, redelivery, url, at_ms, signed_at_s, status_code,

@@ -147,6 +147,13 @@ function discardRest(incoming: IncomingMessage, maxBytes: number, spend: SpendBo
   incoming.once('end', () => incoming.off('data', onData));
 }
 
+/** The client went away before its whole body was read: its doing, answered 499 and logged at info (access-log.ts). */
+export class ClientGoneError extends Error {
+  constructor() {
+    super('Client connection prematurely closed.');
+  }
+}
+
 /** The rate limit's spending of a key's budget for body bytes read (hosted mode, a body without a length). */
 type SpendBodyBytes = (bytes: number) => boolean;
 
@@ -179,8 +186,7 @@ function readIncoming(
     };
     const onEnd = () => settle();
     const onError = (error: Error) => settle(error);
-    const onClose = () =>
-      incoming.readableEnded ? settle() : settle(new Error('Client connection prematurely closed.'));
+    const onClose = () => (incoming.readableEnded ? settle() : settle(new ClientGoneError()));
     incoming.on('data', onData);
     incoming.on('end', onEnd);
     incoming.on('error', onError);

@@ -8,6 +8,8 @@ export interface AppEnv {
     requestId: string;
     account: Account;
     keyId: string;
+    /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
+    tenantId: string;
     /**
      * Set by the faults middleware on a keyed endpoint: the latency an injected fault asks of this request, which
      * `keyed` hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).

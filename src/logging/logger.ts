@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { REDACTED, redactFields, scrubText } from './redaction.js';
+import { REDACTED, Redactor } from '../redaction/redactor.js';
 
 // Belt and braces for the places a secret is most likely to be logged by a future change.
 const REDACT_PATHS = [
@@ -16,21 +16,50 @@ export interface LoggerOptions {
   level: string;
   /** Where lines go; stdout by default (tests pass a capture). */
   destination?: pino.DestinationStream;
+  /** Masks the server's own secrets (admin token, bootstrap key, server secret) by value, wherever they show up. */
+  redactor?: Redactor;
 }
 
-/** The server's structured JSON logger, with secrets censored by field name and masked by shape. */
-export function createLogger({ level, destination }: LoggerOptions): pino.Logger {
+/**
+ * The server's structured JSON logger. Every record goes through the redaction twice: on its structure (a field
+ * under a secret name censored, every string and long number redacted by value) and on its final text (what a
+ * message or an error stack still holds).
+ */
+export function createLogger({ level, destination, redactor = new Redactor() }: LoggerOptions): pino.Logger {
   return pino(
     {
       level,
       base: { pid: process.pid },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
-      formatters: { log: (record) => redactFields(record) as Record<string, unknown> },
-      // redactFields already turned errors into plain objects (with their type); pino's own serializer would
-      // call them "Object".
+      formatters: { log: (record) => redactor.value(plainErrors(record)) as Record<string, unknown> },
+      // plainErrors already turned errors into plain objects (with their type); pino's own serializer would call
+      // them "Object".
       serializers: { err: (err: unknown) => err },
-      hooks: { streamWrite: scrubText },
+      hooks: { streamWrite: (line) => redactor.text(line) },
     },
     destination ?? pino.destination({ dest: 1, sync: true }),
   );
+}
+
+const MAX_DEPTH = 8;
+
+/** A copy of a log record whose Errors and Headers are plain objects, so the redaction walks their fields too. */
+function plainErrors(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return '[Truncated]';
+  if (Array.isArray(value)) return value.map((v) => plainErrors(v, depth + 1));
+  if (value instanceof Error) {
+    const plain: Record<string, unknown> = {
+      type: value.constructor?.name ?? value.name,
+      message: value.message,
+      stack: value.stack,
+    };
+    for (const [k, v] of Object.entries(value)) plain[k] = v;
+    if (value.cause !== undefined) plain.cause = value.cause;
+    return plainErrors(plain, depth);
+  }
+  if (value instanceof Headers) return Object.fromEntries(value.entries());
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = plainErrors(v, depth + 1);
+  return out;
 }

@@ -4,7 +4,7 @@ import type { ServerDeps } from '../server-deps.js';
 import { generateTronAddress, isTronAddress } from '../domain/deposit-address.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';
 import { caughtUpNow, runCommand } from '../http/command.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredAmount } from '../http/validate.js';

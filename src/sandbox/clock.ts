@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
-import { accountNowMs, clockMode, setClockMode, shiftClock } from '../domain/clock.js';
-import { OK } from '../api/views.js';
+import { accountNowMs, assertAdvanceWithinLimit, clockMode, setClockMode, shiftClock } from '../domain/clock.js';
+import { OK } from '../http/envelope.js';
 import { findAccount } from '../domain/accounts.js';
 import { DomainError } from '../domain/errors.js';
 import { caughtUpNow, runCommand, transact } from '../http/command.js';
@@ -16,6 +16,7 @@ export function clockRoutes(deps: ServerDeps) {
     const mode = optionalEnum(body, 'mode', ['running', 'frozen'] as const);
     const advance = body.advanceSeconds as number | undefined;
     const accountId = c.get('account').id;
+    if (advance !== undefined) assertAdvanceWithinLimit(deps, accountId, Math.round(advance * 1000));
     if (mode) {
       runCommand(c, deps, () => setClockMode(deps, accountId, mode));
       deps.clockWaiters.wake(accountId);

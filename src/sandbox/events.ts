@@ -1,7 +1,8 @@
 import { Hono } from 'hono';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
-import { EVENT_TYPES, listEvents, toEnvelope } from '../domain/events.js';
+import { EVENT_TYPES } from '../domain/event-types.js';
+import { listEvents, toEnvelope } from '../domain/events.js';
 import { caughtUpNow } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';

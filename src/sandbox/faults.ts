@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
 import { clearFaults, listFaults, setFaults, type FaultRule } from '../domain/faults.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';

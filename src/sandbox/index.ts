@@ -6,10 +6,12 @@ import { chainRoutes } from './chain.js';
 import { faults } from '../http/middleware/faults.js';
 import { declaredLengthLimit } from '../http/middleware/json-body.js';
 import { rateLimit } from '../http/middleware/rate-limit.js';
+import { tenantBudget } from '../http/middleware/tenant-budget.js';
 import { clockRoutes } from './clock.js';
 import { eventsRoutes } from './events.js';
 import { faultRoutes } from './faults.js';
 import { inventoryRoutes } from './inventory.js';
+import { readinessRoutes } from './readiness.js';
 import { requestsRoutes } from './requests.js';
 import { resetRoutes } from './reset.js';
 import { sandboxesRoutes } from './sandboxes.js';
@@ -32,12 +34,14 @@ const modules: ((deps: ServerDeps) => Hono<AppEnv>)[] = [
   faultRoutes,
   sandboxesRoutes,
   requestsRoutes,
+  readinessRoutes,
 ];
 
 /** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */
 export function sandboxApi(deps: ServerDeps) {
   const api = new Hono<AppEnv>();
   api.use('*', apiKeyAuth(deps));
+  api.use('*', tenantBudget(deps));
   api.use('*', rateLimit(deps));
   api.use('*', declaredLengthLimit());
   api.use('*', faults(deps));

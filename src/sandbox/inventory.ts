@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { getBin, inventoryFor, setAccountInventory } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';

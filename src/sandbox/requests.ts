@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
-import { getRequest, listRequests } from '../domain/request-log.js';
+import { getRequest, listRequests } from '../request-log/queries.js';
 import type { AppEnv } from '../http/context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';

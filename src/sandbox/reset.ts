@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { resetAccount } from '../domain/reset.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/sandboxes.js';
 import { runCommand } from '../http/command.js';

@@ -4,7 +4,7 @@ import type { ServerDeps } from '../server-deps.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
 import { merchantFor } from '../domain/merchants.js';
 import { CHALLENGE_TYPES, raiseChallenge, verifyChallenge } from '../domain/threeds.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';

@@ -10,7 +10,7 @@ import type { ServerDeps } from '../server-deps.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
 import { merchantFor } from '../domain/merchants.js';
 import { microsToJsonNumber } from '../domain/money.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';

@@ -3,7 +3,7 @@ import { seedBalance } from '../domain/accounts.js';
 import type { ServerDeps } from '../server-deps.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { readJsonObject } from '../http/middleware/json-body.js';

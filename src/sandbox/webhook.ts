@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import { OK } from '../api/views.js';
+import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent } from '../domain/events.js';
 import { caughtUpNow } from '../http/command.js';

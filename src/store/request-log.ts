@@ -5,6 +5,10 @@ import { sql, type Db } from './db.js';
 export interface RequestLogRow {
   seq: number;
   account_id: string;
+  /** The account itself, or its parent for a child sandbox. */
+  tenant_id: string;
+  /** What the row keeps, in bytes (its detail, path, request id and idempotency key): the tenant's bound counts it. */
+  bytes: number;
   request_id: string;
   at_ms: number;
   method: string;
@@ -20,13 +24,18 @@ export interface RequestLogRow {
 
 export type NewRequestLogRow = Omit<RequestLogRow, 'seq'>;
 
+/** A row as a record makes it; its tenant is added when its batch is written. */
+export type RecordRow = Omit<NewRequestLogRow, 'tenant_id'>;
+
 export function insertRequestLogRow(db: Db, r: NewRequestLogRow): void {
   sql(
     db,
-    `INSERT INTO request_log (account_id, request_id, at_ms, method, path, status, code, latency_ms, key_id,
-       idempotency_key, replayed, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO request_log (account_id, tenant_id, bytes, request_id, at_ms, method, path, status, code, latency_ms,
+       key_id, idempotency_key, replayed, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.account_id,
+    r.tenant_id,
+    r.bytes,
     r.request_id,
     r.at_ms,
     r.method,
@@ -50,6 +59,22 @@ export function trimRequestLog(db: Db, accountId: string, keep: number): void {
   ).run({ id: accountId, keep });
 }
 
+/** Bytes the tenant's rows keep together. */
+export function tenantRequestLogBytes(db: Db, tenantId: string): number {
+  return sql(db, 'SELECT COALESCE(SUM(bytes), 0) FROM request_log WHERE tenant_id = ?').pluck().get(tenantId) as number;
+}
+
+/** Deletes the tenant's oldest rows, across its accounts, until what is left keeps at most `budget` bytes. */
+export function trimTenantRequestLog(db: Db, tenantId: string, budget: number): void {
+  sql(
+    db,
+    `DELETE FROM request_log WHERE tenant_id = @tenant AND seq <= (
+       SELECT seq FROM (
+         SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) AS kept FROM request_log WHERE tenant_id = @tenant)
+       WHERE kept > @budget ORDER BY seq DESC LIMIT 1)`,
+  ).run({ tenant: tenantId, budget });
+}
+
 export interface RequestLogQuery {
   limit: number;
   path?: string;
@@ -61,7 +86,7 @@ export interface RequestLogQuery {
 
 /** Summaries (no detail) newest first; one row more than `limit` tells whether another page exists. */
 export function queryRequestLog(db: Db, accountId: string, q: RequestLogQuery): Omit<RequestLogRow, 'detail'>[] {
-  const columns = `seq, account_id, request_id, at_ms, method, path, status, code, latency_ms, key_id,
+  const columns = `seq, account_id, tenant_id, bytes, request_id, at_ms, method, path, status, code, latency_ms, key_id,
     idempotency_key, replayed`;
   const rows =
     q.path === undefined
@@ -84,4 +109,24 @@ export function findRequestLogRow(db: Db, accountId: string, requestId: string):
     accountId,
     requestId,
   ) as RequestLogRow | undefined;
+}
+
+/** A row as a readiness run's checks read it: what the request was, without its headers and bodies. */
+export type WindowRow = Pick<
+  RequestLogRow,
+  'seq' | 'request_id' | 'at_ms' | 'path' | 'status' | 'code' | 'idempotency_key'
+>;
+
+/** The account's rows of requests that started within [fromMs, toMs], in the order they were recorded. */
+export function rowsBetween(db: Db, accountId: string, fromMs: number, toMs: number): WindowRow[] {
+  return sql(
+    db,
+    `SELECT seq, request_id, at_ms, path, status, code, idempotency_key FROM request_log
+       WHERE account_id = ? AND at_ms BETWEEN ? AND ? ORDER BY seq`,
+  ).all(accountId, fromMs, toMs) as WindowRow[];
+}
+
+/** The stored detail (request and response, JSON) of one row. */
+export function detailOf(db: Db, seq: number): string | undefined {
+  return sql(db, 'SELECT detail FROM request_log WHERE seq = ?').pluck().get(seq) as string | undefined;
 }

@@ -23,7 +23,8 @@ export function summary(report: RunReport): string {
   );
 }
 
-const xml = (s: string) =>
+/** Text as XML character data or an attribute value. */
+export const xml = (s: string) =>
   s
     .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
     // XML 1.0 has no representation for most control characters.

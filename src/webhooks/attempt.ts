@@ -2,17 +2,12 @@ import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
 import type { Job } from '../domain/jobs.js';
-import { sql } from '../store/db.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
 import {
-  ATTEMPT_JOB,
-  MAX_ATTEMPTS,
-  RETRY_DELAYS_SECONDS,
-  attemptCount,
   closeDelivery,
-  deliveryForEvent,
   getDelivery,
-  insertAttempt,
+  recordRedelivery,
+  recordScheduledAttempt,
   type AttemptRow,
 } from '../domain/webhook-deliveries.js';
 import { sendWebhook, type SendResult } from './sender.js';
@@ -57,11 +52,10 @@ async function send(deps: ServerDeps, event: StoredEvent, url: string, secret: s
   return { ...result, url, signedAtSeconds };
 }
 
-function attemptRow(event: StoredEvent, sent: Sent, atMs: number, attempt: number, redelivery: boolean) {
+function attemptOf(event: StoredEvent, sent: Sent, atMs: number, redelivery: boolean) {
   return {
     account_id: event.accountId,
     event_id: event.id,
-    attempt,
     redelivery: Number(redelivery),
     url: sent.url,
     at_ms: atMs,
@@ -69,8 +63,7 @@ function attemptRow(event: StoredEvent, sent: Sent, atMs: number, attempt: numbe
     status_code: sent.statusCode,
     latency_ms: Math.round(sent.latencyMs),
     error: sent.error,
-    next_retry_at_ms: null as number | null,
-  } satisfies Omit<AttemptRow, 'id'>;
+  } satisfies Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>;
 }
 
 /**
@@ -92,42 +85,13 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
     { eventId: event.id, type: event.type, statusCode: sent.statusCode, error: sent.error, latencyMs: sent.latencyMs },
     'webhook attempt',
   );
-  deps.db.transaction(() => {
-    const now = getDelivery(deps.db, delivery.id);
-    const row = attemptRow(event, sent, atMs, attemptCount(deps.db, event.accountId, event.id) + 1, false);
-    // A DELETE or reset while the request was on the wire wins: the attempt is logged, nothing more is planned.
-    if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
-    const attempts = now.attempts + 1;
-    if (sent.error === null) {
-      closeDelivery(deps, now, 'delivered');
-    } else if (attempts >= MAX_ATTEMPTS) {
-      closeDelivery(deps, now, 'failed');
-    } else {
-      row.next_retry_at_ms = atMs + RETRY_DELAYS_SECONDS[attempts - 1] * 1000;
-      deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
-    }
-    sql(deps.db, 'UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?').run(
-      attempts,
-      row.next_retry_at_ms,
-      now.id,
-    );
-    insertAttempt(deps.db, row);
-  })();
+  recordScheduledAttempt(deps, delivery.id, attemptOf(event, sent, atMs, false), sent.error === null);
 }
 
-/**
- * /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule. Success ends a pending delivery
- * (its remaining retries are dropped); failure leaves the schedule as it was.
- */
+/** /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule (recordRedelivery says what follows). */
 export async function redeliver(deps: ServerDeps, event: StoredEvent, atMs: number): Promise<Omit<AttemptRow, 'id'>> {
   const config = findWebhookConfig(deps, event.accountId);
   if (!config) throw new Error('redeliver without a webhook config');
   const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);
-  return deps.db.transaction(() => {
-    const row = attemptRow(event, sent, atMs, attemptCount(deps.db, event.accountId, event.id) + 1, true);
-    insertAttempt(deps.db, row);
-    const delivery = deliveryForEvent(deps.db, event.accountId, event.id);
-    if (delivery?.state === 'pending' && sent.error === null) closeDelivery(deps, delivery, 'delivered');
-    return row;
-  })();
+  return recordRedelivery(deps, attemptOf(event, sent, atMs, true), sent.error === null);
 }

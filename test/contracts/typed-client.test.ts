@@ -20,7 +20,7 @@ describe('a typed client generated from /openapi.json', () => {
   let sb: TestSandbox | undefined;
   afterEach(async () => sb?.close());
 
-  it('is the committed test/contracts/typed-client/api.d.ts (npm run build:openapi regenerates it)', async () => {
+  it('is the committed src/contracts/api-types.d.ts (npm run build:openapi regenerates it)', async () => {
     sb = createTestSandbox();
     const served = await request(sb.server).get('/openapi.json');
     expect(served.status).toBe(200);

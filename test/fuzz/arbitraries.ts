@@ -157,7 +157,8 @@ function headersFor(world: World): fc.Arbitrary<Record<string, string>> {
       ),
       'x-api-key': fc.option(
         fc.oneof(
-          { weight: 8, arbitrary: fc.constant(world.a.apiKey) },
+          { weight: 7, arbitrary: fc.constant(world.a.apiKey) },
+          { weight: 1, arbitrary: fc.constant(world.child.apiKey) },
           { weight: 1, arbitrary: fc.constantFrom(world.b.apiKey, world.revokedKey) },
           { weight: 1, arbitrary: printable(50) },
         ),
@@ -177,12 +178,15 @@ function headersFor(world: World): fc.Arbitrary<Record<string, string>> {
 
 /** Headers of a partner that gets the envelope right (so the request reaches the business checks). */
 function wellFormedHeaders(world: World): fc.Arbitrary<Record<string, string>> {
-  return fc.option(fc.constantFrom('k1', 'k2', 'k3'), { nil: undefined, freq: 2 }).map((key) => ({
-    'content-type': 'application/json',
-    'x-api-key': world.a.apiKey,
-    authorization: `Bearer ${ADMIN_TOKEN}`,
-    ...(key ? { 'idempotency-key': key } : {}),
-  }));
+  const keys = fc.constantFrom(world.a.apiKey, world.a.apiKey, world.a.apiKey, world.child.apiKey);
+  return fc
+    .tuple(fc.option(fc.constantFrom('k1', 'k2', 'k3'), { nil: undefined, freq: 2 }), keys)
+    .map(([key, apiKey]) => ({
+      'content-type': 'application/json',
+      'x-api-key': apiKey,
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(key ? { 'idempotency-key': key } : {}),
+    }));
 }
 
 /**

@@ -19,6 +19,8 @@ export interface World {
   routes: Route[];
   /** Account A (the caller) with cards; B, another account, with a card of its own. */
   a: { accountId: string; apiKey: string; keyId: string; cards: string[] };
+  /** A child sandbox of A: its own key, one tenant with A (hosted budgets are shared). */
+  child: { accountId: string; apiKey: string };
   b: { accountId: string; apiKey: string; cards: string[] };
   revokedKey: string;
   close(): void;
@@ -32,9 +34,9 @@ const DOCUMENTATION = /^\/(docs|openapi\.json|console|$)/;
 
 /**
  * Routes left out of fuzzing: fault injection exists to make later calls answer 5xx or drop the connection on
- * purpose, which would be reported as the sandbox failing.
+ * purpose, which would be reported as the sandbox failing; a readiness run arms such faults for its window.
  */
-const NOT_FUZZED = new Set(['/sandbox/v1/faults']);
+const NOT_FUZZED = new Set(['/sandbox/v1/faults', '/sandbox/v1/readiness/run']);
 
 /** Every concrete API route the app serves, read from the app itself (middleware entries left out). */
 function routesOf(app: ReturnType<typeof createApp>): Route[] {
@@ -81,11 +83,13 @@ export async function createWorld(overrides: Partial<Config> = {}): Promise<Worl
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
   });
   await json(del);
+  const child = await json(await post(a.apiKey, '/sandbox/v1/sandboxes/create', { name: 'fuzz', balance: 100 }));
   return {
     deps,
     app,
     routes: routesOf(app),
     a: { ...a, cards: cardsA },
+    child: { accountId: child.accountId, apiKey: child.apiKey },
     b: { ...b, cards: [cardB] },
     revokedKey: extra.apiKey,
     close: () => deps.db.close(),

@@ -21,6 +21,7 @@ export async function startHosted(
   limits: Partial<Config['server']> = {},
   logLevel = 'info',
   rateLimitPerSecond = 1_000,
+  config: Partial<Config> = {},
 ): Promise<HostedServer> {
   const logs = { text: '', records: [] as Record<string, unknown>[] };
   const logger = createLogger({
@@ -43,6 +44,7 @@ export async function startHosted(
       backgroundJobs: false,
       rateLimitPerSecond,
       server: { ...hosted.server, ...limits },
+      ...config,
     }),
     logger,
   });

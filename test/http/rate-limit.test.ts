@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_CONFIG } from '../../src/config.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
@@ -6,14 +7,17 @@ afterEach(() => sb.close());
 
 const assetList = (key: string) => sb.post(key, '/v1/wallet/assetList', {});
 
-describe('hosted mode: per-API-key rate limit', () => {
+describe('hosted mode: one rate limit per tenant (an account and its child sandboxes)', () => {
   it('answers 429 {code: 429, message} with Retry-After once a key spends its per-second budget', async () => {
     sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 3 } });
     const { apiKey } = await sb.account();
     for (let i = 0; i < 3; i++) expect((await assetList(apiKey)).status).toBe(200);
     const limited = await assetList(apiKey);
     expect(limited.status).toBe(429);
-    expect(limited.body).toEqual({ code: 429, message: 'Too many requests: at most 3 per second per API key' });
+    expect(limited.body).toEqual({
+      code: 429,
+      message: 'Too many requests: at most 3 per second per account, its child sandboxes included',
+    });
     expect(limited.headers['retry-after']).toBe('1');
     expect(limited.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{20}$/);
   });
@@ -39,7 +43,27 @@ describe('hosted mode: per-API-key rate limit', () => {
     expect((await assetList(apiKey)).status).toBe(429);
   });
 
-  it('counts each API key apart, and /v1 and /sandbox/v1 against the same budget', async () => {
+  it('shares one budget between an account, its other keys and its child sandboxes: children buy no requests', async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 4, rateLimitHoldMs: 0 } });
+    const parent = await sb.account();
+    const second = await sb.admin('post', `/admin/v1/accounts/${parent.accountId}/keys`);
+    const children = [];
+    for (const name of ['a', 'b']) {
+      const created = await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/create', { name });
+      children.push(created.body.apiKey as string);
+    }
+    // Three of the four tokens went on the calls above (the operator API has no budget).
+    sb.wall.ms += 1000;
+    const keys = [parent.apiKey, second.body.apiKey as string, ...children];
+    const statuses = [];
+    for (const key of [...keys, ...keys]) statuses.push((await assetList(key)).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429, 429, 429]);
+    // Another tenant is served all along.
+    const other = await sb.account();
+    expect((await assetList(other.apiKey)).status).toBe(200);
+  });
+
+  it('counts each tenant apart, and /v1 and /sandbox/v1 against the same budget', async () => {
     sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 2 } });
     const a = await sb.account();
     const b = await sb.account();
@@ -125,8 +149,11 @@ describe('hosted mode: a 429 is held before it is sent', () => {
     expect((await Promise.all(refused.map((w) => w.answer))).map((r) => r.status)).toEqual(Array(10).fill(429));
   });
 
-  it('holds at most 64 refusals of a key: past that the 429 is sent at once and closes its connection', async () => {
-    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 1 } });
+  it('holds at most 64 refusals of a tenant: past that the 429 is sent at once and closes its connection', async () => {
+    // The tenant's bound on requests in flight (32 by default) would refuse before; it has its own test.
+    sb = createTestSandbox({
+      config: { mode: 'hosted', rateLimitPerSecond: 1, tenant: { ...DEFAULT_CONFIG.tenant, maxInFlight: 1000 } },
+    });
     const { apiKey } = await sb.account();
     await assetList(apiKey);
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { enc, errorFlash, fragment, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { EVENT_TYPES as TYPES } from '../../domain/events.js';
+import { EVENT_TYPES as TYPES } from '../../domain/event-types.js';
 import { Badge, Empty, Json, Select, Time } from '../ui.js';
 
 // Events: the account's outbox (sandbox/v1/events), filterable by type, each with its payload; refreshed live.

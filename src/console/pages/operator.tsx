@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { numberField } from '../format.js';
 import { done, enc, errorFlash, failed, kept, page, takeFlash, type ConsoleEnv } from '../page.js';
+import { remember } from '../session.js';
 import { ActionButton, Badge, Empty, Field, TableWrap, Time, ColumnHeads, FormPanel } from '../ui.js';
 
 // The operator view, for a session signed in with the operator token: accounts through /admin/v1 (create, look
@@ -81,7 +82,7 @@ export function operatorRoutes() {
       });
       if (!answer.ok) return failed(c, TO, 'Account not created', answer, 'account');
       const id = String(answer.body.accountId);
-      c.get('session').operatorAccounts.unshift(id);
+      remember(c.get('session'), id);
       return done(c, `${TO}/account?id=${enc(id)}`, {
         title: `Account ${id} created`,
         reveal: [{ label: 'API key (shown once)', value: String(answer.body.apiKey) }],
@@ -99,8 +100,7 @@ export function operatorRoutes() {
           </p>,
         );
       }
-      const seen = c.get('session').operatorAccounts;
-      if (!seen.includes(id)) seen.unshift(id);
+      remember(c.get('session'), id);
       const a = answer.body;
       const csrf = c.get('session').csrf;
       const base = `${TO}/accounts/${enc(id)}`;

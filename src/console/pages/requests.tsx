@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { RequestSummary } from '../../domain/request-log.js';
+import type { components } from '../../contracts/api-types.js';
 import { enc, errorFlash, fragment, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
 import { Badge, Empty, Field, Json, TableWrap, Time, ColumnHeads } from '../ui.js';
 
@@ -8,8 +8,8 @@ import { Badge, Empty, Field, Json, TableWrap, Time, ColumnHeads } from '../ui.j
 
 const LIMIT = 50;
 
-/** A row of the `requests` answer: the request log's own summary (the API answers it as it is). */
-type Summary = RequestSummary;
+/** A row of the `requests` answer, as its contract types it. */
+type Summary = components['schemas']['sandbox.requests.response']['requests'][number];
 
 interface Filter {
   path?: string;

@@ -1,8 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../../domain/logger.js';
-import { REDACTED, isSecretField } from '../../logging/redaction.js';
+import type { Redactor } from '../../redaction/redactor.js';
 import type { AppEnv } from '../context.js';
+import { ClientGoneError } from '../body-bounds.js';
 
 /**
  * One JSON line per request: request id, method, path, status, latency. The query string is left out (it is
@@ -11,18 +12,25 @@ import type { AppEnv } from '../context.js';
  */
 export function accessLog({
   logger,
+  redactor,
   now = () => performance.now(),
 }: {
   logger: Logger;
+  redactor: Redactor;
   now?: () => number;
 }): MiddlewareHandler<AppEnv> {
   return async function accessLog(c, next) {
     const startMs = now();
     const requestId = c.get('requestId');
-    const { method, path } = c.req;
+    const method = c.req.method;
+    // The path as the client wrote it (percent-encoded, which can hide the separators of a card number).
+    const path = redactor.url(rawPath(c.req.url));
     // Copying the headers costs on every request (1 % of a keyed write's CPU): only when debug lines are written.
     if (logger.isLevelEnabled?.('debug') !== false) {
-      logger.debug({ requestId, method, path, headers: safeHeaders(c.req.raw.headers) }, 'request received');
+      logger.debug(
+        { requestId, method, path, headers: redactor.headers(Object.fromEntries(c.req.raw.headers)) },
+        'request received',
+      );
     }
     await next();
     const status = c.res.status;
@@ -42,16 +50,17 @@ export const CLIENT_CLOSED_REQUEST = 499 as UnofficialStatusCode;
  * ECONNRESET "aborted"): the client's doing, not a server error, so no level-50 line and no 500.
  */
 export function clientAborted(err: unknown, c: Context<AppEnv>): boolean {
+  // Gone before the body was read (a latency fault held the request until after the client left).
+  if (err instanceof ClientGoneError) return true;
   const incoming = c.env?.incoming;
   if (incoming && incoming.destroyed && !incoming.complete) return true;
   const e = err as { code?: unknown; message?: unknown } | null;
   return e?.code === 'ECONNRESET' && e.message === 'aborted';
 }
 
-function safeHeaders(headers: Headers): Record<string, string> {
-  const out: Record<string, string> = {};
-  headers.forEach((value, name) => {
-    out[name] = isSecretField(name) ? REDACTED : value;
-  });
-  return out;
+/** The path of a request URL, as sent (no query: it is where a careless client puts a key). */
+function rawPath(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  const end = url.indexOf('?', start);
+  return start < 0 ? '/' : url.slice(start, end < 0 ? undefined : end);
 }

@@ -2,10 +2,13 @@ import type { MiddlewareHandler } from 'hono';
 import { getAccount } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
 import { expireIfDue } from '../../domain/sandboxes.js';
+import { tenantOf } from '../../domain/tenants.js';
 import type { ServerDeps } from '../../server-deps.js';
 import { transact } from '../command.js';
 import type { AppEnv } from '../context.js';
+import { errorResponse } from '../errors.js';
 import { DomainError } from '../../domain/errors.js';
+import { clientAddress, MAX_FAILURES, operatorThrottleOf } from '../failure-throttle.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
@@ -27,6 +30,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       throw new DomainError('AUTH_FAILED');
     c.set('account', account);
     c.set('keyId', found.keyId);
+    c.set('tenantId', tenantOf(account));
     await next();
   };
 }
@@ -35,15 +39,33 @@ const BEARER = /^bearer +(.*)$/i;
 
 /** `Authorization: Bearer <admin token>` for the operator API; refused outright when no token is configured. */
 export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
+  const throttle = operatorThrottleOf(deps);
   return async function adminAuth(c, next) {
     const expected = deps.config.adminToken;
     if (!expected) throw new DomainError('ADMIN_DISABLED');
+    const address = clientAddress(c);
+    const wait = address === undefined ? 0 : throttle.waitSeconds(address);
+    if (wait > 0) {
+      c.header('Retry-After', String(wait));
+      return errorResponse(c, operatorThrottled(wait));
+    }
     const header = c.req.header('authorization') ?? '';
     // The auth scheme is case-insensitive (RFC 7235 section 2.1): `bearer` and `BEARER` are `Bearer`.
     const given = BEARER.exec(header)?.[1] ?? '';
-    if (!constantTimeEqual(deps, given, expected)) throw new DomainError('ADMIN_AUTH_FAILED');
+    if (!constantTimeEqual(deps, given, expected)) {
+      if (address !== undefined) throttle.fail(address);
+      throw new DomainError('ADMIN_AUTH_FAILED');
+    }
     await next();
   };
+}
+
+/** The 429 of an address past its failed operator credentials. */
+export function operatorThrottled(waitSeconds: number): DomainError {
+  return new DomainError(
+    'RATE_LIMITED',
+    `Too many failed operator tokens from this address: at most ${MAX_FAILURES} a minute; retry in ${waitSeconds} s`,
+  );
 }
 
 function constantTimeEqual(deps: ServerDeps, a: string, b: string): boolean {

@@ -11,16 +11,17 @@ interface Bucket {
 }
 
 interface Limiter {
+  /** Per tenant (an account and its child sandboxes), its budget. */
   buckets: Map<string, Bucket>;
-  /** Per key, its 429s being held. */
+  /** Per tenant, its 429s being held. */
   held: Map<string, number>;
 }
 
 /**
- * A key holds at most this many 429s at once; past it a 429 is answered at once and its connection closed, so a
- * key cannot pile up open requests (the server's connection cap is shared by every tenant).
+ * A tenant holds at most this many 429s at once; past it a 429 is answered at once and its connection closed, so a
+ * tenant cannot pile up open requests (the server's connection cap is shared by every tenant).
  */
-const MAX_HELD_PER_KEY = 64;
+const MAX_HELD_PER_TENANT = 64;
 
 /**
  * A request spends one token, and one more per this many bytes of its body: what a request costs the server is
@@ -41,9 +42,10 @@ function limiterOf(deps: ServerDeps): Limiter {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Hosted mode: a token bucket per API key on the wall clock (a partner moving its account clock must not buy
- * requests), holding one second of requests as burst. Local mode is unlimited. Mount after `apiKeyAuth`, which
- * sets the key id, so unknown keys never take a bucket.
+ * Hosted mode: a token bucket per tenant on the wall clock (a partner moving its account clock must not buy
+ * requests), holding one second of requests as burst. One budget for all the tenant's keys: an account and its
+ * child sandboxes share it, so creating children buys no requests. Local mode is unlimited. Mount after
+ * `apiKeyAuth`, which sets the tenant, so unknown keys never take a bucket.
  *
  * A 429 is held for `rateLimitHoldMs` (1 s) before it is sent. Answered at once, a refusal costs the server about
  * what a read costs (parsing, authentication, the answer), and a client that retries at once gets it back at once:
@@ -58,24 +60,24 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const { buckets, held } = limiterOf(deps);
   return async function rateLimit(c, next) {
     if (deps.config.mode !== 'hosted') return next();
-    const keyId = c.get('keyId');
-    const bucket = buckets.get(keyId) ?? { tokens: perSecond, atMs: deps.wallClock() };
-    buckets.set(keyId, bucket);
+    const tenant = c.get('tenantId');
+    const bucket = buckets.get(tenant) ?? { tokens: perSecond, atMs: deps.wallClock() };
+    buckets.set(tenant, bucket);
     refill(bucket);
     // A declared body is paid for before it is read; one without a length (chunked) as it arrives.
     const declared = c.req.method === 'GET' || c.req.method === 'HEAD' ? 0 : declaredLength(c);
     const cost = Math.min(perSecond, 1 + Math.floor((declared ?? 0) / BYTES_PER_TOKEN));
     if (bucket.tokens < cost) {
       const waitSeconds = Math.max(1, Math.ceil((cost - bucket.tokens) / perSecond));
-      const holding = held.get(keyId) ?? 0;
-      if (holdMs > 0 && holding < MAX_HELD_PER_KEY) {
-        held.set(keyId, holding + 1);
+      const holding = held.get(tenant) ?? 0;
+      if (holdMs > 0 && holding < MAX_HELD_PER_TENANT) {
+        held.set(tenant, holding + 1);
         try {
           await sleep(holdMs);
         } finally {
-          const left = held.get(keyId)! - 1;
-          if (left === 0) held.delete(keyId);
-          else held.set(keyId, left);
+          const left = held.get(tenant)! - 1;
+          if (left === 0) held.delete(tenant);
+          else held.set(tenant, left);
         }
       } else if (holdMs > 0) {
         c.header('Connection', 'close');
@@ -95,9 +97,12 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   }
 }
 
-/** The 429 of a key past its budget. */
+/** The 429 of a tenant past its budget. */
 function rateLimited(perSecond: number): DomainError {
-  return new DomainError('RATE_LIMITED', `Too many requests: at most ${perSecond} per second per API key`);
+  return new DomainError(
+    'RATE_LIMITED',
+    `Too many requests: at most ${perSecond} per second per account, its child sandboxes included`,
+  );
 }
 
 /**

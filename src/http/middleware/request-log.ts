@@ -1,12 +1,20 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { accountForKey } from '../../domain/api-keys.js';
 import type { Deps } from '../../domain/deps.js';
-import type { HeaderText } from '../../domain/captured-request.js';
-import { requestLogOf } from '../../domain/request-log.js';
+import type { HeaderText } from '../../request-log/captured-request.js';
+import { requestLogOf } from '../../request-log/log.js';
 import type { AppEnv } from '../context.js';
 
-/** Reads of the log itself are not recorded: `logs tail` polling it would otherwise fill the log with itself. */
-const NOT_RECORDED = new Set(['/sandbox/v1/requests', '/sandbox/v1/requests/get']);
+/**
+ * Reads of the log itself are not recorded: `logs tail` polling it would otherwise fill the log with itself. Nor are
+ * reads of readiness runs, which are judged from the log: polling one must not push out the requests it judges.
+ */
+const NOT_RECORDED = new Set([
+  '/sandbox/v1/requests',
+  '/sandbox/v1/requests/get',
+  '/sandbox/v1/readiness/get',
+  '/sandbox/v1/readiness/list',
+]);
 /** A body the handler left unread is read for the record only up to this size (a 413 is never read). */
 const MAX_UNREAD_BODY_BYTES = 64 * 1024;
 

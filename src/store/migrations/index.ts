@@ -4,6 +4,8 @@ import { webhooks } from './020-webhooks.js';
 import { simulation } from './030-simulation.js';
 import { chainTenantTxId } from './031-chain-tenant-txid.js';
 import { developerTools } from './050-developer-tools.js';
+import { requestLogTenant } from './051-request-log-tenant.js';
+import { readiness } from './060-readiness.js';
 
 export interface Migration {
   version: number;
@@ -12,7 +14,15 @@ export interface Migration {
 }
 
 // Versions are reserved by area so parallel work never collides:
-// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations, 50-59 developer tools.
-export const migrations: Migration[] = [core, idempotency, webhooks, simulation, chainTenantTxId, developerTools].sort(
-  (a, b) => a.version - b.version,
-);
+// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations, 50-59 developer tools,
+// 60-69 readiness.
+export const migrations: Migration[] = [
+  core,
+  idempotency,
+  webhooks,
+  simulation,
+  chainTenantTxId,
+  developerTools,
+  requestLogTenant,
+  readiness,
+].sort((a, b) => a.version - b.version);

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch';
-import type { components, paths } from './api.js';
+import type { components, paths } from '../../../src/contracts/api-types.js';
 
 // A partner's client, generated from the served /openapi.json by openapi-typescript and used with openapi-fetch.
 // test/contracts/typed-client.test.ts type-checks this file with --strict --exactOptionalPropertyTypes
@@ -226,6 +226,13 @@ export async function runFlow(opts: {
   const logged = log.requests[0];
   if (logged === undefined) throw new Error('no request logged');
   must((await client.POST('/sandbox/v1/requests/get', { body: { requestId: logged.requestId } })).data, 'requests/get');
+
+  // A readiness run: its test deliveries go to the webhook above (nothing listens: each one fails at once).
+  const run = must((await client.POST('/sandbox/v1/readiness/run', { body: { windowSeconds: 60 } })).data, 'run');
+  must((await client.POST('/sandbox/v1/readiness/get', { body: { runId: run.runId } })).data, 'readiness/get');
+  const report = must((await client.POST('/sandbox/v1/readiness/stop', { body: { runId: run.runId } })).data, 'stop');
+  if (report.status !== 'done' || report.checks.length !== 10) throw new Error('readiness run not done');
+  must((await client.POST('/sandbox/v1/readiness/list', { body: {} })).data, 'readiness/list');
 
   // Clean up.
   must((await client.DELETE('/v1/webhook')).data, 'delete webhook');

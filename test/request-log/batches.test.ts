@@ -1,12 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../src/domain/accounts.js';
-import type { CapturedRequest } from '../../src/domain/captured-request.js';
+import type { CapturedRequest } from '../../src/request-log/captured-request.js';
 import {
   BUSY_FLUSH_INTERVAL_MS,
   FLUSH_INTERVAL_MS,
   KEEP_PER_ACCOUNT,
   requestLogOf,
-} from '../../src/domain/request-log.js';
+} from '../../src/request-log/log.js';
 import { createDeps } from '../../src/runtime.js';
 import { START_MS, testConfig } from '../helpers/sandbox.js';
 

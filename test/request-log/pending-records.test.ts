@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { CapturedRequest } from '../../src/domain/captured-request.js';
-import { PendingRecords } from '../../src/domain/pending-records.js';
-import type { NewRequestLogRow } from '../../src/store/request-log.js';
+import type { CapturedRequest } from '../../src/request-log/captured-request.js';
+import { PendingRecords } from '../../src/request-log/pending-records.js';
+import type { RecordRow } from '../../src/store/request-log.js';
 
-// An account's request-log records wait for their batch encoded in a circular buffer (src/domain/pending-records.ts):
+// An account's request-log records wait for their batch encoded in a circular buffer (src/request-log/pending-records.ts):
 // what comes out must be exactly the newest records that went in, in order, whatever their sizes and however often
 // the circle wrapped, and a busy account must reuse its bytes instead of growing.
 
@@ -24,7 +24,7 @@ const record = (over: Partial<CapturedRequest> = {}): CapturedRequest => ({
   ...over,
 });
 
-const row = (requestId: string) => ({ account_id: 'acc_1', request_id: requestId }) as NewRequestLogRow;
+const row = (requestId: string) => ({ account_id: 'acc_1', request_id: requestId }) as RecordRow;
 
 describe('pending request-log records', () => {
   it('gives back every field as it was put, non-ASCII text, null and absent bodies included', () => {
@@ -76,9 +76,7 @@ describe('pending request-log records', () => {
         const model: unknown[] = [];
         items.forEach((it, i) => {
           const p = 'row' in it ? row(`row_${i}`) : record({ requestId: `req_${i}`, responseBody: it.body });
-          expect('row' in it ? pending.putRow(p as NewRequestLogRow) : pending.put(p as CapturedRequest)).not.toBe(
-            'full',
-          );
+          expect('row' in it ? pending.putRow(p as RecordRow) : pending.put(p as CapturedRequest)).not.toBe('full');
           model.push(p);
         });
         expect(pending.take('acc_1')).toEqual(model.slice(-keep));

@@ -585,6 +585,23 @@ export interface paths {
     patch: operations['patchAdminV1AccountsById'];
     trace?: never;
   };
+  '/admin/v1/accounts/{id}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What the account's tenant holds now: requests in flight, connections, request-log bytes */
+    get: operations['getAdminV1AccountsByIdUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/v1/accounts/{id}/keys': {
     parameters: {
       query?: never;
@@ -732,6 +749,74 @@ export interface paths {
     put?: never;
     /** One full record of the request log */
     post: operations['postSandboxV1RequestsGet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/readiness/run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start a readiness run: test deliveries to the receiver, and a window of armed faults */
+    post: operations['postSandboxV1ReadinessRun'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/readiness/get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** One readiness run with its checks */
+    post: operations['postSandboxV1ReadinessGet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/readiness/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End a readiness run's window now */
+    post: operations['postSandboxV1ReadinessStop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/readiness/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The account's last 10 readiness runs, newest first */
+    post: operations['postSandboxV1ReadinessList'];
     delete?: never;
     options?: never;
     head?: never;
@@ -932,6 +1017,24 @@ export interface components {
       depositFeeRate?: string | number;
       requireIdempotencyKey?: boolean;
       depositAddress?: 'auto' | null | string;
+    };
+    /**
+     * What a tenant holds now (operator view)
+     * @description The tenant is the account and its live child sandboxes (or, for a child, its parent's tenant). Hosted mode counts requests in flight and connections; the request log is bounded in every mode.
+     */
+    'admin.accounts.usage.response': {
+      accountId: string;
+      /** @description The top-level account of the tenant. */
+      tenantId: string;
+      childSandboxes: number;
+      /** @description Requests of the tenant being answered now. */
+      inFlight: number;
+      inFlightLimit: number;
+      /** @description Open connections that carried a request of the tenant. */
+      connections: number;
+      connectionsLimit: number;
+      requestLogBytes: number;
+      requestLogBytesLimit: number;
     };
     /** PUT /admin/v1/bins/{binId} request */
     'admin.bins.put.request': {
@@ -1949,6 +2052,124 @@ export interface components {
       binId: string;
       available: number;
       provisioning: boolean;
+    };
+    /** One check of a readiness run */
+    'sandbox.readiness.check': {
+      /**
+       * @description Stable: docs/readiness.md has a section of this name.
+       * @enum {unknown}
+       */
+      id:
+        | 'receiver-accepts-signed'
+        | 'receiver-rejects-bad-signature'
+        | 'receiver-rejects-stale-timestamp'
+        | 'receiver-rejects-tampered-body'
+        | 'receiver-accepts-duplicate'
+        | 'idempotency-key-on-writes'
+        | 'retry-after-dropped-response'
+        | 'retry-after-server-error'
+        | 'waits-retry-after'
+        | 'no-tight-loop-on-inventory';
+      title: string;
+      /**
+       * @description not_observed: nothing in the run to judge by (never a pass).
+       * @enum {unknown}
+       */
+      result: 'pass' | 'fail' | 'not_observed';
+      /** @description Request ids (sandbox/v1/requests/get) or readiness delivery ids (rdl_..., in deliveries) the result rests on. */
+      evidence: string[];
+      /** @description One line: what to change (fail) or what to exercise (not_observed), ending with its docs section; null on a pass. */
+      advice: string | null;
+    };
+    /** One test delivery of a readiness run (never among the account's events or webhook deliveries) */
+    'sandbox.readiness.delivery': {
+      deliveryId: string;
+      /** @enum {unknown} */
+      check:
+        | 'receiver-accepts-signed'
+        | 'receiver-rejects-bad-signature'
+        | 'receiver-rejects-stale-timestamp'
+        | 'receiver-rejects-tampered-body'
+        | 'receiver-accepts-duplicate';
+      eventId: string;
+      attempts: {
+        time: components['schemas']['common.timestamp'];
+        /** @description The receiver's HTTP status; null when it gave none (timeout, reset, refused connection). */
+        status: number | null;
+        latencyMs: number;
+        /** @description Null when the receiver acknowledged (2xx). */
+        error: string | null;
+      }[];
+    };
+    /** readiness/get request */
+    'sandbox.readiness.get.request': {
+      runId: string;
+    };
+    /** readiness/list request */
+    'sandbox.readiness.list.request': Record<string, never>;
+    /** readiness/list response: the account's last 10 runs, newest first */
+    'sandbox.readiness.list.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      runs: components['schemas']['sandbox.readiness.run'][];
+    };
+    /**
+     * A readiness run: its window, its checks and its test deliveries
+     * @description While status is running, the checks show what has been observed so far; once done, they never change.
+     */
+    'sandbox.readiness.run': {
+      runId: string;
+      /**
+       * @description done once the window has ended (or was stopped) and every test delivery has answered.
+       * @enum {unknown}
+       */
+      status: 'running' | 'done';
+      startedAt: components['schemas']['common.timestamp'];
+      /** @description The end of the window: planned while it runs, the stop time after readiness/stop. */
+      endsAt: components['schemas']['common.timestamp'];
+      /** @description Where the test deliveries went; null when the account has no webhook (nothing could be signed). */
+      receiver: string | null;
+      checks: components['schemas']['sandbox.readiness.check'][];
+      deliveries: components['schemas']['sandbox.readiness.delivery'][];
+    };
+    /**
+     * readiness/run request (unknown fields are refused)
+     * @example {
+     *       "webhookUrl": "https://partner.example.com/hooks",
+     *       "windowSeconds": 600
+     *     }
+     */
+    'sandbox.readiness.run.request': {
+      /**
+       * Format: uri
+       * @description Where the test deliveries go (the same URL rules as PUT /v1/webhook); default: the account's webhook URL. They are signed with the account's webhook secret.
+       */
+      webhookUrl?: string;
+      /**
+       * @description Wall-clock seconds of the window the API-use checks judge (readiness/stop ends it sooner).
+       * @default 600
+       */
+      windowSeconds: number;
+    };
+    /** readiness/run, readiness/get and readiness/stop response: one run (contracts/sandbox/readiness/run.json) */
+    'sandbox.readiness.run.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      runId: components['schemas']['sandbox.readiness.run']['runId'];
+      status: components['schemas']['sandbox.readiness.run']['status'];
+      startedAt: components['schemas']['sandbox.readiness.run']['startedAt'];
+      endsAt: components['schemas']['sandbox.readiness.run']['endsAt'];
+      receiver: components['schemas']['sandbox.readiness.run']['receiver'];
+      checks: components['schemas']['sandbox.readiness.run']['checks'];
+      deliveries: components['schemas']['sandbox.readiness.run']['deliveries'];
+    };
+    /** readiness/stop request */
+    'sandbox.readiness.stop.request': {
+      runId: string;
     };
     /** requests/get request */
     'sandbox.requests.get.request': {
@@ -5918,6 +6139,97 @@ export interface operations {
       };
     };
   };
+  getAdminV1AccountsByIdUsage: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path: {
+        /**
+         * @description Account id
+         * @example acct_0123456789abcdef
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['admin.accounts.usage.response'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
   postAdminV1AccountsByIdKeys: {
     parameters: {
       query?: never;
@@ -6726,6 +7038,414 @@ export interface operations {
         content: {
           'application/json': components['schemas']['common.error'];
         };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1ReadinessRun: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.readiness.run.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.readiness.run.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1ReadinessGet: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.readiness.get.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.readiness.run.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1ReadinessStop: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.readiness.stop.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.readiness.run.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1ReadinessList: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.readiness.list.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.readiness.list.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Request body over 1 MiB */
       413: {

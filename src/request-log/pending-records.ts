@@ -1,4 +1,4 @@
-import type { NewRequestLogRow } from '../store/request-log.js';
+import type { RecordRow } from '../store/request-log.js';
 import type { CapturedRequest } from './captured-request.js';
 
 // One account's request-log records waiting for their batch (request-log.ts): its newest `keep`, encoded in a
@@ -20,7 +20,7 @@ const UNDEFINED = -2;
 /** The smallest buffer; it doubles as the account's records need, up to `maxBytes`. */
 const FIRST_BYTES = 16 * 1024;
 
-export type Pending = CapturedRequest | NewRequestLogRow;
+export type Pending = CapturedRequest | RecordRow;
 export type PutResult = 'added' | 'replaced' | 'full';
 
 export class PendingRecords {
@@ -28,7 +28,7 @@ export class PendingRecords {
   /** Per slot of the queue: where its record starts and ends in `buf`, or -1 for a row kept as it is. */
   private readonly starts: Int32Array;
   private readonly ends: Int32Array;
-  private readonly rows: (NewRequestLogRow | undefined)[];
+  private readonly rows: (RecordRow | undefined)[];
   private first = 0;
   private count = 0;
   /** Where the next record goes. */
@@ -40,7 +40,7 @@ export class PendingRecords {
   ) {
     this.starts = new Int32Array(keep);
     this.ends = new Int32Array(keep);
-    this.rows = new Array<NewRequestLogRow | undefined>(keep);
+    this.rows = new Array<RecordRow | undefined>(keep);
   }
 
   get size(): number {
@@ -71,7 +71,7 @@ export class PendingRecords {
   }
 
   /** Adds a record already made a row (a large one, redacted and cut at once). */
-  putRow(row: NewRequestLogRow): PutResult {
+  putRow(row: RecordRow): PutResult {
     const replaced = this.count === this.keep;
     if (replaced) this.dropOldest();
     this.push(-1, -1, row);
@@ -90,7 +90,7 @@ export class PendingRecords {
     return out;
   }
 
-  private push(start: number, end: number, row: NewRequestLogRow | undefined): void {
+  private push(start: number, end: number, row: RecordRow | undefined): void {
     const slot = (this.first + this.count) % this.keep;
     this.starts[slot] = start;
     this.ends[slot] = end;

@@ -1,0 +1,57 @@
+import type { components } from '../contracts/api-types.js';
+import { xml } from '../verify/report.js';
+
+// How `card-sandbox readiness` prints a run: one line per check, and under a failure its evidence and advice; and the
+// JUnit file, one test case per check (a failure is a failure, not_observed is skipped: nothing to judge is no pass).
+
+type RunView = components['schemas']['sandbox.readiness.run'];
+type CheckResult = components['schemas']['sandbox.readiness.check']['result'];
+type DeliveryView = components['schemas']['sandbox.readiness.delivery'];
+
+const LABEL: Record<CheckResult, string> = { pass: 'PASS', fail: 'FAIL', not_observed: 'NOT OBSERVED' };
+const INDENT = ' '.repeat(14);
+
+/** A delivery id with what its attempts got, so the evidence reads without the API: `rdl_... (HTTP 200, 3 ms)`. */
+function evidenceText(id: string, deliveries: readonly DeliveryView[]): string {
+  const d = deliveries.find((x) => x.deliveryId === id);
+  if (!d) return id;
+  const tries = d.attempts.map((a) => `${a.status === null ? a.error : `HTTP ${a.status}`}, ${a.latencyMs} ms`);
+  return `${id} (${tries.join('; ') || 'no answer'})`;
+}
+
+export function formatReport(run: RunView): string {
+  const lines = run.checks.map((c) => {
+    const head = `${LABEL[c.result].padEnd(INDENT.length)}${c.title}`;
+    if (c.result !== 'fail') return head;
+    const evidence = c.evidence.map((e) => evidenceText(e, run.deliveries)).join(', ');
+    return [head, `${INDENT}evidence: ${evidence}`, `${INDENT}advice: ${c.advice ?? ''}`].join('\n');
+  });
+  return `${lines.join('\n')}\n\n${summary(run)}\n`;
+}
+
+function summary(run: RunView): string {
+  const count = (r: CheckResult) => run.checks.filter((c) => c.result === r).length;
+  return (
+    `${count('pass')} passed, ${count('fail')} failed, ${count('not_observed')} not observed ` +
+    `(readiness run ${run.runId}; request ids open with sandbox/v1/requests/get or in the console)`
+  );
+}
+
+export function junitReport(run: RunView): string {
+  const failures = run.checks.filter((c) => c.result === 'fail').length;
+  const skipped = run.checks.filter((c) => c.result === 'not_observed').length;
+  const cases = run.checks.map((c) => {
+    const open = `  <testcase classname="card-sandbox.readiness" name="${xml(`${c.id}: ${c.title}`)}"`;
+    if (c.result === 'pass') return `${open}/>`;
+    if (c.result === 'not_observed') return `${open}>\n    <skipped message="${xml(c.advice ?? '')}"/>\n  </testcase>`;
+    const text = `evidence: ${c.evidence.map((e) => evidenceText(e, run.deliveries)).join(', ')}\nadvice: ${c.advice}`;
+    return `${open}>\n    <failure message="${xml(c.advice ?? 'failed')}">${xml(text)}</failure>\n  </testcase>`;
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuite name="card-sandbox readiness ${xml(run.runId)}" tests="${run.checks.length}" failures="${failures}" skipped="${skipped}">`,
+    ...cases,
+    '</testsuite>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,138 @@
+import { writeFileSync } from 'node:fs';
+import type { components } from '../contracts/api-types.js';
+import { parseCommand, usageError, type CommandSpec } from './args.js';
+import { CliFailure, SandboxClient } from './client.js';
+import { formatReport, junitReport } from './readiness-report.js';
+
+// `card-sandbox readiness`: starts a readiness run, says what to exercise, waits for the window (then polls
+// readiness/get until the run is done; Ctrl-C stops the run at once), prints the report and exits 1 when a check
+// failed.
+
+/** A run as the API answers it (readiness/run, get and stop answer the same shape). */
+type RunView = components['schemas']['sandbox.readiness.run'];
+
+export const READINESS_SPEC = {
+  command: 'card-sandbox readiness',
+  synopsis: '--base-url URL --api-key KEY [--webhook-url URL] [--window SECONDS] [--junit FILE]',
+  summary:
+    "Grades your side of the integration before production: signed test deliveries to your webhook receiver, and how your client handles a lost answer, a 500, a 429 and 4009 during a window. Run your integration's tests against the sandbox while it waits.",
+  options: {
+    'base-url': { type: 'string', arg: 'URL', help: 'the sandbox (env SANDBOX_BASE_URL)' },
+    'api-key': { type: 'string', arg: 'KEY', help: 'the account your integration uses (env SANDBOX_API_KEY)' },
+    'webhook-url': {
+      type: 'string',
+      arg: 'URL',
+      help: "where the test deliveries go (default: the account's webhook URL)",
+    },
+    window: { type: 'string', arg: 'SECONDS', help: 'how long to watch your API use, 1 to 86400 (default 600)' },
+    junit: { type: 'string', arg: 'FILE', help: 'write a JUnit XML report (not observed checks are skipped)' },
+  },
+  footer:
+    'Check ids and how to pass each: docs/readiness.md.\n' +
+    'exit codes: 0 no check failed, 1 a check failed (or the run was refused), 2 usage, 3 unreachable or the key refused',
+} as const satisfies CommandSpec;
+
+const POLL_MS = 1000;
+
+export async function runReadiness(argv: string[]): Promise<number> {
+  const parsed = parseCommand(READINESS_SPEC, argv);
+  if (!parsed.ok) return parsed.exitCode;
+  const { values } = parsed;
+  const baseUrl = values['base-url'] ?? (process.env.SANDBOX_BASE_URL || undefined);
+  const apiKey = values['api-key'] ?? (process.env.SANDBOX_API_KEY || undefined);
+  const windowSeconds = values.window === undefined ? undefined : Number(values.window);
+  const problem =
+    !baseUrl || !/^https?:\/\//.test(baseUrl)
+      ? '--base-url URL (or SANDBOX_BASE_URL) is required'
+      : !apiKey
+        ? '--api-key (or SANDBOX_API_KEY) is required'
+        : windowSeconds !== undefined &&
+            (!/^\d+$/.test(values.window ?? '') || windowSeconds < 1 || windowSeconds > 86_400)
+          ? '--window must be a whole number of seconds from 1 to 86400'
+          : undefined;
+  if (problem) return usageError(READINESS_SPEC, problem).exitCode;
+  const client = new SandboxClient(baseUrl!, apiKey!);
+  // Listening before anything is printed: a Ctrl-C that follows the instructions at once must stop the run, not
+  // kill the process with its run still armed.
+  const interrupt = new Interrupt();
+  try {
+    const started = (await client.post('/sandbox/v1/readiness/run', {
+      ...(values['webhook-url'] !== undefined && { webhookUrl: values['webhook-url'] }),
+      ...(windowSeconds !== undefined && { windowSeconds }),
+    })) as unknown as RunView;
+    process.stdout.write(intro(started, client.baseUrl));
+    const run = await waitForEnd(client, started, interrupt);
+    process.stdout.write(`\n${formatReport(run)}`);
+    if (values.junit) writeFileSync(values.junit, junitReport(run));
+    return run.checks.some((c) => c.result === 'fail') ? 1 : 0;
+  } catch (err) {
+    if (!(err instanceof CliFailure)) throw err;
+    process.stderr.write(`card-sandbox readiness: ${err.message}\n`);
+    return err.exitCode;
+  } finally {
+    interrupt.close();
+  }
+}
+
+/** What the partner should do now, in a few lines. */
+function intro(run: RunView, baseUrl: string): string {
+  const until = run.endsAt.slice(11, 19);
+  const seconds = Math.round((Date.parse(run.endsAt) - Date.parse(run.startedAt)) / 1000);
+  const receiver = run.receiver
+    ? `Receiver: 5 signed test deliveries are on their way to ${run.receiver}.`
+    : 'Receiver: no webhook configured (PUT /v1/webhook), so the receiver checks will not be observed.';
+  return [
+    `Readiness run ${run.runId} started: the window ends at ${until} UTC (${seconds} s).`,
+    receiver,
+    `Now run your integration against ${baseUrl} with this key (its tests, or a script):`,
+    '  - create cards and top them up (card/create, card/deposit): one answer will be lost, one will be a 500',
+    '  - read (card/list, wallet/assetList, bill/list ...): one read gets a 429 with Retry-After: 2',
+    '  - set the inventory to 0 (sandbox/v1/inventory) and call card/create: how does it handle 4009?',
+    'Waiting for the window to end; Ctrl-C ends it now.',
+    '',
+  ].join('\n');
+}
+
+/** Ctrl-C, once: `pause` ends early when it comes. */
+class Interrupt {
+  stopping = false;
+  private readonly signalled: Promise<void>;
+  private readonly onSignal: () => void;
+
+  constructor() {
+    let resolve!: () => void;
+    this.signalled = new Promise<void>((r) => (resolve = r));
+    this.onSignal = () => {
+      this.stopping = true;
+      resolve();
+    };
+    process.once('SIGINT', this.onSignal);
+  }
+
+  async pause(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.signalled, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+  }
+
+  close(): void {
+    process.off('SIGINT', this.onSignal);
+  }
+}
+
+/**
+ * Sleeps through the window, then polls readiness/get until the run is done (its test deliveries answered). Ctrl-C
+ * stops the run at once: readiness/stop answers the final report.
+ */
+async function waitForEnd(client: SandboxClient, run: RunView, interrupt: Interrupt): Promise<RunView> {
+  await interrupt.pause(Date.parse(run.endsAt) - Date.parse(run.startedAt));
+  for (;;) {
+    if (interrupt.stopping) {
+      process.stdout.write('Stopping the run (waiting for the test deliveries still on the wire)...\n');
+      return (await client.post('/sandbox/v1/readiness/stop', { runId: run.runId })) as unknown as RunView;
+    }
+    const now = (await client.post('/sandbox/v1/readiness/get', { runId: run.runId })) as unknown as RunView;
+    if (now.status === 'done') return now;
+    await interrupt.pause(POLL_MS);
+  }
+}

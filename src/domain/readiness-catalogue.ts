@@ -1,0 +1,138 @@
+// The readiness checks (docs/readiness.md): stable ids, titles, and the one line of advice each gives when it fails or
+// has nothing to observe. The ids are a contract, like the API's field names: CI jobs and the docs' anchors use them.
+
+export type CheckResult = 'pass' | 'fail' | 'not_observed';
+
+export interface CheckOutcome {
+  id: CheckId;
+  title: string;
+  result: CheckResult;
+  /** Request ids (request log) or readiness delivery ids the result rests on. */
+  evidence: string[];
+  /** What to change (fail) or what to exercise (not_observed), ending with the docs link; null on a pass. */
+  advice: string | null;
+}
+
+export const RECEIVER_CHECKS = [
+  'receiver-accepts-signed',
+  'receiver-rejects-bad-signature',
+  'receiver-rejects-stale-timestamp',
+  'receiver-rejects-tampered-body',
+  'receiver-accepts-duplicate',
+] as const;
+
+export const API_CHECKS = [
+  'idempotency-key-on-writes',
+  'retry-after-dropped-response',
+  'retry-after-server-error',
+  'waits-retry-after',
+  'no-tight-loop-on-inventory',
+] as const;
+
+export type ReceiverCheckId = (typeof RECEIVER_CHECKS)[number];
+export type ApiCheckId = (typeof API_CHECKS)[number];
+export type CheckId = ReceiverCheckId | ApiCheckId;
+
+const TITLES: Record<CheckId, string> = {
+  'receiver-accepts-signed': 'Receiver answers 2xx to a correctly signed delivery within 10 s',
+  'receiver-rejects-bad-signature': 'Receiver refuses a delivery with a bad signature',
+  'receiver-rejects-stale-timestamp': 'Receiver refuses a delivery signed more than 300 s ago',
+  'receiver-rejects-tampered-body': 'Receiver refuses a body changed after signing',
+  'receiver-accepts-duplicate': 'Receiver answers 2xx to the same event delivered twice',
+  'idempotency-key-on-writes': 'Every card/create and card/deposit carries an Idempotency-Key',
+  'retry-after-dropped-response': 'After a dropped response, the retry reuses the same key and body',
+  'retry-after-server-error': 'After a 500, the retry reuses the same key and body',
+  'waits-retry-after': 'After a 429, the next request waits at least Retry-After',
+  'no-tight-loop-on-inventory': 'After a 4009 or 4010, the call is not repeated in a tight loop',
+};
+
+/** The Retry-After, in seconds, of the 429 a run injects. */
+export const INJECTED_RETRY_AFTER_SECONDS = 2;
+/** After a 4009/4010, more than this many repeats of the call within LOOP_WINDOW_MS is a tight loop. */
+export const LOOP_LIMIT = 5;
+export const LOOP_WINDOW_MS = 10_000;
+/** Evidence lists are cut here: enough to find the pattern in the request log. */
+const MAX_EVIDENCE = 20;
+
+/** The writes a run drops and fails, and whose Idempotency-Key it checks. */
+export const KEYED_WRITE_PATHS: ReadonlySet<string> = new Set(['/v1/card/create', '/v1/card/deposit']);
+/** The reads one of which a run answers with a 429. */
+export const READ_PATHS: ReadonlySet<string> = new Set([
+  '/v1/wallet/assetList',
+  '/v1/wallet/getAddress',
+  '/v1/card/binList',
+  '/v1/card/list',
+  '/v1/card/detail',
+  '/v1/card/asset',
+  '/v1/card/sensitiveInfo',
+  '/v1/bill/list',
+]);
+/** The run's own routes are the tool, not the integration: never part of what the checks judge. */
+export const READINESS_PATH_PREFIX = '/sandbox/v1/readiness/';
+
+const link = (id: CheckId) => ` See docs/readiness.md#${id}`;
+
+/** Why a check failed, in the words of what to change. */
+const FAIL_ADVICE: Record<CheckId, string> = {
+  'receiver-accepts-signed':
+    'Answer 2xx within 10 s once the signature verifies: acknowledge first and process afterwards (an unknown card id is no reason to refuse).',
+  'receiver-rejects-bad-signature':
+    'Verify the HMAC-SHA256 of "<t>.<raw body>" keyed with your signing secret, compare in constant time, and answer 4xx when it does not match.',
+  'receiver-rejects-stale-timestamp':
+    'Refuse (4xx) a delivery whose signature timestamp t is more than 300 s away from your clock, so a captured delivery cannot be replayed.',
+  'receiver-rejects-tampered-body':
+    'Compute the HMAC over the raw body bytes as received, before parsing JSON, and answer 4xx when it does not match.',
+  'receiver-accepts-duplicate':
+    'Deduplicate on the event id but answer 2xx to a delivery you already processed, or it is retried for hours.',
+  'idempotency-key-on-writes':
+    'Send an Idempotency-Key (a new UUID per operation, kept for its retries) on every card/create and card/deposit.',
+  'retry-after-dropped-response':
+    'When a write gets no answer, retry it with the same Idempotency-Key and the same body: a new key creates a second card or top-up.',
+  'retry-after-server-error': 'After a 5xx on a write, retry it with the same Idempotency-Key and the same body.',
+  'waits-retry-after':
+    'After a 429, wait the Retry-After seconds before the next request (a shared budget: pause every worker).',
+  'no-tight-loop-on-inventory':
+    'After 4009 stop and alert (inventory needs the issuer); after 4010 retry with a growing delay, not at once.',
+};
+
+/** What to exercise during the window so that the check has something to observe. */
+const UNOBSERVED_ADVICE: Record<CheckId, string> = {
+  'receiver-accepts-signed':
+    'No outcome for the test delivery (the run was interrupted, or is still sending): start another run.',
+  'receiver-rejects-bad-signature':
+    'Make the receiver answer 2xx to a correctly signed delivery first: until it does, a refusal here proves nothing.',
+  'receiver-rejects-stale-timestamp':
+    'Make the receiver answer 2xx to a correctly signed delivery first: until it does, a refusal here proves nothing.',
+  'receiver-rejects-tampered-body':
+    'Make the receiver answer 2xx to a correctly signed delivery first: until it does, a refusal here proves nothing.',
+  'receiver-accepts-duplicate':
+    'No outcome for both deliveries of the event (the run was interrupted, or is still sending): start another run.',
+  'idempotency-key-on-writes': 'Create or top up a card (card/create, card/deposit) during the window.',
+  'retry-after-dropped-response':
+    'Make a keyed card/create or card/deposit that succeeds during the window, and retry it when its answer is lost.',
+  'retry-after-server-error':
+    'Make another keyed card/create or card/deposit after the dropped one, and retry it after its 500.',
+  'waits-retry-after':
+    'Make a read (wallet/assetList, card/list, bill/list ...) during the window, and carry on after its 429.',
+  'no-tight-loop-on-inventory':
+    'Set the inventory to 0 (sandbox/v1/inventory) and call card/create during the window, as your code would in production.',
+};
+
+/** Receiver checks of a run without a receiver: nothing could be signed. */
+const NO_RECEIVER_ADVICE =
+  'Configure the webhook (PUT /v1/webhook), or pass webhookUrl with a configured webhook: deliveries are signed with its secret.';
+/** API checks on a server that keeps no request log. */
+const NO_LOG_ADVICE = 'This server runs with the request log off (--request-log off): API-use checks read it.';
+
+export function outcome(id: CheckId, result: CheckResult, evidence: readonly string[] = []): CheckOutcome {
+  const advice = result === 'pass' ? null : (result === 'fail' ? FAIL_ADVICE[id] : UNOBSERVED_ADVICE[id]) + link(id);
+  return { id, title: TITLES[id], result, evidence: evidence.slice(0, MAX_EVIDENCE), advice };
+}
+
+export function noReceiver(id: ReceiverCheckId): CheckOutcome {
+  return { ...outcome(id, 'not_observed'), advice: NO_RECEIVER_ADVICE + link(id) };
+}
+
+export function noRequestLog(id: ApiCheckId): CheckOutcome {
+  return { ...outcome(id, 'not_observed'), advice: NO_LOG_ADVICE + link(id) };
+}

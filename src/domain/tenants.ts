@@ -1,0 +1,19 @@
+import { childrenOf } from '../store/account-purge.js';
+import { tenantRequestLogBytes } from '../store/request-log.js';
+import type { Account } from './accounts.js';
+import type { Deps } from './deps.js';
+
+// A tenant is an account and its live child sandboxes: the unit of every hosted budget (docs/hosted.md).
+
+/** The tenant an account belongs to: the account itself, or its parent for a child sandbox. */
+export function tenantOf(account: Pick<Account, 'id' | 'parentAccountId'>): string {
+  return account.parentAccountId ?? account.id;
+}
+
+/** What the tenant keeps in the database. */
+export function tenantStorage(deps: Deps, tenantId: string): { childSandboxes: number; requestLogBytes: number } {
+  return {
+    childSandboxes: childrenOf(deps.db, tenantId).length,
+    requestLogBytes: tenantRequestLogBytes(deps.db, tenantId),
+  };
+}

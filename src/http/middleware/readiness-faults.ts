@@ -1,0 +1,33 @@
+import type { MiddlewareHandler } from 'hono';
+import { DomainError } from '../../domain/errors.js';
+import { takeArmedFault } from '../../domain/readiness.js';
+import { INJECTED_RETRY_AFTER_SECONDS, KEYED_WRITE_PATHS, READ_PATHS } from '../../domain/readiness-catalogue.js';
+import type { ServerDeps } from '../../server-deps.js';
+import type { AppEnv } from '../context.js';
+import { errorResponse } from '../errors.js';
+
+/**
+ * The faults a readiness run arms on its account for its window (docs/readiness.md), beside the account's own
+ * (sandbox/v1/faults, which they never show in nor clear): the first keyed card/create or card/deposit that succeeds
+ * loses its answer (executed and committed, then the connection is reset, as `dropResponse` does); the next keyed
+ * one after that gets a 500 without executing; the first read gets a 429 with Retry-After. Mount after the account's
+ * own faults, on /v1.
+ */
+export function readinessFaults(deps: ServerDeps): MiddlewareHandler<AppEnv> {
+  return async function readinessFaults(c, next) {
+    const path = c.req.path;
+    const keyedWrite = KEYED_WRITE_PATHS.has(path) && Boolean(c.req.header('idempotency-key'));
+    if (!keyedWrite && !READ_PATHS.has(path)) return next();
+    const take = (kind: 'drop' | 'error' | 'throttle') =>
+      takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
+    if (!keyedWrite) {
+      if (!take('throttle')) return next();
+      c.header('Retry-After', String(INJECTED_RETRY_AFTER_SECONDS));
+      return errorResponse(c, new DomainError('RATE_LIMITED'));
+    }
+    if (take('error')) return errorResponse(c, new DomainError('SYSTEM_ERROR'));
+    await next();
+    // Only a success is dropped: the point is a write that happened while the client never heard of it.
+    if (c.res.status >= 200 && c.res.status < 300 && take('drop')) c.env?.incoming?.socket?.destroy();
+  };
+}

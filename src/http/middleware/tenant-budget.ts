@@ -1,0 +1,78 @@
+import type { MiddlewareHandler } from 'hono';
+import type { Socket } from 'node:net';
+import { DomainError } from '../../domain/errors.js';
+import type { ServerDeps } from '../../server-deps.js';
+import type { AppEnv } from '../context.js';
+import { errorResponse } from '../errors.js';
+
+// Hosted mode: what one tenant (an account and its live child sandboxes) may hold open at once, so that no tenant
+// alone reaches the server's connection cap (docs/hosted.md). Without it one tenant held all 4,096 connections
+// within 9 s: twelve children, each with a 25 s latency fault on card/list, sending 45 requests a second.
+// - Requests in flight: counted from authentication to the answer, a fault's latency and a held 429 included.
+// - Connections: a connection belongs to the tenant of the first request it carries, until it closes.
+// Past either bound the request is refused at once (429, Retry-After: 1) and its connection closed: the refusal
+// costs the server nothing to hold.
+
+interface Holdings {
+  inFlight: Map<string, number>;
+  connections: Map<string, number>;
+  owner: WeakMap<Socket, string>;
+}
+
+const holdings = new WeakMap<ServerDeps, Holdings>();
+
+function holdingsOf(deps: ServerDeps): Holdings {
+  let h = holdings.get(deps);
+  if (!h) holdings.set(deps, (h = { inFlight: new Map(), connections: new Map(), owner: new WeakMap() }));
+  return h;
+}
+
+/** What the tenant holds now (hosted mode counts; local mode holds nothing here). */
+export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: number; connections: number } {
+  const { inFlight, connections } = holdingsOf(deps);
+  return { inFlight: inFlight.get(tenantId) ?? 0, connections: connections.get(tenantId) ?? 0 };
+}
+
+/** Mount after `apiKeyAuth` (which names the tenant) and before the rate limit (whose held 429s it counts). */
+export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
+  const { maxInFlight, maxConnections } = deps.config.tenant;
+  const { inFlight, connections, owner } = holdingsOf(deps);
+  return async function tenantBudget(c, next) {
+    if (deps.config.mode !== 'hosted') return next();
+    const tenant = c.get('tenantId');
+    const socket = c.env?.incoming?.socket;
+    if (socket && !owner.has(socket)) {
+      const open = connections.get(tenant) ?? 0;
+      if (open >= maxConnections) return refuse(c, `${maxConnections} open connections`);
+      owner.set(socket, tenant);
+      connections.set(tenant, open + 1);
+      socket.once('close', () => decrement(connections, tenant));
+    }
+    const running = inFlight.get(tenant) ?? 0;
+    if (running >= maxInFlight) return refuse(c, `${maxInFlight} requests in flight`);
+    inFlight.set(tenant, running + 1);
+    try {
+      await next();
+    } finally {
+      decrement(inFlight, tenant);
+    }
+  };
+}
+
+function decrement(counts: Map<string, number>, tenant: string): void {
+  const left = (counts.get(tenant) ?? 1) - 1;
+  if (left <= 0) counts.delete(tenant);
+  else counts.set(tenant, left);
+}
+
+function refuse(c: Parameters<MiddlewareHandler<AppEnv>>[0], what: string): Response {
+  c.header('Retry-After', '1');
+  c.header('Connection', 'close');
+  return errorResponse(
+    c,
+    new DomainError(
+      'RATE_LIMITED',
+      `Too many requests: an account and its child sandboxes hold at most ${what} at once`,
+    ),
+  );
+}

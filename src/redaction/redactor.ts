@@ -1,0 +1,241 @@
+import { mayHoldCardNumber, maskCardNumbers } from './card-numbers.js';
+import { isSecretName } from './secret-names.js';
+
+// Redaction by value: the one mechanism behind the request log, the server log, the console and the proxy's
+// outputs (docs/design.md, "Redaction by value"). A secret is found wherever it sits (the path, the query, any
+// header, any body field, a message) by what it is, not only by where it is expected:
+// - by shape: our API keys (`sk_sandbox_...`), webhook secrets (`whsec_...`), card numbers in any spelling
+//   (card-numbers.ts);
+// - by value: the secrets the caller knows (the admin token, the bootstrap key, the key of the request being
+//   recorded, the keys and secrets a proxy saw go by), in every form a text may carry them (as written, JSON-escaped,
+//   percent-encoded);
+// - by name: a value under a secret name (secret-names.ts) is censored whole, whatever it holds: the only way to
+//   find short secrets such as a CVV or an OTP.
+
+export const REDACTED = '[REDACTED]';
+
+const API_KEY = /sk_sandbox_[A-Za-z0-9]+/g;
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_-]+/g;
+/**
+ * A name and its `=` or `:` in free text (`name=value`, `name: value`, `"name":"value"`: a query string, a header
+ * value, a message). The name's quote is captured so that a bare value after a JSON key is replaced by a quoted one
+ * and JSON stays JSON.
+ */
+const NAME_THEN_SEPARATOR = /(["']?)([A-Za-z][A-Za-z0-9_.-]*)\1\s*[:=]\s*/g;
+/**
+ * A cheap look for a secret name (secret-names.ts) before a `:` or `=`; the named-value pass and a body's structural
+ * pass run only then. Written to miss no such name, and to pass over the names every answer has (`code`, `cardId`,
+ * `maskedCardNo`, `keyId`).
+ */
+const NAME_HINT = new RegExp(
+  '(?:(?:secret|password|passwd|passphrase|token|api[-_.]?key|authorization|cookie|signature|private[-_.]?key)[\\w.-]*' +
+    '|cvv2?|cvc2?|cvn2?|cav2|cid2|security[-_.]?code|verification[-_.]?(?:code|value)|otp' +
+    '|one[-_.]?time[-_.]?(?:password|code)|pan|(?<!masked)card[-_.]?(?:no|num|number)|(?:pan|account)[-_.]?number' +
+    '|expir[\\w.-]*date)["\']?\\s*[:=]',
+  'i',
+);
+/** Values shorter than this are never masked by value: they would mask ordinary text. */
+const MIN_VALUE_LENGTH = 8;
+const MAX_DEPTH = 32;
+/** Integers this large may be card numbers sent as bare JSON numbers. */
+const LONG_NUMBER = 1e14;
+
+export class Redactor {
+  /** Each known value in every form it is looked for, longest first (a value inside another is masked after it). */
+  private readonly forms: readonly string[];
+  private readonly values: readonly string[];
+
+  constructor(values: Iterable<string | null | undefined> = []) {
+    const forms = new Set<string>();
+    const kept: string[] = [];
+    for (const value of values) {
+      if (typeof value !== 'string' || value.length < MIN_VALUE_LENGTH) continue;
+      kept.push(value);
+      forms.add(value);
+      forms.add(JSON.stringify(value).slice(1, -1));
+      forms.add(encodeURIComponent(value));
+    }
+    this.forms = [...forms].sort((a, b) => b.length - a.length);
+    this.values = kept;
+  }
+
+  /** A redactor that masks these values as well as this one's. */
+  with(values: Iterable<string | null | undefined>): Redactor {
+    return new Redactor([...this.values, ...values]);
+  }
+
+  /** Whether the text may hold something to redact; false means `text()` would return it as it is. */
+  mayHold(text: string): boolean {
+    return (
+      mayHoldCardNumber(text) ||
+      text.includes('sk_sandbox_') ||
+      text.includes('whsec_') ||
+      NAME_HINT.test(text) ||
+      this.holdsKnownValue(text)
+    );
+  }
+
+  /** Free text with every secret masked: known values, keys, webhook secrets, card numbers, named values. */
+  text(text: string): string {
+    if (!this.mayHold(text)) return text;
+    let out = text;
+    for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    if (out.includes('sk_sandbox_')) out = out.replace(API_KEY, `sk_sandbox_${REDACTED}`);
+    if (out.includes('whsec_')) out = out.replace(WEBHOOK_SECRET, `whsec_${REDACTED}`);
+    out = maskCardNumbers(out);
+    if (NAME_HINT.test(out)) out = censorNamedValues(out);
+    return out;
+  }
+
+  /**
+   * A copy of a parsed JSON value with every secret redacted: a field under a secret name censored whole, every
+   * string (keys included) redacted as text, and an integer long enough to be a card number masked (as a string).
+   */
+  value(value: unknown, depth = 0): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (typeof value === 'number') return this.number(value);
+    if (value === null || typeof value !== 'object') return value;
+    if (depth >= MAX_DEPTH) return '[Truncated]';
+    if (Array.isArray(value)) return value.map((v) => this.value(v, depth + 1));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      out[this.text(k)] = isSecretName(k) && v !== null ? REDACTED : this.value(v, depth + 1);
+    }
+    return out;
+  }
+
+  /**
+   * JSON text redacted through its structure (so a bare-number card number or a CVV under its name is found), as
+   * JSON text again; undefined when the text is not JSON.
+   */
+  jsonText(text: string): string | undefined {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    return JSON.stringify(this.value(parsed));
+  }
+
+  /**
+   * Header names and values as a plain object with lower-case names (repeats joined as `Headers` joins them): a
+   * header under a secret name censored, every other value redacted as text. Takes node's alternating raw list or
+   * a record.
+   */
+  headers(headers: readonly string[] | Record<string, string | string[] | undefined>): Record<string, string> {
+    // No prototype: a header named `__proto__` is then an ordinary key.
+    const out = Object.create(null) as Record<string, string>;
+    const add = (rawName: string, rawValue: string) => {
+      const name = this.text(rawName.toLowerCase());
+      if (name.startsWith(':')) return; // HTTP/2 pseudo-headers
+      const value = isSecretName(name) ? REDACTED : this.text(rawValue);
+      const seen = out[name];
+      out[name] = seen === undefined ? value : seen + (name === 'cookie' ? '; ' : ', ') + value;
+    };
+    if (Array.isArray(headers)) {
+      for (let i = 0; i + 1 < headers.length; i += 2) add(headers[i]!, headers[i + 1]!);
+    } else {
+      for (const [name, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+        if (value === undefined) continue;
+        for (const v of Array.isArray(value) ? value : [value]) add(name, v);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A request target (path and query) with every secret masked: path segments redacted as written and as decoded
+   * (`%20` is a space between the groups of a card number), a query parameter under a secret name censored, every
+   * other parameter redacted as text.
+   */
+  url(target: string): string {
+    const q = target.indexOf('?');
+    const path = q < 0 ? target : target.slice(0, q);
+    const query = q < 0 ? undefined : target.slice(q + 1);
+    const maskedPath = path
+      .split('/')
+      .map((segment) => this.decodedText(segment))
+      .join('/');
+    if (query === undefined) return maskedPath;
+    const maskedQuery = query
+      .split('&')
+      .map((pair) => {
+        const eq = pair.indexOf('=');
+        const name = eq < 0 ? pair : pair.slice(0, eq);
+        const maskedName = this.decodedText(name);
+        if (eq < 0) return maskedName;
+        const value = isSecretName(decode(name)) ? REDACTED : this.decodedText(pair.slice(eq + 1));
+        return `${maskedName}=${value}`;
+      })
+      .join('&');
+    return `${maskedPath}?${maskedQuery}`;
+  }
+
+  /** A URL component redacted as written; when its decoded form holds a secret, that form redacted. */
+  private decodedText(component: string): string {
+    const decoded = decode(component);
+    if (decoded !== component) {
+      const masked = this.text(decoded);
+      if (masked !== decoded) return masked;
+    }
+    return this.text(component);
+  }
+
+  private number(value: number): unknown {
+    if (!Number.isInteger(value) || Math.abs(value) < LONG_NUMBER) return value;
+    const text = BigInt(value).toString();
+    const masked = maskCardNumbers(text);
+    return masked === text ? value : masked;
+  }
+
+  private holdsKnownValue(text: string): boolean {
+    for (const form of this.forms) if (text.includes(form)) return true;
+    return false;
+  }
+}
+
+/** Every value written after a secret name in free text censored (a quoted one to its closing quote). */
+function censorNamedValues(text: string): string {
+  let out = '';
+  let copied = 0;
+  NAME_THEN_SEPARATOR.lastIndex = 0;
+  for (let m = NAME_THEN_SEPARATOR.exec(text); m; m = NAME_THEN_SEPARATOR.exec(text)) {
+    if (!isSecretName(m[2]!)) continue;
+    const start = NAME_THEN_SEPARATOR.lastIndex;
+    const quoted = text[start] === '"';
+    const end = quoted ? closingQuote(text, start + 1) + 1 : bareValueEnd(text, start);
+    if (end === start || text.slice(start, end) === `"${REDACTED}"` || text.slice(start, end) === REDACTED) continue;
+    // A bare value after a JSON key ("cvv":123) is replaced by a string, so the text stays JSON.
+    const replacement = quoted || m[1] === '"' ? `"${REDACTED}"` : REDACTED;
+    out += text.slice(copied, start) + replacement;
+    copied = end;
+    NAME_THEN_SEPARATOR.lastIndex = end;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** The index of the quote closing a string that starts at `from`, or the text's end. */
+function closingQuote(text: string, from: number): number {
+  for (let i = from; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i;
+  }
+  return text.length - 1;
+}
+
+/** Where a bare value starting at `from` ends: at a delimiter of query strings, cookies, lists or JSON. */
+function bareValueEnd(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && !'"&;,}] \t\r\n'.includes(text[i]!)) i++;
+  return i;
+}
+
+function decode(component: string): string {
+  if (!component.includes('%') && !component.includes('+')) return component;
+  try {
+    return decodeURIComponent(component.replace(/\+/g, ' '));
+  } catch {
+    return component;
+  }
+}

@@ -1,0 +1,142 @@
+import type { Db } from '../store/db.js';
+import { findAccount } from '../domain/accounts.js';
+import type { Deps } from '../domain/deps.js';
+import { tenantOf } from '../domain/tenants.js';
+import {
+  insertRequestLogRow,
+  tenantRequestLogBytes,
+  trimRequestLog,
+  trimTenantRequestLog,
+  type NewRequestLogRow,
+} from '../store/request-log.js';
+import type { CapturedRequest } from './captured-request.js';
+import { PendingRecords, type Pending, type PutResult } from './pending-records.js';
+import { MAX_BODY_CHARS, toRow } from './rows.js';
+
+// The request log (docs/developer-tools.md): what an integration sent and got back, per account, newest first.
+// Off the request's critical path: a request only hands over flat strings it already holds (header names and
+// values, body text), which are encoded at once into the account's circle of its newest 1,000 pending records, bytes
+// outside the JS heap (pending-records.ts). At most once a second, the pending records are decoded, redacted,
+// serialised and written in one transaction, which trims each account to 1,000; a record pushed out of the circle
+// before that is never written (the trim would delete it at once). So the writing costs at most 1,000
+// records per account and batch whatever the load, and after a batch in which an account pushed records out (more
+// than 1,000 requests since the last), the next is written BUSY_FLUSH_INTERVAL_MS later instead: at 3,000 card/list
+// a second, writing 1,000 records every second was a third of the log's cost (bench: docs/developer-tools.md).
+// A crash loses the records not yet written (at most FLUSH_INTERVAL_MS of requests, BUSY_FLUSH_INTERVAL_MS under
+// that load), never anything of the ledger, which commits on its own before the answer is sent.
+
+export const KEEP_PER_ACCOUNT = 1000;
+/** Pending records are written at most this long after their request (what a crash may lose). */
+export const FLUSH_INTERVAL_MS = 1000;
+/** After a batch in which an account sent more than KEEP_PER_ACCOUNT requests, the next is written this long after. */
+export const BUSY_FLUSH_INTERVAL_MS = 4000;
+/** All accounts together: past this many pending records they are written at once (bounds the memory). */
+const MAX_PENDING = 20_000;
+/** All accounts' buffers together: past this they are written at once and let go. */
+const MAX_BYTES = 64 * 1024 * 1024;
+/** One account's buffer: 1,000 records of 16 KB (a 3.6 KB card/list answer makes a record of about 4 KB). */
+const MAX_ACCOUNT_BYTES = 16 * 1024 * 1024;
+
+const isLarge = (c: CapturedRequest) =>
+  (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
+
+/** One per database: per account, the requests not yet written. */
+export class RequestLog {
+  /** Kept from one batch to the next, so a busy account reuses the same warm bytes (pending-records.ts). */
+  private pending = new Map<string, PendingRecords>();
+  private pendingCount = 0;
+  /** Bytes the accounts' buffers hold together; past MAX_BYTES the batch is written and the buffers let go. */
+  private heldBytes = 0;
+  /** Whether an account pushed a record out since the last batch. */
+  private overflowed = false;
+  /** The wait before the next batch: FLUSH_INTERVAL_MS, or BUSY_FLUSH_INTERVAL_MS after a batch that overflowed. */
+  private interval = FLUSH_INTERVAL_MS;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: Deps) {}
+
+  add(captured: CapturedRequest): void {
+    let result = this.put(captured, false);
+    if (result === 'full') {
+      this.flush();
+      result = this.put(captured, true);
+    }
+    if (result === 'replaced') this.overflowed = true;
+    else this.pendingCount++;
+    if (this.pendingCount >= MAX_PENDING || this.heldBytes > MAX_BYTES) this.flush();
+    else if (!this.timer) {
+      this.timer = setTimeout(() => this.flush(), this.interval);
+      this.timer.unref();
+    }
+  }
+
+  /** Adds the record to its account's pending records; `orRow`: when they have no room, as a row made now. */
+  private put(captured: CapturedRequest, orRow: boolean): PutResult {
+    let records = this.pending.get(captured.accountId);
+    if (!records) {
+      records = new PendingRecords(KEEP_PER_ACCOUNT, MAX_ACCOUNT_BYTES);
+      this.pending.set(captured.accountId, records);
+    }
+    const before = records.bytes;
+    // A body past the cap is redacted and cut now, so the buffer never holds megabytes per record.
+    const row = () => toRow(captured, this.deps.redactor);
+    let result = isLarge(captured) ? records.putRow(row()) : records.put(captured);
+    if (result === 'full' && orRow) result = records.putRow(row());
+    this.heldBytes += records.bytes - before;
+    return result;
+  }
+
+  /** Writes every pending record (reads call this first, so they see every request answered before them). */
+  flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.pendingCount === 0) return;
+    const batches: [string, Pending[]][] = [];
+    for (const [accountId, records] of this.pending) {
+      if (records.size > 0) batches.push([accountId, records.take(accountId)]);
+      // An account quiet since the last batch, or every account once the buffers hold too much, lets its buffer go.
+      else this.pending.delete(accountId);
+    }
+    if (this.heldBytes > MAX_BYTES) this.pending = new Map();
+    this.heldBytes = [...this.pending.values()].reduce((sum, r) => sum + r.bytes, 0);
+    this.pendingCount = 0;
+    this.interval = this.overflowed ? BUSY_FLUSH_INTERVAL_MS : FLUSH_INTERVAL_MS;
+    this.overflowed = false;
+    const { db, logger } = this.deps;
+    try {
+      if (!db.open) return;
+      const rows: [string, NewRequestLogRow[]][] = [];
+      const tenants = new Set<string>();
+      for (const [accountId, list] of batches) {
+        const account = findAccount(this.deps, accountId);
+        // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
+        if (account === undefined) continue;
+        const tenant = tenantOf(account);
+        tenants.add(tenant);
+        const made = list.map((p) => ('account_id' in p ? p : toRow(p, this.deps.redactor)));
+        rows.push([accountId, made.map((row) => ({ ...row, tenant_id: tenant }))]);
+      }
+      const budget = this.deps.config.tenant.requestLogBytes;
+      // In order of arrival across accounts, so that a tenant's oldest records (the lowest seqs) go first.
+      const inOrder = rows.flatMap(([, list]) => list).sort((a, b) => a.at_ms - b.at_ms);
+      db.transaction(() => {
+        for (const row of inOrder) insertRequestLogRow(db, row);
+        for (const [accountId] of rows) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+        for (const tenant of tenants) {
+          if (tenantRequestLogBytes(db, tenant) > budget) trimTenantRequestLog(db, tenant, budget);
+        }
+      })();
+    } catch (err) {
+      logger.error({ err }, 'request log batch not written');
+    }
+  }
+}
+
+const logs = new WeakMap<Db, RequestLog>();
+
+/** The request log of this database (created on first use). */
+export function requestLogOf(deps: Deps): RequestLog {
+  let log = logs.get(deps.db);
+  if (!log) logs.set(deps.db, (log = new RequestLog(deps)));
+  return log;
+}

@@ -1,0 +1,93 @@
+import { Hono } from 'hono';
+import { DomainError, invalidField } from '../domain/errors.js';
+import {
+  DEFAULT_WINDOW_SECONDS,
+  getRun,
+  listRuns,
+  runView,
+  settleAtWindowEnd,
+  settleOpenRun,
+  startRun,
+  stopRun,
+} from '../domain/readiness.js';
+import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness-sending.js';
+import { tenantOf } from '../domain/tenants.js';
+import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
+import { transact } from '../http/command.js';
+import type { AppEnv } from '../http/context.js';
+import { OK } from '../http/envelope.js';
+import { errorResponse } from '../http/errors.js';
+import { readJsonObject } from '../http/middleware/json-body.js';
+import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
+import { windowLog } from '../request-log/window.js';
+import type { ServerDeps } from '../server-deps.js';
+import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
+import { webhookUrlProblem } from '../webhooks/url-policy.js';
+
+/** Where a run's test deliveries go and the secret that signs them, or undefined when the account has no webhook. */
+function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | undefined) {
+  const config = findWebhookConfig(deps, accountId);
+  const secret = signingSecret(deps, accountId);
+  return config && secret ? { url: webhookUrl ?? config.url, secret } : undefined;
+}
+
+/**
+ * readiness/run, get, stop and list (docs/readiness.md): a run grades the partner's side of the integration, its
+ * webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults.
+ */
+export function readinessRoutes(deps: ServerDeps) {
+  const log = windowLog(deps);
+  return new Hono<AppEnv>()
+    .post('/readiness/run', async (c) => {
+      const body = await readJsonObject(c);
+      const webhookUrl = optionalString(body, 'webhookUrl');
+      const windowSeconds = optionalInteger(body, 'windowSeconds') ?? DEFAULT_WINDOW_SECONDS;
+      // The same policy as PUT /v1/webhook: a hosted sandbox never posts into its own network.
+      const problem = webhookUrl === undefined ? undefined : await webhookUrlProblem(deps.config, webhookUrl);
+      if (problem) throw invalidField(problem.replace(/^url\b/, 'webhookUrl'));
+      const account = c.get('account');
+      const accountId = account.id;
+      const tenantId = tenantOf(account);
+      settleOpenRun(deps, log, accountId);
+      const receiver = receiverOf(deps, accountId, webhookUrl);
+      if (receiver && runsSending(deps, tenantId) >= MAX_SENDING_PER_TENANT) {
+        // Each run's deliveries end within two webhook timeouts (the duplicate's two attempts).
+        c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));
+        return errorResponse(c, new DomainError('READINESS_SENDING_LIMIT'));
+      }
+      const { run, deliveries } = transact(deps, () =>
+        startRun(deps, {
+          accountId,
+          windowSeconds,
+          receiverUrl: receiver?.url ?? null,
+          requestLog: deps.config.requestLog,
+        }),
+      );
+      if (receiver) {
+        // After the answer, never inside a transaction: each delivery waits on the network (the webhook timeout).
+        const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+          sendReadinessDeliveries(deps, { accountId, ...receiver, deliveries }),
+        );
+        trackSending(deps, run.id, tenantId, sent);
+      }
+      if (deps.config.backgroundJobs) settleAtWindowEnd(deps, log, run);
+      return c.json({ ...OK, ...runView(deps, log, run) });
+    })
+    .post('/readiness/get', async (c) => {
+      const runId = requiredString(await readJsonObject(c), 'runId');
+      return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, c.get('account').id, runId)) });
+    })
+    .post('/readiness/stop', async (c) => {
+      const runId = requiredString(await readJsonObject(c), 'runId');
+      const accountId = c.get('account').id;
+      stopRun(deps, accountId, runId);
+      // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
+      await deliveriesSent(deps, runId);
+      return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, accountId, runId)) });
+    })
+    .post('/readiness/list', async (c) => {
+      await readJsonObject(c);
+      const runs = listRuns(deps, log, c.get('account').id).map((run) => runView(deps, log, run));
+      return c.json({ ...OK, runs });
+    });
+}

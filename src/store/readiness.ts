@@ -1,0 +1,143 @@
+import { sql, type Db } from './db.js';
+
+// SQL of readiness runs (migration 060).
+
+export interface RunRow {
+  id: string;
+  account_id: string;
+  started_at_ms: number;
+  ends_at_ms: number;
+  receiver_url: string | null;
+  drop_request_id: string | null;
+  error_request_id: string | null;
+  throttle_request_id: string | null;
+  api_checks: string | null;
+}
+
+export interface DeliveryRow {
+  id: string;
+  run_id: string;
+  account_id: string;
+  seq: number;
+  check_id: string;
+  event_id: string;
+  /** JSON array of attempts. */
+  attempts: string;
+}
+
+export function insertRun(db: Db, r: RunRow): void {
+  sql(
+    db,
+    `INSERT INTO readiness_runs (id, account_id, started_at_ms, ends_at_ms, receiver_url, drop_request_id,
+       error_request_id, throttle_request_id, api_checks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    r.id,
+    r.account_id,
+    r.started_at_ms,
+    r.ends_at_ms,
+    r.receiver_url,
+    r.drop_request_id,
+    r.error_request_id,
+    r.throttle_request_id,
+    r.api_checks,
+  );
+}
+
+export function insertDelivery(db: Db, d: Omit<DeliveryRow, 'attempts'>): void {
+  sql(
+    db,
+    `INSERT INTO readiness_deliveries (id, run_id, account_id, seq, check_id, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
+  ).run(d.id, d.run_id, d.account_id, d.seq, d.check_id, d.event_id);
+}
+
+export function findRun(db: Db, accountId: string, runId: string): RunRow | undefined {
+  return sql(db, 'SELECT * FROM readiness_runs WHERE id = ? AND account_id = ?').get(runId, accountId) as
+    RunRow | undefined;
+}
+
+/** The account's newest runs, newest first. */
+export function runsOf(db: Db, accountId: string, limit: number): RunRow[] {
+  return sql(
+    db,
+    'SELECT * FROM readiness_runs WHERE account_id = ? ORDER BY started_at_ms DESC, rowid DESC LIMIT ?',
+  ).all(accountId, limit) as RunRow[];
+}
+
+/** The account's run whose window has not been evaluated yet (at most one). */
+export function openRunOf(db: Db, accountId: string): RunRow | undefined {
+  return sql(db, 'SELECT * FROM readiness_runs WHERE account_id = ? AND api_checks IS NULL').get(accountId) as
+    RunRow | undefined;
+}
+
+/** Every account's window not yet evaluated, with its end. */
+export function openWindows(db: Db): { account_id: string; ends_at_ms: number }[] {
+  return sql(db, 'SELECT account_id, ends_at_ms FROM readiness_runs WHERE api_checks IS NULL').all() as {
+    account_id: string;
+    ends_at_ms: number;
+  }[];
+}
+
+/** Ends an open window at `atMs` (never later than it was to end). */
+export function endWindow(db: Db, runId: string, atMs: number): void {
+  sql(db, 'UPDATE readiness_runs SET ends_at_ms = MIN(ends_at_ms, ?) WHERE id = ? AND api_checks IS NULL').run(
+    atMs,
+    runId,
+  );
+}
+
+/** Stores the evaluated API-use checks once; false when they were already stored. */
+export function storeApiChecks(db: Db, runId: string, json: string): boolean {
+  return (
+    sql(db, 'UPDATE readiness_runs SET api_checks = ? WHERE id = ? AND api_checks IS NULL').run(json, runId).changes ===
+    1
+  );
+}
+
+/** Keeps the account's newest `keep` runs and their deliveries. */
+export function trimRuns(db: Db, accountId: string, keep: number): void {
+  const older = `SELECT id FROM readiness_runs WHERE account_id = @id
+    ORDER BY started_at_ms DESC, rowid DESC LIMIT -1 OFFSET @keep`;
+  sql(db, `DELETE FROM readiness_deliveries WHERE run_id IN (${older})`).run({ id: accountId, keep });
+  sql(db, `DELETE FROM readiness_runs WHERE id IN (${older})`).run({ id: accountId, keep });
+}
+
+export function deliveriesOf(db: Db, runId: string): DeliveryRow[] {
+  return sql(db, 'SELECT * FROM readiness_deliveries WHERE run_id = ? ORDER BY seq').all(runId) as DeliveryRow[];
+}
+
+/** Appends one attempt (a JSON object) to a delivery. */
+export function appendAttempt(db: Db, deliveryId: string, attemptJson: string): void {
+  sql(db, "UPDATE readiness_deliveries SET attempts = json_insert(attempts, '$[#]', json(?)) WHERE id = ?").run(
+    attemptJson,
+    deliveryId,
+  );
+}
+
+export type ArmedFault = 'drop' | 'error' | 'throttle';
+
+const TAKE: Record<ArmedFault, string> = {
+  drop: 'drop_request_id = @requestId WHERE drop_request_id IS NULL',
+  // The 500 is armed once the dropped response has fallen.
+  error: 'error_request_id = @requestId WHERE drop_request_id IS NOT NULL AND error_request_id IS NULL',
+  throttle: 'throttle_request_id = @requestId WHERE throttle_request_id IS NULL',
+};
+
+/**
+ * Marks the account's armed fault of this kind as fallen on `requestId`, if its window is open at `nowMs`; the id of
+ * the run, or undefined when none was armed. One statement: two requests never take the same fault.
+ */
+export function takeArmed(
+  db: Db,
+  kind: ArmedFault,
+  accountId: string,
+  requestId: string,
+  nowMs: number,
+): string | undefined {
+  return sql(
+    db,
+    `UPDATE readiness_runs SET ${TAKE[kind]} AND account_id = @accountId AND api_checks IS NULL AND ends_at_ms > @nowMs
+       RETURNING id`,
+  )
+    .pluck()
+    .get({ requestId, accountId, nowMs }) as string | undefined;
+}

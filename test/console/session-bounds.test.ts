@@ -1,0 +1,150 @@
+import request from 'supertest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MAX_SESSIONS, MAX_SESSIONS_PER_KEY, SessionStore, SessionsFull } from '../../src/console/session.js';
+import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+
+// What a console user can make the server keep is bounded, and belongs to that user's key: a key's sessions, what
+// a refused form keeps, a sign-in from another site, guesses of the operator token.
+
+let sb: TestSandbox;
+afterEach(() => sb?.close());
+
+async function signIn(apiKey: string, headers: Record<string, string> = {}) {
+  const res = await request(sb.server).post('/console/signin').set(headers).type('form').send({ apiKey });
+  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0]?.split(';')[0];
+  return { res, cookie };
+}
+
+const signedIn = async (cookie: string) =>
+  (await request(sb.server).get('/console').set('Cookie', cookie)).status === 200;
+
+async function csrfOf(cookie: string, path = '/console') {
+  const page = await request(sb.server).get(path).set('Cookie', cookie);
+  return /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
+}
+
+describe('console sessions belong to their key', () => {
+  it(`a key holds at most ${MAX_SESSIONS_PER_KEY} sessions: its oldest goes, another key's session stays`, async () => {
+    sb = createTestSandbox();
+    const a = await sb.account();
+    const b = await sb.account();
+    const other = await signIn(b.apiKey);
+    const operator = await request(sb.server)
+      .post('/console/operator/signin')
+      .type('form')
+      .send({ adminToken: ADMIN_TOKEN });
+    const operatorCookie = String(operator.headers['set-cookie']).split(';')[0]!;
+    const cookies: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS_PER_KEY + 5; i++) cookies.push((await signIn(a.apiKey)).cookie!);
+    const alive = [];
+    for (const cookie of cookies) alive.push(await signedIn(cookie));
+    expect(alive).toEqual([...Array(5).fill(false), ...Array(MAX_SESSIONS_PER_KEY).fill(true)]);
+    expect(await signedIn(other.cookie!)).toBe(true);
+    expect((await request(sb.server).get('/console/operator').set('Cookie', operatorCookie)).status).toBe(200);
+  });
+
+  it(`a full store (${MAX_SESSIONS.toLocaleString('en')} sessions) refuses the next sign-in and signs nobody out`, () => {
+    const store = new SessionStore(() => 0);
+    const first = store.create({ apiKey: 'key-0' });
+    for (let i = 1; i < MAX_SESSIONS; i++) store.create({ apiKey: `key-${i}` });
+    expect(() => store.create({ apiKey: 'key-new' })).toThrow(SessionsFull);
+    expect(store.find(first.id)).toBeDefined();
+  });
+});
+
+describe('what a refused form keeps is bounded', () => {
+  it('an alias of a million characters is kept to 4,096 for the form shown again', async () => {
+    sb = createTestSandbox();
+    const { apiKey } = await sb.account({ balance: 10 });
+    const { cookie } = await signIn(apiKey);
+    const csrf = await csrfOf(cookie!, '/console/cards');
+    const alias = 'a'.repeat(1_000_000);
+    const refused = await request(sb.server)
+      .post('/console/cards')
+      .set('Cookie', cookie!)
+      .type('form')
+      .send({ _csrf: csrf, amount: '1000', alias });
+    expect(refused.status).toBe(303);
+    const next = await request(sb.server).get('/console/cards').set('Cookie', cookie!);
+    expect(next.text).toContain('alias must be at most 256 characters');
+    expect(next.text).toContain(`value="${'a'.repeat(4096)}"`);
+    expect(next.text).not.toContain('a'.repeat(4097));
+  });
+
+  it('a Faults form of 5,000 nested brackets gets the API answer, never a 500', async () => {
+    sb = createTestSandbox();
+    const { apiKey } = await sb.account();
+    const { cookie } = await signIn(apiKey);
+    const csrf = await csrfOf(cookie!, '/console/simulate');
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    const res = await request(sb.server)
+      .post('/console/simulate/faults')
+      .set('Cookie', cookie!)
+      .type('form')
+      .send({ _csrf: csrf, rules: deep });
+    expect(res.status).toBe(303);
+    const next = await request(sb.server).get('/console/simulate').set('Cookie', cookie!);
+    expect(next.text).toContain('Faults not set');
+    expect(next.text).toMatch(/nest|deep/i);
+  });
+});
+
+describe('sign-in guards', () => {
+  const crossSite: Record<string, string>[] = [
+    { 'Sec-Fetch-Site': 'cross-site' },
+    { 'Sec-Fetch-Site': 'same-site' },
+    { Origin: 'https://evil.example' },
+    { Origin: 'null' },
+  ];
+
+  it.each(crossSite)('refuses a sign-in posted from another site (%o): 403, no cookie', async (headers) => {
+    sb = createTestSandbox();
+    const { apiKey } = await sb.account();
+    const { res } = await signIn(apiKey, headers);
+    expect(res.status).toBe(403);
+    expect(res.headers['set-cookie']).toBeUndefined();
+    const operator = await request(sb.server)
+      .post('/console/operator/signin')
+      .set(headers)
+      .type('form')
+      .send({ adminToken: ADMIN_TOKEN });
+    expect(operator.status).toBe(403);
+    expect(operator.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('accepts a sign-in from the console itself (same-origin, or an Origin naming this host)', async () => {
+    sb = createTestSandbox();
+    const { apiKey } = await sb.account();
+    expect((await signIn(apiKey, { 'Sec-Fetch-Site': 'same-origin' })).res.status).toBe(303);
+    const server = sb.server.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as { port: number };
+    const res = await request(`http://127.0.0.1:${port}`)
+      .post('/console/signin')
+      .set('Origin', `http://127.0.0.1:${port}`)
+      .type('form')
+      .send({ apiKey });
+    expect(res.status).toBe(303);
+  });
+
+  it('throttles failed operator sign-ins and admin tokens per client address: 429 after 10 a minute', async () => {
+    sb = createTestSandbox();
+    const wrong = () => request(sb.server).post('/console/operator/signin').type('form').send({ adminToken: 'guess' });
+    const adminCall = (token: string) =>
+      request(sb.server).get('/admin/v1/accounts/-').set('Authorization', `Bearer ${token}`);
+    for (let i = 0; i < 5; i++) expect((await wrong()).status).toBe(400);
+    for (let i = 0; i < 5; i++) expect((await adminCall('guess')).status).toBe(401);
+    const throttled = await adminCall(ADMIN_TOKEN);
+    expect(throttled.status).toBe(429);
+    expect(throttled.body.code).toBe(429);
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    const console = await request(sb.server)
+      .post('/console/operator/signin')
+      .type('form')
+      .send({ adminToken: ADMIN_TOKEN });
+    expect(console.status).toBe(429);
+    expect(console.headers['set-cookie']).toBeUndefined();
+    sb.wall.ms += 60_000;
+    expect((await adminCall(ADMIN_TOKEN)).status).toBe(404);
+  });
+});

@@ -1,0 +1,139 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, freePort, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
+import { carelessReceiver, goodReceiver, type PartnerReceiver } from './partners.js';
+
+// `card-sandbox readiness` against a compiled server process, as a partner's CI runs it: the exit status says
+// whether a check failed, the JUnit file has one test case per check.
+
+const KEY = 'sk_test_readiness_cli_key_00000000000000000';
+let sandbox: ServeProcess & { url: string };
+let dir: string;
+
+beforeAll(async () => {
+  ensureBuilt();
+  sandbox = await startSandbox(KEY);
+  dir = mkdtempSync(join(tmpdir(), 'readiness-cli-'));
+}, 120_000);
+
+afterAll(async () => {
+  if (sandbox) await stop(sandbox);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const args = (...more: string[]) => ['readiness', '--base-url', sandbox.url, '--api-key', KEY, ...more];
+
+/** Makes the receiver the account's webhook; returns the secret it answered. */
+async function configure(url: string): Promise<string> {
+  const res = await fetch(`${sandbox.url}/v1/webhook`, {
+    method: 'PUT',
+    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url }),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { secret?: string }).secret ?? '';
+}
+
+/** Starts the command, waits until it says what to exercise, then Ctrl-C: it stops the run and prints the report. */
+async function interrupted(extra: string[]) {
+  const cli = spawnCli(args(...extra));
+  await cli.waitForOutput(/^Waiting for the window to end; Ctrl-C ends it now\.$/m);
+  cli.child.kill('SIGINT');
+  const { code } = await cli.exited;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+const testcases = (xml: string) => [...xml.matchAll(/<testcase [^>]*name="([^"]+)"/g)].map((m) => m[1]!.split(':')[0]);
+
+describe('card-sandbox readiness', () => {
+  it('answers --help with its usage and exit 0', async () => {
+    const r = await runCli(['readiness', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(
+      /^usage: card-sandbox readiness --base-url URL --api-key KEY \[--webhook-url URL\] \[--window SECONDS\] \[--junit FILE\]/,
+    );
+  });
+
+  it('waits for the window, then prints every check; nothing observed fails nothing: exit 0', async () => {
+    const r = await runCli(args('--window', '1'));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Readiness run rdy_\w{24} started: the window ends at \d\d:\d\d:\d\d UTC \(1 s\)\.$/m);
+    expect(r.stdout.match(/^NOT OBSERVED {2}/gm)).toHaveLength(10);
+    expect(r.stdout).toMatch(/^0 passed, 0 failed, 10 not observed/m);
+  });
+
+  it('exits 0 when no check fails: the JUnit file passes the receiver checks and skips what was not observed', async () => {
+    let secret = '';
+    const rx = await goodReceiver(
+      () => secret,
+      () => Date.now() / 1000,
+    );
+    try {
+      secret = await configure(rx.url);
+      const junit = join(dir, 'good.xml');
+      const r = await interrupted(['--junit', junit]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/^PASS {10}Receiver refuses a delivery with a bad signature$/m);
+      expect(r.stdout).toMatch(/^5 passed, 0 failed, 5 not observed/m);
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toMatch(/<testsuite name="card-sandbox readiness rdy_\w{24}" tests="10" failures="0" skipped="5">/);
+      expect(testcases(xml)).toEqual([
+        'receiver-accepts-signed',
+        'receiver-rejects-bad-signature',
+        'receiver-rejects-stale-timestamp',
+        'receiver-rejects-tampered-body',
+        'receiver-accepts-duplicate',
+        'idempotency-key-on-writes',
+        'retry-after-dropped-response',
+        'retry-after-server-error',
+        'waits-retry-after',
+        'no-tight-loop-on-inventory',
+      ]);
+      expect(xml.match(/<skipped message="[^"]*See docs\/readiness\.md#[a-z-]+"\/>/g)).toHaveLength(5);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('exits 1 when a check fails, printing its evidence and advice; the JUnit file has the failures', async () => {
+    const rx: PartnerReceiver = await carelessReceiver();
+    try {
+      await configure(rx.url);
+      const junit = join(dir, 'careless.xml');
+      const r = await interrupted(['--junit', junit]);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stdout).toMatch(
+        /^FAIL {10}Receiver refuses a delivery with a bad signature\n {14}evidence: rdl_\w{24} \(HTTP 200, \d+ ms\)\n {14}advice: .*See docs\/readiness\.md#receiver-rejects-bad-signature$/m,
+      );
+      expect(r.stdout).toMatch(/^2 passed, 3 failed, 5 not observed/m);
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toMatch(/tests="10" failures="3" skipped="5"/);
+      expect(xml).toMatch(/<failure message="[^"]*constant time[^"]*">evidence: rdl_\w{24} \(HTTP 200, \d+ ms\)/);
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('exits 3 when the sandbox is unreachable', async () => {
+    const r = await runCli(['readiness', '--base-url', `http://127.0.0.1:${await freePort()}`, '--api-key', KEY]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/unreachable/);
+  });
+
+  it('exits 3 when the key is refused', async () => {
+    const r = await runCli(['readiness', '--base-url', sandbox.url, '--api-key', 'sk_test_not_a_key']);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/API key was refused/);
+  });
+
+  it('exits 2 on a usage error: a window out of range, an unknown option', async () => {
+    const r = await runCli(args('--window', '0'));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--window must be a whole number of seconds from 1 to 86400/);
+    const unknown = await runCli(args('--no-such-option'));
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--no-such-option[\s\S]*usage: card-sandbox readiness/);
+  });
+});

@@ -1,0 +1,240 @@
+import fc from 'fast-check';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logging/logger.js';
+import { Redactor } from '../../src/redaction/redactor.js';
+import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+
+// Redaction by value (docs/design.md, "Redaction by value"): a secret sent in any position (path, query, any header,
+// X-Request-Id, any body field, nested, inside a string) and in any spelling (a card number with spaces, dots,
+// slashes, dashes, underscores, tabs or newlines between its digits; a CVV under any of its usual names in any
+// case; a key, a webhook secret, the admin token by value) is found in none of the outputs: the request log as the
+// API answers it, the console's Requests pages, the server's log, the database file.
+
+const RUNS = Number(process.env.REDACTION_RUNS ?? 30);
+
+/** The Luhn check digit, computed here from the definition (ISO/IEC 7812-1), not by the code under test. */
+function luhnComplete(body: string): string {
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) d *= 2;
+    sum += d > 9 ? d - 9 : d;
+  }
+  return body + String((10 - (sum % 10)) % 10);
+}
+
+const SEPARATORS = [' ', '  ', '.', '/', '-', '_', '\t', '\n', ' - '];
+const CVV_NAMES = ['cvv', 'cvc', 'cvc2', 'cvv2', 'securityCode', 'card_cvv', 'SECURITY_CODE', 'Cvv', 'cardCvc'];
+
+const pan = fc
+  .array(fc.integer({ min: 0, max: 9 }), { minLength: 9, maxLength: 9 })
+  .map((digits) => luhnComplete(`454924${digits.join('')}`));
+
+/** A card number written as a person might: in groups of 4 (or 4-6-6), with one separator style, or all in one run. */
+const spelledPan = fc.record({
+  pan,
+  separator: fc.constantFrom('', ...SEPARATORS),
+  grouping: fc.constantFrom([4, 4, 4, 4], [4, 6, 6]),
+});
+function spell({ pan, separator, grouping }: { pan: string; separator: string; grouping: readonly number[] }): string {
+  const groups: string[] = [];
+  let at = 0;
+  for (const size of grouping) groups.push(pan.slice(at, (at += size)));
+  return groups.join(separator);
+}
+
+type Position = 'path' | 'query' | 'header' | 'request-id' | 'body-field' | 'body-nested' | 'body-text';
+const position = fc.constantFrom<Position>(
+  'path',
+  'query',
+  'header',
+  'request-id',
+  'body-field',
+  'body-nested',
+  'body-text',
+);
+
+interface Placement {
+  secret: string;
+  position: Position;
+  /** A field, parameter or header name for the positions that have one. */
+  name: string;
+}
+
+const fieldName = fc
+  .stringMatching(/^[a-z][a-zA-Z0-9]{0,11}$/)
+  .filter((n) => !/key|token|secret|auth|pass|sig/i.test(n));
+
+let dir: string;
+let sb: TestSandbox;
+let acct: AccountHandle;
+let other: AccountHandle;
+let webhookSecret: string;
+const logs = { text: '' };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sandbox-redaction-'));
+  sb = createTestSandbox({
+    config: { dbPath: join(dir, 'sandbox.db') },
+    logger: createLogger({
+      level: 'debug',
+      destination: { write: (line: string) => void (logs.text += line) },
+      // What `card-sandbox serve` gives its logger: the server's own secrets (test/cli covers that wiring).
+      redactor: new Redactor([ADMIN_TOKEN]),
+    }),
+  });
+  acct = await sb.account({ balance: 100 });
+  other = await sb.account();
+  const put = await sb.request
+    .put('/v1/webhook')
+    .set('X-API-KEY', other.apiKey)
+    .set('Content-Type', 'application/json')
+    .send(JSON.stringify({ url: 'https://example.com/hook' }));
+  webhookSecret = (put.body as { secret: string }).secret;
+});
+afterAll(async () => {
+  await sb.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Sends one request to the account's /v1 with the secrets placed as drawn; answers its request id. */
+async function send(placements: Placement[]): Promise<string> {
+  let path = '/v1/card/detail';
+  const query: string[] = [];
+  const headers: Record<string, string> = { 'Content-Type': 'application/json', 'X-API-KEY': acct.apiKey };
+  const body: Record<string, unknown> = { cardId: '2026060100000000000001' };
+  const texts: string[] = [];
+  for (const p of placements) {
+    switch (p.position) {
+      case 'path':
+        path += `/${encodeURIComponent(p.secret)}`;
+        break;
+      case 'query':
+        query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(p.secret)}`);
+        break;
+      case 'header':
+        // Header values cannot hold a newline: such spellings go in as tabs.
+        headers[`X-${p.name}`] = p.secret.replace(/\n/g, '\t');
+        break;
+      case 'request-id':
+        headers['X-Request-Id'] = p.secret.replace(/[^A-Za-z0-9._-]/g, '_');
+        break;
+      case 'body-field':
+        body[p.name] = p.secret;
+        break;
+      case 'body-nested':
+        body.meta = { list: [{ [p.name]: p.secret }] };
+        break;
+      case 'body-text':
+        texts.push(`note: ${p.secret} (from the form)`);
+        break;
+    }
+  }
+  if (texts.length > 0) body.note = texts.join('; ');
+  const target = query.length > 0 ? `${path}?${query.join('&')}` : path;
+  let req = sb.request.post(target);
+  for (const [name, value] of Object.entries(headers)) req = req.set(name, value);
+  const res = await req.send(JSON.stringify(body));
+  return res.headers['x-request-id'] as string;
+}
+
+async function consolePages(requestId: string): Promise<string> {
+  const signin = await request(sb.server)
+    .post('/console/signin')
+    .set('Sec-Fetch-Site', 'same-origin')
+    .type('form')
+    .send({ apiKey: acct.apiKey });
+  const cookie = String(([] as string[]).concat(signin.headers['set-cookie'] ?? [])[0]).split(';')[0]!;
+  const list = await request(sb.server).get('/console/requests').set('Cookie', cookie);
+  const one = await request(sb.server)
+    .get(`/console/requests/${encodeURIComponent(requestId)}`)
+    .set('Cookie', cookie);
+  expect(one.status).toBe(200);
+  return list.text + one.text;
+}
+
+function databaseText(): string {
+  sb.deps.db.pragma('wal_checkpoint(TRUNCATE)');
+  const file = join(dir, 'sandbox.db');
+  const parts = [readFileSync(file)];
+  if (existsSync(`${file}-wal`)) parts.push(readFileSync(`${file}-wal`));
+  return Buffer.concat(parts).toString('latin1');
+}
+
+/** Every form in which an output could still hold a secret sent as `secret`. */
+function clearForms(secret: string): string[] {
+  const forms = new Set([secret, JSON.stringify(secret).slice(1, -1), encodeURIComponent(secret)]);
+  const digits = secret.replace(/\D/g, '');
+  if (/^\d{16}$/.test(digits)) {
+    // The card number's first twelve digits, in the spelling sent: masking keeps only the last four.
+    forms.add(digits);
+    forms.add(digits.slice(0, 12));
+  }
+  return [...forms];
+}
+
+describe('redaction by value: no secret in any position or spelling reaches an output', () => {
+  it('card numbers, keys, webhook secrets and the admin token, anywhere in a request', async () => {
+    const secret = fc.oneof(
+      spelledPan.map(spell),
+      fc.constant('KEY'), // the other account's API key, filled in below (it exists only once the sandbox does)
+      fc.constant('WHSEC'),
+      fc.constant('ADMIN'),
+      fc.constant('OWN'),
+    );
+    const placement = fc.record({ secret, position, name: fieldName });
+    await fc.assert(
+      fc.asyncProperty(fc.array(placement, { minLength: 1, maxLength: 3 }), async (drawn) => {
+        const real = { KEY: other.apiKey, WHSEC: webhookSecret, ADMIN: ADMIN_TOKEN, OWN: acct.apiKey } as const;
+        const placements = drawn.map((p) => ({ ...p, secret: real[p.secret as keyof typeof real] ?? p.secret }));
+        const logStart = logs.text.length;
+        const requestId = await send(placements);
+        const list = await sb.post(acct.apiKey, '/sandbox/v1/requests', { limit: 1 });
+        const got = await sb.post(acct.apiKey, '/sandbox/v1/requests/get', { requestId });
+        expect(got.status).toBe(200);
+        const outputs = {
+          api: JSON.stringify(list.body) + JSON.stringify(got.body),
+          console: await consolePages(requestId),
+          log: logs.text.slice(logStart),
+          database: databaseText(),
+        };
+        for (const p of placements) {
+          for (const form of clearForms(p.secret)) {
+            for (const [where, text] of Object.entries(outputs)) {
+              expect(text.includes(form), `${p.position} ${JSON.stringify(form)} found in ${where}`).toBe(false);
+            }
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a CVV under any of its usual names, as a body field, a nested field, a query parameter or a header', async () => {
+    const cvv = fc.integer({ min: 100, max: 999 }).map(String);
+    const where = fc.constantFrom('body-field', 'body-nested', 'query', 'header', 'body-text');
+    await fc.assert(
+      fc.asyncProperty(cvv, fc.constantFrom(...CVV_NAMES), where, async (value, name, position) => {
+        const logStart = logs.text.length;
+        const requestId = await send([{ secret: value, position: position as Position, name }]);
+        const got = await sb.post(acct.apiKey, '/sandbox/v1/requests/get', { requestId });
+        const outputs = {
+          api: JSON.stringify(got.body),
+          console: await consolePages(requestId),
+          log: logs.text.slice(logStart),
+          database: databaseText(),
+        };
+        // The CVV next to its name, in any of the ways an output writes a name and its value.
+        const pair = new RegExp(`${name}\\W{0,6}${value}`, 'i');
+        for (const [place, text] of Object.entries(outputs)) {
+          expect(pair.test(text), `${position} ${name}=${value} found in ${place}`).toBe(false);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
