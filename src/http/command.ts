@@ -31,5 +31,5 @@ export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (no
  * (a child sandbox) leaves a request whose key no longer authenticates, answered as such.
  */
 export async function holdUntil(c: Context<AppEnv>, deps: ServerDeps, atMs: number): Promise<void> {
-  if (!(await deps.clockWaiters.until(c.get('account').id, atMs))) throw new DomainError('AUTH_FAILED');
+  if (!(await deps.clockWaiters.until(c.get('account').id, atMs))) throw new DomainError('ACCOUNT_DELETED');
 }

@@ -96,7 +96,7 @@ describe('faults', () => {
     await hold.held();
     expect((await sim(sb, key, 'sandboxes/delete', { accountId: child.accountId })).status).toBe(200);
     const res = await held;
-    expect(res.body).toEqual({ code: 11002, message: 'Invalid or revoked API key' });
+    expect(res.body).toEqual({ code: 11002, message: 'Invalid or revoked API key: its sandbox was deleted' });
     expect(res.status).toBe(401);
   });
 
