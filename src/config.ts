@@ -137,7 +137,11 @@ export const FLAGS = {
   'allow-http-webhooks': { type: 'boolean', help: 'accept http:// webhook URLs beyond loopback' },
   'webhook-header-prefix': { type: 'string', arg: 'PREFIX', help: 'webhook header prefix (default Service)' },
   'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (default info)' },
-  'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per account and its children, hosted (default 50)' },
+  'rate-limit': {
+    type: 'string',
+    arg: 'N',
+    help: 'requests per second per account and its children, hosted (default 50)',
+  },
   'rate-limit-hold': { type: 'string', arg: 'MS', help: 'a 429 is sent after this long, 0 at once (default 1000)' },
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
   'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive request headers (hosted 10000, local 60000)' },
