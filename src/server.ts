@@ -5,7 +5,7 @@ import { createApp } from './app.js';
 import type { ServerDeps } from './server-deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
 import { requestLogOf } from './request-log/log.js';
-import { startSandboxSweeper } from './domain/sandboxes.js';
+import { startSandboxSweeper } from './domain/child-sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
 import { startCheckpointer } from './store/checkpointer.js';

@@ -82,7 +82,7 @@ export const LAYERS: readonly Layer[] = [
     mayImport: [
       'Http',
       'Routes:api',
-      'Routes:sandbox',
+      'Routes:simulation-api',
       'Routes:admin',
       'Console',
       'Config',
@@ -94,7 +94,7 @@ export const LAYERS: readonly Layer[] = [
     ],
   },
   // The route modules of /v1, /sandbox/v1 and /admin/v1: each a group of its own, never importing another's.
-  ...(['api', 'sandbox', 'admin'] as const).map((folder) => ({
+  ...(['api', 'simulation-api', 'admin'] as const).map((folder) => ({
     name: `Routes:${folder}`,
     holds: new RegExp(`^${folder}\\/`),
     mayImport: [`Routes:${folder}`, 'Http', 'Config', 'Webhooks', 'RequestLog', 'Domain', 'Redaction', 'Contracts'],
