@@ -1,6 +1,3 @@
-import { readClock } from './clock.js';
-import type { Db } from '../store/db.js';
-
 interface Waiter {
   atMs: number;
   release: (reached: boolean) => void;
@@ -16,7 +13,8 @@ interface Waiter {
 export class ClockWaiters {
   private readonly waiting = new Map<string, Set<Waiter>>();
 
-  constructor(private readonly deps: { db: Db; wallClock: () => number }) {}
+  /** `readClock`: an account's "now" and whether its clock runs, undefined once the account is gone (clock.ts). */
+  constructor(private readonly readClock: (accountId: string) => { nowMs: number; running: boolean } | undefined) {}
 
   /** Resolves true once the account's clock reads `atMs` or later; false once the account no longer exists. */
   until(accountId: string, atMs: number): Promise<boolean> {
@@ -42,7 +40,7 @@ export class ClockWaiters {
   private check(accountId: string, waiter: Waiter): void {
     clearTimeout(waiter.timer);
     waiter.timer = undefined;
-    const clock = readClock(this.deps, accountId);
+    const clock = this.readClock(accountId);
     if (!clock || clock.nowMs >= waiter.atMs) {
       const set = this.waiting.get(accountId)!;
       set.delete(waiter);
