@@ -38,7 +38,7 @@ export interface ConsoleOptions {
   operatorThrottle: FailureThrottle;
 }
 
-/** The web console (behaviour.md section 12), mounted at /console. */
+/** The web console (docs/design.md section 12), mounted at /console. */
 export function consoleRoutes(opts: ConsoleOptions) {
   const sessions = new SessionStore(opts.wallClock);
   const aliases = new Map<string, string | null>();

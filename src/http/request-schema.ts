@@ -9,7 +9,7 @@ import {
 } from '../contracts/files.js';
 import { invalidField } from '../domain/errors.js';
 
-// Request validation from the request schemas of contracts/ (issue 13: one source). Each schema is compiled once,
+// Request validation from the request schemas of contracts/ (one source). Each schema is compiled once,
 // on its first request, and each ajv error is told in the sandbox's words: the field's name, then what it must be. When a
 // body breaks several rules, the first field in the schema's own property order wins (the order the spec and the
 // handlers read them), after any unknown field of the simulation or operator API, which is named first.

@@ -33,7 +33,7 @@ interface Sent extends SendResult {
 
 async function send(deps: ServerDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
   const body = webhookBody(deps, event);
-  // `t` is wall-clock time (behaviour.md section 11), so a partner's 300 s tolerance holds after clock advances.
+  // `t` is wall-clock time (docs/design.md section 11), so a partner's 300 s tolerance holds after clock advances.
   const signedAtSeconds = Math.floor(deps.wallClock() / 1000);
   const p = deps.config.webhookHeaderPrefix;
   const result = await sendWebhook({

@@ -5,7 +5,7 @@ import { validateRequest } from '../../src/contracts/registry.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { invalid, valid } from './schema-arbitrary.js';
 
-// The document and the server agree in both directions (issue 13): for every request schema, bodies drawn from it
+// The document and the server agree in both directions: for every request schema, bodies drawn from it
 // get a success or a domain error, and bodies that break it in one place get the 400 that names the problem.
 
 const index = readIndex();

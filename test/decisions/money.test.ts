@@ -3,7 +3,7 @@ import { newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// behaviour.md section 1 (Money): the decisions no other test pins down on their own.
+// docs/design.md section 1 (Money): the decisions no other test pins down on their own.
 let sb: TestSandbox;
 let acct: AccountHandle;
 

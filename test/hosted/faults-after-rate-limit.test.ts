@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
-// Issue 16 item 1: injected faults apply after authentication and the per-key rate limit, and every faulted
+// Injected faults apply after authentication and the per-key rate limit, and every faulted
 // request spends the key's budget like any other. The wall clock stands still in these tests, so the budget
 // never refills while they run.
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-// Issue 16 item 2: a body too deep or too large to parse cheaply is a 400 before JSON.parse sees it, so one
+// A body too deep or too large to parse cheaply is a 400 before JSON.parse sees it, so one
 // tenant's 1 MB of nested arrays cannot stall the event loop every tenant shares.
 
 // The documented bounds (docs/hosted.md), written here rather than imported from the code they check.

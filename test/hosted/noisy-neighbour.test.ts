@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { noisyNeighbour, type NoisyResult } from '../../bench/lib/noisy.mjs';
 import { HOSTED_ADMIN_TOKEN, startHosted, type HostedServer } from './server.js';
 
-// The short version of `npm run bench:hosted` (issue 16): 20 well-behaved tenants beside 2 abusive ones on one
+// The short version of `npm run bench:hosted`: 20 well-behaved tenants beside 2 abusive ones on one
 // hosted server. It asserts outcomes only, never a latency: every abuse is refused or bounded, nothing answers
 // 5xx, every well-behaved request is answered 200.
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { startHosted, untilClosed, type HostedServer } from './server.js';
 
-// Issue 16 item 4: silent, trickling and idle connections are cut by server timeouts, and the number of open
+// Silent, trickling and idle connections are cut by server timeouts, and the number of open
 // connections is capped. The tests set short limits and wait for the server to act (never a fixed duration).
 
 let server: HostedServer | undefined;

@@ -3,7 +3,7 @@ import { readIndex } from '../../src/contracts/files.js';
 import { expectRefusedUnchanged, newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 
-// behaviour.md section 12 / issue 16 item 10: an unknown field in a /sandbox/v1 or /admin/v1 body is a 400 that
+// docs/design.md section 12: an unknown field in a /sandbox/v1 or /admin/v1 body is a 400 that
 // names it, and the request changes nothing. A misspelt simulation parameter must never be silently ignored.
 
 const operations = Object.entries(readIndex().operations)

@@ -4,7 +4,7 @@ import { createDeps } from '../../src/runtime.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 // Another account's id must be indistinguishable from an id that does not exist (spec: 4001 "no such card for
-// the account"; behaviour.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
+// the account"; docs/design.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
 // /sandbox/v1 read from the app, so a route added later is covered without editing this file.
 
 const UNKNOWN = {

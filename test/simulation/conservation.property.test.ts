@@ -7,7 +7,7 @@ import { newCard, sim } from '../helpers/core.js';
 // Over random sequences of authorize / clear / reverse / refund / top-up / clock steps, after every step:
 // - each card's available + frozen equals what was funded (settled) minus cleared spend plus refunds, and its
 //   frozen amount equals its PENDING holds, all read through the partner API;
-// - conservation (behaviour.md section 1): seeded == wallet available + top-ups still settling
+// - conservation (docs/design.md section 1): seeded == wallet available + top-ups still settling
 //   + sum(card available + frozen) + fees (0 here) + cleared spend - refunds;
 // - no refund exceeds its clearing: the server accepts a refund exactly when the model says it fits.
 
