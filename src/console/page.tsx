@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
 import type { Answer, Api } from './api.js';
 import { boundedFlash, type Flash, type Session } from './session.js';
-import { NAV, OPERATOR_NAV, Shell } from './ui.js';
+import { NAV, OPERATOR_NAV, Shell } from './shell.js';
 
 // What every console handler shares: the session, the API client, the parsed form, and the two ways a POST ends
 // (back to a page with a flash message, after success or after an API error that keeps what the user typed).

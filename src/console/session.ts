@@ -23,7 +23,7 @@ export interface Flash {
   tone: 'ok' | 'error';
   title: string;
   /** The API's error answer, shown as-is. */
-  error?: { status: number; code: unknown; message: unknown };
+  error?: { status: number; code: number; message: string };
   /** Which form the values belong to, and the values (never a key or token). */
   form?: string;
   values?: Record<string, string>;
@@ -113,9 +113,8 @@ function credentialOf(fields: Pick<Session, 'apiKey' | 'adminToken'>): string {
  * messages at most MAX_MESSAGE_CHARS.
  */
 export function boundedFlash(flash: Flash): Flash {
-  const cut = (text: unknown) => (typeof text === 'string' ? text.slice(0, MAX_MESSAGE_CHARS) : text);
   const bounded: Flash = { ...flash, title: flash.title.slice(0, MAX_MESSAGE_CHARS) };
-  if (flash.error) bounded.error = { ...flash.error, message: cut(flash.error.message) };
+  if (flash.error) bounded.error = { ...flash.error, message: flash.error.message.slice(0, MAX_MESSAGE_CHARS) };
   if (flash.values) {
     bounded.values = Object.fromEntries(
       Object.entries(flash.values)

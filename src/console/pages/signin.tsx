@@ -1,5 +1,5 @@
 import type { FC } from 'hono/jsx';
-import { Shell } from '../ui.js';
+import { Shell } from '../shell.js';
 
 // The sign-in page: an API key (and, when the server has one, the operator token). Posted in the body only,
 // never put in a URL; what was typed is not echoed back on an error (it is a secret).
