@@ -5,6 +5,8 @@ import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
+import { readClock } from './domain/clock.js';
+import { ClockWaiters } from './domain/clock-waiters.js';
 import type { ServerDeps } from './server-deps.js';
 import { EventBus } from './domain/event-bus.js';
 import { releaseAllInFlight } from './domain/idempotency.js';
@@ -41,6 +43,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     ids: new Ids(opts.random),
     wallClock,
     jobs: new JobRunner({ db, logger, wallClock }),
+    clockWaiters: new ClockWaiters((accountId) => readClock({ db, wallClock }, accountId)),
     events: new EventBus(),
     logger,
     redactor: new Redactor(configSecrets(config)),

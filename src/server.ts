@@ -2,7 +2,6 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './app.js';
-import type { Config } from './config.js';
 import type { ServerDeps } from './server-deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
 import { requestLogOf } from './request-log/log.js';
@@ -109,5 +108,3 @@ function cutSilentConnections(server: Server, headersTimeoutMs: number): void {
     timers.delete(req.socket);
   });
 }
-
-export type { Config };

@@ -93,7 +93,7 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
  * JavaScript integer of micro-units, far below 2^53 (9.007e15). Without it, twelve chain transfers of 1e9 made
  * assetList answer 500 for good.
  */
-export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
+const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
 
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
 export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {

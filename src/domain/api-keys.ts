@@ -10,7 +10,7 @@ export interface KeyInfo {
 }
 
 /** Only a keyed hash of an API key is stored: HMAC-SHA256 under the server secret. */
-export function hashApiKey(deps: Deps, apiKey: string): string {
+function hashApiKey(deps: Deps, apiKey: string): string {
   return deps.secret.hmac('api-key', apiKey).toString('hex');
 }
 

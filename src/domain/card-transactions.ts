@@ -21,7 +21,7 @@ import {
 // reversal voids held -> card, a refund moves merchant -> card. Every transaction starts PENDING and moves once.
 
 /** Reasons computed by the rules, then those a partner may only force. */
-export const RULE_DECLINES = ['CARD_NOT_ACTIVE', 'INSUFFICIENT_FUNDS', 'DAILY_LIMIT_EXCEEDED'] as const;
+const RULE_DECLINES = ['CARD_NOT_ACTIVE', 'INSUFFICIENT_FUNDS', 'DAILY_LIMIT_EXCEEDED'] as const;
 export const DECLINE_REASONS = [
   ...RULE_DECLINES,
   'DO_NOT_HONOR',
@@ -30,10 +30,10 @@ export const DECLINE_REASONS = [
   'EXPIRED_CARD',
   'MERCHANT_BLOCKED',
 ] as const;
-export type DeclineReason = (typeof DECLINE_REASONS)[number];
+type DeclineReason = (typeof DECLINE_REASONS)[number];
 
-export const AUTH_EXPIRY_JOB = 'txn.expire';
-export const AUTH_EXPIRY_MS = 7 * 24 * 3600 * 1000;
+const AUTH_EXPIRY_JOB = 'txn.expire';
+const AUTH_EXPIRY_MS = 7 * 24 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 export interface AuthorizeInput {

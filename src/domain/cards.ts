@@ -34,7 +34,7 @@ interface CardRow {
   created_at_ms: number;
 }
 
-export const toCard = (r: CardRow): Card => ({
+const toCard = (r: CardRow): Card => ({
   id: r.id,
   accountId: r.account_id,
   binId: r.bin_id,
@@ -45,8 +45,8 @@ export const toCard = (r: CardRow): Card => ({
   createdAtMs: r.created_at_ms,
 });
 
-export const TOPUP_SETTLE_JOB = 'topup.settle';
-export const CARD_CANCEL_JOB = 'card.cancel';
+const TOPUP_SETTLE_JOB = 'topup.settle';
+const CARD_CANCEL_JOB = 'card.cancel';
 
 /** The account's card; another account's card is indistinguishable from none (4001). */
 export function getOwnedCard(deps: Deps, accountId: string, cardId: string): Card {
@@ -63,7 +63,7 @@ export function listCards(deps: Deps, accountId: string, status?: CardStatus): C
   return (rows as CardRow[]).map(toCard);
 }
 
-export function hasSettlingTopUp(deps: Deps, cardId: string): boolean {
+function hasSettlingTopUp(deps: Deps, cardId: string): boolean {
   return (
     sql(deps.db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined
   );
@@ -180,7 +180,7 @@ export function depositToCard(deps: Deps, account: Account, cardId: string, amou
 }
 
 /** Job: a settling top-up reaches the card. */
-export function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
+function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
   const t = sql(deps.db, 'SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL').get(topUpId) as
     { account_id: string; card_id: string; credit_micros: number } | undefined;
   if (!t) return;
@@ -218,7 +218,7 @@ export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs:
 }
 
 /** Job: the cancellation completes. */
-export function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
+function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
   const row = sql(deps.db, "SELECT account_id FROM cards WHERE id = ? AND status = 'CANCELLING'").get(cardId) as
     { account_id: string } | undefined;
   if (!row) return;

@@ -11,9 +11,9 @@ import { formatMicros } from './money.js';
 // confirmation per TRON block (3 s of account time) and credits the wallet at the 19th, through the `chain`
 // source ledger account, by a job on the account clock.
 
-export const CONFIRMATIONS_REQUIRED = 19;
-export const BLOCK_MS = 3000;
-export const CHAIN_CONFIRM_JOB = 'chain.confirm';
+const CONFIRMATIONS_REQUIRED = 19;
+const BLOCK_MS = 3000;
+const CHAIN_CONFIRM_JOB = 'chain.confirm';
 
 interface DepositRow {
   tx_id: string;
@@ -41,7 +41,7 @@ function confirmationsAt(d: DepositRow, nowMs: number): number {
 }
 
 /** A deposit as chain/deposits and chain/transfer show it. */
-export function depositView(d: DepositRow, nowMs: number) {
+function depositView(d: DepositRow, nowMs: number) {
   const confirmed = d.credited_at_ms !== null;
   return {
     txId: d.tx_id,

@@ -1,5 +1,5 @@
 import { assertInTransaction, sql } from '../store/db.js';
-import { accountClockNow } from './accounts.js';
+import { accountClockNow, clockNow, type ClockRow } from './accounts.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
@@ -13,6 +13,16 @@ export function accountNowMs(deps: Deps, accountId: string): number {
   const now = accountClockNow(deps, accountId);
   if (now === undefined) throw new DomainError('ACCOUNT_DELETED');
   return now;
+}
+
+/** The account's "now" and whether its clock runs with wall time; undefined for an unknown account. */
+export function readClock(
+  deps: Pick<Deps, 'db' | 'wallClock'>,
+  accountId: string,
+): { nowMs: number; running: boolean } | undefined {
+  const row = sql(deps.db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(accountId) as
+    ClockRow | undefined;
+  return row && { nowMs: clockNow(row, deps.wallClock()), running: row.clock_frozen_at_ms === null };
 }
 
 export function clockMode(deps: Deps, accountId: string): ClockMode {
@@ -35,7 +45,7 @@ export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): vo
 }
 
 /** The latest an account clock may show: card ids and expiry dates (36 months on) keep four-digit years. */
-export const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
+const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
 
 /** Refuses (400) an advance that would take the account clock past MAX_ACCOUNT_TIME_MS; changes nothing. */
 export function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): void {

@@ -4,7 +4,7 @@
 const INVALID = 400;
 
 /** The error catalogue: name -> spec code and default message. The first entry of a code gives its message. */
-export const ERRORS = {
+const ERRORS = {
   ILLEGAL_PARAMETER: { code: INVALID, message: 'Illegal parameter' },
   NOT_FOUND: { code: 404, message: 'Not found' },
   PAYLOAD_TOO_LARGE: { code: INVALID, message: 'Request body is larger than 1 MiB' },

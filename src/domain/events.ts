@@ -3,7 +3,7 @@ import type { Deps } from './deps.js';
 import type { StoredEvent } from './event-bus.js';
 import type { EventEnvelope, EventType } from './event-types.js';
 
-export type { EventListener, StoredEvent } from './event-bus.js';
+export type { StoredEvent } from './event-bus.js';
 
 /**
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event
@@ -39,7 +39,7 @@ interface EventRow {
   data: string;
 }
 
-export function rowToEvent(r: EventRow): StoredEvent {
+function rowToEvent(r: EventRow): StoredEvent {
   return {
     seq: r.seq,
     id: r.id,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, type Db } from '../store/db.js';
 
-export const RETENTION_MS = 24 * 60 * 60 * 1000;
+const RETENTION_MS = 24 * 60 * 60 * 1000;
 
 export interface StoredResponse {
   status: number;

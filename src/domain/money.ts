@@ -1,7 +1,7 @@
 // Amounts live as integer micro-units (6 decimals, the precision of TRC20 USDT) from parsing to formatting.
 // This module is the only place that converts between text and micro-units.
 
-export const MICROS_PER_UNIT = 1_000_000;
+const MICROS_PER_UNIT = 1_000_000;
 export const MICROS_PER_CENT = 10_000;
 export const PPM = 1_000_000;
 

@@ -12,13 +12,13 @@ import { findWebhookConfig } from './webhook-config.js';
 // id, derived when the challenge is raised (for the simulation answer) and when a webhook body is built
 // (only if the account's webhook config has deliver3dsCode). It never enters the outbox, a log or a read.
 
-export const OTP_LIFETIME_MS = 600_000;
+const OTP_LIFETIME_MS = 600_000;
 export const CHALLENGE_TYPES = ['payment', 'binding'] as const;
-export type ChallengeType = (typeof CHALLENGE_TYPES)[number];
+type ChallengeType = (typeof CHALLENGE_TYPES)[number];
 export type VerifyResult = 'APPROVED' | 'INVALID_OTP' | 'EXPIRED';
 
 /** The challenge's 6-digit OTP. */
-export function otpFor(secret: ServerSecret, challengeId: string): string {
+function otpFor(secret: ServerSecret, challengeId: string): string {
   return String(secret.hmac('3ds-otp', challengeId).readUInt32BE(0) % 1_000_000).padStart(6, '0');
 }
 

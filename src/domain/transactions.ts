@@ -3,6 +3,7 @@ import { currentSeq, nextSeq } from '../store/sequences.js';
 import { microsToJsonNumber } from './money.js';
 
 export type TxnStatus = 'PENDING' | 'CLEARED' | 'DECLINED' | 'CANCELLED' | 'REFUND';
+/** @internal exported for the tests that seed transaction rows */
 export type TxnKind = 'SPEND' | 'REFUND';
 export type ListingStatus = 'COMPLETED' | 'PENDING' | 'FAILED' | 'REVERTED';
 
@@ -123,7 +124,7 @@ export function listBills(db: Db, scope: BillScope, pageNumber: number, pageSize
 }
 
 /** ISO 8601 local time without a zone, as the spec's `settledAt` (the sandbox's local time is UTC). */
-export function localTimestamp(ms: number): string {
+function localTimestamp(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19);
 }
 

@@ -9,8 +9,8 @@ import { deleteWebhookConfig, findWebhookConfig } from './webhook-config.js';
 export const ATTEMPT_JOB = 'webhook.attempt';
 
 /** Delays before retries 1..6, each counted from the previous attempt, in account seconds (spec Events, rule 1). */
-export const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000] as const;
+const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled' | 'disabled';
 
@@ -143,7 +143,7 @@ export function removeWebhook(deps: Deps, accountId: string): void {
 }
 
 /** Every pending retry of the account stops. */
-export function cancelPendingDeliveries(deps: Deps, accountId: string): void {
+function cancelPendingDeliveries(deps: Deps, accountId: string): void {
   sql(
     deps.db,
     "UPDATE webhook_deliveries SET state = 'cancelled', next_attempt_at_ms = NULL WHERE account_id = ? AND state = 'pending'",
@@ -155,7 +155,7 @@ export function cancelPendingDeliveries(deps: Deps, accountId: string): void {
  * Records an attempt once its request has answered. The account may be gone by then (a child sandbox deleted while
  * the request was on the wire): the row is then not written, since nothing would ever read or delete it.
  */
-export function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
+function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
   sql(
     db,
     `INSERT INTO webhook_attempts (account_id, event_id, attempt, redelivery, url, at_ms, signed_at_s, status_code,

@@ -16,6 +16,8 @@ import { invalidField } from '../domain/errors.js';
 
 export type Body = Record<string, unknown>;
 
+// A JSON Schema node as read from contracts/: any keyword, any value, walked by name.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Schema = Record<string, any>;
 
 /** Messages of `pattern` and `anyOf` checks, which a schema cannot word (by field label, `[i]` as `[]`). */
@@ -264,7 +266,10 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
   return mustBe(s, objectLabel, value, required, first.keyword);
 }
 
-/** The body, checked against the request schema of `operation` (`POST /v1/card/create`); a 400 naming the field. */
+/**
+ * The body, checked against the request schema of `operation` (`POST /v1/card/create`); a 400 naming the field.
+ * @internal exported for its table of messages (test/contracts/request-schema.test.ts); routes use validateRequestBody
+ */
 export function validateBody(operation: string, body: Body): Body {
   const c = compiledFor(operation);
   if (!c.validate(body)) throw invalidField(explain(c, body, c.validate.errors ?? []));

@@ -16,7 +16,10 @@ import { signatureHeader } from './signature.js';
 // One attempt of one event: build the body at send time (delivery-only fields such as the 3DS code are never in
 // the outbox), sign it afresh, POST it, and record the outcome.
 
-/** The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields. */
+/**
+ * The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields.
+ * @internal exported for the 3DS test that reads what would be sent under each webhook configuration
+ */
 export function webhookBody(deps: ServerDeps, event: StoredEvent): string {
   const data: Record<string, unknown> = { ...event.data };
   for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps, event) ?? {});

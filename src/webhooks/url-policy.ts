@@ -38,7 +38,7 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** `localhost`, 127.0.0.0/8 and ::1 (behaviour.md section 11). */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const h = bareHost(hostname).toLowerCase();
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (isIP(h) === 4) return h.startsWith('127.');

@@ -92,7 +92,7 @@ describe('Conservation of money (behaviour.md section 1) over random create/depo
               const v = await partnerView(sb, acct.apiKey, acct.accountId);
               expect(v.wallet + v.settling + v.onCards + v.fees).toBe(seeded);
               expect(v.wallet).toBeGreaterThanOrEqual(0);
-              expectConserved(sb, acct.accountId);
+              expectConserved(sb.deps.db, acct.accountId);
             }
           } finally {
             await sb.close();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ledgerIsBalanced } from '../../src/domain/ledger.js';
+import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { newCard, sim } from '../helpers/core.js';
 
@@ -188,7 +188,7 @@ async function check(sb: TestSandbox, key: string, accountId: string, m: Model):
     clearedMinusRefunds += spent - refunded;
   }
   expect(SEED_MICROS).toBe(wallet + settling + cardsTotal + clearedMinusRefunds);
-  expect(ledgerIsBalanced(sb.deps.db, accountId)).toBe(true);
+  expectConserved(sb.deps.db, accountId);
 }
 
 describe('conservation property', () => {
