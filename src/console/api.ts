@@ -6,11 +6,11 @@ import type { components, paths } from '../contracts/api-types.js';
 
 export type AppFetch = (path: string, init: RequestInit) => Response | Promise<Response>;
 
-export type HttpMethod = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
+type HttpMethod = 'GET' | 'PUT' | 'POST' | 'PATCH' | 'DELETE';
 type Op<M extends HttpMethod, P extends keyof paths> = Extract<paths[P][Lowercase<M>], { responses: object }>;
 
 /** The contract's paths that answer method M (a template such as `/admin/v1/accounts/{id}` among them). */
-export type PathOf<M extends HttpMethod> = {
+type PathOf<M extends HttpMethod> = {
   [P in keyof paths]: [Op<M, P>] extends [never] ? never : P;
 }[keyof paths];
 /** The POST paths without a path parameter: the partner and simulation API. */
@@ -19,7 +19,7 @@ export type PostPath = Exclude<PathOf<'POST'>, `${string}{${string}`>;
 /** A named schema of the contracts. */
 export type Schema<N extends keyof components['schemas']> = components['schemas'][N];
 /** Every failure: the API's `{code, message}` (a body that is not one gets the HTTP status as its code). */
-export type ErrorBody = Schema<'common.error'>;
+type ErrorBody = Schema<'common.error'>;
 
 type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type Responses<M extends HttpMethod, P extends PathOf<M>> = Op<M, P>['responses'];
@@ -39,7 +39,7 @@ type ParamsOf<M extends HttpMethod, P extends PathOf<M>> = Op<M, P>['parameters'
  * A request body built from a form: the contract's field names, each one optional and free to be the text the user
  * typed, because the API (not the console) judges values and names what is wrong with them.
  */
-export type FormBody<B> = { [K in keyof B]?: B[K] | string };
+type FormBody<B> = { [K in keyof B]?: B[K] | string };
 
 /** The body of a POST to P as a form builds it. */
 export type PostBody<P extends PostPath> = FormBody<RequestOf<'POST', P>>;
@@ -69,7 +69,7 @@ export interface Api {
 }
 
 /** `/admin/v1/accounts/{id}` with `{id}` filled in, URL-encoded. */
-export function fillPath(template: string, params: Record<string, string> | undefined): string {
+function fillPath(template: string, params: Record<string, string> | undefined): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ''));
 }
 

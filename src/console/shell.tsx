@@ -119,7 +119,7 @@ export const Shell: FC<PropsWithChildren<ShellProps>> = (p) => {
   );
 };
 
-export const FlashBox: FC<{ flash?: Flash }> = ({ flash }) => {
+const FlashBox: FC<{ flash?: Flash }> = ({ flash }) => {
   if (!flash) return null;
   return (
     <div class={`flash ${flash.tone}`} role={flash.tone === 'error' ? 'alert' : 'status'}>

@@ -110,7 +110,7 @@ export const Badge: FC<{ value: unknown }> = ({ value }) => (
 export const Time: FC<{ value: unknown }> = ({ value }) => <time datetime={isoOf(value)}>{when(value)}</time>;
 
 /** A horizontally scrollable table, reachable by keyboard (axe: scrollable regions must be focusable). */
-export const TableWrap: FC<PropsWithChildren<{ label: string }>> = ({ label, children }) => (
+const TableWrap: FC<PropsWithChildren<{ label: string }>> = ({ label, children }) => (
   <div class="table-wrap" role="region" aria-label={label} tabindex={0}>
     {children}
   </div>
@@ -179,7 +179,7 @@ export const FormPanel: FC<
 export type Columns = readonly (string | readonly [string, string])[];
 
 /** A table's header row. */
-export const ColumnHeads: FC<{ cols: Columns }> = ({ cols }) => (
+const ColumnHeads: FC<{ cols: Columns }> = ({ cols }) => (
   <thead>
     <tr>
       {cols.map((col) =>

@@ -13,7 +13,7 @@ import { Shell } from '../shell.js';
 
 type SignInError = { code: unknown; message: unknown };
 
-export const SignIn: FC<{ error?: SignInError; operator: boolean }> = ({ error, operator }) => (
+const SignIn: FC<{ error?: SignInError; operator: boolean }> = ({ error, operator }) => (
   <Shell title="Sign in" bare>
     <div class="panel">
       <h1>Sign in</h1>

@@ -12,7 +12,7 @@ export type Bill = Schema<'api.bill.list.response'>['transactions'][number];
 /** An event as sandbox/v1/events answers it: its type tells its data, and its webhook delivery's state. */
 export type SandboxEvent = Schema<'sandbox.events.response'>['events'][number];
 
-export const cardName = (card: CardRow, aliases: Map<string, string | null>) =>
+const cardName = (card: CardRow, aliases: Map<string, string | null>) =>
   aliases.get(card.cardId) ?? `Card •••• ${last4(card.maskedCardNo)}`;
 
 /** A card as an option of a select: its id, and its alias (or "Card") with the last four digits. */
