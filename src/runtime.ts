@@ -16,7 +16,8 @@ import { silentLogger, type Logger } from './domain/logger.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
 import { Redactor } from './redaction/redactor.js';
-import { openDb, sql } from './store/db.js';
+import { bootstrapAccountId, rememberBootstrapAccount } from './store/accounts.js';
+import { openDb } from './store/db.js';
 import { registerWebhooks } from './webhooks/index.js';
 
 export interface RuntimeOptions {
@@ -94,13 +95,12 @@ export function bootstrapAccount(deps: ServerDeps): Bootstrap | undefined {
       return { accountId: account.id };
     })();
   }
-  const existing = sql(db, "SELECT value FROM meta WHERE key = 'bootstrap_account'").pluck().get() as
-    string | undefined;
+  const existing = bootstrapAccountId(db);
   if (existing && findAccount(deps, existing)) return { accountId: existing, reused: true };
   return db.transaction(() => {
     const account = newBootstrapAccount(deps);
     const { apiKey } = issueKey(deps, account.id);
-    sql(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('bootstrap_account', ?)").run(account.id);
+    rememberBootstrapAccount(db, account.id);
     return { accountId: account.id, newApiKey: apiKey };
   })();
 }

@@ -8,7 +8,7 @@ import { requestLogOf } from './request-log/log.js';
 import { startSandboxSweeper } from './domain/child-sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
-import { startCheckpointer } from './store/checkpointer.js';
+import { startCheckpointer, truncateWal } from './store/checkpointer.js';
 
 export interface RunningServer {
   url: string;
@@ -68,7 +68,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         // Written before the database closes: a clean stop loses no request-log record.
         requestLogOf(deps).flush();
         await checkpointer?.stop();
-        if (file) deps.db.pragma('wal_checkpoint(TRUNCATE)');
+        if (file) truncateWal(deps.db);
         deps.db.close();
         return http;
       })()),

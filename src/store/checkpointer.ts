@@ -62,3 +62,8 @@ export function startCheckpointer(db: Db, path: string, logger: CheckpointLog, i
     },
   };
 }
+
+/** At shutdown, once the worker has stopped: copies the whole WAL into the database and truncates it. */
+export function truncateWal(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
+}
