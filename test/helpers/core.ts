@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { listEvents, type StoredEvent } from '../../src/domain/events.js';
 import type { Logger } from '../../src/domain/logger.js';
 import type { Db } from '../../src/store/db.js';
-import { insertTransaction, type TxnStatus } from '../../src/domain/transactions.js';
+import { insertTransaction, type TxnStatus } from '../../src/store/transactions.js';
 import type { TestRequest } from './client.js';
 import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox } from './sandbox.js';
 import { waitFor } from './wait.js';
