@@ -9,7 +9,7 @@ import { readClock } from './domain/clock.js';
 import { ClockWaiters } from './domain/clock-waiters.js';
 import type { ServerDeps } from './server-deps.js';
 import { EventBus } from './domain/event-bus.js';
-import { releaseAllInFlight } from './domain/idempotency.js';
+import { releaseAllInFlight } from './store/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
 import { JobRunner } from './domain/jobs.js';
 import { silentLogger, type Logger } from './domain/logger.js';

@@ -9,7 +9,7 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /** Parses a plain non-negative decimal string with at most `maxDecimals` places; null when it is not one. */
 export function parseDecimal(text: string, maxDecimals = 6): number | null {
-  const m = DECIMAL.exec(text);
+  const m = text.match(DECIMAL);
   if (!m) return null;
   const whole = m[1]!;
   const frac = (m[2] ?? '').replace(/0+$/, '');
