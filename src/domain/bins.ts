@@ -1,5 +1,6 @@
 import {
   accountInventoryRow,
+  binHasCards,
   binRow,
   binRows,
   takeFromAccountInventory,
@@ -13,6 +14,9 @@ import { DomainError } from './errors.js';
 import { formatMicros, formatPpm } from './money.js';
 
 export const DEFAULT_BIN_ID = 'VISA-EFI-454924';
+
+// The admin routes refuse to change a BIN's digits once cards were issued on it: the store answers as it is.
+export { binHasCards };
 
 export interface Bin {
   id: string;
@@ -89,8 +93,6 @@ export interface Inventory {
   available: number;
   provisioning: boolean;
 }
-
-export { binHasCards } from '../store/bins.js';
 
 /** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
 export function inventoryFor(db: Db, accountId: string, bin: Bin): Inventory {

@@ -11,6 +11,10 @@ import {
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
+// Statements of the store the HTTP layer's keyed runner uses as they are: a key released when its request failed,
+// and a bounded batch of expired keys purged on the keyed request path.
+export { purgeExpiredKeys, releaseKey };
+
 export interface StoredResponse {
   status: number;
   body: string;
@@ -98,8 +102,6 @@ export function reserveKey(
   insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS);
 }
 
-export { releaseKey };
-
 /** Stores the 2xx response; call in the transaction of the operation itself. Retention counts from here. */
 export function completeKey(
   db: Db,
@@ -120,6 +122,3 @@ export function completeKey(
     expiresAtMs: nowMs + RETENTION_MS,
   });
 }
-
-/** Deletes a bounded batch of expired completed keys of an account (called on the keyed request path). */
-export { purgeExpiredKeys };
