@@ -23,7 +23,7 @@ export interface Account {
   depositAddress: string | null;
   defaultBinId: string;
   createdAtMs: number;
-  /** Set on a child sandbox (behaviour.md section 12): its parent, and when it expires (wall time). */
+  /** Set on a child sandbox (docs/design.md section 12): its parent, and when it expires (wall time). */
   parentAccountId: string | null;
   expiresAtMs: number | null;
 }

@@ -19,7 +19,7 @@ import type { Merchant } from './merchants.js';
 import { formatMicros } from './money.js';
 import { transactionEventData } from './transactions.js';
 
-// Merchant-side card transactions (behaviour.md section 6). The ledger mirrors TigerBeetle's pending
+// Merchant-side card transactions (docs/design.md section 6). The ledger mirrors TigerBeetle's pending
 // transfers: an authorisation moves card -> held, clearing posts held -> merchant (releasing any rest),
 // reversal voids held -> card, a refund moves merchant -> card. Every transaction starts PENDING and moves once.
 

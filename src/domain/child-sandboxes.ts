@@ -5,7 +5,7 @@ import { issueKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
-// Child sandboxes (behaviour.md section 12): accounts a caller makes for itself, without the operator token, so
+// Child sandboxes (docs/design.md section 12): accounts a caller makes for itself, without the operator token, so
 // a test run or a CI job works in isolation and never touches the caller's own account.
 
 const MAX_LIVE_CHILDREN = 100;

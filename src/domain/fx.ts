@@ -1,6 +1,6 @@
 import { MICROS_PER_CENT, PPM } from './money.js';
 
-// The fixed, documented conversion table of the sandbox (behaviour.md section 11): USD per unit of the
+// The fixed, documented conversion table of the sandbox (docs/design.md section 11): USD per unit of the
 // merchant currency, in parts per million so no float touches an amount.
 const FX_RATES_PPM: Readonly<Record<string, number>> = Object.freeze({
   USD: 1_000_000,

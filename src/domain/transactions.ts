@@ -12,7 +12,7 @@ import { microsToJsonNumber } from './money.js';
 export type { BillRow, BillScope, TxnStatus };
 export type ListingStatus = 'COMPLETED' | 'PENDING' | 'FAILED' | 'REVERTED';
 
-/** Event status -> the status bill/list shows (behaviour.md section 6). */
+/** Event status -> the status bill/list shows (docs/design.md section 6). */
 export const LISTING_STATUS: Record<TxnStatus, ListingStatus> = {
   PENDING: 'PENDING',
   CLEARED: 'COMPLETED',

@@ -45,7 +45,7 @@ export function signingSecret(deps: Deps, accountId: string): string | undefined
   return r && deps.secret.decrypt(r.secret_sealed);
 }
 
-/** `whsec_` + 32 base64url characters (behaviour.md section 2), from the injected random source. */
+/** `whsec_` + 32 base64url characters (docs/design.md section 2), from the injected random source. */
 function newSecret(deps: Deps): string {
   return 'whsec_' + Buffer.from(deps.ids.hex(24), 'hex').toString('base64url');
 }
