@@ -2,9 +2,10 @@ import { mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 // Shared by the console's browser tests: a Chromium driven by playwright-core, a test sandbox listening on a loopback
 // port, axe-core, and the screenshot writer.
@@ -58,7 +59,7 @@ async function findChromium(): Promise<Found> {
 }
 
 /** A launched browser, or the reason none can be had (the caller skips with it, which fails under CI=true). */
-export async function launch(): Promise<Browser | string> {
+async function launch(): Promise<Browser | string> {
   const found = await findChromium();
   let why: string;
   if ('unavailable' in found) why = found.unavailable;
@@ -72,10 +73,40 @@ export async function launch(): Promise<Browser | string> {
   return `no browser: ${why}`;
 }
 
-export async function listeningSandbox(): Promise<{ sb: TestSandbox; base: string }> {
+async function listeningSandbox(): Promise<{ sb: TestSandbox; base: string }> {
   const sb = createTestSandbox();
   await new Promise<void>((resolve) => sb.server.listen(0, '127.0.0.1', resolve));
   return { sb, base: `http://127.0.0.1:${(sb.server.address() as AddressInfo).port}` };
+}
+
+/** What a browser test file works with: a listening sandbox, one account, a webhook receiver and one page. */
+export interface ConsoleWorld {
+  sb: TestSandbox;
+  base: string;
+  acct: AccountHandle;
+  receiver: Receiver;
+  browser?: Browser;
+  context?: BrowserContext;
+  page?: Page;
+  /** Why the file's tests skip: no browser can be had on this machine (never under CI=true). */
+  noBrowser?: string;
+}
+
+/** Opens the world of a browser test file (call it in `beforeAll`; `closeConsole` in `afterAll`). */
+export async function openConsole(account: Record<string, unknown>): Promise<ConsoleWorld> {
+  const { sb, base } = await listeningSandbox();
+  const world: ConsoleWorld = { sb, base, acct: await sb.account(account), receiver: await startReceiver() };
+  const launched = await launch();
+  if (typeof launched === 'string') return { ...world, noBrowser: launched };
+  const context = await launched.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
+  context.setDefaultTimeout(WAIT_MS);
+  return { ...world, browser: launched, context, page: await context.newPage() };
+}
+
+export async function closeConsole(world: Partial<ConsoleWorld> | undefined): Promise<void> {
+  await world?.browser?.close();
+  await world?.receiver?.close();
+  await world?.sb?.close();
 }
 
 const axeSource = readFileSync(join(dirname(createRequire(import.meta.url).resolve('axe-core')), 'axe.min.js'), 'utf8');

@@ -1,14 +1,21 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { behaviours, type Receiver } from '../webhooks/receiver.js';
 import { skipBecause } from '../helpers/skip.js';
-import { expectAccessible, launch, listeningSandbox, screenshot, shown, WAIT_MS } from './browser.js';
+import {
+  closeConsole,
+  expectAccessible,
+  openConsole,
+  type ConsoleWorld,
+  screenshot,
+  shown,
+  WAIT_MS,
+} from './browser.js';
 
 // The console in a real browser, step by step as a partner's QA would use it; every step checks what the page
 // shows against the API's own answer for the same account.
 
-let browser: Browser | undefined;
 /** Why these tests skip: no browser can be had on this machine (never under CI=true, where launch throws). */
 let noBrowser: string | undefined;
 let context: BrowserContext;
@@ -29,30 +36,18 @@ const nav = (name: string) =>
   page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true });
 const flash = () => page.locator('.flash');
 
+let world: ConsoleWorld | undefined;
 beforeAll(async () => {
-  ({ sb, base } = await listeningSandbox());
-  acct = await sb.account({ balance: 1000 });
-  receiver = await startReceiver();
-  const launched = await launch();
-  if (typeof launched === 'string') {
-    noBrowser = launched;
-    return;
-  }
-  browser = launched;
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
-  context.setDefaultTimeout(WAIT_MS);
-  page = await context.newPage();
+  world = await openConsole({ balance: 1000 });
+  ({ sb, base, acct, receiver, noBrowser } = world);
+  if (world.page) ({ page, context } = { page: world.page, context: world.context! });
 }, 60_000);
 
 beforeEach((ctx) => {
   if (noBrowser) skipBecause(ctx, noBrowser);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await sb?.close();
-});
+afterAll(() => closeConsole(world));
 
 describe('console journey', { timeout: 120_000 }, () => {
   it('sends a visitor without a session to sign-in, and a first load weighs under 150 KiB', async () => {

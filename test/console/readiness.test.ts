@@ -1,17 +1,15 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { skipBecause } from '../helpers/skip.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
-import { expectAccessible, launch, listeningSandbox, screenshot, WAIT_MS } from './browser.js';
+import type { Receiver } from '../webhooks/receiver.js';
+import { closeConsole, expectAccessible, openConsole, type ConsoleWorld, screenshot } from './browser.js';
 
 // The console's Readiness page in a real browser: start a run with the keyboard, see its checks as readiness/get
 // reports them, follow the evidence to the request log and to the run's own test deliveries.
 
-let browser: Browser | undefined;
 /** Why these tests skip: no browser can be had on this machine (never under CI=true, where the skip fails). */
 let noBrowser: string | undefined;
-let context: BrowserContext;
 let page: Page;
 let sb: TestSandbox;
 let base: string;
@@ -24,30 +22,18 @@ const flash = () => page.locator('.flash');
 const latestRun = () => page.locator('details[data-run-id]').first();
 const checkRow = (id: string) => latestRun().locator(`tr[data-check="${id}"]`);
 
+let world: ConsoleWorld | undefined;
 beforeAll(async () => {
-  ({ sb, base } = await listeningSandbox());
-  acct = await sb.account({ balance: 1000, depositFeeRate: '0' });
-  receiver = await startReceiver();
-  const launched: Browser | string = await launch();
-  if (typeof launched === 'string') {
-    noBrowser = launched;
-    return;
-  }
-  browser = launched;
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
-  context.setDefaultTimeout(WAIT_MS);
-  page = await context.newPage();
+  world = await openConsole({ balance: 1000, depositFeeRate: '0' });
+  ({ sb, base, acct, receiver, noBrowser } = world);
+  if (world.page) page = world.page;
 }, 60_000);
 
 beforeEach((ctx) => {
   if (noBrowser) skipBecause(ctx, noBrowser);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await sb?.close();
-});
+afterAll(() => closeConsole(world));
 
 describe('console Readiness page', { timeout: 120_000 }, () => {
   it('is in the navigation as Readiness, with a start form and no run yet', async () => {

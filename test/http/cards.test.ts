@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { luhnValid } from '../helpers/luhn.js';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,18 +30,6 @@ const DEFAULT_BIN_VIEW = {
   limit: { spendDaily: '100000', minimalDeposit: '1' },
   enabled: true,
 };
-/**
- * Luhn, written here from its definition rather than taken from the code that made the check digit: from the right,
- * every second digit doubled (its digits summed), and the total a multiple of ten.
- */
-function luhnValid(number: string): boolean {
-  const total = [...number].reverse().reduce((sum, ch, i) => {
-    const d = Number(ch) * (i % 2 === 1 ? 2 : 1);
-    return sum + Math.floor(d / 10) + (d % 10);
-  }, 0);
-  return total % 10 === 0;
-}
-
 const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
 
 async function putBin(binId: string, body: Record<string, unknown>) {

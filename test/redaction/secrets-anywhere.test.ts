@@ -6,6 +6,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { Redactor } from '../../src/redaction/redactor.js';
+import { withCheckDigit } from '../helpers/luhn.js';
 import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 // Redaction by value (docs/design.md, "Redaction by value"): a secret sent in any position (path, query, any header,
@@ -16,23 +17,12 @@ import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } 
 
 const RUNS = Number(process.env.REDACTION_RUNS ?? 30);
 
-/** The Luhn check digit, computed here from the definition (ISO/IEC 7812-1), not by the code under test. */
-function luhnComplete(body: string): string {
-  let sum = 0;
-  for (let i = 0; i < body.length; i++) {
-    let d = Number(body[body.length - 1 - i]);
-    if (i % 2 === 0) d *= 2;
-    sum += d > 9 ? d - 9 : d;
-  }
-  return body + String((10 - (sum % 10)) % 10);
-}
-
 const SEPARATORS = [' ', '  ', '.', '/', '-', '_', '\t', '\n', ' - '];
 const CVV_NAMES = ['cvv', 'cvc', 'cvc2', 'cvv2', 'securityCode', 'card_cvv', 'SECURITY_CODE', 'Cvv', 'cardCvc'];
 
 const pan = fc
   .array(fc.integer({ min: 0, max: 9 }), { minLength: 9, maxLength: 9 })
-  .map((digits) => luhnComplete(`454924${digits.join('')}`));
+  .map((digits) => withCheckDigit(`454924${digits.join('')}`));
 
 /** A card number written as a person might: in groups of 4 (or 4-6-6), with one separator style, or all in one run. */
 const spelledPan = fc.record({
