@@ -131,23 +131,66 @@ export const FLAGS = {
   mode: { type: 'string', arg: 'local|hosted', help: 'hosted needs an admin token (env SANDBOX_MODE, default local)' },
   'admin-token': { type: 'string', arg: 'TOKEN', help: 'enables the operator API /admin/v1 (env SANDBOX_ADMIN_TOKEN)' },
   'api-key': { type: 'string', arg: 'KEY', help: "the ready account's key (env SANDBOX_API_KEY)" },
-  'seed-balance': { type: 'string', arg: 'USDT', help: 'starting balance of the ready account (default 0)' },
-  'deposit-fee-rate': { type: 'string', arg: 'RATE', help: 'deposit fee rate of new accounts (default 0.02)' },
-  'missing-key-status': { type: 'string', arg: '401|403', help: 'status of a request without X-API-KEY' },
-  'allow-http-webhooks': { type: 'boolean', help: 'accept http:// webhook URLs beyond loopback' },
-  'webhook-header-prefix': { type: 'string', arg: 'PREFIX', help: 'webhook header prefix (default Service)' },
-  'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (default info)' },
+  'seed-balance': {
+    type: 'string',
+    arg: 'USDT',
+    help: 'starting balance of the ready account (env SANDBOX_SEED_BALANCE, default 0)',
+  },
+  'deposit-fee-rate': {
+    type: 'string',
+    arg: 'RATE',
+    help: 'deposit fee rate of new accounts (env SANDBOX_DEPOSIT_FEE_RATE, default 0.02)',
+  },
+  'missing-key-status': {
+    type: 'string',
+    arg: '401|403',
+    help: 'status of a request without X-API-KEY (env SANDBOX_MISSING_KEY_STATUS, default 401)',
+  },
+  'allow-http-webhooks': {
+    type: 'boolean',
+    help: 'accept http:// webhook URLs beyond loopback (env SANDBOX_ALLOW_HTTP_WEBHOOKS=true)',
+  },
+  'webhook-header-prefix': {
+    type: 'string',
+    arg: 'PREFIX',
+    help: 'webhook header prefix (env SANDBOX_WEBHOOK_HEADER_PREFIX, default Service)',
+  },
+  'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (env SANDBOX_LOG_LEVEL, default info)' },
   'rate-limit': {
     type: 'string',
     arg: 'N',
-    help: 'requests per second per account and its children, hosted (default 50)',
+    help: 'hosted: requests a second per account and its children (env SANDBOX_RATE_LIMIT, default 50)',
   },
-  'rate-limit-hold': { type: 'string', arg: 'MS', help: 'a 429 is sent after this long, 0 at once (default 1000)' },
-  'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
-  'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive request headers (hosted 10000, local 60000)' },
-  'request-timeout': { type: 'string', arg: 'MS', help: 'to receive a whole request (hosted 30000, local 300000)' },
-  'keep-alive-timeout': { type: 'string', arg: 'MS', help: 'an idle connection is then closed (default 5000)' },
-  'max-connections': { type: 'string', arg: 'N', help: 'open connections at most, 0 no cap (hosted 4096, local 0)' },
+  'rate-limit-hold': {
+    type: 'string',
+    arg: 'MS',
+    help: 'hosted: a 429 is sent after this long, 0 at once (env SANDBOX_RATE_LIMIT_HOLD_MS, default 1000)',
+  },
+  'shutdown-grace': {
+    type: 'string',
+    arg: 'SECONDS',
+    help: 'time in-flight work gets on SIGTERM (env SANDBOX_SHUTDOWN_GRACE, default 10)',
+  },
+  'headers-timeout': {
+    type: 'string',
+    arg: 'MS',
+    help: 'to receive request headers (env SANDBOX_HEADERS_TIMEOUT_MS, hosted 10000, local 60000)',
+  },
+  'request-timeout': {
+    type: 'string',
+    arg: 'MS',
+    help: 'to receive a whole request (env SANDBOX_REQUEST_TIMEOUT_MS, hosted 30000, local 300000)',
+  },
+  'keep-alive-timeout': {
+    type: 'string',
+    arg: 'MS',
+    help: 'an idle connection is then closed (env SANDBOX_KEEP_ALIVE_TIMEOUT_MS, default 5000)',
+  },
+  'max-connections': {
+    type: 'string',
+    arg: 'N',
+    help: 'open connections at most, 0 no cap (env SANDBOX_MAX_CONNECTIONS, hosted 4096, local 0)',
+  },
   'tenant-max-in-flight': {
     type: 'string',
     arg: 'N',
@@ -161,7 +204,7 @@ export const FLAGS = {
   'request-log-tenant-bytes': {
     type: 'string',
     arg: 'BYTES',
-    help: 'request-log bytes kept per account and its children (env SANDBOX_REQUEST_LOG_TENANT_BYTES, default 32 MiB)',
+    help: 'request-log bytes kept per account and its children, at least 1 MiB (env SANDBOX_REQUEST_LOG_TENANT_BYTES, default 32 MiB)',
   },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
   'request-log': {

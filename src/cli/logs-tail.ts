@@ -64,7 +64,7 @@ export async function runLogsTail(argv: string[]): Promise<number> {
   try {
     // What is already in the log is the starting point: only what comes after it is printed.
     let seen = new Set((await newest(client, filter, new Set())).map((r) => r.requestId));
-    process.stdout.write(`Tailing the request log of ${client.baseUrl}${describe(filter)}. Ctrl-C to stop.\n`);
+    process.stderr.write(`Tailing the request log of ${client.baseUrl}${describe(filter)}. Ctrl-C to stop.\n`);
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
       const fresh = await newest(client, filter, seen);

@@ -15,7 +15,7 @@ commands:
   readiness  grade your integration's side (webhook receiver, retries, keys, 429s) before production
   replay     replay a proxy recording against a sandbox and report where the answers diverge
 
-Each command answers --help.
+Each command answers --help; card-sandbox --version prints the version.
 `;
 
 const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {
@@ -37,12 +37,23 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return name ? 0 : 2;
   }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${await version()}\n`);
+    return 0;
+  }
   const load = commands[name];
   if (!load) {
     process.stderr.write(`card-sandbox: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
     return 2;
   }
   return (await load())(rest);
+}
+
+/** The package's version, from its package.json (two folders above dist/src/cli). */
+async function version(): Promise<string> {
+  const { readFile } = await import('node:fs/promises');
+  const file = new URL('../../../package.json', import.meta.url);
+  return (JSON.parse(await readFile(file, 'utf8')) as { version: string }).version;
 }
 
 main(process.argv.slice(2)).then(

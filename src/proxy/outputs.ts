@@ -79,7 +79,8 @@ export class ProxyOutputs {
   }
 
   summary(): string {
-    return `proxy: ${this.exchanges} exchanges, ${this.failedExchanges} with violations, ${this.violations} violations in all`;
+    const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+    return `proxy: ${n(this.exchanges, 'exchange', 'exchanges')}, ${this.failedExchanges} with violations, ${n(this.violations, 'violation', 'violations')} in all`;
   }
 }
 

@@ -143,7 +143,8 @@ function walk(rec: unknown, rep: unknown, pointer: string, key: string, depth: n
     for (let i = 0; i < Math.min(r.length, p.length); i++) walk(r[i], p[i], `${pointer}/${i}`, key, depth + 1, cx);
     for (const extra of r.slice(p.length)) cx.ids.noteAnswer(extra);
     if (r.length !== p.length) {
-      cx.out.values.push({ pointer: at, recorded: `${r.length} items`, replayed: `${p.length} items` });
+      const items = (n: number) => `${n} ${n === 1 ? 'item' : 'items'}`;
+      cx.out.values.push({ pointer: at, recorded: items(r.length), replayed: items(p.length) });
     }
     return;
   }

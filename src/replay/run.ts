@@ -58,6 +58,7 @@ const REPLAY_OWNED: Record<string, RegExp[]> = {
   'POST /sandbox/v1/clock': [/^\/mode$/],
   'PUT /v1/webhook': [/^\/enabled$/],
   'GET /v1/webhook': [/^\/enabled$/],
+  'POST /v1/webhook/rotate-secret': [/^\/enabled$/],
   'POST /sandbox/v1/events': [/^\/events\/\d+\/delivery(\/|$)/],
 };
 const CHILD_TTL_SECONDS = 3600;

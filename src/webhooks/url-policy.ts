@@ -68,7 +68,7 @@ export async function webhookUrlProblem(
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'url must be an https:// URL';
   if (url.username || url.password) return 'url must not carry credentials';
   if (url.protocol === 'http:' && !config.allowHttpWebhooks && !isLoopbackHost(url.hostname)) {
-    return 'url must be https:// (http:// is accepted only to a loopback host, or with allowHttpWebhooks)';
+    return 'url must be https:// (http:// is accepted only to a loopback host, or by a server started with --allow-http-webhooks)';
   }
   if (config.mode !== 'hosted') return undefined;
   const addresses = await resolveHost(url.hostname);

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli } from './cli-process.js';
 
-// Section 12: every command answers --help with its usage and exit 0; an unknown option is a usage error, exit 2.
+// docs/design.md section 12: every command answers --help with its usage and exit 0; an unknown option is a usage error, exit 2.
 
 const COMMANDS = [
   [],
@@ -17,6 +17,7 @@ const COMMANDS = [
   ['logs', 'tail'],
   ['proxy'],
   ['replay'],
+  ['readiness'],
 ];
 
 beforeAll(() => ensureBuilt());
@@ -50,5 +51,16 @@ describe('card-sandbox --help', () => {
     const r = await runCli(['webhook', 'send', '--timestamp', '1', '--url', 'http://127.0.0.1:1', '--secret', 'x']);
     expect(r.stderr).not.toMatch(/Unknown option/);
     expect(r.code).toBe(2);
+  });
+
+  it('--version prints the package version and exits 0', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')) as {
+      version: string;
+    };
+    const r = await runCli(['--version']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(`${pkg.version}\n`);
   });
 });

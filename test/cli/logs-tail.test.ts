@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../helpers/wait.js';
 import { ensureBuilt, spawnCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+
+/** The banner goes to stderr, so that stdout holds only records (JSON lines with --json). */
+const started = (tail: ServeProcess, re: RegExp) => waitFor('the banner on stderr', () => re.test(tail.stderr()));
 
 const KEY = 'sk_test_logs_tail_cli_key_000000000000000';
 let sandbox: ServeProcess & { url: string };
@@ -21,7 +25,7 @@ describe('card-sandbox logs tail', () => {
     await post('/v1/wallet/assetList', {});
     const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);
     try {
-      await tail.waitForOutput(/^Tailing the request log/m);
+      await started(tail, /^Tailing the request log/m);
       const made = await post('/v1/card/detail', { cardId: 'logs-tail-probe' });
       const [line] = await tail.waitForOutput(
         new RegExp(
@@ -52,7 +56,7 @@ describe('card-sandbox logs tail', () => {
       '--json',
     ]);
     try {
-      await tail.waitForOutput(/^Tailing the request log .* path \/v1\/wallet\/assetList/m);
+      await started(tail, /^Tailing the request log .* path \/v1\/wallet\/assetList/m);
       await post('/v1/card/detail', { cardId: 'not-shown' });
       const made = await post('/v1/wallet/assetList', {});
       const [json] = await tail.waitForOutput(new RegExp(`^\\{.*"requestId":"${made.requestId}".*\\}$`, 'm'));
@@ -64,6 +68,8 @@ describe('card-sandbox logs tail', () => {
         replayed: false,
       });
       expect(tail.stdout()).not.toContain('/v1/card/detail');
+      // Every line of stdout is a record: `| jq` reads it whole.
+      for (const line of tail.stdout().trim().split('\n')) expect(() => JSON.parse(line), line).not.toThrow();
     } finally {
       await stop(tail);
     }

@@ -219,7 +219,10 @@ describe('console journey', { timeout: 120_000 }, () => {
     await sb.advance(acct.apiKey, 0);
     const events = await api('/sandbox/v1/events', { type: 'card.frozen', limit: 1 });
     const eventId = events.events[0].id as string;
-    const item = page.locator(`details[data-event-id="${eventId}"]`);
+    // The documented region, found by its name alone (strict: exactly one region has it).
+    const item = page
+      .getByRole('region', { name: 'Deliveries', exact: true })
+      .locator(`details[data-event-id="${eventId}"]`);
     // No reload from here: the live region picks up the event and each attempt.
     await expect.poll(() => item.textContent(), { timeout: WAIT_MS }).toContain('1 attempt');
     await sb.advance(acct.apiKey, 60);

@@ -87,7 +87,7 @@ describe('PUT /v1/webhook', () => {
     [{ url: 'ftp://example.com/' }, 'url must be an https:// URL'],
     [
       { url: 'http://example.com/hook' },
-      'url must be https:// (http:// is accepted only to a loopback host, or with allowHttpWebhooks)',
+      'url must be https:// (http:// is accepted only to a loopback host, or by a server started with --allow-http-webhooks)',
     ],
     [{ url: 'https://user:pw@example.com/' }, 'url must not carry credentials'],
     [{ url: 'https://example.com/', enabled: 'yes' }, 'enabled must be a boolean'],

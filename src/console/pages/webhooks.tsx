@@ -151,7 +151,7 @@ async function webhooksPage(c: Ctx) {
   const body = (
     <>
       <EndpointPanel w={config.ok ? config.body : { configured: false }} flash={flash} csrf={c.get('session').csrf} />
-      <Panel id="h-deliveries" title="Deliveries">
+      <Panel id="h-deliveries" title="Delivery log">
         <Live src={`${TO}/live`} label="Deliveries">
           {deliveries}
         </Live>

@@ -19,7 +19,7 @@ const Deposits: FC<{ deposits: readonly Deposit[] }> = ({ deposits }) =>
       rows={deposits.slice(0, DEPOSITS_SHOWN)}
       row={(d) => (
         <tr>
-          <td class="nowrap">
+          <td>
             <Time value={d.seenAt} />
           </td>
           <td>
