@@ -87,10 +87,39 @@ function recordedBody(text: string | null | undefined, validate: boolean, redact
     ) {
       code = (value as { code: number }).code;
     }
-    if (redact) json = JSON.stringify(redactor.value(value));
+    if (redact) {
+      const budget = { left: MAX_BODY_CHARS };
+      json = JSON.stringify(redactor.value(keepWithin(value, budget)));
+      if (budget.left < 0) return { json: JSON.stringify(json.slice(0, MAX_BODY_CHARS)), truncated: true, code };
+    }
   }
   if (json.length <= MAX_BODY_CHARS) return { json, truncated: false, code };
   return { json: JSON.stringify(json.slice(0, MAX_BODY_CHARS)), truncated: true, code };
+}
+
+const TRAILING_DIGITS = /[\d\s._/+-]+$/;
+
+/**
+ * The parsed body with its strings (keys too) cut once the record could hold no more: what lies past MAX_BODY_CHARS is
+ * never stored, so it is never redacted either (redacting a megabyte of short digit groups took a quarter of a second
+ * of the server's one thread). A string cut in its middle also loses its trailing digits and separators, so no part of
+ * a card number is kept. `budget.left` below 0 says something was cut.
+ */
+function keepWithin(value: unknown, budget: { left: number }, depth = 0): unknown {
+  if (typeof value === 'string') {
+    if (value.length <= budget.left) {
+      budget.left -= value.length;
+      return value;
+    }
+    const kept = budget.left > 0 ? value.slice(0, budget.left).replace(TRAILING_DIGITS, '') : '';
+    budget.left = -1;
+    return kept;
+  }
+  if (value === null || typeof value !== 'object' || depth > 64) return value;
+  if (Array.isArray(value)) return value.map((v) => keepWithin(v, budget, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[keepWithin(k, budget) as string] = keepWithin(v, budget, depth + 1);
+  return out;
 }
 
 function messageJson(headers: Record<string, string>, body: BodyText): string {

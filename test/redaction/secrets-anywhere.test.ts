@@ -17,8 +17,25 @@ import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } 
 
 const RUNS = Number(process.env.REDACTION_RUNS ?? 30);
 
-const SEPARATORS = [' ', '  ', '.', '/', '-', '_', '\t', '\n', ' - '];
-const CVV_NAMES = ['cvv', 'cvc', 'cvc2', 'cvv2', 'securityCode', 'card_cvv', 'SECURITY_CODE', 'Cvv', 'cardCvc'];
+const SEPARATORS = [' ', '  ', '.', '/', '-', '_', '\t', '\n', ' - ', '\u00a0', '\u2013'];
+const CVV_NAMES = [
+  'cvv',
+  'cvc',
+  'cvc2',
+  'cvv2',
+  'securityCode',
+  'card_cvv',
+  'SECURITY_CODE',
+  'Cvv',
+  'cardCvc',
+  'csc',
+  'cvd',
+  'cv2',
+  'cardCode',
+  'cvv_code',
+  'CVV-Code',
+  'cvvNumber',
+];
 
 const pan = fc
   .array(fc.integer({ min: 0, max: 9 }), { minLength: 9, maxLength: 9 })
@@ -107,8 +124,8 @@ async function send(placements: Placement[]): Promise<string> {
         query.push(`${encodeURIComponent(p.name)}=${encodeURIComponent(p.secret)}`);
         break;
       case 'header':
-        // Header values cannot hold a newline: such spellings go in as tabs.
-        headers[`X-${p.name}`] = p.secret.replace(/\n/g, '\t');
+        // Header values are bytes and cannot hold a newline: such spellings go in as tabs, a dash beyond Latin-1 as '-'.
+        headers[`X-${p.name}`] = p.secret.replace(/\n/g, '\t').replace(/[\u0100-\uffff]/g, '-');
         break;
       case 'request-id':
         headers['X-Request-Id'] = p.secret.replace(/[^A-Za-z0-9._-]/g, '_');
