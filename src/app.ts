@@ -7,6 +7,7 @@ import { docsRoutes } from './contracts/docs-routes.js';
 import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
+import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
 import { operatorThrottleOf } from './http/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
@@ -40,6 +41,8 @@ export function createApp(deps: ServerDeps) {
         wallClock: deps.wallClock,
         fetch,
         operatorThrottle: operatorThrottleOf(deps),
+        // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
+        tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
       }),
     );
     app.get('/', (c) => c.redirect('/console'));

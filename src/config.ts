@@ -118,6 +118,9 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
 
 export class ConfigError extends Error {}
 
+/** The shortest admin token hosted mode accepts. */
+const MIN_HOSTED_ADMIN_TOKEN = 16;
+
 /** The server's own secrets, masked by value wherever they show up (logs, request log). */
 export function configSecrets(config: Pick<Config, 'adminToken' | 'apiKey' | 'secret'>): string[] {
   return [config.adminToken, config.apiKey, config.secret].filter((s): s is string => typeof s === 'string');
@@ -299,6 +302,10 @@ export function loadConfig(
   }
   if (config.mode === 'hosted' && !config.adminToken) {
     throw new ConfigError('hosted mode requires an admin token (SANDBOX_ADMIN_TOKEN or --admin-token)');
+  }
+  // A short token is guessed, and masked by value nowhere (a value under 8 characters would mask ordinary text).
+  if (config.mode === 'hosted' && config.adminToken!.length < MIN_HOSTED_ADMIN_TOKEN) {
+    throw new ConfigError(`hosted mode needs an admin token of at least ${MIN_HOSTED_ADMIN_TOKEN} characters`);
   }
   return { config: Object.freeze(config), seedFiles: values.seed ?? [] };
 }

@@ -26,6 +26,8 @@ export interface ConsoleOptions {
   fetch: AppFetch;
   /** Failed operator sign-ins count with failed admin tokens, per client address. */
   operatorThrottle: FailureThrottle;
+  /** The tenant of a working API key; undefined once the key stops working (revoked, its sandbox deleted). */
+  tenantOfKey: (apiKey: string) => string | undefined;
 }
 
 /** The web console (docs/design.md section 12), mounted at /console. */
@@ -41,10 +43,16 @@ export function consoleRoutes(opts: ConsoleOptions) {
   );
   app.route(
     '/',
-    signInRoutes({ sessions, fetch: opts.fetch, operatorThrottle: opts.operatorThrottle, operatorEnabled }),
+    signInRoutes({
+      sessions,
+      fetch: opts.fetch,
+      operatorThrottle: opts.operatorThrottle,
+      operatorEnabled,
+      tenantOfKey: opts.tenantOfKey,
+    }),
   );
   // Everything below needs a session; a POST also needs the session's CSRF token.
-  app.use('*', signedIn({ sessions, fetch: opts.fetch }));
+  app.use('*', signedIn({ sessions, fetch: opts.fetch, tenantOfKey: opts.tenantOfKey }));
   app.post('/signout', (c) => {
     sessions.end(c.get('session').id);
     return c.body(null, 303, { Location: SIGN_IN, 'Set-Cookie': clearedCookie(c) });
@@ -70,10 +78,19 @@ export function consoleRoutes(opts: ConsoleOptions) {
  * The session of the request's cookie, its API client and the alias cache, for the handlers after it; no session
  * goes to sign-in, and a POST whose CSRF token is not the session's is refused (its form, minus the token, is kept).
  */
-function signedIn(opts: { sessions: SessionStore; fetch: AppFetch }): MiddlewareHandler<ConsoleEnv> {
+function signedIn(opts: {
+  sessions: SessionStore;
+  fetch: AppFetch;
+  tenantOfKey: ConsoleOptions['tenantOfKey'];
+}): MiddlewareHandler<ConsoleEnv> {
   const aliases = new Map<string, string | null>();
   return async function signedIn(c, next) {
-    const session = opts.sessions.find(cookieValue(c.req.header('cookie')));
+    let session = opts.sessions.find(cookieValue(c.req.header('cookie')));
+    // A session whose key stopped working (revoked, or its child sandbox deleted) ends here, not 8 hours later.
+    if (session?.apiKey !== undefined && opts.tenantOfKey(session.apiKey) === undefined) {
+      opts.sessions.end(session.id);
+      session = undefined;
+    }
     if (!session) return c.redirect(SIGN_IN, c.req.method === 'GET' ? 302 : 303);
     if (c.req.method === 'POST') {
       const raw = await c.req.parseBody();

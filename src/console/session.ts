@@ -17,6 +17,12 @@ export const MAX_SESSIONS = 10_000;
  * @internal exported for test/console/session-bounds.test.ts, which signs one key in past it
  */
 export const MAX_SESSIONS_PER_KEY = 20;
+/**
+ * @internal exported for test/console/session-bounds.test.ts, which signs one tenant in past it
+ * Sessions of one tenant (an account and its child sandboxes: up to 101 keys), and of the operator: its oldest goes
+ * first. With 20 per key alone, one tenant's 101 keys could hold 2,020 sessions, and cycling children filled the store.
+ */
+export const MAX_SESSIONS_PER_TENANT = 100;
 /** What a failed form keeps of each value it shows again, and how many values (docs/hosted.md names each bound). */
 const MAX_KEPT_VALUE_CHARS = 4096;
 const MAX_KEPT_VALUES = 32;
@@ -39,6 +45,8 @@ export interface Flash {
 
 export interface Session {
   id: string;
+  /** The tenant of its API key ('operator' for an operator session): the unit its count is bounded by. */
+  tenant: string;
   csrf: string;
   apiKey?: string;
   adminToken?: string;
@@ -58,19 +66,34 @@ export class SessionStore {
   private readonly sessions = new Map<string, Session>();
   /** Per credential (an API key, or the operator token), its session ids, oldest first. */
   private readonly byCredential = new Map<string, string[]>();
+  /** Per tenant, its session ids, oldest first. */
+  private readonly byTenant = new Map<string, string[]>();
 
   constructor(private readonly nowMs: () => number) {}
 
-  /** A new session; the credential's oldest goes when it has MAX_SESSIONS_PER_KEY; throws SessionsFull. */
-  create(fields: Pick<Session, 'apiKey' | 'adminToken'>): Session {
+  /**
+   * A new session of `tenant`; the credential's oldest goes when it has MAX_SESSIONS_PER_KEY, the tenant's oldest
+   * when it has MAX_SESSIONS_PER_TENANT, never another's; throws SessionsFull.
+   */
+  create(fields: Pick<Session, 'apiKey' | 'adminToken'>, tenant: string): Session {
     const credential = credentialOf(fields);
     const own = this.byCredential.get(credential) ?? [];
     if (own.length >= MAX_SESSIONS_PER_KEY) this.end(own[0]!);
+    const ofTenant = this.byTenant.get(tenant) ?? [];
+    if (ofTenant.length >= MAX_SESSIONS_PER_TENANT) this.end(ofTenant[0]!);
     if (this.sessions.size >= MAX_SESSIONS) this.dropIdle();
     if (this.sessions.size >= MAX_SESSIONS) throw new SessionsFull();
-    const session: Session = { id: token(), csrf: token(), lastSeenMs: this.nowMs(), operatorAccounts: [], ...fields };
+    const session: Session = {
+      id: token(),
+      csrf: token(),
+      tenant,
+      lastSeenMs: this.nowMs(),
+      operatorAccounts: [],
+      ...fields,
+    };
     this.sessions.set(session.id, session);
     this.byCredential.set(credential, [...(this.byCredential.get(credential) ?? []), session.id]);
+    this.byTenant.set(tenant, [...(this.byTenant.get(tenant) ?? []), session.id]);
     return session;
   }
 
@@ -90,10 +113,8 @@ export class SessionStore {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
-    const credential = credentialOf(session);
-    const left = (this.byCredential.get(credential) ?? []).filter((other) => other !== id);
-    if (left.length === 0) this.byCredential.delete(credential);
-    else this.byCredential.set(credential, left);
+    forget(this.byCredential, credentialOf(session), id);
+    forget(this.byTenant, session.tenant, id);
   }
 
   private dropIdle(): void {
@@ -108,6 +129,12 @@ export function remember(session: Session, accountId: string): void {
   session.operatorAccounts = [accountId, ...seen].slice(0, MAX_OPERATOR_ACCOUNTS);
 }
 
+function forget(index: Map<string, string[]>, key: string, id: string): void {
+  const left = (index.get(key) ?? []).filter((other) => other !== id);
+  if (left.length === 0) index.delete(key);
+  else index.set(key, left);
+}
+
 /** The credential a session stands for; a keyed hash is not needed, the session holds the key itself. */
 function credentialOf(fields: Pick<Session, 'apiKey' | 'adminToken'>): string {
   return fields.apiKey !== undefined ? `key:${fields.apiKey}` : 'operator';
@@ -119,13 +146,13 @@ function credentialOf(fields: Pick<Session, 'apiKey' | 'adminToken'>): string {
  * messages at most MAX_MESSAGE_CHARS.
  */
 export function boundedFlash(flash: Flash): Flash {
-  const bounded: Flash = { ...flash, title: flash.title.slice(0, MAX_MESSAGE_CHARS) };
-  if (flash.error) bounded.error = { ...flash.error, message: flash.error.message.slice(0, MAX_MESSAGE_CHARS) };
+  const bounded: Flash = { ...flash, title: cut(flash.title, MAX_MESSAGE_CHARS) };
+  if (flash.error) bounded.error = { ...flash.error, message: cut(flash.error.message, MAX_MESSAGE_CHARS) };
   if (flash.values) {
     bounded.values = Object.fromEntries(
       Object.entries(flash.values)
         .slice(0, MAX_KEPT_VALUES)
-        .map(([k, v]) => [k.slice(0, 64), v.slice(0, MAX_KEPT_VALUE_CHARS)]),
+        .map(([k, v]) => [cut(k, 64), cut(v, MAX_KEPT_VALUE_CHARS)]),
     );
   }
   return bounded;
@@ -162,4 +189,12 @@ export function csrfMatches(session: Session, given: unknown): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(session.csrf);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * The first `n` characters as a string of their own. A plain `slice` of a long string may share the original's memory
+ * (V8 keeps a sliced string's parent alive): kept in a session, 4,096 characters of a 32 KB value held all 32 KB.
+ */
+function cut(text: string, n: number): string {
+  return Buffer.from(text.slice(0, n), 'utf8').toString('utf8');
 }

@@ -1,6 +1,7 @@
 import { childrenOf } from '../store/account-purge.js';
 import { tenantRequestLogBytes } from '../store/request-log.js';
-import type { Account } from './accounts.js';
+import { findAccount, type Account } from './accounts.js';
+import { accountForKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 
 // A tenant is an account and its live child sandboxes: the unit of every hosted budget (docs/hosted.md).
@@ -16,4 +17,11 @@ export function tenantStorage(deps: Deps, tenantId: string): { childSandboxes: n
     childSandboxes: childrenOf(deps.db, tenantId).length,
     requestLogBytes: tenantRequestLogBytes(deps.db, tenantId),
   };
+}
+
+/** The tenant of an active API key, or undefined for an unknown or revoked key (or one whose account is gone). */
+export function tenantOfKey(deps: Deps, apiKey: string): string | undefined {
+  const found = accountForKey(deps, apiKey);
+  const account = found && findAccount(deps, found.accountId);
+  return account && tenantOf(account);
 }

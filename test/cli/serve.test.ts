@@ -79,6 +79,7 @@ describe('card-sandbox serve', () => {
     [['serve', '--mode', 'cloud'], /mode must be one of local, hosted/],
     [['serve', '--missing-key-status', '404'], /missing key status must be one of 401, 403/],
     [['serve', '--mode', 'hosted'], /hosted mode requires an admin token/],
+    [['serve', '--mode', 'hosted', '--admin-token', 'short'], /admin token of at least 16 characters/],
     [['serve', '--log-level', 'loud'], /log level must be one of/],
     [['serve', '--shutdown-grace', 'soon'], /shutdown grace must be an integer/],
     [['serve', 'extra'], /positional/],
@@ -126,7 +127,7 @@ describe('card-sandbox serve', () => {
   });
 
   it('hosted mode makes no ready account unless asked for, and the operator API takes the admin token', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-1' });
+    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-1-of-serve-tests' });
     const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted.db')], {
       env,
     });
@@ -134,7 +135,7 @@ describe('card-sandbox serve', () => {
       expect(proc.stdout()).not.toMatch(/API key/);
       const created = await fetch(`${proc.url}/admin/v1/accounts`, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer op-token-1' },
+        headers: { 'Content-Type': 'application/json', Authorization: 'Bearer op-token-1-of-serve-tests' },
         body: JSON.stringify({ depositAddress: null }),
       });
       expect(created.status).toBe(201);
@@ -142,11 +143,11 @@ describe('card-sandbox serve', () => {
     } finally {
       await stop(proc);
     }
-    expect(proc.stdout()).not.toContain('op-token-1');
+    expect(proc.stdout()).not.toContain('op-token-1-of-serve-tests');
   });
 
   it('hosted mode makes the ready account when asked for with SANDBOX_BOOTSTRAP=true', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-2', SANDBOX_BOOTSTRAP: 'true' });
+    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-2-of-serve-tests', SANDBOX_BOOTSTRAP: 'true' });
     const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted-boot.db')], {
       env,
     });

@@ -1,6 +1,12 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_SESSIONS, MAX_SESSIONS_PER_KEY, SessionStore, SessionsFull } from '../../src/console/session.js';
+import {
+  MAX_SESSIONS,
+  MAX_SESSIONS_PER_KEY,
+  MAX_SESSIONS_PER_TENANT,
+  SessionStore,
+  SessionsFull,
+} from '../../src/console/session.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 // What a console user can make the server keep is bounded, and belongs to that user's key: a key's sessions, what
@@ -43,11 +49,47 @@ describe('console sessions belong to their key', () => {
     expect((await request(sb.server).get('/console/operator').set('Cookie', operatorCookie)).status).toBe(200);
   });
 
+  it(`a tenant holds at most ${MAX_SESSIONS_PER_TENANT} sessions across its keys and children: its oldest goes`, async () => {
+    sb = createTestSandbox();
+    const parent = await sb.account();
+    const other = await sb.account();
+    const theirs = await signIn(other.apiKey);
+    const keys = [parent.apiKey];
+    for (let i = 0; i < 5; i++) {
+      keys.push(
+        (await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/create', { name: `c${i}` })).body.apiKey as string,
+      );
+    }
+    const perKey = 18; // below the key's own bound: the tenant's bound is the one reached
+    const cookies: string[] = [];
+    for (const key of keys) for (let i = 0; i < perKey; i++) cookies.push((await signIn(key)).cookie!);
+    const alive = [];
+    for (const cookie of cookies) alive.push(await signedIn(cookie));
+    const gone = keys.length * perKey - MAX_SESSIONS_PER_TENANT;
+    expect(alive).toEqual([...Array(gone).fill(false), ...Array(MAX_SESSIONS_PER_TENANT).fill(true)]);
+    expect(await signedIn(theirs.cookie!)).toBe(true);
+  });
+
+  it("a child sandbox's sessions end when the child is deleted, and a revoked key's with it", async () => {
+    sb = createTestSandbox();
+    const parent = await sb.account();
+    const child = await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/create', { name: 'short-lived' });
+    const { cookie } = await signIn(child.body.apiKey as string);
+    expect(await signedIn(cookie!)).toBe(true);
+    await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/delete', { accountId: child.body.accountId });
+    expect(await signedIn(cookie!)).toBe(false);
+    const extra = await sb.admin('post', `/admin/v1/accounts/${parent.accountId}/keys`);
+    const second = await signIn(extra.body.apiKey as string);
+    expect(await signedIn(second.cookie!)).toBe(true);
+    await sb.admin('delete', `/admin/v1/accounts/${parent.accountId}/keys/${extra.body.keyId}`);
+    expect(await signedIn(second.cookie!)).toBe(false);
+  });
+
   it(`a full store (${MAX_SESSIONS.toLocaleString('en')} sessions) refuses the next sign-in and signs nobody out`, () => {
     const store = new SessionStore(() => 0);
-    const first = store.create({ apiKey: 'key-0' });
-    for (let i = 1; i < MAX_SESSIONS; i++) store.create({ apiKey: `key-${i}` });
-    expect(() => store.create({ apiKey: 'key-new' })).toThrow(SessionsFull);
+    const first = store.create({ apiKey: 'key-0' }, 'tenant-0');
+    for (let i = 1; i < MAX_SESSIONS; i++) store.create({ apiKey: `key-${i}` }, `tenant-${i}`);
+    expect(() => store.create({ apiKey: 'key-new' }, 'tenant-new')).toThrow(SessionsFull);
     expect(store.find(first.id)).toBeDefined();
   });
 });
@@ -125,6 +167,33 @@ describe('sign-in guards', () => {
       .type('form')
       .send({ apiKey });
     expect(res.status).toBe(303);
+  });
+
+  it('a credential no HTTP header can carry (a newline, a control or non-ASCII character) is refused with a 400, never a 500', async () => {
+    sb = createTestSandbox();
+    for (const apiKey of ['sk_sandbox_a\nb', 'sk\u0000x', 'sk_€']) {
+      const res = await request(sb.server).post('/console/signin').type('form').send({ apiKey });
+      expect(res.status).toBe(400);
+      expect(res.text).toContain('11002');
+    }
+    const operator = await request(sb.server)
+      .post('/console/operator/signin')
+      .type('form')
+      .send({ adminToken: 'Bearer a\nb' });
+    expect(operator.status).toBe(400);
+    expect(operator.text).toContain('Invalid operator token');
+  });
+
+  it('refuses a sign-in form larger than 8 KiB with 413 before reading it: anyone may post there, without a budget', async () => {
+    sb = createTestSandbox();
+    for (const path of ['/console/signin', '/console/operator/signin']) {
+      const res = await request(sb.server)
+        .post(path)
+        .type('form')
+        .send({ apiKey: 'x'.repeat(64 * 1024) });
+      expect(res.status).toBe(413);
+      expect(res.headers['set-cookie']).toBeUndefined();
+    }
   });
 
   it('throttles failed operator sign-ins and admin tokens per client address: 429 after 10 a minute', async () => {

@@ -175,7 +175,7 @@ describe('console sessions', () => {
 describe('console switch', () => {
   it('is on by default, hosted mode too; --console off and SANDBOX_CONSOLE=off turn it off', () => {
     expect(loadConfig([], {}).config.console).toBe(true);
-    expect(loadConfig(['--mode', 'hosted', '--admin-token', 't'], {}).config.console).toBe(true);
+    expect(loadConfig(['--mode', 'hosted', '--admin-token', 'a-hosted-admin-token'], {}).config.console).toBe(true);
     expect(loadConfig(['--console', 'off'], {}).config.console).toBe(false);
     expect(loadConfig([], { SANDBOX_CONSOLE: 'off' }).config.console).toBe(false);
     expect(() => loadConfig(['--console', 'maybe'], {})).toThrow(/console must be one of on, off/);

@@ -70,7 +70,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
 });
 
 describe('server limits are options (flags beat environment beat the mode defaults)', () => {
-  const hosted = ['--mode', 'hosted', '--admin-token', 't'];
+  const hosted = ['--mode', 'hosted', '--admin-token', 'a-hosted-admin-token'];
 
   it('hosted mode defaults to tight limits, local mode to Node defaults', () => {
     // As docs/hosted.md gives them; the local ones are Node 20's own defaults.

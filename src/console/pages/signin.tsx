@@ -1,4 +1,5 @@
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { FC } from 'hono/jsx';
 import { clientAddress, type FailureThrottle } from '../../http/failure-throttle.js';
 import { operatorThrottled } from '../../http/middleware/auth.js';
@@ -12,6 +13,9 @@ import { Shell } from '../shell.js';
 // never put in a URL; what was typed is not echoed back on an error (it is a secret).
 
 type SignInError = { code: unknown; message: unknown };
+
+/** The largest sign-in form read (a key or a token and the form's own names fit many times over). */
+const MAX_SIGN_IN_BYTES = 8 * 1024;
 
 const SignIn: FC<{ error?: SignInError; operator: boolean }> = ({ error, operator }) => (
   <Shell title="Sign in" bare>
@@ -57,11 +61,13 @@ export interface SignInOptions {
   operatorThrottle: FailureThrottle;
   /** Whether the server has an operator token (else the operator form is not shown, and no token signs in). */
   operatorEnabled: boolean;
+  /** The tenant of a working API key (an account, or the parent of a child sandbox); undefined once it stops working. */
+  tenantOfKey: (apiKey: string) => string | undefined;
 }
 
 type View = (
   c: Context,
-  status: 200 | 400 | 403 | 429,
+  status: 200 | 400 | 403 | 413 | 429,
   error?: SignInError,
   headers?: Record<string, string>,
 ) => Response;
@@ -82,7 +88,8 @@ function signedIn(
 ) {
   let session: Session;
   try {
-    session = opts.sessions.create(fields);
+    const tenant = fields.apiKey === undefined ? 'operator' : (opts.tenantOfKey(fields.apiKey) ?? 'unknown');
+    session = opts.sessions.create(fields, tenant);
   } catch (err) {
     if (!(err instanceof SessionsFull)) throw err;
     const error = { code: 429, message: 'The console is at its session limit: try again later' };
@@ -97,9 +104,13 @@ async function typed(c: Context, name: string): Promise<string> {
   return typeof value === 'string' ? value.trim() : '';
 }
 
+/** What an HTTP header can carry: a credential with any other character is no credential (and no 500). */
+const HEADER_SAFE = /^[\x21-\x7e]*$/;
+
 /** An API key is proven the way a partner proves it: one authenticated read. */
 const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
   const apiKey = await typed(c, 'apiKey');
+  if (!HEADER_SAFE.test(apiKey)) return view(c, 400, { code: 11002, message: 'Invalid or revoked API key' });
   const answer = await apiClient(opts.fetch, { apiKey }).post('/v1/wallet/assetList', {});
   if (answer.ok) return signedIn(c, opts, view, { apiKey }, '/console');
   const error = apiKey === '' ? { code: 400, message: 'API key is required' } : answer.body;
@@ -117,6 +128,10 @@ const operatorSignIn = (opts: SignInOptions, view: View) => async (c: Context) =
     return view(c, 429, { code, message }, { 'Retry-After': String(wait) });
   }
   const adminToken = await typed(c, 'adminToken');
+  if (!HEADER_SAFE.test(adminToken)) {
+    opts.operatorThrottle.fail(address);
+    return view(c, 400, { code: 401, message: 'Invalid operator token' });
+  }
   const api = apiClient(opts.fetch, { adminToken });
   const answer = await api.send('GET', '/admin/v1/accounts/{id}', { params: { id: '-' } });
   // A wrong token is 401; a right one reaches the route and finds no account "-" (404).
@@ -137,6 +152,15 @@ export function signInRoutes(opts: SignInOptions) {
       if (!crossSite(c)) return next();
       return view(c, 403, { code: 403, message: 'Sign-in refused: the form was posted from another site' });
     });
+    // Anyone may post here, without a key and so without a budget: a sign-in form is a few hundred bytes, and a
+    // megabyte of it cost the server what a megabyte of any form costs to parse.
+    app.post(
+      path,
+      bodyLimit({
+        maxSize: MAX_SIGN_IN_BYTES,
+        onError: (c) => view(c, 413, { code: 413, message: 'Sign-in form too large' }, { Connection: 'close' }),
+      }),
+    );
   }
   return app.post('/signin', apiKeySignIn(opts, view)).post('/operator/signin', operatorSignIn(opts, view));
 }
