@@ -245,3 +245,17 @@ describe('redaction by value: no secret in any position or spelling reaches an o
     );
   });
 });
+
+describe('what the sandbox stores holds no card number, wherever a request puts it', () => {
+  it("a card number typed as a card's alias is masked in the stored alias, and so everywhere it is shown", async () => {
+    const res = await sb.post(acct.apiKey, '/v1/card/create', {
+      amount: 10,
+      currency: 'USDT',
+      alias: 'team card 4706/5266/3217/3061',
+    });
+    expect(res.status).toBe(200);
+    const detail = await sb.post(acct.apiKey, '/v1/card/detail', { cardId: res.body.cardId });
+    expect(detail.body.alias).toBe('team card ****/****/****/3061');
+    expect(databaseText()).not.toContain('4706/5266/3217');
+  });
+});
