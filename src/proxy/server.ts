@@ -198,8 +198,13 @@ export async function startProxy(opts: ProxyOptions): Promise<RunningProxy> {
       a.pipe(res, { end: false });
     }
   });
-  // A client that sends something node cannot parse gets node's 400; it never reaches the handler.
-  server.on('clientError', (_err, socket) => socket.destroy());
+  // A request Node cannot parse (conflicting or malformed lengths, a bad header) gets the 400 any HTTP server gives it,
+  // as the target would, instead of a closed connection with no answer.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable && !(socket as { _httpMessage?: unknown })._httpMessage) {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    } else socket.destroy();
+  });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -184,6 +184,27 @@ describe('card-sandbox proxy, against a target that misbehaves', () => {
     expect(out.stdout).toMatch(/proxy: 10 exchanges, 5 with violations/);
   }, 300_000);
 
+  it('answers a request it cannot parse (conflicting lengths, a negative length) with 400, as an HTTP server does', async () => {
+    const own = await startProxyCli(targetUrl);
+    try {
+      for (const head of ['Content-Length: 5\r\nTransfer-Encoding: chunked', 'Content-Length: -1']) {
+        const answer = await new Promise<string>((resolve) => {
+          const s = connect(Number(new URL(own.url).port), '127.0.0.1', () =>
+            s.write(`POST /v1/card/list HTTP/1.1\r\nHost: x\r\n${head}\r\n\r\n`),
+          );
+          let text = '';
+          s.on('data', (d: Buffer) => (text += d.toString()));
+          s.on('close', () => resolve(text));
+        });
+        expect(answer, head).toMatch(/^HTTP\/1\.1 400 /);
+      }
+      const res = await post('ok', own);
+      expect(res.status).toBe(200);
+    } finally {
+      await stop(own);
+    }
+  });
+
   it('--record appends each exchange as it completes: a proxy killed without warning leaves whole lines', async () => {
     const killed = await startProxyCli(targetUrl);
     for (let i = 0; i < 3; i++) await post('ok', killed);
