@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { SkipReasons } from './test/setup/skip-reasons.js';
 
 // Limits are generous on purpose: `npm test` must pass on a machine whose cores are all busy (CI may share one), so a
 // limit only bounds a hung run, never judges speed. Speed is `npm run bench`'s business.
@@ -8,6 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/conformance.ts'],
+    reporters: ['default', new SkipReasons()],
     pool: 'forks',
     testTimeout: LIMIT_MS,
     hookTimeout: LIMIT_MS,

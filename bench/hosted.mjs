@@ -264,11 +264,13 @@ const lines = [
   }),
   '',
   'What the server kept: the largest growth over one phase of its resident memory (and its peak) and of its',
-  'database file with its WAL, and the abusive tenant\'s request-log bytes after each noisy phase:',
+  "database file with its WAL, and the abusive tenant's request-log bytes after each noisy phase:",
   '',
   '| phase | RSS growth MB | RSS peak MB | database growth MB |',
   '| --- | --- | --- | --- |',
-  ...phases.map((p) => `| ${p} | ${kept[p].rss.toFixed(0)} | ${kept[p].rssPeak.toFixed(0)} | ${kept[p].db.toFixed(1)} |`),
+  ...phases.map(
+    (p) => `| ${p} | ${kept[p].rss.toFixed(0)} | ${kept[p].rssPeak.toFixed(0)} | ${kept[p].db.toFixed(1)} |`,
+  ),
   '',
   `Abusive tenant (12 children): request log ${tenantLog
     .map((u) => `${(u.requestLogBytes / 1024 / 1024).toFixed(1)} MB`)

@@ -172,7 +172,6 @@ try {
   }
   if (which === 'all' || which === 'deposit' || which === 'create') {
     const w = await benchAccount(api);
-    const created = [];
     await new Promise((res, rej) =>
       autocannon(
         {

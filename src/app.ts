@@ -13,7 +13,7 @@ import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middlewa
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
-import { sandboxApi } from './sandbox/index.js';
+import { sandboxApi } from './simulation-api/index.js';
 
 /** The whole HTTP surface: partner API, simulation API and operator API, with one error mapping. */
 export function createApp(deps: ServerDeps) {

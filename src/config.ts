@@ -42,7 +42,7 @@ export interface Config {
   tenant: TenantLimits;
 }
 
-export interface TenantLimits {
+interface TenantLimits {
   /** Hosted mode: requests in flight at once (a fault's latency and a held 429 included). */
   maxInFlight: number;
   /** Hosted mode: open connections at once. */
@@ -52,13 +52,13 @@ export interface TenantLimits {
 }
 
 /** Well below the hosted connection cap (4,096): 64 tenants at their bound before it is reached. */
-export const DEFAULT_TENANT_LIMITS: TenantLimits = Object.freeze({
+const DEFAULT_TENANT_LIMITS: TenantLimits = Object.freeze({
   maxInFlight: 32,
   maxConnections: 64,
   requestLogBytes: 32 * 1024 * 1024,
 });
 
-export interface ServerLimits {
+interface ServerLimits {
   /** From a connection's first byte (or the end of the previous request) to the end of the request headers. */
   headersTimeoutMs: number;
   /** To receive one whole request, headers and body (not the answer: a latency fault may hold that longer). */
@@ -70,7 +70,7 @@ export interface ServerLimits {
 }
 
 /** Node 20's own defaults, kept for a sandbox on a developer's machine. */
-export const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
+const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
   headersTimeoutMs: 60_000,
   requestTimeoutMs: 300_000,
   keepAliveTimeoutMs: 5_000,
@@ -81,7 +81,7 @@ export const LOCAL_SERVER_LIMITS: ServerLimits = Object.freeze({
  * A public sandbox shared by many partners: a silent or trickling client is cut within seconds (408 or closed), and
  * the connection count stays well under the process's file limit. docs/hosted.md gives the reasons for each.
  */
-export const HOSTED_SERVER_LIMITS: ServerLimits = Object.freeze({
+const HOSTED_SERVER_LIMITS: ServerLimits = Object.freeze({
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5_000,
@@ -137,7 +137,11 @@ export const FLAGS = {
   'allow-http-webhooks': { type: 'boolean', help: 'accept http:// webhook URLs beyond loopback' },
   'webhook-header-prefix': { type: 'string', arg: 'PREFIX', help: 'webhook header prefix (default Service)' },
   'log-level': { type: 'string', arg: 'LEVEL', help: 'pino level, or silent (default info)' },
-  'rate-limit': { type: 'string', arg: 'N', help: 'requests per second per account and its children, hosted (default 50)' },
+  'rate-limit': {
+    type: 'string',
+    arg: 'N',
+    help: 'requests per second per account and its children, hosted (default 50)',
+  },
   'rate-limit-hold': { type: 'string', arg: 'MS', help: 'a 429 is sent after this long, 0 at once (default 1000)' },
   'shutdown-grace': { type: 'string', arg: 'SECONDS', help: 'time in-flight work gets on SIGTERM (default 10)' },
   'headers-timeout': { type: 'string', arg: 'MS', help: 'to receive request headers (hosted 10000, local 60000)' },

@@ -5,16 +5,19 @@ import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
+import { readClock } from './domain/clock.js';
+import { ClockWaiters } from './domain/clock-waiters.js';
 import type { ServerDeps } from './server-deps.js';
 import { EventBus } from './domain/event-bus.js';
-import { releaseAllInFlight } from './domain/idempotency.js';
+import { releaseAllInFlight } from './store/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
 import { JobRunner } from './domain/jobs.js';
 import { silentLogger, type Logger } from './domain/logger.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
 import { Redactor } from './redaction/redactor.js';
-import { openDb, sql } from './store/db.js';
+import { bootstrapAccountId, rememberBootstrapAccount } from './store/accounts.js';
+import { openDb } from './store/db.js';
 import { registerWebhooks } from './webhooks/index.js';
 
 export interface RuntimeOptions {
@@ -41,6 +44,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     ids: new Ids(opts.random),
     wallClock,
     jobs: new JobRunner({ db, logger, wallClock }),
+    clockWaiters: new ClockWaiters((accountId) => readClock({ db, wallClock }, accountId)),
     events: new EventBus(),
     logger,
     redactor: new Redactor(configSecrets(config)),
@@ -91,13 +95,12 @@ export function bootstrapAccount(deps: ServerDeps): Bootstrap | undefined {
       return { accountId: account.id };
     })();
   }
-  const existing = sql(db, "SELECT value FROM meta WHERE key = 'bootstrap_account'").pluck().get() as
-    string | undefined;
+  const existing = bootstrapAccountId(db);
   if (existing && findAccount(deps, existing)) return { accountId: existing, reused: true };
   return db.transaction(() => {
     const account = newBootstrapAccount(deps);
     const { apiKey } = issueKey(deps, account.id);
-    sql(db, "INSERT OR REPLACE INTO meta (key, value) VALUES ('bootstrap_account', ?)").run(account.id);
+    rememberBootstrapAccount(db, account.id);
     return { accountId: account.id, newApiKey: apiKey };
   })();
 }

@@ -2,14 +2,13 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './app.js';
-import type { Config } from './config.js';
 import type { ServerDeps } from './server-deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
 import { requestLogOf } from './request-log/log.js';
-import { startSandboxSweeper } from './domain/sandboxes.js';
+import { startSandboxSweeper } from './domain/child-sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
-import { startCheckpointer } from './store/checkpointer.js';
+import { startCheckpointer, truncateWal } from './store/checkpointer.js';
 
 export interface RunningServer {
   url: string;
@@ -69,7 +68,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         // Written before the database closes: a clean stop loses no request-log record.
         requestLogOf(deps).flush();
         await checkpointer?.stop();
-        if (file) deps.db.pragma('wal_checkpoint(TRUNCATE)');
+        if (file) truncateWal(deps.db);
         deps.db.close();
         return http;
       })()),
@@ -109,5 +108,3 @@ function cutSilentConnections(server: Server, headersTimeoutMs: number): void {
     timers.delete(req.socket);
   });
 }
-
-export type { Config };

@@ -17,7 +17,7 @@ export function freePort() {
 }
 
 /** One GET; resolves with the status code, or 0 when the connection is refused. */
-export function probe(url) {
+function probe(url) {
   return new Promise((resolve) => {
     const req = get(url, (res) => {
       res.resume();
@@ -29,7 +29,7 @@ export function probe(url) {
 }
 
 /** Polls `url` until it answers 200; returns the milliseconds since `startedAt`. */
-export async function waitForOk(url, startedAt, timeoutMs = 15_000) {
+async function waitForOk(url, startedAt, timeoutMs = 15_000) {
   for (;;) {
     if ((await probe(url)) === 200) return performance.now() - startedAt;
     if (performance.now() - startedAt > timeoutMs) throw new Error(`${url} not ready after ${timeoutMs} ms`);

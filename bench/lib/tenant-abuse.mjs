@@ -85,7 +85,10 @@ export async function startTenantAbuse(
     });
     // The tenant's rate budget is shared: creating children may itself be refused for a moment.
     if (made.status === 200) keys.push(JSON.parse(made.text).apiKey);
-    else i--, await new Promise((r) => setTimeout(r, 1000));
+    else {
+      i--;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
   }
   for (const key of keys) {
     const rules = { rules: [{ path: '/v1/card/list', latencyMs, count: 100_000 }] };

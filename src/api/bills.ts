@@ -10,7 +10,7 @@ import { optionalInteger, optionalString } from '../http/validate.js';
 import { OK } from '../http/envelope.js';
 import { billView } from './views.js';
 
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 export function billRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>().post('/list', async (c) => {

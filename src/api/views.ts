@@ -7,7 +7,7 @@ import { balance, balancesOf, ledgerId } from '../domain/ledger.js';
 import { formatCents, formatMicros, microsToJsonNumber } from '../domain/money.js';
 import { LISTING_STATUS, type BillRow } from '../domain/transactions.js';
 
-// Response shapes of the partner API (behaviour.md section 3), one function per resource view.
+// Response shapes of the partner API (docs/design.md section 3), one function per resource view.
 
 export function cardCreatedView(deps: ServerDeps, card: Card) {
   return {

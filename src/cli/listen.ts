@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../webhooks/verify.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
+import { readTarget, requireTarget, targetOptions } from './target-options.js';
 
 // `card-sandbox listen`: a local webhook receiver for partners (like `stripe listen`): verifies each delivery with
 // the exported verifier, prints it, optionally records it as JSON lines and forwards it to the partner's own app.
@@ -39,11 +40,17 @@ export interface Listener {
 /** Starts the receiver; every POST is verified, and a bad signature is answered 400 without going further. */
 export async function startListener(opts: ListenOptions): Promise<Listener> {
   const server: Server = createServer((req, res) => {
-    void handle(opts, req).then(({ status, body }) => {
-      res.writeHead(status, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify(body));
-    });
+    handle(opts, req).then(
+      ({ status, body }) => {
+        res.writeHead(status, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify(body));
+      },
+      // A client that went away mid-request (or sent what cannot be read) ends its own exchange, nothing more.
+      () => res.destroy(),
+    );
   });
+  // What node cannot parse is answered by node (400) or dropped; it never reaches a handler.
+  server.on('clientError', (_err, socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(opts.port, opts.host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -113,6 +120,10 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
+    // Closed before the whole body (Content-Length: 100, 10 bytes, gone): no 'end' will come.
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client closed the connection before the whole body'));
+    });
   });
 }
 
@@ -143,8 +154,10 @@ export const LISTEN_SPEC = {
   summary:
     "Receives, verifies and prints webhook deliveries. With --base-url and --api-key it points the account's webhook at itself and learns the secret; with --secret it only receives (you configure the webhook).",
   options: {
-    'base-url': { type: 'string', arg: 'URL', help: 'the sandbox whose webhook to point here (env SANDBOX_BASE_URL)' },
-    'api-key': { type: 'string', arg: 'KEY', help: 'the account whose webhook to configure (env SANDBOX_API_KEY)' },
+    ...targetOptions({
+      baseUrl: 'the sandbox whose webhook to point here',
+      apiKey: 'the account whose webhook to configure',
+    }),
     secret: { type: 'string', arg: 'whsec_...', help: 'verify with this secret (env SANDBOX_WEBHOOK_SECRET)' },
     port: { type: 'string', arg: 'N', help: 'port to listen on, 0 for any free one (default 4242)' },
     host: { type: 'string', arg: 'HOST', help: 'address to listen on (default 127.0.0.1)' },
@@ -169,21 +182,18 @@ export async function runListen(argv: string[]): Promise<number> {
   if (!parsed.ok) return parsed.exitCode;
   const { values } = parsed;
   const env = process.env;
-  const baseUrl = values['base-url'] ?? (env.SANDBOX_BASE_URL || undefined);
-  const apiKey = values['api-key'] ?? (env.SANDBOX_API_KEY || undefined);
   const given = values.secret ?? (env.SANDBOX_WEBHOOK_SECRET || undefined);
   const port = Number(values.port ?? '4242');
   const tolerance = Number(values.tolerance ?? '300');
-  const configure = baseUrl !== undefined && given === undefined;
-  const problem = configure
-    ? !/^https?:\/\//.test(baseUrl)
-      ? '--base-url must be an http(s) URL'
-      : !apiKey
-        ? '--api-key (or SANDBOX_API_KEY) is required with --base-url'
-        : undefined
-    : !given?.startsWith('whsec_')
-      ? 'give --base-url and --api-key (the listener configures the webhook), or --secret whsec_...'
-      : undefined;
+  // With a base URL and no secret, the listener configures the webhook itself: then the key is required too.
+  const configure = readTarget(values, env).baseUrl !== undefined && given === undefined;
+  const target = configure ? requireTarget(values, env) : undefined;
+  const problem =
+    target && 'problem' in target
+      ? target.problem
+      : !configure && !given?.startsWith('whsec_')
+        ? 'give --base-url and --api-key (the listener configures the webhook), or --secret whsec_...'
+        : undefined;
   if (problem) return usageError(LISTEN_SPEC, problem).exitCode;
   if (!Number.isInteger(port) || port < 0 || port > 65535 || !(tolerance > 0)) {
     return usageError(LISTEN_SPEC, '--port and --tolerance are numbers').exitCode;
@@ -207,9 +217,9 @@ export async function runListen(argv: string[]): Promise<number> {
   const stop = () => void listener.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  if (configure) {
+  if (target && 'baseUrl' in target) {
     try {
-      learnt(await pointWebhookHere(new SandboxClient(baseUrl, apiKey!), `${listener.url}/webhooks`, out));
+      learnt(await pointWebhookHere(new SandboxClient(target.baseUrl, target.apiKey), `${listener.url}/webhooks`, out));
     } catch (err) {
       await listener.close();
       if (err instanceof CliFailure) {
@@ -218,7 +228,7 @@ export async function runListen(argv: string[]): Promise<number> {
       }
       throw err;
     }
-    out(`Ready: listening on ${listener.url}, the webhook of ${baseUrl} points here. Ctrl-C to stop.`);
+    out(`Ready: listening on ${listener.url}, the webhook of ${target.baseUrl} points here. Ctrl-C to stop.`);
   } else {
     // Only the secret's prefix is ever printed when the partner gave it.
     out(`Ready: listening on ${listener.url} (secret ${given!.slice(0, 14)}...). Ctrl-C to stop.`);

@@ -1,4 +1,5 @@
 import { parseCommand, runGroup, usageError, type CommandSpec } from './args.js';
+import { requireTarget, targetOptions } from './target-options.js';
 import { CliFailure, SandboxClient } from './client.js';
 import type { components } from '../contracts/api-types.js';
 
@@ -13,8 +14,7 @@ export const LOGS_TAIL_SPEC = {
   summary:
     "Follows the account's request log: prints each request made after it started (time, method, path, status, code, latency, request id). Its own polling is not shown.",
   options: {
-    'base-url': { type: 'string', arg: 'URL', help: 'the sandbox (env SANDBOX_BASE_URL)' },
-    'api-key': { type: 'string', arg: 'KEY', help: 'the account (env SANDBOX_API_KEY)' },
+    ...targetOptions(),
     path: { type: 'string', arg: 'P', help: 'only this exact path, e.g. /v1/card/create' },
     status: { type: 'string', arg: 'S', help: 'only this status (400) or class (4xx)' },
     json: { type: 'boolean', help: 'print each record summary as a JSON line' },
@@ -44,23 +44,19 @@ export async function runLogsTail(argv: string[]): Promise<number> {
   const parsed = parseCommand(LOGS_TAIL_SPEC, argv);
   if (!parsed.ok) return parsed.exitCode;
   const { values } = parsed;
-  const baseUrl = values['base-url'] ?? (process.env.SANDBOX_BASE_URL || undefined);
-  const apiKey = values['api-key'] ?? (process.env.SANDBOX_API_KEY || undefined);
+  const target = requireTarget(values);
   const intervalMs = Number(values.interval ?? '1000');
   const status =
     values.status === undefined ? undefined : /^\d{3}$/.test(values.status) ? Number(values.status) : values.status;
+  if ('problem' in target) return usageError(LOGS_TAIL_SPEC, target.problem).exitCode;
   const problem =
-    !baseUrl || !/^https?:\/\//.test(baseUrl)
-      ? '--base-url URL (or SANDBOX_BASE_URL) is required'
-      : !apiKey
-        ? '--api-key (or SANDBOX_API_KEY) is required'
-        : typeof status === 'string' && !/^[1-5]xx$/.test(status)
-          ? '--status must be a status (400) or a class (4xx)'
-          : !Number.isInteger(intervalMs) || intervalMs < 50
-            ? '--interval must be at least 50 (milliseconds)'
-            : undefined;
+    typeof status === 'string' && !/^[1-5]xx$/.test(status)
+      ? '--status must be a status (400) or a class (4xx)'
+      : !Number.isInteger(intervalMs) || intervalMs < 50
+        ? '--interval must be at least 50 (milliseconds)'
+        : undefined;
   if (problem) return usageError(LOGS_TAIL_SPEC, problem).exitCode;
-  const client = new SandboxClient(baseUrl!, apiKey!);
+  const client = new SandboxClient(target.baseUrl, target.apiKey);
   const filter = { ...(values.path && { path: values.path }), ...(status !== undefined && { status }) };
   const print = values.json
     ? (r: RequestSummary) => process.stdout.write(`${JSON.stringify(r)}\n`)

@@ -11,8 +11,9 @@ commands:
   trigger    make the sandbox emit one event of a type (trigger --list)
   webhook    webhook send: sign a file or a sample event and POST it to a receiver
   logs       logs tail: follow the account's request log
-  proxy      forward traffic to a target and report every answer that breaks the contracts
+  proxy      forward traffic to a target and report every answer that breaks the contracts (--record it)
   readiness  grade your integration's side (webhook receiver, retries, keys, 429s) before production
+  replay     replay a proxy recording against a sandbox and report where the answers diverge
 
 Each command answers --help.
 `;
@@ -23,6 +24,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>
   scenario: async () => (await import('./scenario.js')).runScenarioCommand,
   listen: async () => (await import('./listen.js')).runListen,
   proxy: async () => (await import('./proxy.js')).runProxy,
+  replay: async () => (await import('./replay.js')).runReplay,
   trigger: async () => (await import('./trigger.js')).runTrigger,
   webhook: async () => (await import('./webhook-send.js')).runWebhookCommand,
   logs: async () => (await import('./logs-tail.js')).runLogsCommand,

@@ -29,7 +29,7 @@ export function formatReport(run: RunView): string {
   return `${lines.join('\n')}\n\n${summary(run)}\n`;
 }
 
-export function summary(run: RunView): string {
+function summary(run: RunView): string {
   const count = (r: CheckResult) => run.checks.filter((c) => c.result === r).length;
   return (
     `${count('pass')} passed, ${count('fail')} failed, ${count('not_observed')} not observed ` +

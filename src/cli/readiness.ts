@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { components } from '../contracts/api-types.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
+import { requireTarget, targetOptions } from './target-options.js';
 import { CliFailure, SandboxClient } from './client.js';
 import { formatReport, junitReport } from './readiness-report.js';
 
@@ -17,8 +18,7 @@ export const READINESS_SPEC = {
   summary:
     "Grades your side of the integration before production: signed test deliveries to your webhook receiver, and how your client handles a lost answer, a 500, a 429 and 4009 during a window. Run your integration's tests against the sandbox while it waits.",
   options: {
-    'base-url': { type: 'string', arg: 'URL', help: 'the sandbox (env SANDBOX_BASE_URL)' },
-    'api-key': { type: 'string', arg: 'KEY', help: 'the account your integration uses (env SANDBOX_API_KEY)' },
+    ...targetOptions({ apiKey: 'the account your integration uses' }),
     'webhook-url': {
       type: 'string',
       arg: 'URL',
@@ -38,20 +38,16 @@ export async function runReadiness(argv: string[]): Promise<number> {
   const parsed = parseCommand(READINESS_SPEC, argv);
   if (!parsed.ok) return parsed.exitCode;
   const { values } = parsed;
-  const baseUrl = values['base-url'] ?? (process.env.SANDBOX_BASE_URL || undefined);
-  const apiKey = values['api-key'] ?? (process.env.SANDBOX_API_KEY || undefined);
+  const target = requireTarget(values);
   const windowSeconds = values.window === undefined ? undefined : Number(values.window);
-  const problem =
-    !baseUrl || !/^https?:\/\//.test(baseUrl)
-      ? '--base-url URL (or SANDBOX_BASE_URL) is required'
-      : !apiKey
-        ? '--api-key (or SANDBOX_API_KEY) is required'
-        : windowSeconds !== undefined &&
-            (!/^\d+$/.test(values.window ?? '') || windowSeconds < 1 || windowSeconds > 86_400)
-          ? '--window must be a whole number of seconds from 1 to 86400'
-          : undefined;
-  if (problem) return usageError(READINESS_SPEC, problem).exitCode;
-  const client = new SandboxClient(baseUrl!, apiKey!);
+  if ('problem' in target) return usageError(READINESS_SPEC, target.problem).exitCode;
+  if (
+    windowSeconds !== undefined &&
+    (!/^\d+$/.test(values.window ?? '') || windowSeconds < 1 || windowSeconds > 86_400)
+  ) {
+    return usageError(READINESS_SPEC, '--window must be a whole number of seconds from 1 to 86400').exitCode;
+  }
+  const client = new SandboxClient(target.baseUrl, target.apiKey);
   // Listening before anything is printed: a Ctrl-C that follows the instructions at once must stop the run, not
   // kill the process with its run still armed.
   const interrupt = new Interrupt();

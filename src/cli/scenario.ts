@@ -1,5 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { parseCommand, runGroup, usageError, type CommandSpec } from './args.js';
+import { readTarget, targetOptions } from './target-options.js';
 import { expandFiles } from '../scenario/glob.js';
 import { consoleReport, fileBlock, fileErrorsReport, junitReport, tapReport } from '../scenario/report.js';
 import { loadAll, runScenarios } from '../scenario/runner.js';
@@ -11,12 +12,11 @@ export const SCENARIO_RUN_SPEC = {
     'Runs scenario files (a directory runs every *.yaml and *.yml under it). Without --base-url each file gets its own in-process sandbox.',
   allowPositionals: true,
   options: {
-    'base-url': { type: 'string', arg: 'URL', help: 'run against a running sandbox (env SANDBOX_BASE_URL)' },
-    'api-key': {
-      type: 'string',
-      arg: 'KEY',
-      help: "with --base-url: a child sandbox per file is made with this key and deleted after, so the key's own account is never changed (env SANDBOX_API_KEY)",
-    },
+    ...targetOptions({
+      baseUrl: 'run against a running sandbox',
+      apiKey:
+        "with --base-url: a child sandbox per file is made with this key and deleted after, so the key's own account is never changed",
+    }),
     'admin-token': {
       type: 'string',
       arg: 'TOKEN',
@@ -65,11 +65,12 @@ export async function runScenarioRun(argv: string[]): Promise<number> {
     return 1;
   }
   const env = process.env;
-  const baseUrl = values['base-url'] ?? (env.SANDBOX_BASE_URL || undefined);
+  // Both optional here: without a base URL each file gets its own in-process sandbox.
+  const { baseUrl, apiKey } = readTarget(values, env);
   const started = performance.now();
   const results = await runScenarios(loaded.scenarios, {
     baseUrl,
-    apiKey: values['api-key'] ?? (env.SANDBOX_API_KEY || undefined),
+    apiKey,
     adminToken: values['admin-token'] ?? (env.SANDBOX_ADMIN_TOKEN || undefined),
     receiverHost: values['receiver-host'],
     concurrency,

@@ -1,5 +1,6 @@
 import type { EventType } from '../domain/event-types.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
+import { requireTarget, targetOptions } from './target-options.js';
 import { CliFailure, SandboxClient } from './client.js';
 import { EVENT_TYPES, isEventType } from './event-samples.js';
 
@@ -14,8 +15,7 @@ export const TRIGGER_SPEC = {
     'Makes the sandbox emit one event of the type (creating what it needs: a seeded wallet, a card, an authorisation) and prints its id.',
   allowPositionals: true,
   options: {
-    'base-url': { type: 'string', arg: 'URL', help: 'the sandbox (env SANDBOX_BASE_URL)' },
-    'api-key': { type: 'string', arg: 'KEY', help: 'the account (env SANDBOX_API_KEY)' },
+    ...targetOptions(),
     card: { type: 'string', arg: 'ID', help: 'act on this card instead of issuing a new one (not for card.created)' },
     list: { type: 'boolean', help: 'list the event types' },
   },
@@ -35,8 +35,6 @@ export async function runTrigger(argv: string[]): Promise<number> {
     process.stdout.write(`${EVENT_TYPES.join('\n')}\n`);
     return 0;
   }
-  const baseUrl = values['base-url'] ?? (process.env.SANDBOX_BASE_URL || undefined);
-  const apiKey = values['api-key'] ?? (process.env.SANDBOX_API_KEY || undefined);
   const [type, ...extra] = positionals;
   const problem =
     type === undefined
@@ -45,16 +43,15 @@ export async function runTrigger(argv: string[]): Promise<number> {
         ? `unknown event type ${JSON.stringify(type)}; one of ${EVENT_TYPES.join(', ')}`
         : extra.length > 0
           ? `one event type at a time (got ${positionals.length})`
-          : !baseUrl || !/^https?:\/\//.test(baseUrl)
-            ? '--base-url URL (or SANDBOX_BASE_URL) is required'
-            : !apiKey
-              ? '--api-key (or SANDBOX_API_KEY) is required'
-              : type === 'card.created' && values.card
-                ? 'card.created issues its own card: drop --card'
-                : undefined;
+          : type === 'card.created' && values.card
+            ? 'card.created issues its own card: drop --card'
+            : undefined;
   if (problem) return usageError(TRIGGER_SPEC, problem).exitCode;
+  const target = requireTarget(values);
+  if ('problem' in target) return usageError(TRIGGER_SPEC, target.problem).exitCode;
   try {
-    const { eventId, cardId } = await trigger(new SandboxClient(baseUrl!, apiKey!), type as EventType, values.card);
+    const client = new SandboxClient(target.baseUrl, target.apiKey);
+    const { eventId, cardId } = await trigger(client, type as EventType, values.card);
     process.stdout.write(`${type} ${eventId} (card ${cardId})\n`);
     return 0;
   } catch (err) {

@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseDecimal } from '../domain/money.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
+import { requireTarget, targetOptions } from './target-options.js';
 import { CATALOGUE } from '../verify/checks/index.js';
 import type { Validator } from '../verify/context.js';
 import { ChildRefused, KeyRefused, TargetUnreachable } from '../verify/http.js';
@@ -13,8 +14,7 @@ export const VERIFY_SPEC = {
   summary:
     'Checks any implementation of the API (this sandbox, a staging or the production service) against the contracts.',
   options: {
-    'base-url': { type: 'string', arg: 'URL', help: 'the implementation to check' },
-    'api-key': { type: 'string', arg: 'KEY', help: 'its API key (env SANDBOX_API_KEY)' },
+    ...targetOptions({ baseUrl: 'the implementation to check', apiKey: 'its API key' }),
     'allow-mutations': {
       type: 'boolean',
       help: 'also create, top up, freeze and cancel a card, and test idempotency (spends real funds on a production target, at most --max-spend; on this sandbox, in a child sandbox deleted after)',
@@ -46,24 +46,18 @@ export async function runVerify(
   const parsed = parseCommand(VERIFY_SPEC, argv, out, err);
   if (!parsed.ok) return parsed.exitCode;
   const { values } = parsed;
-  const baseUrl = values['base-url'];
-  const apiKey = values['api-key'] ?? process.env.SANDBOX_API_KEY;
+  const target = requireTarget(values);
   const maxSpend = parseDecimal(values['max-spend'] ?? '10');
   const timeoutMs = Number(values['timeout-ms'] ?? '10000');
-  const problem = !baseUrl
-    ? '--base-url is required'
-    : !/^https?:\/\//.test(baseUrl)
-      ? '--base-url must be an http(s) URL'
-      : !apiKey
-        ? '--api-key (or SANDBOX_API_KEY) is required'
-        : maxSpend === null
-          ? '--max-spend must be a decimal amount'
-          : !Number.isInteger(timeoutMs) || timeoutMs <= 0
-            ? '--timeout-ms must be a positive integer'
-            : undefined;
-  if (problem) {
-    return usageError(VERIFY_SPEC, problem, err).exitCode;
-  }
+  if ('problem' in target) return usageError(VERIFY_SPEC, target.problem, err).exitCode;
+  const problem =
+    maxSpend === null
+      ? '--max-spend must be a decimal amount'
+      : !Number.isInteger(timeoutMs) || timeoutMs <= 0
+        ? '--timeout-ms must be a positive integer'
+        : undefined;
+  if (problem) return usageError(VERIFY_SPEC, problem, err).exitCode;
+  const { baseUrl, apiKey } = target;
   const numRuns = Number(values['num-runs'] ?? '50');
   const seed = values.seed === undefined ? undefined : Number(values.seed);
   if (!Number.isInteger(numRuns) || numRuns < 1 || (seed !== undefined && !Number.isInteger(seed))) {

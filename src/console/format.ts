@@ -5,7 +5,7 @@ import { formatCents, microsFromJsonNumber, parseDecimal, parseRatePpm } from '.
 // micro-units through the domain's money module (no float arithmetic), then two decimals with grouping.
 
 /** Micro-units of an API amount (decimal string or JSON number, possibly negative); null when it is not one. */
-export function micros(value: unknown): number | null {
+function micros(value: unknown): number | null {
   if (typeof value === 'number') {
     const m = microsFromJsonNumber(Math.abs(value));
     return m === null ? null : value < 0 ? -m : m;
@@ -24,7 +24,7 @@ export function money(value: unknown): string {
 }
 
 /** Micro-units as "1,234.50" (a minus sign for negatives). */
-export function moneyMicros(m: number): string {
+function moneyMicros(m: number): string {
   const text = formatCents(m);
   const negative = text.startsWith('-');
   const [whole, cents] = (negative ? text.slice(1) : text).split('.') as [string, string];

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import type { Child } from 'hono/jsx';
-import type { Answer, Api } from './api.js';
+import type { Api, Failure } from './api.js';
 import { boundedFlash, type Flash, type Session } from './session.js';
-import { NAV, OPERATOR_NAV, Shell } from './ui.js';
+import { NAV, OPERATOR_NAV, Shell } from './shell.js';
 
 // What every console handler shares: the session, the API client, the parsed form, and the two ways a POST ends
 // (back to a page with a flash message, after success or after an API error that keeps what the user typed).
@@ -81,25 +81,27 @@ export function done(c: Ctx, to: string, flash: Omit<Flash, 'tone'>) {
 }
 
 /** Ends a failed action: the API's {code, message}, and what was typed in `form` (never a secret). */
-export function failed(c: Ctx, to: string, title: string, answer: Answer, form?: string) {
+export function failed(c: Ctx, to: string, title: string, answer: Failure, form?: string) {
   const values = form ? { ...c.get('form') } : undefined;
-  c.get('session').flash = boundedFlash({
-    tone: 'error',
-    title,
-    error: { status: answer.status, code: answer.body?.code, message: answer.body?.message },
-    form,
-    values,
-  });
+  c.get('session').flash = boundedFlash({ ...errorFlash(title, answer), form, values });
   return c.redirect(to, 303);
 }
 
 /** The message of an answer that failed, for pages that show it inline instead of as a flash. */
-export function errorFlash(title: string, answer: Answer): Flash {
-  return {
-    tone: 'error',
-    title,
-    error: { status: answer.status, code: answer.body?.code, message: answer.body?.message },
-  };
+export function errorFlash(title: string, answer: Failure): Flash {
+  return { tone: 'error', title, error: { status: answer.status, ...answer.body } };
+}
+
+/** The page of something the API did not find: its error, and a way back. */
+export function notFound(c: Ctx, opts: { title: string; active: string; back: string }, what: string, answer: Failure) {
+  const flash = errorFlash(`${what} not found`, answer);
+  return page(
+    c,
+    { title: opts.title, active: opts.active, flash, status: 404 },
+    <p>
+      <a href={opts.back}>Back</a>
+    </p>,
+  );
 }
 
 /** Fills the alias cache for these cards (card/list has no alias; card/detail has it and an alias never changes). */
@@ -110,7 +112,7 @@ export async function loadAliases(c: Ctx, cardIds: string[]): Promise<Map<string
   const missing = cardIds.filter((id) => !cache.has(id));
   const details = await Promise.all(missing.map((cardId) => c.get('api').post('/v1/card/detail', { cardId })));
   details.forEach((d, i) => {
-    if (d.ok) cache.set(missing[i]!, typeof d.body.alias === 'string' && d.body.alias !== '' ? d.body.alias : null);
+    if (d.ok) cache.set(missing[i]!, d.body.alias ? d.body.alias : null);
   });
   return cache;
 }

@@ -5,25 +5,31 @@ import type { Context } from 'hono';
 // memory, keyed by a random id that is the only thing the browser gets (an HttpOnly cookie). Nothing is written to
 // the database, so a restart signs everyone out, which is what a sandbox user expects.
 
-export const COOKIE = 'console_session';
+const COOKIE = 'console_session';
 const IDLE_MS = 8 * 3600_000;
-/** Sessions of the whole server: past it a sign-in is refused (no other user's session is ever evicted for it). */
+/**
+ * Sessions of the whole server: past it a sign-in is refused (no other user's session is ever evicted for it).
+ * @internal exported for test/console/session-bounds.test.ts, which fills the store to it
+ */
 export const MAX_SESSIONS = 10_000;
-/** Sessions of one API key (or of the operator token): its oldest goes first, never another key's. */
+/**
+ * Sessions of one API key (or of the operator token): its oldest goes first, never another key's.
+ * @internal exported for test/console/session-bounds.test.ts, which signs one key in past it
+ */
 export const MAX_SESSIONS_PER_KEY = 20;
 /** What a failed form keeps of each value it shows again, and how many values (docs/hosted.md names each bound). */
-export const MAX_KEPT_VALUE_CHARS = 4096;
+const MAX_KEPT_VALUE_CHARS = 4096;
 const MAX_KEPT_VALUES = 32;
 const MAX_MESSAGE_CHARS = 1024;
 /** Accounts an operator session remembers (the operator API has no listing). */
-export const MAX_OPERATOR_ACCOUNTS = 50;
+const MAX_OPERATOR_ACCOUNTS = 50;
 
 /** A one-shot message for the next page: the outcome of an action, and what the user typed when it failed. */
 export interface Flash {
   tone: 'ok' | 'error';
   title: string;
   /** The API's error answer, shown as-is. */
-  error?: { status: number; code: unknown; message: unknown };
+  error?: { status: number; code: number; message: string };
   /** Which form the values belong to, and the values (never a key or token). */
   form?: string;
   values?: Record<string, string>;
@@ -113,9 +119,8 @@ function credentialOf(fields: Pick<Session, 'apiKey' | 'adminToken'>): string {
  * messages at most MAX_MESSAGE_CHARS.
  */
 export function boundedFlash(flash: Flash): Flash {
-  const cut = (text: unknown) => (typeof text === 'string' ? text.slice(0, MAX_MESSAGE_CHARS) : text);
   const bounded: Flash = { ...flash, title: flash.title.slice(0, MAX_MESSAGE_CHARS) };
-  if (flash.error) bounded.error = { ...flash.error, message: cut(flash.error.message) };
+  if (flash.error) bounded.error = { ...flash.error, message: flash.error.message.slice(0, MAX_MESSAGE_CHARS) };
   if (flash.values) {
     bounded.values = Object.fromEntries(
       Object.entries(flash.values)

@@ -1,137 +1,10 @@
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import { isoOf, money, when } from './format.js';
-import type { Flash } from './session.js';
 
-// The console's shell and the few components every page shares, so all pages look and behave alike.
-
-export const NAV = [
-  ['Home', '/console'],
-  ['Cards', '/console/cards'],
-  ['Transactions', '/console/transactions'],
-  ['Simulate', '/console/simulate'],
-  ['Webhooks', '/console/webhooks'],
-  ['Requests', '/console/requests'],
-  ['Events', '/console/events'],
-  ['Readiness', '/console/readiness'],
-] as const;
-
-export const OPERATOR_NAV = [['Accounts', '/console/operator']] as const;
-
-export interface ShellProps {
-  title: string;
-  /** The nav entry of this page. */
-  active?: string;
-  nav?: readonly (readonly [string, string])[];
-  csrf?: string;
-  /** The account clock (ISO), shown on every page. */
-  now?: string;
-  flash?: Flash;
-  bare?: boolean;
-}
-
-const Head: FC<{ title: string }> = ({ title }) => (
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta name="color-scheme" content="light dark" />
-    <title>{title} · Card Sandbox console</title>
-    <link rel="stylesheet" href="/console/assets/console.css" />
-    <script src="/console/assets/console.js" defer></script>
-  </head>
-);
-
-const Brand = () => (
-  <a class="brand" href="/console">
-    <span class="logo" aria-hidden="true"></span>Card Sandbox
-  </a>
-);
-
-export const Shell: FC<PropsWithChildren<ShellProps>> = (p) => {
-  if (p.bare) {
-    return (
-      <html lang="en">
-        <Head title={p.title} />
-        <body>
-          <main id="main" class="signin">
-            <Brand />
-            {p.children}
-          </main>
-        </body>
-      </html>
-    );
-  }
-  const nav = p.nav ?? NAV;
-  return (
-    <html lang="en">
-      <Head title={p.title} />
-      <body>
-        <a class="skip" href="#main">
-          Skip to content
-        </a>
-        <header class="top">
-          <Brand />
-          <span class="tag">Sandbox</span>
-          <span class="spacer"></span>
-          {p.now !== undefined && (
-            <span class="clock" id="account-time">
-              Account time{' '}
-              <strong>
-                <time datetime={isoOf(p.now)}>{when(p.now)}</time>
-              </strong>
-            </span>
-          )}
-          <form method="post" action="/console/signout">
-            <Csrf token={p.csrf} />
-            <button class="secondary small" type="submit">
-              Sign out
-            </button>
-          </form>
-        </header>
-        <div class="shell">
-          <nav class="side" aria-label="Console">
-            <ul>
-              {nav.map(([label, href]) => (
-                <li>
-                  <a href={href} aria-current={p.active === label ? 'page' : undefined}>
-                    {label}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          </nav>
-          <main id="main">
-            <h1>{p.title}</h1>
-            <FlashBox flash={p.flash} />
-            {p.children}
-          </main>
-        </div>
-      </body>
-    </html>
-  );
-};
+// The few components every page shares, so all pages look and behave alike: forms and their fields, action
+// buttons, tables, badges, amounts and times.
 
 export const Csrf: FC<{ token?: string }> = ({ token }) => <input type="hidden" name="_csrf" value={token ?? ''} />;
-
-export const FlashBox: FC<{ flash?: Flash }> = ({ flash }) => {
-  if (!flash) return null;
-  return (
-    <div class={`flash ${flash.tone}`} role={flash.tone === 'error' ? 'alert' : 'status'}>
-      <strong>{flash.title}</strong>
-      {flash.error && (
-        <span>
-          Error <code>{String(flash.error.code)}</code>: {String(flash.error.message)}{' '}
-          <span class="muted">(HTTP {flash.error.status})</span>
-        </span>
-      )}
-      {flash.reveal?.map((r) => (
-        <div class="secret">
-          <span>{r.label}</span>
-          <code>{r.value}</code>
-        </div>
-      ))}
-    </div>
-  );
-};
 
 /** An action button in its own CSRF-protected form. */
 export const ActionButton: FC<{
@@ -237,9 +110,51 @@ export const Badge: FC<{ value: unknown }> = ({ value }) => (
 export const Time: FC<{ value: unknown }> = ({ value }) => <time datetime={isoOf(value)}>{when(value)}</time>;
 
 /** A horizontally scrollable table, reachable by keyboard (axe: scrollable regions must be focusable). */
-export const TableWrap: FC<PropsWithChildren<{ label: string }>> = ({ label, children }) => (
+const TableWrap: FC<PropsWithChildren<{ label: string }>> = ({ label, children }) => (
   <div class="table-wrap" role="region" aria-label={label} tabindex={0}>
     {children}
+  </div>
+);
+
+/** A panel named by its heading, so a screen reader lists it among the page's regions. */
+export const Panel: FC<PropsWithChildren<{ id: string; title: Child }>> = (p) => (
+  <section class="panel" aria-labelledby={p.id}>
+    <h2 id={p.id}>{p.title}</h2>
+    {p.children}
+  </section>
+);
+
+/** A region the console's script refreshes from `src` while the page is open (none: it stays as it is). */
+export const Live: FC<PropsWithChildren<{ src?: string; label: string }>> = (p) => (
+  <div data-live={p.src} role="region" aria-label={p.label}>
+    {p.children}
+  </div>
+);
+
+/** A form posted with the session's CSRF token, named by the heading `labelledBy`; fields stack or sit in a row. */
+export const PostForm: FC<
+  PropsWithChildren<{ action: string; csrf?: string; labelledBy: string; layout?: 'stack' | 'row' }>
+> = (p) => (
+  <form method="post" action={p.action} class={p.layout} aria-labelledby={p.labelledBy}>
+    <Csrf token={p.csrf} />
+    {p.children}
+  </form>
+);
+
+/** A GET form that filters a list (its label names it): the fields, then a Filter button. */
+export const FilterForm: FC<PropsWithChildren<{ action: string; label: string }>> = (p) => (
+  <form method="get" action={p.action} class="row" aria-label={p.label}>
+    {p.children}
+    <button type="submit" class="secondary">
+      Filter
+    </button>
+  </form>
+);
+
+/** A form's submit button, in the actions row. */
+export const Submit: FC<PropsWithChildren> = ({ children }) => (
+  <div class="actions">
+    <button type="submit">{children}</button>
   </div>
 );
 
@@ -252,19 +167,19 @@ export const FormPanel: FC<
 > = (p) => (
   <section class="panel">
     <h2 id={p.id}>{p.title}</h2>
-    <form method="post" action={p.action} class="stack" aria-labelledby={p.id}>
-      <Csrf token={p.csrf} />
+    <PostForm action={p.action} csrf={p.csrf} labelledBy={p.id} layout="stack">
       {p.children}
-      <div class="actions">
-        <button type="submit">{p.submit ?? p.title}</button>
-      </div>
-    </form>
+      <Submit>{p.submit ?? p.title}</Submit>
+    </PostForm>
     {p.after}
   </section>
 );
 
-/** A table's header row: each column a name, or a name and its class (`num` right-aligns, `hide-sm` hides on phones). */
-export const ColumnHeads: FC<{ cols: readonly (string | readonly [string, string])[] }> = ({ cols }) => (
+/** Columns of a table: each a name, or a name and its class (`num` right-aligns, `hide-sm` hides on phones). */
+export type Columns = readonly (string | readonly [string, string])[];
+
+/** A table's header row. */
+const ColumnHeads: FC<{ cols: Columns }> = ({ cols }) => (
   <thead>
     <tr>
       {cols.map((col) =>
@@ -279,6 +194,18 @@ export const ColumnHeads: FC<{ cols: readonly (string | readonly [string, string
     </tr>
   </thead>
 );
+
+/** A table in its scrollable region: the column heads, then one row per item. */
+export function Table<R>(p: { label: string; cols: Columns; rows: readonly R[]; row: (item: R) => Child }) {
+  return (
+    <TableWrap label={p.label}>
+      <table>
+        <ColumnHeads cols={p.cols} />
+        <tbody>{p.rows.map((item) => p.row(item))}</tbody>
+      </table>
+    </TableWrap>
+  );
+}
 
 export const Empty: FC<PropsWithChildren> = ({ children }) => <p class="empty">{children}</p>;
 

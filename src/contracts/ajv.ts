@@ -6,14 +6,14 @@ import addFormats from 'ajv-formats';
 // 1006.9999999999999); the server reads amounts as decimal text (domain/money.ts), and so must every check of them.
 
 /** Digits after the decimal point of a number's shortest round-trip text: 10.07 -> 2, 1e-7 -> 7, 1e21 -> 0. */
-export function decimalPlaces(n: number): number {
+function decimalPlaces(n: number): number {
   const [mantissa = '', exponent = '0'] = String(Math.abs(n)).split('e');
   const fraction = mantissa.split('.')[1] ?? '';
   return Math.max(0, fraction.length - Number(exponent));
 }
 
 /** Whether `value` is an exact multiple of `step`, decimally when the step is a power of ten (0.01, 1e-6, 1). */
-export function isMultipleOf(value: number, step: number): boolean {
+function isMultipleOf(value: number, step: number): boolean {
   if (!Number.isFinite(value)) return false;
   const places = decimalPlaces(step);
   if (Number(`1e-${places}`) === step) return decimalPlaces(value) <= places;

@@ -65,7 +65,7 @@ export function readSchemaFiles(dir = contractsDir()): SchemaFile[] {
 }
 
 /** `/admin/v1/accounts/{id}` -> a regular expression matching one path segment per parameter. */
-export function pathPattern(template: string): RegExp {
+function pathPattern(template: string): RegExp {
   const escaped = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+');
   return new RegExp(`^${escaped}/?$`);
 }

@@ -153,11 +153,6 @@ export function validateEvent(envelope: unknown, opts?: ValidateOptions): Contra
   return check(schemaPath, envelope, opts);
 }
 
-/** Every METHOD path the contracts describe, as index.json lists them. */
-export function contractOperations(): string[] {
-  return Object.keys(load().index.operations);
-}
-
 /** Any one schema of contracts/ by its path there (e.g. `common/error.json`). */
 export function validateSchema(schemaPath: string, value: unknown, opts?: ValidateOptions): ContractViolation[] {
   return check(schemaPath, value, opts);

@@ -1,5 +1,14 @@
+import {
+  accountHoldingAddress,
+  accountRow,
+  insertAccount,
+  setGeneratedAddress,
+  updateAccountSettings,
+  type AccountRow,
+  type ClockRow,
+} from '../store/accounts.js';
 import { pendingDepositsMicros } from '../store/chain-deposits.js';
-import { assertInTransaction, sql, type Db } from '../store/db.js';
+import { assertInTransaction } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
@@ -14,22 +23,9 @@ export interface Account {
   depositAddress: string | null;
   defaultBinId: string;
   createdAtMs: number;
-  /** Set on a child sandbox (behaviour.md section 12): its parent, and when it expires (wall time). */
+  /** Set on a child sandbox (docs/design.md section 12): its parent, and when it expires (wall time). */
   parentAccountId: string | null;
   expiresAtMs: number | null;
-}
-
-interface AccountRow {
-  id: string;
-  name: string;
-  deposit_fee_rate_ppm: number;
-  require_idempotency_key: number;
-  deposit_address_mode: 'auto' | 'none' | 'fixed';
-  deposit_address: string | null;
-  default_bin_id: string;
-  created_at_ms: number;
-  parent_account_id: string | null;
-  expires_at_ms: number | null;
 }
 
 const toAccount = (r: AccountRow): Account => ({
@@ -56,7 +52,7 @@ export interface NewAccount {
 
 /** A deposit address names one account (a chain transfer to it must credit exactly one): a taken one is a 400. */
 function assertAddressFree(deps: Deps, address: string, accountId: string): void {
-  const holder = sql(deps.db, 'SELECT id FROM accounts WHERE deposit_address = ? AND id != ?').get(address, accountId);
+  const holder = accountHoldingAddress(deps.db, address, accountId);
   if (holder !== undefined) throw new DomainError('DEPOSIT_ADDRESS_IN_USE');
 }
 
@@ -67,20 +63,16 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
   const now = deps.wallClock();
   const mode = input.depositAddress === 'auto' ? 'auto' : input.depositAddress === null ? 'none' : 'fixed';
   if (mode === 'fixed') assertAddressFree(deps, input.depositAddress as string, id);
-  sql(
-    deps.db,
-    `INSERT INTO accounts (id, name, deposit_fee_rate_ppm, require_idempotency_key, deposit_address_mode,
-       deposit_address, default_bin_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
+  insertAccount(deps.db, {
     id,
-    input.name ?? id,
-    input.depositFeeRatePpm,
-    input.requireIdempotencyKey ? 1 : 0,
-    mode,
-    mode === 'fixed' ? input.depositAddress : null,
-    DEFAULT_BIN_ID,
-    now,
-  );
+    name: input.name ?? id,
+    deposit_fee_rate_ppm: input.depositFeeRatePpm,
+    require_idempotency_key: input.requireIdempotencyKey ? 1 : 0,
+    deposit_address_mode: mode,
+    deposit_address: mode === 'fixed' ? (input.depositAddress as string) : null,
+    default_bin_id: DEFAULT_BIN_ID,
+    created_at_ms: now,
+  });
   if (input.balanceMicros) seedBalance(deps, id, input.balanceMicros, now);
   return getAccount(deps, id);
 }
@@ -93,7 +85,7 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
  * JavaScript integer of micro-units, far below 2^53 (9.007e15). Without it, twelve chain transfers of 1e9 made
  * assetList answer 500 for good.
  */
-export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
+const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
 
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
 export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {
@@ -116,24 +108,9 @@ export function seedBalance(deps: Deps, accountId: string, amountMicros: number,
   });
 }
 
-/** The account clock's columns (clock.ts moves them): wall time plus an offset, or frozen at an instant. */
-export interface ClockRow {
-  clock_offset_ms: number;
-  clock_frozen_at_ms: number | null;
-}
-
 /** The account time of a row holding the clock columns (lets a caller that already read the row skip a query). */
 export function clockNow(row: ClockRow, wallMs: number): number {
   return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
-}
-
-type FullRow = AccountRow & ClockRow;
-
-// No cache in front of this read: a bench (app.request(), loaded 2-core machine) showed none at the request level
-// (assetList 274 vs 283 µs, card/create 499 vs 504 µs median of 6), and the cache made every writer of the row
-// remember to invalidate it.
-function accountRow(db: Db, id: string): FullRow | undefined {
-  return sql(db, 'SELECT * FROM accounts WHERE id = ?').get(id) as FullRow | undefined;
 }
 
 /** The account clock's "now" from the account row; undefined for an unknown account. */
@@ -173,26 +150,18 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
     next.depositAddress = a === 'auto' ? (current.depositAddressMode === 'auto' ? current.depositAddress : null) : a;
     if (next.depositAddressMode === 'fixed') assertAddressFree(deps, next.depositAddress as string, id);
   }
-  sql(
-    deps.db,
-    `UPDATE accounts SET name = ?, deposit_fee_rate_ppm = ?, require_idempotency_key = ?, deposit_address_mode = ?,
-       deposit_address = ? WHERE id = ?`,
-  ).run(
-    next.name,
-    next.depositFeeRatePpm,
-    next.requireIdempotencyKey ? 1 : 0,
-    next.depositAddressMode,
-    next.depositAddress,
-    id,
-  );
+  updateAccountSettings(deps.db, id, {
+    name: next.name,
+    deposit_fee_rate_ppm: next.depositFeeRatePpm,
+    require_idempotency_key: next.requireIdempotencyKey ? 1 : 0,
+    deposit_address_mode: next.depositAddressMode,
+    deposit_address: next.depositAddress,
+  });
   return getAccount(deps, id);
 }
 
 /** Records the generated deposit address unless one was set meanwhile. */
 export function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
   assertInTransaction(deps.db, 'storeGeneratedAddress');
-  sql(
-    deps.db,
-    "UPDATE accounts SET deposit_address = ? WHERE id = ? AND deposit_address_mode = 'auto' AND deposit_address IS NULL",
-  ).run(address, id);
+  setGeneratedAddress(deps.db, id, address);
 }

@@ -1,8 +1,22 @@
-import { assertInTransaction, sql, type Db } from '../store/db.js';
+import {
+  accountInventoryRow,
+  binHasCards,
+  binRow,
+  binRows,
+  takeFromAccountInventory,
+  takeFromBinInventory,
+  upsertAccountInventory,
+  upsertBin,
+  type BinRow,
+} from '../store/bins.js';
+import { assertInTransaction, type Db } from '../store/db.js';
 import { DomainError } from './errors.js';
 import { formatMicros, formatPpm } from './money.js';
 
 export const DEFAULT_BIN_ID = 'VISA-EFI-454924';
+
+// The admin routes refuse to change a BIN's digits once cards were issued on it: the store answers as it is.
+export { binHasCards };
 
 export interface Bin {
   id: string;
@@ -17,21 +31,6 @@ export interface Bin {
   enabled: boolean;
   inventory: number;
   provisioning: boolean;
-}
-
-interface BinRow {
-  id: string;
-  title: string;
-  bin: string;
-  card_network: string;
-  fx_rate_ppm: number;
-  open_fee_micros: number;
-  atm_rate_ppm: number;
-  spend_daily_micros: number;
-  minimal_deposit_micros: number;
-  enabled: number;
-  inventory: number;
-  provisioning: number;
 }
 
 const toBin = (r: BinRow): Bin => ({
@@ -67,18 +66,7 @@ export const DEFAULT_BIN: Bin = Object.freeze({
 /** Creates or replaces a BIN of the catalogue. */
 export function putBin(db: Db, bin: Bin): void {
   assertInTransaction(db, 'putBin');
-  sql(
-    db,
-    `INSERT INTO bins (id, title, bin, card_network, fx_rate_ppm, open_fee_micros, atm_rate_ppm, spend_daily_micros,
-       minimal_deposit_micros, enabled, inventory, provisioning, created_seq)
-     VALUES (@id, @title, @bin, @cardNetwork, @fxRatePpm, @openFeeMicros, @atmRatePpm, @spendDailyMicros,
-       @minimalDepositMicros, @enabled, @inventory, @provisioning, (SELECT COALESCE(MAX(created_seq), 0) + 1 FROM bins))
-     ON CONFLICT (id) DO UPDATE SET title = excluded.title, bin = excluded.bin, card_network = excluded.card_network,
-       fx_rate_ppm = excluded.fx_rate_ppm, open_fee_micros = excluded.open_fee_micros,
-       atm_rate_ppm = excluded.atm_rate_ppm, spend_daily_micros = excluded.spend_daily_micros,
-       minimal_deposit_micros = excluded.minimal_deposit_micros, enabled = excluded.enabled,
-       inventory = excluded.inventory, provisioning = excluded.provisioning`,
-  ).run({ ...bin, enabled: bin.enabled ? 1 : 0, provisioning: bin.provisioning ? 1 : 0 });
+  upsertBin(db, { ...bin, enabled: bin.enabled ? 1 : 0, provisioning: bin.provisioning ? 1 : 0 });
 }
 
 /** The default BIN exists from the first start on. */
@@ -87,7 +75,7 @@ export function ensureDefaultBin(db: Db): void {
 }
 
 export function findBin(db: Db, id: string): Bin | undefined {
-  const row = sql(db, 'SELECT * FROM bins WHERE id = ?').get(id) as BinRow | undefined;
+  const row = binRow(db, id);
   return row && toBin(row);
 }
 
@@ -98,7 +86,7 @@ export function getBin(db: Db, id: string): Bin {
 }
 
 export function listBins(db: Db): Bin[] {
-  return (sql(db, 'SELECT * FROM bins ORDER BY created_seq').all() as BinRow[]).map(toBin);
+  return binRows(db).map(toBin);
 }
 
 export interface Inventory {
@@ -106,17 +94,9 @@ export interface Inventory {
   provisioning: boolean;
 }
 
-/** Whether any card was issued on the BIN (its card numbers start with the BIN digits, so those are fixed). */
-export function binHasCards(db: Db, binId: string): boolean {
-  return sql(db, 'SELECT 1 FROM cards WHERE bin_id = ? LIMIT 1').get(binId) !== undefined;
-}
-
 /** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
 export function inventoryFor(db: Db, accountId: string, bin: Bin): Inventory {
-  const row = sql(
-    db,
-    'SELECT available, provisioning FROM account_bin_inventory WHERE account_id = ? AND bin_id = ?',
-  ).get(accountId, bin.id) as { available: number; provisioning: number } | undefined;
+  const row = accountInventoryRow(db, accountId, bin.id);
   return row
     ? { available: row.available, provisioning: row.provisioning === 1 }
     : { available: bin.inventory, provisioning: bin.provisioning };
@@ -124,11 +104,7 @@ export function inventoryFor(db: Db, accountId: string, bin: Bin): Inventory {
 
 export function setAccountInventory(db: Db, accountId: string, binId: string, inv: Inventory): void {
   assertInTransaction(db, 'setAccountInventory');
-  sql(
-    db,
-    `INSERT INTO account_bin_inventory (account_id, bin_id, available, provisioning) VALUES (?, ?, ?, ?)
-     ON CONFLICT (account_id, bin_id) DO UPDATE SET available = excluded.available, provisioning = excluded.provisioning`,
-  ).run(accountId, binId, inv.available, inv.provisioning ? 1 : 0);
+  upsertAccountInventory(db, accountId, binId, inv.available, inv.provisioning ? 1 : 0);
 }
 
 /** Takes one card from inventory (4010 while provisioning, 4009 when none is left). */
@@ -136,11 +112,8 @@ export function takeFromInventory(db: Db, accountId: string, bin: Bin): void {
   const inv = inventoryFor(db, accountId, bin);
   if (inv.provisioning) throw new DomainError('CARD_PROVISIONING');
   if (inv.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
-  const own = sql(
-    db,
-    'UPDATE account_bin_inventory SET available = available - 1 WHERE account_id = ? AND bin_id = ?',
-  ).run(accountId, bin.id);
-  if (own.changes === 0) sql(db, 'UPDATE bins SET inventory = inventory - 1 WHERE id = ?').run(bin.id);
+  // The account's own inventory when the sandbox set one, else the BIN's.
+  if (takeFromAccountInventory(db, accountId, bin.id) === 0) takeFromBinInventory(db, bin.id);
 }
 
 /** The BIN as binList shows it; `fee.deposit` is the calling account's rate, not the BIN's. */

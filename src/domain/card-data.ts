@@ -10,7 +10,7 @@ export interface CardData {
 }
 
 /** Luhn check digit for a string of digits (the payload without its check digit). */
-export function luhnCheckDigit(payload: string): string {
+function luhnCheckDigit(payload: string): string {
   let sum = 0;
   for (let i = 0; i < payload.length; i++) {
     let d = Number(payload[payload.length - 1 - i]);
@@ -21,10 +21,6 @@ export function luhnCheckDigit(payload: string): string {
     sum += d;
   }
   return String((10 - (sum % 10)) % 10);
-}
-
-export function isLuhnValid(number: string): boolean {
-  return /^\d{2,}$/.test(number) && luhnCheckDigit(number.slice(0, -1)) === number.slice(-1);
 }
 
 function digitsFrom(mac: Buffer, count: number): string {

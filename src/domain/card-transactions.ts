@@ -1,4 +1,13 @@
-import { assertInTransaction, sql } from '../store/db.js';
+import { assertInTransaction } from '../store/db.js';
+import {
+  addRefunded,
+  findTransaction,
+  insertTransaction,
+  settleTransactionRow,
+  spentBetweenMicros,
+  type TxnRow,
+  type TxnStatus,
+} from '../store/transactions.js';
 import { getBin } from './bins.js';
 import { getOwnedCard } from './cards.js';
 import type { Deps } from './deps.js';
@@ -8,20 +17,14 @@ import { billAmountMicros, proportionalMicros } from './fx.js';
 import { balance, transfer } from './ledger.js';
 import type { Merchant } from './merchants.js';
 import { formatMicros } from './money.js';
-import {
-  findTransaction,
-  insertTransaction,
-  transactionEventData,
-  type TxnRow,
-  type TxnStatus,
-} from './transactions.js';
+import { transactionEventData } from './transactions.js';
 
-// Merchant-side card transactions (behaviour.md section 6). The ledger mirrors TigerBeetle's pending
+// Merchant-side card transactions (docs/design.md section 6). The ledger mirrors TigerBeetle's pending
 // transfers: an authorisation moves card -> held, clearing posts held -> merchant (releasing any rest),
 // reversal voids held -> card, a refund moves merchant -> card. Every transaction starts PENDING and moves once.
 
 /** Reasons computed by the rules, then those a partner may only force. */
-export const RULE_DECLINES = ['CARD_NOT_ACTIVE', 'INSUFFICIENT_FUNDS', 'DAILY_LIMIT_EXCEEDED'] as const;
+const RULE_DECLINES = ['CARD_NOT_ACTIVE', 'INSUFFICIENT_FUNDS', 'DAILY_LIMIT_EXCEEDED'] as const;
 export const DECLINE_REASONS = [
   ...RULE_DECLINES,
   'DO_NOT_HONOR',
@@ -30,10 +33,10 @@ export const DECLINE_REASONS = [
   'EXPIRED_CARD',
   'MERCHANT_BLOCKED',
 ] as const;
-export type DeclineReason = (typeof DECLINE_REASONS)[number];
+type DeclineReason = (typeof DECLINE_REASONS)[number];
 
-export const AUTH_EXPIRY_JOB = 'txn.expire';
-export const AUTH_EXPIRY_MS = 7 * 24 * 3600 * 1000;
+const AUTH_EXPIRY_JOB = 'txn.expire';
+const AUTH_EXPIRY_MS = 7 * 24 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 export interface AuthorizeInput {
@@ -56,24 +59,13 @@ export interface AuthorizeResult {
 /** Bill amounts of the card's PENDING and CLEARED spends in the UTC day of `nowMs` (refunds give no room back). */
 function spentTodayMicros(deps: Deps, cardId: string, nowMs: number): number {
   const dayStart = nowMs - (nowMs % DAY_MS);
-  return sql(
-    deps.db,
-    `SELECT COALESCE(SUM(bill_amount_micros), 0) FROM transactions WHERE card_id = ? AND kind = 'SPEND'
-       AND status IN ('PENDING', 'CLEARED') AND created_at_ms >= ? AND created_at_ms < ?`,
-  )
-    .pluck()
-    .get(cardId, dayStart, dayStart + DAY_MS) as number;
+  return spentBetweenMicros(deps.db, cardId, dayStart, dayStart + DAY_MS);
 }
 
 /** Moves a PENDING transaction to its final state, with the `transaction.updated` event. */
 function settle(deps: Deps, t: TxnRow, to: TxnStatus, nowMs: number, patch: Partial<TxnRow> = {}): TxnRow {
   const next: TxnRow = { ...t, ...patch, status: to, settled_at_ms: nowMs };
-  sql(
-    deps.db,
-    `UPDATE transactions SET status = @status, settled_at_ms = @settled_at_ms, bill_amount_micros = @bill_amount_micros,
-       transaction_amount_micros = @transaction_amount_micros, cleared_micros = @cleared_micros,
-       decline_reason = @decline_reason WHERE id = @id AND status = 'PENDING'`,
-  ).run(next);
+  settleTransactionRow(deps.db, next);
   emitEvent(deps, t.account_id, nowMs, 'transaction.updated', transactionEventData(next, t.status));
   return next;
 }
@@ -271,7 +263,7 @@ export function refundTransaction(
     created_at_ms: nowMs,
   });
   const t = created(deps, refundId, accountId, nowMs);
-  sql(deps.db, 'UPDATE transactions SET refunded_micros = refunded_micros + ? WHERE id = ?').run(amount, parent.id);
+  addRefunded(deps.db, parent.id, amount);
   transfer(deps.db, {
     accountId,
     debit: { kind: 'merchant' },

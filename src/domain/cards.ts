@@ -1,5 +1,17 @@
-import { assertInTransaction, sql } from '../store/db.js';
-import { nextSeq } from '../store/sequences.js';
+import {
+  cancellingCardAccount,
+  cardRowsOf,
+  insertCard,
+  markCardCancelled,
+  markCardCancelling,
+  ownedCardRow,
+  setCardStatus,
+  type CardRow,
+  type CardStatus,
+} from '../store/cards.js';
+import { assertInTransaction } from '../store/db.js';
+import { hasSettlingTopUp, insertTopUp, markTopUpSettled, settlingTopUp } from '../store/topups.js';
+import { hasPendingAuthorisation } from '../store/transactions.js';
 import type { Account } from './accounts.js';
 import { getBin, takeFromInventory } from './bins.js';
 import { derivePan } from './card-data.js';
@@ -9,7 +21,7 @@ import { emitEvent } from './events.js';
 import { cardCredit } from './fees.js';
 import { balance, transfer, type TransferInput } from './ledger.js';
 
-export type CardStatus = 'ACTIVE' | 'FROZEN' | 'CANCELLING' | 'CANCELLED';
+export type { CardStatus };
 export const CARD_STATUSES: readonly CardStatus[] = ['ACTIVE', 'FROZEN', 'CANCELLING', 'CANCELLED'];
 
 export interface Card {
@@ -23,18 +35,7 @@ export interface Card {
   createdAtMs: number;
 }
 
-interface CardRow {
-  id: string;
-  account_id: string;
-  bin_id: string;
-  alias: string | null;
-  status: CardStatus;
-  last4: string;
-  open_fee_micros: number;
-  created_at_ms: number;
-}
-
-export const toCard = (r: CardRow): Card => ({
+const toCard = (r: CardRow): Card => ({
   id: r.id,
   accountId: r.account_id,
   binId: r.bin_id,
@@ -45,41 +46,24 @@ export const toCard = (r: CardRow): Card => ({
   createdAtMs: r.created_at_ms,
 });
 
-export const TOPUP_SETTLE_JOB = 'topup.settle';
-export const CARD_CANCEL_JOB = 'card.cancel';
+const TOPUP_SETTLE_JOB = 'topup.settle';
+const CARD_CANCEL_JOB = 'card.cancel';
 
 /** The account's card; another account's card is indistinguishable from none (4001). */
 export function getOwnedCard(deps: Deps, accountId: string, cardId: string): Card {
-  const row = sql(deps.db, 'SELECT * FROM cards WHERE id = ? AND account_id = ?').get(cardId, accountId) as
-    CardRow | undefined;
+  const row = ownedCardRow(deps.db, accountId, cardId);
   if (!row) throw new DomainError('CARD_NOT_FOUND');
   return toCard(row);
 }
 
 export function listCards(deps: Deps, accountId: string, status?: CardStatus): Card[] {
-  const rows = status
-    ? sql(deps.db, 'SELECT * FROM cards WHERE account_id = ? AND status = ? ORDER BY seq DESC').all(accountId, status)
-    : sql(deps.db, 'SELECT * FROM cards WHERE account_id = ? ORDER BY seq DESC').all(accountId);
-  return (rows as CardRow[]).map(toCard);
-}
-
-export function hasSettlingTopUp(deps: Deps, cardId: string): boolean {
-  return (
-    sql(deps.db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined
-  );
-}
-
-function hasPendingAuthorisation(deps: Deps, cardId: string): boolean {
-  return (
-    sql(deps.db, "SELECT 1 FROM transactions WHERE card_id = ? AND status = 'PENDING' LIMIT 1").get(cardId) !==
-    undefined
-  );
+  return cardRowsOf(deps.db, accountId, status).map(toCard);
 }
 
 /** State checks shared by the card mutations, in the documented order: 4008, 4007, then cancelled. */
 function assertMutable(deps: Deps, card: Card): void {
   if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
-  if (hasSettlingTopUp(deps, card.id)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
+  if (hasSettlingTopUp(deps.db, card.id)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
 }
 
@@ -137,20 +121,15 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
   );
   const id = deps.ids.cardId(nowMs);
   const last4 = derivePan(deps.secret, id, bin.bin).slice(-4);
-  sql(
-    deps.db,
-    `INSERT INTO cards (id, account_id, bin_id, alias, status, last4, open_fee_micros, created_at_ms, seq)
-       VALUES (?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?)`,
-  ).run(
+  insertCard(deps.db, {
     id,
-    account.id,
-    bin.id,
-    input.alias ?? null,
+    account_id: account.id,
+    bin_id: bin.id,
+    alias: input.alias ?? null,
     last4,
-    bin.openFeeMicros,
-    nowMs,
-    nextSeq(deps.db, `cards:${account.id}`),
-  );
+    open_fee_micros: bin.openFeeMicros,
+    created_at_ms: nowMs,
+  });
   const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
   fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
   emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
@@ -169,22 +148,26 @@ export function depositToCard(deps: Deps, account: Account, cardId: string, amou
   const { creditMicros, feeMicros } = priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
   const id = deps.ids.internalId('topup');
   const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
-  sql(
-    deps.db,
-    `INSERT INTO topups (id, account_id, card_id, amount_micros, credit_micros, fee_micros, created_at_ms, settles_at_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, account.id, card.id, amountMicros, creditMicros, feeMicros, nowMs, settlesAt);
+  insertTopUp(deps.db, {
+    id,
+    account_id: account.id,
+    card_id: card.id,
+    amount_micros: amountMicros,
+    credit_micros: creditMicros,
+    fee_micros: feeMicros,
+    created_at_ms: nowMs,
+    settles_at_ms: settlesAt,
+  });
   const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
   fundFromWallet(deps, funding, { kind: 'settling' }, 'topup');
   deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
 }
 
 /** Job: a settling top-up reaches the card. */
-export function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
-  const t = sql(deps.db, 'SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL').get(topUpId) as
-    { account_id: string; card_id: string; credit_micros: number } | undefined;
+function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
+  const t = settlingTopUp(deps.db, topUpId);
   if (!t) return;
-  sql(deps.db, 'UPDATE topups SET settled_at_ms = ? WHERE id = ?').run(nowMs, topUpId);
+  markTopUpSettled(deps.db, topUpId, nowMs);
   transfer(deps.db, {
     accountId: t.account_id,
     debit: { kind: 'settling' },
@@ -203,7 +186,7 @@ export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen:
   assertMutable(deps, card);
   const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
   if (card.status !== from) return;
-  sql(deps.db, 'UPDATE cards SET status = ? WHERE id = ?').run(to, cardId);
+  setCardStatus(deps.db, cardId, to);
   emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', { cardId });
 }
 
@@ -212,18 +195,16 @@ export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs:
   assertInTransaction(deps.db, 'cancelCard');
   const card = getOwnedCard(deps, accountId, cardId);
   assertMutable(deps, card);
-  if (hasPendingAuthorisation(deps, cardId)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
-  sql(deps.db, "UPDATE cards SET status = 'CANCELLING' WHERE id = ?").run(cardId);
+  if (hasPendingAuthorisation(deps.db, cardId)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
+  markCardCancelling(deps.db, cardId);
   deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
 }
 
 /** Job: the cancellation completes. */
-export function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
-  const row = sql(deps.db, "SELECT account_id FROM cards WHERE id = ? AND status = 'CANCELLING'").get(cardId) as
-    { account_id: string } | undefined;
-  if (!row) return;
-  const accountId = row.account_id;
-  sql(deps.db, "UPDATE cards SET status = 'CANCELLED' WHERE id = ?").run(cardId);
+function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
+  const accountId = cancellingCardAccount(deps.db, cardId);
+  if (!accountId) return;
+  markCardCancelled(deps.db, cardId);
   transfer(deps.db, {
     accountId,
     debit: { kind: 'card', cardId },

@@ -1,6 +1,12 @@
-import { assertInTransaction, sql, type Db } from '../store/db.js';
-import { pendingDepositsMicros as pendingInStore } from '../store/chain-deposits.js';
-import { nextSeq } from '../store/sequences.js';
+import {
+  depositRow,
+  depositRowsOf,
+  insertDeposit,
+  markDepositCredited,
+  pendingDepositsMicros as pendingInStore,
+  type DepositRow,
+} from '../store/chain-deposits.js';
+import { assertInTransaction } from '../store/db.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 import { assertRoomToEnter } from './accounts.js';
@@ -11,21 +17,9 @@ import { formatMicros } from './money.js';
 // confirmation per TRON block (3 s of account time) and credits the wallet at the 19th, through the `chain`
 // source ledger account, by a job on the account clock.
 
-export const CONFIRMATIONS_REQUIRED = 19;
-export const BLOCK_MS = 3000;
-export const CHAIN_CONFIRM_JOB = 'chain.confirm';
-
-interface DepositRow {
-  tx_id: string;
-  account_id: string;
-  address: string;
-  from_address: string;
-  amount_micros: number;
-  initial_confirmations: number;
-  created_at_ms: number;
-  credits_at_ms: number;
-  credited_at_ms: number | null;
-}
+const CONFIRMATIONS_REQUIRED = 19;
+const BLOCK_MS = 3000;
+const CHAIN_CONFIRM_JOB = 'chain.confirm';
 
 export interface ChainTransferInput {
   txId: string;
@@ -41,7 +35,7 @@ function confirmationsAt(d: DepositRow, nowMs: number): number {
 }
 
 /** A deposit as chain/deposits and chain/transfer show it. */
-export function depositView(d: DepositRow, nowMs: number) {
+function depositView(d: DepositRow, nowMs: number) {
   const confirmed = d.credited_at_ms !== null;
   return {
     txId: d.tx_id,
@@ -57,49 +51,34 @@ export function depositView(d: DepositRow, nowMs: number) {
   };
 }
 
-// A txId names a deposit within one account: another tenant's ids can be neither probed nor squatted.
-function getDeposit(deps: Deps, accountId: string, txId: string): DepositRow | undefined {
-  return sql(deps.db, 'SELECT * FROM chain_deposits WHERE account_id = ? AND tx_id = ?').get(accountId, txId) as
-    DepositRow | undefined;
-}
-
 /** Records a transfer seen on chain; with 19 confirmations already it credits at once. */
 export function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
   assertInTransaction(deps.db, 'recordTransfer');
   const txId = input.txId.toLowerCase();
-  if (getDeposit(deps, accountId, txId)) throw new DomainError('TX_ID_ON_CHAIN');
+  if (depositRow(deps.db, accountId, txId)) throw new DomainError('TX_ID_ON_CHAIN');
   const missing = Math.max(0, CONFIRMATIONS_REQUIRED - input.confirmations);
   const creditsAt = nowMs + missing * BLOCK_MS;
   assertRoomToEnter(deps, accountId, input.amountMicros);
-  sql(
-    deps.db,
-    `INSERT INTO chain_deposits (tx_id, account_id, address, from_address, amount_micros, initial_confirmations,
-       created_at_ms, credits_at_ms, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    txId,
-    accountId,
-    input.address,
-    input.fromAddress,
-    input.amountMicros,
-    input.confirmations,
-    nowMs,
-    creditsAt,
-    nextSeq(deps.db, `chain:${accountId}`),
-  );
+  insertDeposit(deps.db, {
+    tx_id: txId,
+    account_id: accountId,
+    address: input.address,
+    from_address: input.fromAddress,
+    amount_micros: input.amountMicros,
+    initial_confirmations: input.confirmations,
+    created_at_ms: nowMs,
+    credits_at_ms: creditsAt,
+  });
   if (missing === 0) creditDeposit(deps, accountId, txId, nowMs);
   else deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
-  return depositView(getDeposit(deps, accountId, txId)!, nowMs);
+  return depositView(depositRow(deps.db, accountId, txId)!, nowMs);
 }
 
 /** The 19th confirmation: the deposit leaves frozenAmount and credits availableAmount. */
 function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: number): void {
-  const d = getDeposit(deps, accountId, txId);
+  const d = depositRow(deps.db, accountId, txId);
   if (!d || d.credited_at_ms !== null) return;
-  sql(deps.db, 'UPDATE chain_deposits SET credited_at_ms = ? WHERE account_id = ? AND tx_id = ?').run(
-    nowMs,
-    accountId,
-    txId,
-  );
+  markDepositCredited(deps.db, accountId, txId, nowMs);
   transfer(deps.db, {
     accountId: d.account_id,
     debit: { kind: 'chain' },
@@ -113,10 +92,7 @@ function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: numbe
 
 /** Deposits of the account, newest first. */
 export function listDeposits(deps: Deps, accountId: string, nowMs: number) {
-  const rows = sql(deps.db, 'SELECT * FROM chain_deposits WHERE account_id = ? ORDER BY seq DESC').all(
-    accountId,
-  ) as DepositRow[];
-  return rows.map((d) => depositView(d, nowMs));
+  return depositRowsOf(deps.db, accountId).map((d) => depositView(d, nowMs));
 }
 
 /** USDT seen on chain but not yet confirmed: the wallet's frozenAmount. */
@@ -126,10 +102,4 @@ export function pendingDepositsMicros(deps: Deps, accountId: string): number {
 
 export function registerChain(deps: Deps): void {
   deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (job) => creditDeposit(deps, job.accountId, job.ref, job.dueAtMs) });
-}
-
-/** Part of the sandbox reset: the account's deposits and their numbering. */
-export function resetDeposits(db: Db, accountId: string): void {
-  sql(db, 'DELETE FROM chain_deposits WHERE account_id = ?').run(accountId);
-  sql(db, 'DELETE FROM seq_counters WHERE scope = ?').run(`chain:${accountId}`);
 }

@@ -1,5 +1,6 @@
-import { assertInTransaction, sql } from '../store/db.js';
-import { accountClockNow } from './accounts.js';
+import { clockFrozenAt, clockRow, freezeClock, runClock, shiftClockBy } from '../store/accounts.js';
+import { assertInTransaction } from '../store/db.js';
+import { accountClockNow, clockNow } from './accounts.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
@@ -15,8 +16,17 @@ export function accountNowMs(deps: Deps, accountId: string): number {
   return now;
 }
 
+/** The account's "now" and whether its clock runs with wall time; undefined for an unknown account. */
+export function readClock(
+  deps: Pick<Deps, 'db' | 'wallClock'>,
+  accountId: string,
+): { nowMs: number; running: boolean } | undefined {
+  const row = clockRow(deps.db, accountId);
+  return row && { nowMs: clockNow(row, deps.wallClock()), running: row.clock_frozen_at_ms === null };
+}
+
 export function clockMode(deps: Deps, accountId: string): ClockMode {
-  const frozen = sql(deps.db, 'SELECT clock_frozen_at_ms FROM accounts WHERE id = ?').pluck().get(accountId);
+  const frozen = clockFrozenAt(deps.db, accountId);
   return frozen === null ? 'running' : 'frozen';
 }
 
@@ -25,17 +35,14 @@ export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): vo
   assertInTransaction(deps.db, 'setClockMode');
   const now = accountNowMs(deps, accountId);
   if (mode === 'frozen') {
-    sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = ? WHERE id = ?').run(now, accountId);
+    freezeClock(deps.db, accountId, now);
   } else {
-    sql(deps.db, 'UPDATE accounts SET clock_frozen_at_ms = NULL, clock_offset_ms = ? WHERE id = ?').run(
-      now - deps.wallClock(),
-      accountId,
-    );
+    runClock(deps.db, accountId, now - deps.wallClock());
   }
 }
 
 /** The latest an account clock may show: card ids and expiry dates (36 months on) keep four-digit years. */
-export const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
+const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
 
 /** Refuses (400) an advance that would take the account clock past MAX_ACCOUNT_TIME_MS; changes nothing. */
 export function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): void {
@@ -48,10 +55,5 @@ export function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs:
  */
 export function shiftClock(deps: Deps, accountId: string, deltaMs: number): void {
   assertInTransaction(deps.db, 'shiftClock');
-  sql(
-    deps.db,
-    `UPDATE accounts SET clock_offset_ms = clock_offset_ms + ?,
-       clock_frozen_at_ms = CASE WHEN clock_frozen_at_ms IS NULL THEN NULL ELSE clock_frozen_at_ms + ? END
-     WHERE id = ?`,
-  ).run(deltaMs, deltaMs, accountId);
+  shiftClockBy(deps.db, accountId, deltaMs);
 }

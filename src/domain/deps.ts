@@ -1,5 +1,6 @@
 import type { Redactor } from '../redaction/redactor.js';
 import type { Db } from '../store/db.js';
+import type { ClockWaiters } from './clock-waiters.js';
 import type { EventBus, StoredEvent } from './event-bus.js';
 import type { Ids } from './ids.js';
 import type { JobRunner } from './jobs.js';
@@ -7,7 +8,7 @@ import type { Logger } from './logger.js';
 import type { ServerSecret } from './secrets.js';
 
 /** The settings the domain reads (the server's configuration holds them, among others). */
-export interface DomainConfig {
+interface DomainConfig {
   /** Account seconds from card/deposit until the card is credited. */
   topUpSettleSeconds: number;
   /** Account seconds from card/cancel until the card is CANCELLED. */
@@ -25,6 +26,8 @@ export interface Deps {
   /** Wall-clock Unix milliseconds; account clocks are this plus an offset, or frozen. */
   wallClock: () => number;
   jobs: JobRunner;
+  /** What waits in memory on an account clock (a request a latency fault holds). */
+  clockWaiters: ClockWaiters;
   events: EventBus;
   logger: Logger;
   /** Redaction by value, knowing the server's own secrets (admin token, bootstrap key): for what the domain keeps. */

@@ -4,7 +4,7 @@
 const INVALID = 400;
 
 /** The error catalogue: name -> spec code and default message. The first entry of a code gives its message. */
-export const ERRORS = {
+const ERRORS = {
   ILLEGAL_PARAMETER: { code: INVALID, message: 'Illegal parameter' },
   NOT_FOUND: { code: 404, message: 'Not found' },
   PAYLOAD_TOO_LARGE: { code: INVALID, message: 'Request body is larger than 1 MiB' },
@@ -35,7 +35,7 @@ export const ERRORS = {
   ADMIN_DISABLED: { code: 403, message: 'Operator API is disabled: set SANDBOX_ADMIN_TOKEN' },
   RATE_LIMITED: { code: 429, message: 'Too many requests' },
   SYSTEM_ERROR: { code: 9999, message: 'Unexpected server error, retry later' },
-  // The sandbox's own failures (behaviour.md), beyond the spec's catalogue: each a 400 with its exact text.
+  // The sandbox's own failures (docs/design.md), beyond the spec's catalogue: each a 400 with its exact text.
   ACCOUNT_NOT_FOUND: { code: 404, message: 'account not found' },
   KEY_NOT_FOUND: { code: 404, message: 'key not found' },
   CARD_CANCELLED: { code: INVALID, message: 'card is cancelled' },
@@ -71,7 +71,7 @@ export const ERRORS = {
   WEBHOOK_NOT_CONFIGURED: { code: INVALID, message: 'no webhook is configured: PUT /v1/webhook first' },
   WEBHOOK_DISABLED: { code: INVALID, message: 'the webhook is disabled: enable it to deliver' },
   BIN_DIGITS_FIXED: { code: INVALID, message: 'bin cannot change once cards are issued on this BIN' },
-  // Developer tools (behaviour.md section 12).
+  // Developer tools (docs/design.md section 12).
   SANDBOX_NOT_FOUND: { code: 404, message: 'no such sandbox' },
   CHILD_CANNOT_CREATE_SANDBOX: {
     code: INVALID,

@@ -1,9 +1,10 @@
-import { sql, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
+import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../store/events.js';
 import type { Deps } from './deps.js';
 import type { StoredEvent } from './event-bus.js';
 import type { EventEnvelope, EventType } from './event-types.js';
 
-export type { EventListener, StoredEvent } from './event-bus.js';
+export type { StoredEvent } from './event-bus.js';
 
 /**
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event
@@ -20,54 +21,32 @@ export function emitEvent(
   if (!db.inTransaction) throw new Error('emitEvent outside a transaction');
   const id = deps.ids.eventId();
   const created = Math.floor(nowMs / 1000);
-  const { lastInsertRowid } = sql(
-    db,
-    'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?)',
-  ).run(id, accountId, type, created, JSON.stringify(data));
-  const event: StoredEvent = { seq: Number(lastInsertRowid), accountId, id, type, created, data };
+  const seq = insertEvent(db, id, accountId, type, created, JSON.stringify(data));
+  const event: StoredEvent = { seq, accountId, id, type, created, data };
   deps.events.notify(db, event);
   deps.jobs.kick();
   return event;
 }
 
-interface EventRow {
-  seq: number;
-  id: string;
-  account_id: string;
-  type: EventType;
-  created_s: number;
-  data: string;
-}
-
-export function rowToEvent(r: EventRow): StoredEvent {
+function rowToEvent(r: EventRow): StoredEvent {
   return {
     seq: r.seq,
     id: r.id,
     accountId: r.account_id,
-    type: r.type,
+    type: r.type as EventType,
     created: r.created_s,
     data: JSON.parse(r.data),
   };
 }
 
 export function getEvent(db: Db, accountId: string, id: string): StoredEvent | undefined {
-  const row = sql(db, 'SELECT * FROM events WHERE account_id = ? AND id = ?').get(accountId, id) as
-    EventRow | undefined;
+  const row = eventRow(db, accountId, id);
   return row && rowToEvent(row);
 }
 
 /** Events of an account, newest first. */
 export function listEvents(db: Db, accountId: string, opts: { type?: string; limit: number }): StoredEvent[] {
-  const rows = (
-    opts.type
-      ? sql(db, 'SELECT * FROM events WHERE account_id = ? AND type = ? ORDER BY seq DESC LIMIT ?').all(
-          accountId,
-          opts.type,
-          opts.limit,
-        )
-      : sql(db, 'SELECT * FROM events WHERE account_id = ? ORDER BY seq DESC LIMIT ?').all(accountId, opts.limit)
-  ) as EventRow[];
-  return rows.map(rowToEvent);
+  return eventRowsOf(db, accountId, opts.type, opts.limit).map(rowToEvent);
 }
 
 export function toEnvelope(e: StoredEvent): EventEnvelope {

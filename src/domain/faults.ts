@@ -1,4 +1,13 @@
-import { assertInTransaction, sql, type Db } from '../store/db.js';
+import { assertInTransaction, type Db } from '../store/db.js';
+import {
+  anyFaultRow,
+  armedFaultRows,
+  clearFaults,
+  deleteFault,
+  insertFault,
+  takeFaultRow,
+  type FaultRow,
+} from '../store/faults.js';
 
 // Injected faults (sandbox/v1/faults): per account, matched by the full request path, first rule first,
 // each applying to its next `count` matching requests.
@@ -9,17 +18,6 @@ export interface FaultRule {
   latencyMs: number;
   respond?: { httpStatus: number; code: number; message?: string };
   dropResponse: boolean;
-}
-
-interface FaultRow {
-  id: number;
-  path: string;
-  remaining: number;
-  latency_ms: number;
-  respond_status: number | null;
-  respond_code: number | null;
-  respond_message: string | null;
-  drop_response: number;
 }
 
 const toRule = (r: FaultRow): FaultRule => ({
@@ -51,38 +49,30 @@ export function setFaults(db: Db, accountId: string, rules: FaultRule[]): void {
   maybeArmed.delete(db);
   clearFaults(db, accountId);
   for (const r of rules) {
-    sql(
-      db,
-      `INSERT INTO faults (account_id, path, remaining, latency_ms, respond_status, respond_code, respond_message, drop_response)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      accountId,
-      r.path,
-      r.count,
-      r.latencyMs,
-      r.respond?.httpStatus ?? null,
-      r.respond?.code ?? null,
-      r.respond?.message ?? null,
-      r.dropResponse ? 1 : 0,
-    );
+    insertFault(db, accountId, {
+      path: r.path,
+      remaining: r.count,
+      latency_ms: r.latencyMs,
+      respond_status: r.respond?.httpStatus ?? null,
+      respond_code: r.respond?.code ?? null,
+      respond_message: r.respond?.message ?? null,
+      drop_response: r.dropResponse ? 1 : 0,
+    });
   }
 }
 
-export function clearFaults(db: Db, accountId: string): void {
-  sql(db, 'DELETE FROM faults WHERE account_id = ?').run(accountId);
-}
+/** Removes every rule of the account. */
+export { clearFaults };
 
 /** Rules still armed, in matching order. */
 export function listFaults(db: Db, accountId: string): FaultRule[] {
-  return (
-    sql(db, 'SELECT * FROM faults WHERE account_id = ? AND remaining > 0 ORDER BY id').all(accountId) as FaultRow[]
-  ).map(toRule);
+  return armedFaultRows(db, accountId).map(toRule);
 }
 
 /** Whether any account has an armed rule (spent rules are deleted): lets every request skip the key lookup in the common case. */
 export function anyArmedFault(db: Db): boolean {
   if (maybeArmed.get(db) === false) return false;
-  const armed = sql(db, 'SELECT 1 FROM faults LIMIT 1').get() !== undefined;
+  const armed = anyFaultRow(db);
   maybeArmed.set(db, armed);
   return armed;
 }
@@ -90,13 +80,8 @@ export function anyArmedFault(db: Db): boolean {
 /** The first armed rule for this path, counted down by one (atomically: two requests never take the same use). */
 export function takeFault(db: Db, accountId: string, path: string): FaultRule | undefined {
   assertInTransaction(db, 'takeFault');
-  const row = sql(
-    db,
-    `UPDATE faults SET remaining = remaining - 1 WHERE id =
-       (SELECT id FROM faults WHERE account_id = ? AND path = ? AND remaining > 0 ORDER BY id LIMIT 1)
-     RETURNING *`,
-  ).get(accountId, path) as FaultRow | undefined;
+  const row = takeFaultRow(db, accountId, path);
   // A spent rule is deleted so the table stays empty when no fault is armed.
-  if (row?.remaining === 0) sql(db, 'DELETE FROM faults WHERE id = ?').run(row.id);
+  if (row?.remaining === 0) deleteFault(db, row.id);
   return row && toRule(row);
 }

@@ -1,8 +1,8 @@
 import { MICROS_PER_CENT, PPM } from './money.js';
 
-// The fixed, documented conversion table of the sandbox (behaviour.md section 11): USD per unit of the
+// The fixed, documented conversion table of the sandbox (docs/design.md section 11): USD per unit of the
 // merchant currency, in parts per million so no float touches an amount.
-export const FX_RATES_PPM: Readonly<Record<string, number>> = Object.freeze({
+const FX_RATES_PPM: Readonly<Record<string, number>> = Object.freeze({
   USD: 1_000_000,
   EUR: 1_080_000,
   GBP: 1_270_000,

@@ -1,7 +1,19 @@
 import { createHash } from 'node:crypto';
-import { sql, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
+import {
+  deleteKey,
+  insertInFlightKey,
+  keyRow,
+  purgeExpiredKeys,
+  releaseKey,
+  upsertDoneKey,
+} from '../store/idempotency.js';
 
-export const RETENTION_MS = 24 * 60 * 60 * 1000;
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+
+// Statements of the store the HTTP layer's keyed runner uses as they are: a key released when its request failed,
+// and a bounded batch of expired keys purged on the keyed request path.
+export { purgeExpiredKeys, releaseKey };
 
 export interface StoredResponse {
   status: number;
@@ -12,16 +24,6 @@ export interface StoredResponse {
 export type KeyRecord =
   | { state: 'in_flight'; endpoint: string; requestHash: string }
   | { state: 'done'; endpoint: string; requestHash: string; response: StoredResponse };
-
-interface KeyRow {
-  endpoint: string;
-  request_hash: string;
-  state: 'in_flight' | 'done';
-  status: number | null;
-  body: string | null;
-  headers: string | null;
-  expires_at_ms: number;
-}
 
 type CanonicalTask = { text: string } | { value: unknown };
 
@@ -74,11 +76,10 @@ export function requestHash(body: unknown): string {
  * a crash), and expiring it would let a retry execute the operation a second time.
  */
 export function findKey(db: Db, accountId: string, key: string, nowMs: number): KeyRecord | undefined {
-  const row = sql(db, 'SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?').get(accountId, key) as
-    KeyRow | undefined;
+  const row = keyRow(db, accountId, key);
   if (!row) return undefined;
   if (row.state === 'done' && row.expires_at_ms <= nowMs) {
-    sql(db, 'DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?').run(accountId, key);
+    deleteKey(db, accountId, key);
     return undefined;
   }
   if (row.state === 'in_flight') return { state: 'in_flight', endpoint: row.endpoint, requestHash: row.request_hash };
@@ -98,15 +99,7 @@ export function reserveKey(
   hash: string,
   nowMs: number,
 ): void {
-  sql(
-    db,
-    `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, created_at_ms, expires_at_ms)
-     VALUES (?, ?, ?, ?, 'in_flight', ?, ?)`,
-  ).run(accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS);
-}
-
-export function releaseKey(db: Db, accountId: string, key: string): void {
-  sql(db, "DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND state = 'in_flight'").run(accountId, key);
+  insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS);
 }
 
 /** Stores the 2xx response; call in the transaction of the operation itself. Retention counts from here. */
@@ -119,35 +112,13 @@ export function completeKey(
   response: StoredResponse,
   nowMs: number,
 ): void {
-  sql(
-    db,
-    `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, status, body, headers, created_at_ms,
-       expires_at_ms) VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
-     ON CONFLICT (account_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body,
-       headers = excluded.headers, created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms`,
-  ).run(
-    accountId,
-    key,
+  upsertDoneKey(db, accountId, key, {
     endpoint,
     hash,
-    response.status,
-    response.body,
-    JSON.stringify(response.headers),
+    status: response.status,
+    body: response.body,
+    headersJson: JSON.stringify(response.headers),
     nowMs,
-    nowMs + RETENTION_MS,
-  );
-}
-
-/** Deletes a bounded batch of expired completed keys of an account (called on the keyed request path). */
-export function purgeExpiredKeys(db: Db, accountId: string, nowMs: number): void {
-  sql(
-    db,
-    `DELETE FROM idempotency_keys WHERE rowid IN
-       (SELECT rowid FROM idempotency_keys WHERE account_id = ? AND expires_at_ms <= ? AND state = 'done' LIMIT 100)`,
-  ).run(accountId, nowMs);
-}
-
-/** Start-up: a key left in flight by a crash never executed (execution and completion commit together). */
-export function releaseAllInFlight(db: Db): number {
-  return sql(db, "DELETE FROM idempotency_keys WHERE state = 'in_flight'").run().changes;
+    expiresAtMs: nowMs + RETENTION_MS,
+  });
 }

@@ -1,4 +1,5 @@
-import { sql, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
+import { claimJob, deleteJob, dueJobs, earliestJobOf, insertJob, nextDueJob, type JobRow } from '../store/jobs.js';
 import type { Logger } from './logger.js';
 
 export interface Job {
@@ -17,14 +18,6 @@ export interface JobKind {
    * the timer and clock advances do. Foreground jobs are synchronous and run inside one SQLite transaction.
    */
   background?: boolean;
-}
-
-interface JobRow {
-  id: number;
-  account_id: string;
-  due_at_ms: number;
-  kind: string;
-  ref: string;
 }
 
 const toJob = (r: JobRow): Job => ({
@@ -73,16 +66,11 @@ export class JobRunner {
       const known = this.minForegroundDue.get(accountId);
       if (known !== undefined && dueAtMs < known) this.minForegroundDue.set(accountId, dueAtMs);
     }
-    sql(db, 'INSERT INTO jobs (account_id, due_at_ms, kind, ref) VALUES (?, ?, ?, ?)').run(
-      accountId,
-      dueAtMs,
-      kind,
-      ref,
-    );
+    insertJob(db, accountId, dueAtMs, kind, ref);
   }
 
   cancel(db: Db, accountId: string, kind: string, ref: string): void {
-    sql(db, 'DELETE FROM jobs WHERE account_id = ? AND kind = ? AND ref = ?').run(accountId, kind, ref);
+    deleteJob(db, accountId, kind, ref);
   }
 
   /** Runs, in due order, every job of the account due at or before `untilMs`, including jobs they schedule. */
@@ -99,11 +87,7 @@ export class JobRunner {
     const bound = this.minForegroundDue.get(accountId);
     if (bound !== undefined && bound > untilMs) return;
     for (;;) {
-      const row = sql(
-        this.deps.db,
-        `SELECT * FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
-           ORDER BY due_at_ms, id LIMIT 1`,
-      ).get(accountId, this.foregroundKinds()) as JobRow | undefined;
+      const row = earliestJobOf(this.deps.db, accountId, this.foregroundKinds());
       // The earliest foreground job, due or not: when it is not due yet, it is the next bound.
       if (!row || row.due_at_ms > untilMs) {
         this.minForegroundDue.set(accountId, row ? row.due_at_ms : Infinity);
@@ -114,36 +98,26 @@ export class JobRunner {
   }
 
   private next(accountId: string, untilMs: number, includeBackground: boolean): Job | undefined {
-    const row = includeBackground
-      ? sql(
-          this.deps.db,
-          'SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT 1',
-        ).get(accountId, untilMs)
-      : sql(
-          this.deps.db,
-          `SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ?
-             AND kind IN (SELECT value FROM json_each(?)) ORDER BY due_at_ms, id LIMIT 1`,
-        ).get(accountId, untilMs, this.foregroundKinds());
-    return row ? toJob(row as JobRow) : undefined;
+    const row = nextDueJob(this.deps.db, accountId, untilMs, includeBackground ? undefined : this.foregroundKinds());
+    return row ? toJob(row) : undefined;
   }
 
   /** Claims the job (deletes its row) and runs it; a foreground job's claim and effects commit together. */
   private execute(job: Job): Promise<void> | void {
     const kind = this.kinds.get(job.kind);
     const { db } = this.deps;
-    const claim = sql(db, 'DELETE FROM jobs WHERE id = ?');
     if (!kind) {
       this.deps.logger.error({ job: job.kind }, 'dropping job of unknown kind');
-      claim.run(job.id);
+      claimJob(db, job.id);
       return;
     }
     if (!kind.background) {
       db.transaction(() => {
-        if (claim.run(job.id).changes === 1) kind.run(job);
+        if (claimJob(db, job.id)) kind.run(job);
       })();
       return;
     }
-    if (claim.run(job.id).changes !== 1) return;
+    if (!claimJob(db, job.id)) return;
     const p = Promise.resolve(kind.run(job)).catch((err: unknown) => {
       this.deps.logger.error({ err, job: job.kind }, 'background job failed');
     });
@@ -174,12 +148,7 @@ export class JobRunner {
     if (this.polling) return;
     this.polling = true;
     try {
-      const rows = sql(
-        this.deps.db,
-        `SELECT j.* FROM jobs j JOIN accounts a ON a.id = j.account_id
-         WHERE j.due_at_ms <= COALESCE(a.clock_frozen_at_ms, ? + a.clock_offset_ms)
-         ORDER BY j.due_at_ms, j.id LIMIT 100`,
-      ).all(this.deps.wallClock()) as JobRow[];
+      const rows = dueJobs(this.deps.db, this.deps.wallClock());
       // Claimed jobs cannot run twice, so the timer never waits on a slow webhook receiver.
       for (const row of rows) void this.execute(toJob(row));
     } catch (err) {

@@ -1,4 +1,12 @@
-import { sql, type Db } from '../store/db.js';
+import type { Db } from '../store/db.js';
+import {
+  creditLedgerAccount,
+  debitLedgerAccount,
+  insertTransfer,
+  ledgerBalance,
+  ledgerBalances,
+  openLedgerAccount,
+} from '../store/ledger.js';
 import { assertMicros } from './money.js';
 
 // Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
@@ -37,85 +45,37 @@ export function transfer(db: Db, t: TransferInput): void {
   if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
   const debitId = open(db, t.accountId, t.debit.kind, t.debit.cardId);
   const creditId = open(db, t.accountId, t.credit.kind, t.credit.cardId);
-  sql(
-    db,
-    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(t.accountId, debitId, creditId, t.amountMicros, t.reason, t.ref ?? null, t.atMs);
-  const after = sql(
-    db,
-    'UPDATE ledger_accounts SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros',
-  )
-    .pluck()
-    .get(t.amountMicros, debitId) as number;
+  insertTransfer(db, {
+    account_id: t.accountId,
+    debit_id: debitId,
+    credit_id: creditId,
+    amount_micros: t.amountMicros,
+    kind: t.reason,
+    ref: t.ref ?? null,
+    created_at_ms: t.atMs,
+  });
+  const after = debitLedgerAccount(db, debitId, t.amountMicros);
   if (after < 0 && !SOURCES.has(t.debit.kind)) {
     throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
   }
-  sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros + ? WHERE id = ?').run(t.amountMicros, creditId);
+  creditLedgerAccount(db, creditId, t.amountMicros);
 }
 
 function open(db: Db, accountId: string, kind: LedgerKind, cardId?: string): string {
   const id = ledgerId(accountId, kind, cardId);
-  sql(db, 'INSERT OR IGNORE INTO ledger_accounts (id, account_id, kind) VALUES (?, ?, ?)').run(id, accountId, kind);
+  openLedgerAccount(db, id, accountId, kind);
   return id;
 }
 
 /** Balance of one ledger account (0 when it has never moved). */
 export function balance(db: Db, accountId: string, kind: LedgerKind, cardId?: string): number {
-  const v = sql(db, 'SELECT balance_micros FROM ledger_accounts WHERE id = ?')
-    .pluck()
-    .get(ledgerId(accountId, kind, cardId));
-  return (v as number | undefined) ?? 0;
+  return ledgerBalance(db, ledgerId(accountId, kind, cardId)) ?? 0;
 }
 
-/**
- * Balances of many ledger accounts in one statement (0 for one that never moved): a listing reads 40 balances
- * for 20 cards, and one statement costs less than 40 primary-key reads each crossing into SQLite.
- */
+/** Balances of many ledger accounts in one statement (0 for one that never moved). */
 export function balancesOf(db: Db, ledgerIds: readonly string[]): Map<string, number> {
-  const rows = sql(db, 'SELECT id, balance_micros FROM ledger_accounts WHERE id IN (SELECT value FROM json_each(?))')
-    .raw()
-    .all(JSON.stringify(ledgerIds)) as [string, number][];
+  const rows = ledgerBalances(db, ledgerIds);
   const out = new Map<string, number>(ledgerIds.map((id) => [id, 0]));
   for (const [id, micros] of rows) out.set(id, micros);
   return out;
-}
-
-/** Sum of balances by kind for a partner account (cards summed together). */
-export function balancesByKind(db: Db, accountId: string): Record<LedgerKind, number> {
-  const out: Record<LedgerKind, number> = {
-    seed: 0,
-    chain: 0,
-    wallet: 0,
-    settling: 0,
-    fee: 0,
-    merchant: 0,
-    card: 0,
-    held: 0,
-  };
-  const rows = sql(
-    db,
-    'SELECT kind, SUM(balance_micros) AS total FROM ledger_accounts WHERE account_id = ? GROUP BY kind',
-  ).all(accountId) as { kind: LedgerKind; total: number }[];
-  for (const r of rows) out[r.kind] = r.total;
-  return out;
-}
-
-/**
- * Debits equal credits: the balances of a partner account's ledger accounts sum to zero, and every balance
- * counter equals what its transfer rows add up to.
- */
-export function ledgerIsBalanced(db: Db, accountId: string): boolean {
-  const total = sql(db, 'SELECT COALESCE(SUM(balance_micros), 0) FROM ledger_accounts WHERE account_id = ?')
-    .pluck()
-    .get(accountId) as number;
-  const drifted = sql(
-    db,
-    `SELECT COUNT(*) FROM ledger_accounts la WHERE la.account_id = ? AND la.balance_micros !=
-       COALESCE((SELECT SUM(amount_micros) FROM transfers WHERE credit_id = la.id), 0) -
-       COALESCE((SELECT SUM(amount_micros) FROM transfers WHERE debit_id = la.id), 0)`,
-  )
-    .pluck()
-    .get(accountId) as number;
-  return total === 0 && drifted === 0;
 }

@@ -1,7 +1,7 @@
 // Amounts live as integer micro-units (6 decimals, the precision of TRC20 USDT) from parsing to formatting.
 // This module is the only place that converts between text and micro-units.
 
-export const MICROS_PER_UNIT = 1_000_000;
+const MICROS_PER_UNIT = 1_000_000;
 export const MICROS_PER_CENT = 10_000;
 export const PPM = 1_000_000;
 
@@ -9,7 +9,7 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /** Parses a plain non-negative decimal string with at most `maxDecimals` places; null when it is not one. */
 export function parseDecimal(text: string, maxDecimals = 6): number | null {
-  const m = DECIMAL.exec(text);
+  const m = text.match(DECIMAL);
   if (!m) return null;
   const whole = m[1]!;
   const frac = (m[2] ?? '').replace(/0+$/, '');

@@ -12,7 +12,7 @@ import {
 // recorded requests, so a result can always be traced to request ids a partner can open.
 
 /** One request of the window as the request log recorded it. */
-export interface Logged {
+interface Logged {
   seq: number;
   requestId: string;
   atMs: number;

@@ -33,7 +33,7 @@ export type ReceiverCheckId = (typeof RECEIVER_CHECKS)[number];
 export type ApiCheckId = (typeof API_CHECKS)[number];
 export type CheckId = ReceiverCheckId | ApiCheckId;
 
-export const TITLES: Record<CheckId, string> = {
+const TITLES: Record<CheckId, string> = {
   'receiver-accepts-signed': 'Receiver answers 2xx to a correctly signed delivery within 10 s',
   'receiver-rejects-bad-signature': 'Receiver refuses a delivery with a bad signature',
   'receiver-rejects-stale-timestamp': 'Receiver refuses a delivery signed more than 300 s ago',
@@ -52,7 +52,7 @@ export const INJECTED_RETRY_AFTER_SECONDS = 2;
 export const LOOP_LIMIT = 5;
 export const LOOP_WINDOW_MS = 10_000;
 /** Evidence lists are cut here: enough to find the pattern in the request log. */
-export const MAX_EVIDENCE = 20;
+const MAX_EVIDENCE = 20;
 
 /** The writes a run drops and fails, and whose Idempotency-Key it checks. */
 export const KEYED_WRITE_PATHS: ReadonlySet<string> = new Set(['/v1/card/create', '/v1/card/deposit']);

@@ -10,7 +10,7 @@ import {
 // duplicate one delivered twice (two attempts of the same event, each signed afresh, as a retry is).
 
 /** How many attempts each check's delivery gets. */
-export const PLANNED_ATTEMPTS: Record<ReceiverCheckId, number> = {
+const PLANNED_ATTEMPTS: Record<ReceiverCheckId, number> = {
   'receiver-accepts-signed': 1,
   'receiver-rejects-bad-signature': 1,
   'receiver-rejects-stale-timestamp': 1,

@@ -36,16 +36,16 @@ import { evaluateReceiverChecks, type ReadinessAttempt, type ReceiverDelivery } 
 
 export const DEFAULT_WINDOW_SECONDS = 600;
 /** Runs kept per account (the newest): what readiness/list and the console show. */
-export const RUNS_KEPT = 10;
+const RUNS_KEPT = 10;
 
-export interface AttemptView {
+interface AttemptView {
   time: string;
   status: number | null;
   latencyMs: number;
   error: string | null;
 }
 
-export interface DeliveryView {
+interface DeliveryView {
   deliveryId: string;
   check: ReceiverCheckId;
   eventId: string;
@@ -167,7 +167,7 @@ export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[
 }
 
 /** Evaluates the API-use checks of a run whose window has ended, once: the stored result never changes after. */
-export function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
+function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
   if (run.api_checks !== null || run.ends_at_ms > deps.wallClock()) return run;
   storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(log, run, run.ends_at_ms)));
   windows.delete(deps.db);

@@ -1,5 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import { assertInTransaction, sql } from '../store/db.js';
+import { assertInTransaction } from '../store/db.js';
+import { liveCardCount } from '../store/cards.js';
+import { approveChallenge, challengeIdOfEvent, challengeRow, insertChallenge } from '../store/threeds.js';
 import { getOwnedCard } from './cards.js';
 import type { Deps, EventEnricher } from './deps.js';
 import { DomainError } from './errors.js';
@@ -12,13 +14,13 @@ import { findWebhookConfig } from './webhook-config.js';
 // id, derived when the challenge is raised (for the simulation answer) and when a webhook body is built
 // (only if the account's webhook config has deliver3dsCode). It never enters the outbox, a log or a read.
 
-export const OTP_LIFETIME_MS = 600_000;
+const OTP_LIFETIME_MS = 600_000;
 export const CHALLENGE_TYPES = ['payment', 'binding'] as const;
-export type ChallengeType = (typeof CHALLENGE_TYPES)[number];
+type ChallengeType = (typeof CHALLENGE_TYPES)[number];
 export type VerifyResult = 'APPROVED' | 'INVALID_OTP' | 'EXPIRED';
 
 /** The challenge's 6-digit OTP. */
-export function otpFor(secret: ServerSecret, challengeId: string): string {
+function otpFor(secret: ServerSecret, challengeId: string): string {
   return String(secret.hmac('3ds-otp', challengeId).readUInt32BE(0) % 1_000_000).padStart(6, '0');
 }
 
@@ -33,19 +35,13 @@ export interface ChallengeInput {
   dedicatedInbox: boolean;
 }
 
-function liveCardCount(deps: Deps, accountId: string): number {
-  return sql(deps.db, "SELECT COUNT(*) FROM cards WHERE account_id = ? AND status != 'CANCELLED'")
-    .pluck()
-    .get(accountId) as number;
-}
-
 /** card/3ds: raises `card.3ds.requested` with the spec's fields; answers the OTP to the simulation caller only. */
 export function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
   assertInTransaction(deps.db, 'raiseChallenge');
   const card = getOwnedCard(deps, accountId, input.cardId);
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
   const expiresAt = nowMs + OTP_LIFETIME_MS;
-  const resolvesToCard = input.dedicatedInbox || liveCardCount(deps, accountId) === 1;
+  const resolvesToCard = input.dedicatedInbox || liveCardCount(deps.db, accountId) === 1;
   const event = emitEvent(deps, accountId, nowMs, 'card.3ds.requested', {
     type: input.type,
     merchant: input.merchant,
@@ -54,10 +50,14 @@ export function raiseChallenge(deps: Deps, accountId: string, input: ChallengeIn
     ...(resolvesToCard ? { cardId: card.id } : {}),
     last4: card.last4,
   });
-  sql(
-    deps.db,
-    'INSERT INTO threeds_challenges (id, account_id, card_id, event_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(input.challengeId, accountId, card.id, event.id, nowMs, expiresAt);
+  insertChallenge(deps.db, {
+    id: input.challengeId,
+    account_id: accountId,
+    card_id: card.id,
+    event_id: event.id,
+    created_at_ms: nowMs,
+    expires_at_ms: expiresAt,
+  });
   return {
     challengeId: input.challengeId,
     otp: otpFor(deps.secret, input.challengeId),
@@ -74,29 +74,20 @@ export function verifyChallenge(
   nowMs: number,
 ): VerifyResult {
   assertInTransaction(deps.db, 'verifyChallenge');
-  const row = sql(deps.db, 'SELECT * FROM threeds_challenges WHERE id = ? AND account_id = ?').get(
-    challengeId,
-    accountId,
-  ) as { expires_at_ms: number; approved_at_ms: number | null } | undefined;
+  const row = challengeRow(deps.db, accountId, challengeId);
   if (!row) throw new DomainError('CHALLENGE_NOT_FOUND');
   if (nowMs >= row.expires_at_ms) return 'EXPIRED';
   const expected = Buffer.from(otpFor(deps.secret, challengeId));
   const given = Buffer.from(otp);
   const matches = given.length === expected.length && timingSafeEqual(given, expected);
   if (!matches || row.approved_at_ms !== null) return 'INVALID_OTP';
-  sql(deps.db, 'UPDATE threeds_challenges SET approved_at_ms = ? WHERE id = ?').run(nowMs, challengeId);
+  approveChallenge(deps.db, challengeId, nowMs);
   return 'APPROVED';
 }
 
 /** The delivery-only `otp` of a 3DS event, when the account's webhook config asks for codes. */
 export const otpField: EventEnricher = (deps, event) => {
   if (event.type !== 'card.3ds.requested' || !findWebhookConfig(deps, event.accountId)?.deliver3dsCode) return;
-  const id = sql(deps.db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(event.id) as
-    string | undefined;
+  const id = challengeIdOfEvent(deps.db, event.id);
   return id ? { otp: otpFor(deps.secret, id) } : undefined;
 };
-
-/** Part of the sandbox reset: the account's challenges. */
-export function resetChallenges(db: Deps['db'], accountId: string): void {
-  sql(db, 'DELETE FROM threeds_challenges WHERE account_id = ?').run(accountId);
-}

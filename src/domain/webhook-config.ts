@@ -1,6 +1,13 @@
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
-import { assertInTransaction, sql } from '../store/db.js';
+import { assertInTransaction } from '../store/db.js';
+import {
+  insertWebhookConfig,
+  updateWebhookConfig,
+  updateWebhookSecret,
+  webhookConfigRow,
+  type WebhookConfigRow,
+} from '../store/webhook-config.js';
 
 // The account's webhook endpoint (spec "Webhook configuration"). Plain functions over the store; the HTTP layer
 // validates input first, so nothing here runs on bad input.
@@ -13,18 +20,9 @@ export interface WebhookConfig {
   secretPrefix: string;
 }
 
-interface ConfigRow {
-  account_id: string;
-  url: string;
-  enabled: number;
-  deliver_3ds_code: number;
-  secret_sealed: string;
-  secret_prefix: string;
-}
-
 const SECRET_PREFIX_LENGTH = 14;
 
-const toConfig = (r: ConfigRow): WebhookConfig => ({
+const toConfig = (r: WebhookConfigRow): WebhookConfig => ({
   accountId: r.account_id,
   url: r.url,
   enabled: r.enabled === 1,
@@ -32,8 +30,8 @@ const toConfig = (r: ConfigRow): WebhookConfig => ({
   secretPrefix: r.secret_prefix,
 });
 
-function row(deps: Deps, accountId: string): ConfigRow | undefined {
-  return sql(deps.db, 'SELECT * FROM webhook_configs WHERE account_id = ?').get(accountId) as ConfigRow | undefined;
+function row(deps: Deps, accountId: string): WebhookConfigRow | undefined {
+  return webhookConfigRow(deps.db, accountId);
 }
 
 export function findWebhookConfig(deps: Deps, accountId: string): WebhookConfig | undefined {
@@ -47,7 +45,7 @@ export function signingSecret(deps: Deps, accountId: string): string | undefined
   return r && deps.secret.decrypt(r.secret_sealed);
 }
 
-/** `whsec_` + 32 base64url characters (behaviour.md section 2), from the injected random source. */
+/** `whsec_` + 32 base64url characters (docs/design.md section 2), from the injected random source. */
 function newSecret(deps: Deps): string {
   return 'whsec_' + Buffer.from(deps.ids.hex(24), 'hex').toString('base64url');
 }
@@ -68,31 +66,27 @@ export function putWebhookConfig(
   assertInTransaction(deps.db, 'putWebhookConfig');
   const existing = row(deps, accountId);
   if (existing) {
-    sql(
+    updateWebhookConfig(
       deps.db,
-      'UPDATE webhook_configs SET url = ?, enabled = ?, deliver_3ds_code = ?, updated_at_ms = ? WHERE account_id = ?',
-    ).run(
+      accountId,
       input.url,
       Number(input.enabled ?? existing.enabled === 1),
       Number(input.deliver3dsCode ?? existing.deliver_3ds_code === 1),
       nowMs,
-      accountId,
     );
     return { config: findWebhookConfig(deps, accountId)! };
   }
   const secret = newSecret(deps);
-  sql(
+  insertWebhookConfig(
     deps.db,
-    `INSERT INTO webhook_configs (account_id, url, enabled, deliver_3ds_code, secret_sealed, secret_prefix,
-       created_at_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    accountId,
-    input.url,
-    Number(input.enabled ?? true),
-    Number(input.deliver3dsCode ?? false),
-    deps.secret.encrypt(secret),
-    secret.slice(0, SECRET_PREFIX_LENGTH),
-    nowMs,
+    {
+      account_id: accountId,
+      url: input.url,
+      enabled: Number(input.enabled ?? true),
+      deliver_3ds_code: Number(input.deliver3dsCode ?? false),
+      secret_sealed: deps.secret.encrypt(secret),
+      secret_prefix: secret.slice(0, SECRET_PREFIX_LENGTH),
+    },
     nowMs,
   );
   return { config: findWebhookConfig(deps, accountId)!, secret };
@@ -107,14 +101,6 @@ export function rotateWebhookSecret(
   assertInTransaction(deps.db, 'rotateWebhookSecret');
   if (!row(deps, accountId)) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
   const secret = newSecret(deps);
-  sql(
-    deps.db,
-    'UPDATE webhook_configs SET secret_sealed = ?, secret_prefix = ?, updated_at_ms = ? WHERE account_id = ?',
-  ).run(deps.secret.encrypt(secret), secret.slice(0, SECRET_PREFIX_LENGTH), nowMs, accountId);
+  updateWebhookSecret(deps.db, accountId, deps.secret.encrypt(secret), secret.slice(0, SECRET_PREFIX_LENGTH), nowMs);
   return { config: findWebhookConfig(deps, accountId)!, secret };
-}
-
-/** Removes the endpoint (`removeWebhook` also cancels its pending deliveries). */
-export function deleteWebhookConfig(deps: Deps, accountId: string): boolean {
-  return sql(deps.db, 'DELETE FROM webhook_configs WHERE account_id = ?').run(accountId).changes === 1;
 }

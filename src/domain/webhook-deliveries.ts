@@ -1,7 +1,24 @@
 import type { Deps } from './deps.js';
 import type { StoredEvent } from './events.js';
-import { assertInTransaction, sql, type Db } from '../store/db.js';
-import { deleteWebhookConfig, findWebhookConfig } from './webhook-config.js';
+import { assertInTransaction, type Db } from '../store/db.js';
+import { deleteJobsOfKind } from '../store/jobs.js';
+import { deleteWebhookConfig } from '../store/webhook-config.js';
+import {
+  attemptCount,
+  cancelPendingDeliveryRows,
+  deliveriesWithoutJob,
+  deliveryForEvent,
+  getDelivery,
+  insertAttempt,
+  insertDelivery,
+  listAttempts,
+  setDeliveryAttempts,
+  setDeliveryClosed,
+  type AttemptRow,
+  type DeliveryRow,
+  type DeliveryState,
+} from '../store/webhook-deliveries.js';
+import { findWebhookConfig } from './webhook-config.js';
 
 // The delivery state of each event, its retry state machine, and the log of every attempt. The sending (network)
 // is the webhooks module's (src/webhooks/attempt.ts), which reports each outcome here.
@@ -9,35 +26,12 @@ import { deleteWebhookConfig, findWebhookConfig } from './webhook-config.js';
 export const ATTEMPT_JOB = 'webhook.attempt';
 
 /** Delays before retries 1..6, each counted from the previous attempt, in account seconds (spec Events, rule 1). */
-export const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000] as const;
-export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000] as const;
+const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
-export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'cancelled' | 'disabled';
-
-export interface DeliveryRow {
-  id: number;
-  account_id: string;
-  event_id: string;
-  state: DeliveryState;
-  attempts: number;
-  next_attempt_at_ms: number | null;
-  created_at_ms: number;
-}
-
-export interface AttemptRow {
-  id: number;
-  account_id: string;
-  event_id: string;
-  attempt: number;
-  redelivery: number;
-  url: string;
-  at_ms: number;
-  signed_at_s: number;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  next_retry_at_ms: number | null;
-}
+// The rows as the store reads them, for the webhooks module and the routes.
+export type { AttemptRow, DeliveryRow, DeliveryState };
+export { attemptCount, deliveryForEvent, getDelivery, listAttempts };
 
 /**
  * The EventBus listener, inside the event's own transaction: an event of an account with an enabled endpoint gets
@@ -49,29 +43,19 @@ export function recordDelivery(deps: Deps, db: Db, event: StoredEvent): void {
   if (!config) return;
   const atMs = event.created * 1000;
   const state: DeliveryState = config.enabled ? 'pending' : 'disabled';
-  const { lastInsertRowid } = sql(
-    db,
-    `INSERT INTO webhook_deliveries (account_id, event_id, state, next_attempt_at_ms, created_at_ms)
-     VALUES (?, ?, ?, ?, ?)`,
-  ).run(event.accountId, event.id, state, config.enabled ? atMs : null, atMs);
-  if (config.enabled) deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(lastInsertRowid), atMs);
-}
-
-export function getDelivery(db: Db, id: number): DeliveryRow | undefined {
-  return sql(db, 'SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
-}
-
-export function deliveryForEvent(db: Db, accountId: string, eventId: string): DeliveryRow | undefined {
-  return sql(db, 'SELECT * FROM webhook_deliveries WHERE account_id = ? AND event_id = ?').get(accountId, eventId) as
-    DeliveryRow | undefined;
+  const id = insertDelivery(db, {
+    account_id: event.accountId,
+    event_id: event.id,
+    state,
+    next_attempt_at_ms: config.enabled ? atMs : null,
+    created_at_ms: atMs,
+  });
+  if (config.enabled) deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(id), atMs);
 }
 
 /** Ends a delivery (delivered, failed, cancelled or disabled) and drops its timer. */
 export function closeDelivery(deps: Deps, delivery: DeliveryRow, state: Exclude<DeliveryState, 'pending'>): void {
-  sql(deps.db, 'UPDATE webhook_deliveries SET state = ?, next_attempt_at_ms = NULL WHERE id = ?').run(
-    state,
-    delivery.id,
-  );
+  setDeliveryClosed(deps.db, delivery.id, state);
   deps.jobs.cancel(deps.db, delivery.account_id, ATTEMPT_JOB, String(delivery.id));
 }
 
@@ -104,11 +88,7 @@ export function recordScheduledAttempt(
       row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
       deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
     }
-    sql(deps.db, 'UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?').run(
-      attempts,
-      row.next_retry_at_ms,
-      now.id,
-    );
+    setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
     insertAttempt(deps.db, row);
   })();
 }
@@ -138,65 +118,14 @@ export function recordRedelivery(
 /** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
 export function removeWebhook(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'removeWebhook');
-  deleteWebhookConfig(deps, accountId);
+  deleteWebhookConfig(deps.db, accountId);
   cancelPendingDeliveries(deps, accountId);
 }
 
 /** Every pending retry of the account stops. */
-export function cancelPendingDeliveries(deps: Deps, accountId: string): void {
-  sql(
-    deps.db,
-    "UPDATE webhook_deliveries SET state = 'cancelled', next_attempt_at_ms = NULL WHERE account_id = ? AND state = 'pending'",
-  ).run(accountId);
-  sql(deps.db, 'DELETE FROM jobs WHERE account_id = ? AND kind = ?').run(accountId, ATTEMPT_JOB);
-}
-
-/**
- * Records an attempt once its request has answered. The account may be gone by then (a child sandbox deleted while
- * the request was on the wire): the row is then not written, since nothing would ever read or delete it.
- */
-export function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
-  sql(
-    db,
-    `INSERT INTO webhook_attempts (account_id, event_id, attempt, redelivery, url, at_ms, signed_at_s, status_code,
-       latency_ms, error, next_retry_at_ms)
-     SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?)`,
-  ).run(
-    a.account_id,
-    a.event_id,
-    a.attempt,
-    a.redelivery,
-    a.url,
-    a.at_ms,
-    a.signed_at_s,
-    a.status_code,
-    a.latency_ms,
-    a.error,
-    a.next_retry_at_ms,
-    a.account_id,
-  );
-}
-
-export function attemptCount(db: Db, accountId: string, eventId: string): number {
-  return sql(db, 'SELECT COUNT(*) FROM webhook_attempts WHERE account_id = ? AND event_id = ?')
-    .pluck()
-    .get(accountId, eventId) as number;
-}
-
-/** Attempts of the account (or of one event), newest first. */
-export function listAttempts(db: Db, accountId: string, opts: { eventId?: string; limit: number }): AttemptRow[] {
-  return (
-    opts.eventId
-      ? sql(db, 'SELECT * FROM webhook_attempts WHERE account_id = ? AND event_id = ? ORDER BY id DESC LIMIT ?').all(
-          accountId,
-          opts.eventId,
-          opts.limit,
-        )
-      : sql(db, 'SELECT * FROM webhook_attempts WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(
-          accountId,
-          opts.limit,
-        )
-  ) as AttemptRow[];
+function cancelPendingDeliveries(deps: Deps, accountId: string): void {
+  cancelPendingDeliveryRows(deps.db, accountId);
+  deleteJobsOfKind(deps.db, accountId, ATTEMPT_JOB);
 }
 
 /**
@@ -205,20 +134,10 @@ export function listAttempts(db: Db, accountId: string, opts: { eventId?: string
  * Returns how many were restored.
  */
 export function restoreLostAttempts(deps: Deps): number {
-  const lost = sql(
-    deps.db,
-    `SELECT d.* FROM webhook_deliveries d WHERE d.state = 'pending' AND NOT EXISTS
-       (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.account_id = d.account_id AND j.ref = CAST(d.id AS TEXT))`,
-  ).all(ATTEMPT_JOB) as DeliveryRow[];
+  const lost = deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
   assertInTransaction(deps.db, 'restoreLostAttempts');
   for (const d of lost) {
     deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
   }
   return lost.length;
-}
-
-/** The sandbox reset hook: this module's per-account rows (the endpoint config is kept, as behaviour.md says). */
-export function resetDeliveries(db: Db, accountId: string): void {
-  sql(db, 'DELETE FROM webhook_attempts WHERE account_id = ?').run(accountId);
-  sql(db, 'DELETE FROM webhook_deliveries WHERE account_id = ?').run(accountId);
 }

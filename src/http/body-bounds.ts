@@ -22,7 +22,7 @@ const [QUOTE, BACKSLASH, COMMA, OPEN_BRACKET, CLOSE_BRACKET, OPEN_BRACE, CLOSE_B
  * boundary, inside a string or after a backslash). UTF-8 is scanned as bytes: no byte of a multi-byte character is
  * ASCII, so a quote or bracket byte is always that character. Malformed text is left to JSON.parse to refuse.
  */
-export class JsonCostScan {
+class JsonCostScan {
   private depth = 0;
   private values = 0;
   private inString = false;

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { accountNowMs } from '../domain/clock.js';
+import { DomainError } from '../domain/errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from './context.js';
 
@@ -23,4 +24,12 @@ export function transact<T>(deps: ServerDeps, command: () => T): T {
 export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (nowMs: number) => T): T {
   const nowMs = caughtUpNow(c, deps);
   return transact(deps, () => command(nowMs));
+}
+
+/**
+ * Holds the request until the calling account's clock reads `atMs` (a latency fault). An account deleted meanwhile
+ * (a child sandbox) leaves a request whose key no longer authenticates, answered as such.
+ */
+export async function holdUntil(c: Context<AppEnv>, deps: ServerDeps, atMs: number): Promise<void> {
+  if (!(await deps.clockWaiters.until(c.get('account').id, atMs))) throw new DomainError('ACCOUNT_DELETED');
 }

@@ -22,7 +22,7 @@ const STATUS: Partial<Record<ErrorName, ContentfulStatusCode>> = {
   SYSTEM_ERROR: 500,
 };
 
-export function httpStatus(err: DomainError): ContentfulStatusCode {
+function httpStatus(err: DomainError): ContentfulStatusCode {
   return STATUS[err.errorName] ?? 400;
 }
 

@@ -11,14 +11,12 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
-import { caughtUpNow, runCommand } from './command.js';
+import { caughtUpNow, holdUntil, runCommand } from './command.js';
 import type { AppEnv } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
 const KEY_PATTERN = /^[\x20-\x7e]+$/;
 const MAX_KEY_LENGTH = 255;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Spec rule 3: the key is echoed on every response to a keyed request, including the 400s of body validation
@@ -59,7 +57,8 @@ export interface KeyedCall {
   body: unknown;
   /**
    * 0: the key check, the operation and its stored response commit in one transaction. Above 0: the key is
-   * reserved (in flight) first, then the call waits, so a concurrent retry sees 4212 meanwhile.
+   * reserved (in flight) first, then the call is held until the account clock has moved this far, so a concurrent
+   * retry sees 4212 meanwhile.
    */
   latencyMs: number;
 }
@@ -80,7 +79,7 @@ export async function runKeyed(
   const key = readKey(c);
   if (key === undefined) {
     if (account.requireIdempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
-    if (latencyMs > 0) await sleep(latencyMs);
+    if (latencyMs > 0) await holdUntil(c, deps, caughtUpNow(c, deps) + latencyMs);
     return c.json(runCommand(c, deps, operation), 200);
   }
   c.header('Idempotency-Key', key);
@@ -95,12 +94,7 @@ export async function runKeyed(
     const existing = findKey(db, account.id, key, startMs);
     if (existing) return answerExisting(c, key, endpoint, hash, existing);
     reserveKey(db, account.id, key, endpoint, hash, startMs);
-    try {
-      await sleep(latencyMs);
-    } catch (err) {
-      releaseKey(db, account.id, key);
-      throw err;
-    }
+    await holdUntil(c, deps, startMs + latencyMs);
   }
   let outcome: { replay: KeyRecord } | { stored: StoredResponse };
   try {

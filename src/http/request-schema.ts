@@ -9,13 +9,15 @@ import {
 } from '../contracts/files.js';
 import { invalidField } from '../domain/errors.js';
 
-// Request validation from the request schemas of contracts/ (issue 13: one source). Each schema is compiled once,
+// Request validation from the request schemas of contracts/ (one source). Each schema is compiled once,
 // on its first request, and each ajv error is told in the sandbox's words: the field's name, then what it must be. When a
 // body breaks several rules, the first field in the schema's own property order wins (the order the spec and the
 // handlers read them), after any unknown field of the simulation or operator API, which is named first.
 
 export type Body = Record<string, unknown>;
 
+// A JSON Schema node as read from contracts/: any keyword, any value, walked by name.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Schema = Record<string, any>;
 
 /** Messages of `pattern` and `anyOf` checks, which a schema cannot word (by field label, `[i]` as `[]`). */
@@ -264,7 +266,10 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
   return mustBe(s, objectLabel, value, required, first.keyword);
 }
 
-/** The body, checked against the request schema of `operation` (`POST /v1/card/create`); a 400 naming the field. */
+/**
+ * The body, checked against the request schema of `operation` (`POST /v1/card/create`); a 400 naming the field.
+ * @internal exported for its table of messages (test/contracts/request-schema.test.ts); routes use validateRequestBody
+ */
 export function validateBody(operation: string, body: Body): Body {
   const c = compiledFor(operation);
   if (!c.validate(body)) throw invalidField(explain(c, body, c.validate.errors ?? []));

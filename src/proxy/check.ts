@@ -1,17 +1,33 @@
 import { contractFor, validateRequest, validateResponse, type ContractViolation } from '../contracts/registry.js';
+import type { BodyView } from './capture.js';
 
 // The judgement of one exchange seen by the proxy: the request against its contract, the answer against the
 // contract of its operation and status, and the headers the contracts require. Pure: no I/O.
 
+/** An answer the proxy could not pass on: it answered 502/504 itself, or (status 0) cut an answer under way. */
+export interface ProxyFailure {
+  status: 502 | 504 | 0;
+  reason: string;
+  /** True when nothing of the target's answer reached the client (the proxy's own answer replaced it). */
+  beforeAnswer: boolean;
+}
+
 export interface Exchange {
+  /** When the request reached the proxy. */
+  time: Date;
   method: string;
   /** Path and query as sent. */
   url: string;
+  requestRawHeaders: string[];
   requestHeaders: Record<string, string | undefined>;
-  requestBody: string;
+  requestBody: BodyView;
+  /** The status the client got (the proxy's own 502/504 when it answered in the target's place). */
   status: number;
+  responseRawHeaders: string[];
   responseHeaders: Record<string, string | undefined>;
-  responseBody: string;
+  responseBody: BodyView;
+  latencyMs: number;
+  failure?: ProxyFailure;
 }
 
 export interface Violation {
@@ -28,7 +44,8 @@ export interface Violation {
 /** Printable ASCII, not only spaces, at most 255: a key the server echoes (contracts: Idempotency-Key). */
 const WELL_FORMED_KEY = /^(?=.*[\x21-\x7e])[\x20-\x7e]{1,255}$/;
 
-function parse(text: string, contentType: string | undefined): unknown {
+/** A body as the checks judge it: parsed JSON when it is JSON, else its text. */
+export function parseBody(text: string, contentType: string | undefined): unknown {
   if (text === '') return undefined;
   if (contentType !== undefined && !/json/i.test(contentType)) return text;
   try {
@@ -39,7 +56,7 @@ function parse(text: string, contentType: string | undefined): unknown {
 }
 
 /** The value at a JSON pointer, as short readable text. */
-function at(value: unknown, pointer: string): string {
+export function at(value: unknown, pointer: string): string {
   let node: unknown = value;
   for (const raw of pointer.split('/').slice(1)) {
     const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -83,6 +100,9 @@ function pointerOf(v: ContractViolation): string {
   return v.instancePath + tail || '/';
 }
 
+const isStatusFinding = (v: ContractViolation) =>
+  v.keyword === undefined && /^HTTP \d+ is not a status/.test(v.message);
+
 function fromSchema(
   violations: ContractViolation[],
   body: unknown,
@@ -91,7 +111,7 @@ function fromSchema(
   return violations.map((v) => {
     if (v.keyword === undefined) {
       // A finding about the exchange itself (an unlisted status, a body where none belongs).
-      const isStatus = /^HTTP \d+ is not a status/.test(v.message);
+      const isStatus = isStatusFinding(v);
       return {
         ...base,
         pointer: isStatus ? 'status' : '/',
@@ -108,15 +128,28 @@ function fromSchema(
 export function checkExchange(x: Exchange): Violation[] {
   const path = x.url.split('?')[0]!;
   const contract = contractFor(x.method, path);
-  if (!contract) return [];
   const requestId = x.responseHeaders['x-request-id'] ?? x.requestHeaders['x-request-id'] ?? '(none)';
-  const operation = contract.key;
+  const operation = contract?.key ?? `${x.method} ${path}`;
+  // An answer the proxy could not pass on is a violation wherever it happens: the client got no answer of the API.
+  if (x.failure) {
+    return [
+      {
+        operation,
+        direction: 'response',
+        pointer: 'status',
+        expected: 'an answer the proxy can pass on',
+        seen: x.failure.reason,
+        requestId,
+      },
+    ];
+  }
+  if (!contract) return [];
   const out: Violation[] = [];
 
   // A request the contract refuses is a violation when the target accepted it (the target is more lenient than
   // its contract, so a partner passes here and fails elsewhere); refused with a 4xx, it is what the contract says.
-  const requestBody = parse(x.requestBody, x.requestHeaders['content-type']);
-  if (x.status >= 200 && x.status < 300)
+  if ('text' in x.requestBody && x.status >= 200 && x.status < 300) {
+    const requestBody = parseBody(x.requestBody.text, x.requestHeaders['content-type']);
     out.push(
       ...fromSchema(validateRequest(x.method, path, requestBody), requestBody, {
         operation,
@@ -124,10 +157,15 @@ export function checkExchange(x: Exchange): Violation[] {
         requestId,
       }),
     );
+  }
 
-  const responseBody = parse(x.responseBody, x.responseHeaders['content-type']);
+  // A body that was not kept (over 1 MiB) is not judged; its status still is.
+  const view = x.responseBody;
+  const kept = 'text' in view;
+  const responseBody = 'text' in view ? parseBody(view.text, x.responseHeaders['content-type']) : undefined;
+  const found = validateResponse(x.method, path, x.status, responseBody);
   out.push(
-    ...fromSchema(validateResponse(x.method, path, x.status, responseBody), responseBody, {
+    ...fromSchema(kept ? found : found.filter(isStatusFinding), responseBody, {
       operation,
       direction: 'response',
       requestId,

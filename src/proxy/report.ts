@@ -1,6 +1,10 @@
-import type { Exchange, Violation } from './check.js';
+import type { Redactor } from '../redaction/redactor.js';
+import { at, type Violation } from './check.js';
+import type { JunitCase } from './junit.js';
 
-// How the proxy tells what it saw: a readable block per violation, a JSON line per exchange, a JUnit file.
+// How the proxy tells what it saw: a readable block per violation, a JSON line per exchange, a JUnit file. Every
+// text here has been redacted before it is built (redactViolation, exchangeRecord): these files end up in CI
+// artifacts.
 
 export function violationBlock(v: Violation): string {
   return [
@@ -13,6 +17,31 @@ export function violationBlock(v: Violation): string {
   ].join('\n');
 }
 
+export function notCheckedLine(operation: string, notes: string[]): string {
+  return `NOT CHECKED ${operation}: ${notes.join('; ')}`;
+}
+
+/**
+ * A violation as it may be shown: every text redacted, and what was seen at a body pointer read again from the
+ * redacted body (a CVV is found by its name in the body, never by its value alone).
+ */
+export function redactViolation(
+  v: Violation,
+  redactor: Redactor,
+  bodies: { request: unknown; response: unknown },
+): Violation {
+  const body = redactor.value(v.direction === 'request' ? bodies.request : bodies.response);
+  const seen = v.pointer.startsWith('/') ? at(body, v.pointer === '/' ? '' : v.pointer) : v.seen;
+  return {
+    operation: redactor.url(v.operation),
+    direction: v.direction,
+    pointer: redactor.text(v.pointer),
+    expected: redactor.text(v.expected),
+    seen: redactor.text(seen),
+    requestId: redactor.text(v.requestId),
+  };
+}
+
 export interface ExchangeRecord {
   time: string;
   requestId: string;
@@ -20,42 +49,19 @@ export interface ExchangeRecord {
   url: string;
   status: number;
   violations: Violation[];
+  /** Parts of the exchange the proxy relayed without judging (a body over 1 MiB). */
+  notChecked?: string[];
 }
 
-export function exchangeRecord(x: Exchange, violations: Violation[], now = new Date()): ExchangeRecord {
+/** The exchange as a JUnit test case: named after the request, a failure per violation. */
+export function exchangeCase(r: ExchangeRecord): JunitCase {
   return {
-    time: now.toISOString(),
-    requestId: x.responseHeaders['x-request-id'] ?? x.requestHeaders['x-request-id'] ?? '(none)',
-    method: x.method,
-    url: x.url,
-    status: x.status,
-    violations,
+    classname: 'proxy',
+    name: `${r.method} ${r.url} -> ${r.status} (${r.requestId})`,
+    failures: r.violations.map((v) => ({
+      message: `${v.direction} ${v.pointer}: ${v.expected}`,
+      text: violationBlock(v),
+    })),
+    output: r.notChecked?.length ? `not checked: ${r.notChecked.join('; ')}` : undefined,
   };
-}
-
-const xml = (s: string) =>
-  s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
-
-/** One test case per exchange (named after the request), a failure per violation. */
-export function junitReport(records: ExchangeRecord[]): string {
-  const failures = records.filter((r) => r.violations.length > 0).length;
-  const cases = records.map((r) => {
-    const name = xml(`${r.method} ${r.url} -> ${r.status} (${r.requestId})`);
-    const body = r.violations
-      .map(
-        (v) =>
-          `      <failure message="${xml(`${v.direction} ${v.pointer}: ${v.expected}`)}">${xml(violationBlock(v))}</failure>\n`,
-      )
-      .join('');
-    return body
-      ? `    <testcase classname="proxy" name="${name}">\n${body}    </testcase>\n`
-      : `    <testcase classname="proxy" name="${name}"/>\n`;
-  });
-  return (
-    '<?xml version="1.0" encoding="UTF-8"?>\n' +
-    `<testsuites tests="${records.length}" failures="${failures}">\n` +
-    `  <testsuite name="card-sandbox proxy" tests="${records.length}" failures="${failures}">\n` +
-    cases.join('') +
-    '  </testsuite>\n</testsuites>\n'
-  );
 }

@@ -111,7 +111,7 @@ function markAllButLastFour(groups: string[], masked: Uint8Array[], first: numbe
 }
 
 /** The Luhn check (ISO/IEC 7812-1): every second digit from the right doubled, the sum a multiple of 10. */
-export function luhnValid(digits: string): boolean {
+function luhnValid(digits: string): boolean {
   let sum = 0;
   for (let i = 0; i < digits.length; i++) {
     let d = digits.charCodeAt(digits.length - 1 - i) - 48;

@@ -1,6 +1,6 @@
 import { send } from './http.js';
 
-// Child sandboxes (behaviour.md section 12): with only an API key, a run against a running sandbox works in a child
+// Child sandboxes (docs/design.md section 12): with only an API key, a run against a running sandbox works in a child
 // account it creates and deletes, so the key's own account (its cards, balance, webhook) is never changed.
 
 /** Long enough for any run; a run that is killed leaves a child that the sandbox deletes when this expires. */

@@ -55,7 +55,7 @@ async function loadFile(path: string, cwd: string, chain: string[]): Promise<Omi
 }
 
 /** Parses with a line counter so YAML syntax errors and schema errors both point at a line of the file. */
-export function parseText(file: string, text: string): { raw: RawFile; lineOf: (path: (string | number)[]) => number } {
+function parseText(file: string, text: string): { raw: RawFile; lineOf: (path: (string | number)[]) => number } {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {

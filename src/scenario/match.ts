@@ -29,7 +29,10 @@ function typeOf(v: unknown): string {
   return typeof v;
 }
 
-/** Exact decimal comparison without floats: "49", "49.00" and 49 are equal; 0.1+0.2 is never involved. */
+/**
+ * Exact decimal comparison without floats: "49", "49.00" and 49 are equal; 0.1+0.2 is never involved.
+ * @internal exported for its table of cases (test/scenario/match.test.ts)
+ */
 export function decimalEquals(a: unknown, b: unknown): boolean {
   const norm = (v: unknown): string | undefined => {
     const s =

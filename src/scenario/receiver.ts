@@ -102,7 +102,7 @@ export class Receiver {
     const signatureError = inbox.secret
       ? signatureProblem(inbox.secret, header('signature'), raw)
       : 'no webhook secret known';
-    let envelope: Record<string, unknown> = {};
+    let envelope: Record<string, unknown>;
     try {
       envelope = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
     } catch {

@@ -9,17 +9,17 @@ const indent = (text: string, pad: string) =>
     .join('\n');
 
 /** One line per step. */
-export function stepLine(step: StepResult): string {
+function stepLine(step: StepResult): string {
   const mark = step.skipped ? '-' : step.ok ? '✓' : '✗';
   return `  ${mark} ${step.label}${step.skipped ? ' (skipped)' : ` (${step.ms} ms)`}`;
 }
 
-export function diffText(diff: Mismatch[]): string {
+function diffText(diff: Mismatch[]): string {
   return diff.map((d) => `at ${d.path}\n  - expected: ${d.expected}\n  + actual:   ${d.actual}`).join('\n');
 }
 
 /** A failure: where it was written, what went wrong, the request as curl, the diff, and the actual body. */
-export function failureText(step: StepResult): string {
+function failureText(step: StepResult): string {
   const f = step.failure!;
   const parts = [`${step.file}:${step.line} ${step.label}`, indent(f.message, '  ')];
   if (f.curl) parts.push('  request:', indent(f.curl, '    '));
@@ -57,6 +57,7 @@ const xml = (s: string) =>
   s
     .replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!)
     // Control characters are not allowed in XML 1.0.
+    // eslint-disable-next-line no-control-regex -- matching them is the point
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /** JUnit XML: a testsuite per file, a testcase per step. */

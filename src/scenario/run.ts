@@ -326,7 +326,7 @@ export class ScenarioRun {
   }
 }
 /** What a step is called in output: its name, else what it does. */
-export function labelOf(step: Step | RequestStep | SandboxStep): string {
+function labelOf(step: Step | RequestStep | SandboxStep): string {
   if (step.name) return step.name;
   if ('request' in step) return step.request;
   if ('sandbox' in step) return `sandbox ${step.sandbox}`;

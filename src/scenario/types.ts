@@ -25,7 +25,7 @@ export interface SandboxStep extends CallFields {
 export interface AdminStep extends CallFields {
   admin: string;
 }
-export interface AdvanceStep {
+interface AdvanceStep {
   name?: string;
   advance: number | string;
 }
@@ -34,11 +34,11 @@ export interface WebhookStep {
   expectWebhook: { type: string; id?: string; data?: unknown; within?: number | string; count?: number };
   capture?: Record<string, string>;
 }
-export interface ReceiverStep {
+interface ReceiverStep {
   name?: string;
   receiver: { status: number; times?: number };
 }
-export interface ParallelStep {
+interface ParallelStep {
   name?: string;
   parallel: (RequestStep | SandboxStep)[];
 }
@@ -48,7 +48,7 @@ export type StepBody = RequestStep | SandboxStep | AdminStep | AdvanceStep | Web
 /** A step with where it was written, so every report can point at the file and line. */
 export type Step = StepBody & { file: string; line: number };
 
-export interface AccountSpec {
+interface AccountSpec {
   depositFeeRate?: string | number;
   balance?: number;
   requireIdempotencyKey?: boolean;

@@ -5,7 +5,10 @@ import { sql, type Db } from './db.js';
 
 const tablesByDb = new WeakMap<Db, string[]>();
 
-/** Every table with an account_id column (the accounts table itself aside). */
+/**
+ * Every table with an account_id column (the accounts table itself aside).
+ * @internal exported for the tests that check a deleted child leaves no row in any of them
+ */
 export function accountOwnedTables(db: Db): string[] {
   let tables = tablesByDb.get(db);
   if (!tables) {
@@ -69,10 +72,4 @@ export function expiredChildIds(db: Db, wallMs: number, limit = 100): string[] {
   return sql(db, 'SELECT id FROM accounts WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?')
     .pluck()
     .all(wallMs, limit) as string[];
-}
-
-export function parentOf(db: Db, accountId: string): { parentId: string | null; expiresAtMs: number | null } {
-  const row = sql(db, 'SELECT parent_account_id, expires_at_ms FROM accounts WHERE id = ?').get(accountId) as
-    { parent_account_id: string | null; expires_at_ms: number | null } | undefined;
-  return { parentId: row?.parent_account_id ?? null, expiresAtMs: row?.expires_at_ms ?? null };
 }

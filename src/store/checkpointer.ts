@@ -13,7 +13,7 @@ import type { Db } from './db.js';
  * next commit past the backstop copies the few frames left and lets it restart. If the worker cannot start, the
  * main connection goes back to SQLite's default.
  */
-export const BACKSTOP_PAGES = 10_000;
+const BACKSTOP_PAGES = 10_000;
 const SQLITE_DEFAULT_PAGES = 1_000;
 
 // CommonJS evaluated in the worker: better-sqlite3 resolved by the main thread, so this works from src and dist.
@@ -61,4 +61,9 @@ export function startCheckpointer(db: Db, path: string, logger: CheckpointLog, i
       await worker.terminate();
     },
   };
+}
+
+/** At shutdown, once the worker has stopped: copies the whole WAL into the database and truncates it. */
+export function truncateWal(db: Db): void {
+  db.pragma('wal_checkpoint(TRUNCATE)');
 }

@@ -24,7 +24,7 @@ export function openDb(path: string): Db {
 }
 
 /** Applies every numbered migration not yet recorded, each in its own transaction. */
-export function migrate(db: Db): void {
+function migrate(db: Db): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   for (const m of migrations) {

@@ -1,6 +1,6 @@
 import { call, toCurl, type CallOptions, type Exchange, type Target } from './http.js';
 
-export interface ContractViolation {
+interface ContractViolation {
   schemaId: string;
   schemaPath: string;
   instancePath: string;
@@ -137,7 +137,7 @@ export class CheckContext {
   }
 }
 
-export type CheckKind = 'read' | 'mutation' | 'sandbox';
+type CheckKind = 'read' | 'mutation' | 'sandbox';
 
 export interface Check {
   name: string;

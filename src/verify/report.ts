@@ -28,6 +28,7 @@ export const xml = (s: string) =>
   s
     .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
     // XML 1.0 has no representation for most control characters.
+    // eslint-disable-next-line no-control-regex -- matching them is the point
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 export function junit(report: RunReport): string {

@@ -16,7 +16,10 @@ import { signatureHeader } from './signature.js';
 // One attempt of one event: build the body at send time (delivery-only fields such as the 3DS code are never in
 // the outbox), sign it afresh, POST it, and record the outcome.
 
-/** The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields. */
+/**
+ * The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields.
+ * @internal exported for the 3DS test that reads what would be sent under each webhook configuration
+ */
 export function webhookBody(deps: ServerDeps, event: StoredEvent): string {
   const data: Record<string, unknown> = { ...event.data };
   for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps, event) ?? {});
@@ -30,7 +33,7 @@ interface Sent extends SendResult {
 
 async function send(deps: ServerDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
   const body = webhookBody(deps, event);
-  // `t` is wall-clock time (behaviour.md section 11), so a partner's 300 s tolerance holds after clock advances.
+  // `t` is wall-clock time (docs/design.md section 11), so a partner's 300 s tolerance holds after clock advances.
   const signedAtSeconds = Math.floor(deps.wallClock() / 1000);
   const p = deps.config.webhookHeaderPrefix;
   const result = await sendWebhook({

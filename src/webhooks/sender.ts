@@ -8,7 +8,7 @@ import { addressRange, bareHost, isPublicAddress } from './url-policy.js';
 // bounded failure: a status or an error string, within the timeout, having read at most MAX_RESPONSE_BYTES.
 
 /** More than a receiver needs to answer "ok"; a larger answer is a failed attempt, never buffered. */
-export const MAX_RESPONSE_BYTES = 4096;
+const MAX_RESPONSE_BYTES = 4096;
 
 export interface SendResult {
   statusCode: number | null;

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../config.js';
 
-// Which webhook URLs the sandbox accepts (behaviour.md section 8) and, in hosted mode, which addresses it will
+// Which webhook URLs the sandbox accepts (docs/design.md section 8) and, in hosted mode, which addresses it will
 // connect to: a hosted sandbox must not become a way into its own network, nor a way to reach addresses that are
 // not one public host (broadcast, multicast, documentation, benchmarking, reserved ranges).
 
@@ -37,8 +37,8 @@ export function isPublicAddress(address: string): boolean {
   return addressRange(address) === PUBLIC;
 }
 
-/** `localhost`, 127.0.0.0/8 and ::1 (behaviour.md section 11). */
-export function isLoopbackHost(hostname: string): boolean {
+/** `localhost`, 127.0.0.0/8 and ::1 (docs/design.md section 11). */
+function isLoopbackHost(hostname: string): boolean {
   const h = bareHost(hostname).toLowerCase();
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (isIP(h) === 4) return h.startsWith('127.');

@@ -36,6 +36,27 @@ function importGraph(): Map<string, string[]> {
   return graph;
 }
 
+/** src-relative file -> its source text. */
+function sourceTexts(): Map<string, string> {
+  return new Map(sourceFiles(SRC).map((file) => [relative(SRC, file), readFileSync(file, 'utf8')]));
+}
+
+// SQL has one home: src/store, one file of SQL per aggregate. No other file talks to the database itself: no `sql(`
+// (the store's cache of prepared statements), no `.prepare(` or `.pragma(`, and no `.exec(` on a database handle
+// (a regular expression's `.exec(` is not SQL). The domain calls the store's functions inside the transaction its
+// runner opened (`db.transaction(...)` stays with the runners). No exception today: the bootstrap marker and the
+// shutdown checkpoint are store functions too.
+const SQL_CALL = /\bsql\(|\.(?:prepare|pragma)\(|\b\w*(?:db|Db|database)\.exec\(/;
+
+/** `file:line: text` of every line outside src/store that talks to the database directly. */
+function sqlOutsideStore(texts: Map<string, string>): string[] {
+  return [...texts].flatMap(([file, text]) =>
+    file.startsWith('store/')
+      ? []
+      : text.split('\n').flatMap((line, i) => (SQL_CALL.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
+}
+
 /**
  * The layers, top to bottom, and what each may import from src (anything from node: or a package is fine). A file
  * belongs to the first layer whose pattern holds it; every file of src belongs to one.
@@ -82,7 +103,7 @@ export const LAYERS: readonly Layer[] = [
     mayImport: [
       'Http',
       'Routes:api',
-      'Routes:sandbox',
+      'Routes:simulation-api',
       'Routes:admin',
       'Console',
       'Config',
@@ -94,7 +115,7 @@ export const LAYERS: readonly Layer[] = [
     ],
   },
   // The route modules of /v1, /sandbox/v1 and /admin/v1: each a group of its own, never importing another's.
-  ...(['api', 'sandbox', 'admin'] as const).map((folder) => ({
+  ...(['api', 'simulation-api', 'admin'] as const).map((folder) => ({
     name: `Routes:${folder}`,
     holds: new RegExp(`^${folder}\\/`),
     mayImport: [`Routes:${folder}`, 'Http', 'Config', 'Webhooks', 'RequestLog', 'Domain', 'Redaction', 'Contracts'],
@@ -214,6 +235,36 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
       expect(layerViolations(planted)).toEqual([`${from} (${layer.name}) imports ${into} (${forbidden.name})`]);
     },
   );
+
+  it('SQL has one home: no file outside src/store calls sql(, .prepare(, .pragma( or a database .exec(', () => {
+    const texts = sourceTexts();
+    const storeFilesWithSql = [...texts].filter(([file, text]) => file.startsWith('store/') && SQL_CALL.test(text));
+    expect(storeFilesWithSql.length).toBeGreaterThan(15);
+    expect(sqlOutsideStore(texts)).toEqual([]);
+  });
+
+  it("the SQL check bites: planted statements are found, a regular expression's exec is not", () => {
+    const planted = new Map(sourceTexts());
+    const cards = planted.get('domain/cards.ts')!;
+    const lines = cards.split('\n').length;
+    planted.set(
+      'domain/cards.ts',
+      [
+        cards,
+        "  sql(deps.db, 'SELECT 1').get();",
+        "  deps.db.exec('DELETE FROM cards');",
+        "  db.prepare('SELECT 1');",
+        "  deps.db.pragma('foreign_keys = OFF');",
+        '  const m = DECIMAL.exec(text);',
+      ].join('\n'),
+    );
+    expect(sqlOutsideStore(planted)).toEqual([
+      `domain/cards.ts:${lines + 1}: sql(deps.db, 'SELECT 1').get();`,
+      `domain/cards.ts:${lines + 2}: deps.db.exec('DELETE FROM cards');`,
+      `domain/cards.ts:${lines + 3}: db.prepare('SELECT 1');`,
+      `domain/cards.ts:${lines + 4}: deps.db.pragma('foreign_keys = OFF');`,
+    ]);
+  });
 
   it('the circle check bites: a two-file circle is found', () => {
     const bad = new Map([

@@ -8,7 +8,7 @@ import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 // Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const MAIN = join(ROOT, 'dist/src/cli/main.js');
+const MAIN = join(ROOT, 'dist/src/cli/main.js');
 
 function newestMtimeMs(dir: string): number {
   let newest = 0;

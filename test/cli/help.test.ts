@@ -15,6 +15,8 @@ const COMMANDS = [
   ['webhook', 'send'],
   ['logs'],
   ['logs', 'tail'],
+  ['proxy'],
+  ['replay'],
 ];
 
 beforeAll(() => ensureBuilt());

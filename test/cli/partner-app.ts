@@ -6,7 +6,7 @@ import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 // A partner's webhook endpoint as the README tells partners to write one: the raw body checked with the package's
 // own verifier (src/webhooks/verify.ts, exported as card-issuing-sandbox/webhooks) before anything is trusted.
 
-export interface AppDelivery {
+interface AppDelivery {
   headers: IncomingHttpHeaders;
   rawBody: string;
   verified: boolean;

@@ -23,7 +23,7 @@ describe('card-sandbox serve: the server secrets are redacted by value', () => {
     const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN, SANDBOX_API_KEY: KEY });
     const db = join(dir, 'sandbox.db');
     const proc = await startServe(['serve', '--port', '0', '--db', db, '--log-level', 'debug'], { env });
-    let requestId = '';
+    let requestId: string | undefined;
     try {
       const res = await fetch(`${proc.url}/v1/wallet/assetList?note=${ADMIN}`, {
         method: 'POST',

@@ -6,11 +6,10 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-// Shared by the console's browser tests: Debian's Chromium driven by playwright-core (no browser download),
-// a test sandbox listening on a loopback port, axe-core, and the screenshot writer.
+// Shared by the console's browser tests: a Chromium driven by playwright-core, a test sandbox listening on a loopback
+// port, axe-core, and the screenshot writer.
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
+const OUR_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -19,12 +18,58 @@ const ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
-export const SCREENSHOT_DIR = join(dirname(new URL(import.meta.url).pathname), '../../docs/console');
+// @sparticuz/chromium recommends these for serverless hosts; the console must meet the same-origin policy and its CSP
+// as a partner's browser does, so they stay off.
+const WEAKENING = new Set([
+  '--disable-web-security',
+  '--allow-running-insecure-content',
+  '--disable-site-isolation-trials',
+]);
+const SCREENSHOT_DIR = join(dirname(new URL(import.meta.url).pathname), '../../docs/console');
 /** Generous: the suite runs on a loaded machine; waits are on conditions, never on durations. */
 export const WAIT_MS = 30_000;
 
-export function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: WAIT_MS });
+type Found = { executablePath: string; args: string[]; source: string } | { unavailable: string };
+
+/**
+ * The browser, first found of: CHROMIUM_PATH, the system's /usr/bin/chromium, the Chromium that `npm install` brings
+ * (@sparticuz/chromium, unpacked into the temporary directory on first use; it ships a Linux x64 build only).
+ */
+async function findChromium(): Promise<Found> {
+  const given = process.env.CHROMIUM_PATH;
+  if (given) {
+    return existsSync(given)
+      ? { executablePath: given, args: OUR_ARGS, source: 'CHROMIUM_PATH' }
+      : { unavailable: `CHROMIUM_PATH=${given} does not exist` };
+  }
+  if (existsSync('/usr/bin/chromium')) return { executablePath: '/usr/bin/chromium', args: OUR_ARGS, source: 'system' };
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    return {
+      unavailable: `no /usr/bin/chromium, and @sparticuz/chromium ships Linux x64 only (this is ${process.platform} ${process.arch}); set CHROMIUM_PATH`,
+    };
+  }
+  try {
+    const { default: sparticuz } = await import('@sparticuz/chromium');
+    const args = [...new Set([...sparticuz.args.filter((a) => !WEAKENING.has(a)), ...OUR_ARGS])];
+    return { executablePath: await sparticuz.executablePath(), args, source: '@sparticuz/chromium' };
+  } catch (err) {
+    return { unavailable: `@sparticuz/chromium could not unpack its browser: ${(err as Error).message}` };
+  }
+}
+
+/** A launched browser, or the reason none can be had (the caller skips with it, which fails under CI=true). */
+export async function launch(): Promise<Browser | string> {
+  const found = await findChromium();
+  let why: string;
+  if ('unavailable' in found) why = found.unavailable;
+  else {
+    try {
+      return await chromium.launch({ executablePath: found.executablePath, args: found.args, timeout: WAIT_MS });
+    } catch (err) {
+      why = `${found.source} Chromium at ${found.executablePath} did not start: ${(err as Error).message.split('\n')[0]}`;
+    }
+  }
+  return `no browser: ${why}`;
 }
 
 export async function listeningSandbox(): Promise<{ sb: TestSandbox; base: string }> {

@@ -4,7 +4,7 @@ import { contractsDir, readIndex } from '../../src/contracts/files.js';
 import { validateEvent, validateRequest } from '../../src/contracts/registry.js';
 import { CARD_STATUSES } from '../../src/domain/cards.js';
 
-// The document says exactly what the server does (issue 13): enums, limits, required fields, headers, bodies.
+// The document says exactly what the server does: enums, limits, required fields, headers, bodies.
 
 type Doc = Record<string, any>;
 const doc = buildOpenApi(contractsDir()) as Doc;

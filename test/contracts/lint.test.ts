@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-// Issue 13: Redocly's recommended ruleset finds no error and no warning in the document (contracts/redocly.yaml
+// Redocly's recommended ruleset finds no error and no warning in the document (contracts/redocly.yaml
 // turns off two rules, each with its reason). Runs offline: the CLI is a dev dependency, telemetry off.
 
 const ROOT = join(import.meta.dirname, '..', '..');

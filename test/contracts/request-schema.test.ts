@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateBody, type Body } from '../../src/http/request-schema.js';
 
-// One source for request validation (issue 13): the request schemas of contracts/ decide, and the message is the
+// One source for request validation: the request schemas of contracts/ decide, and the message is the
 // sandbox's own ("amount is required", "cardId must be a string"), the first failing field in schema order.
 
 function messageOf(operation: string, body: Body): string | undefined {
@@ -14,7 +14,7 @@ function messageOf(operation: string, body: Body): string | undefined {
 }
 
 const AMOUNT6 = 'must be a number greater than 0, at most 1000000000, with at most 6 decimal places';
-// authorize takes 0 (an account verification), so its amount is "at least 0"; refund and clear take more than 0.
+// Authorize takes 0 (an account verification), so its amount is "at least 0"; refund and clear take more than 0.
 const AMOUNT2 = 'must be a number at least 0, at most 1000000000, with at most 2 decimal places';
 const AMOUNT2_POSITIVE = 'must be a number greater than 0, at most 1000000000, with at most 2 decimal places';
 
@@ -99,7 +99,7 @@ describe('request validation from contracts/', () => {
     expect(messageOf(operation, body)).toBe(message);
   });
 
-  it('refuses unknown fields of the simulation and operator APIs, naming them (issue 16 item 10)', () => {
+  it('refuses unknown fields of the simulation and operator APIs, naming them', () => {
     expect(messageOf('POST /sandbox/v1/clock', { advanceSecond: 3600 })).toBe(
       'advanceSecond: unknown field (did you mean advanceSeconds?)',
     );

@@ -10,7 +10,7 @@ import { validateEvent } from '../../src/contracts/registry.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { describeEvent, runFlow, sampleEvents } from './typed-client/flow.js';
 
-// Issue 13: a partner generates a client from the served /openapi.json (openapi-typescript) and uses it with
+// A partner generates a client from the served /openapi.json (openapi-typescript) and uses it with
 // openapi-fetch under the strictest compiler flags, with no cast; then the same flow runs against the sandbox.
 
 const FLOW = join(import.meta.dirname, 'typed-client', 'flow.ts');

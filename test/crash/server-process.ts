@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { waitFor } from '../helpers/wait.js';
 
-export const MAIN = 'dist/src/cli/main.js';
+const MAIN = 'dist/src/cli/main.js';
 export const ADMIN_TOKEN = 'crash-admin-token';
 
 /** A port that was free a moment ago; the server keeps it across restarts. */

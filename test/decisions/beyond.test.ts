@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// Decisions the code takes where neither the spec nor behaviour.md says anything; pinned so they never drift.
+// Decisions the code takes where neither the spec nor the design note says anything; pinned so they never drift.
 let sb: TestSandbox;
 let acct: AccountHandle;
 

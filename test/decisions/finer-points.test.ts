@@ -4,7 +4,7 @@ import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { newCard, sim } from '../helpers/core.js';
 
-// behaviour.md sections 8 and 11 (Webhooks, Finer points): decisions no other test pins down on their own.
+// docs/design.md sections 8 and 11 (Webhooks, Finer points): decisions no other test pins down on their own.
 let sb: TestSandbox;
 let acct: AccountHandle;
 let cardId: string;

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// behaviour.md section 2 (Identities and formats).
+// docs/design.md section 2 (Identities and formats).
 let sb: TestSandbox;
 let acct: AccountHandle;
 

@@ -3,7 +3,7 @@ import { newCard } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// behaviour.md section 5 (Card lifecycle).
+// docs/design.md section 5 (Card lifecycle).
 let sb: TestSandbox;
 let acct: AccountHandle;
 

@@ -3,7 +3,7 @@ import { newCard } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// behaviour.md section 3 (Responses): which bodies carry {code, message} and which are bare objects.
+// docs/design.md section 3 (Responses): which bodies carry {code, message} and which are bare objects.
 let sb: TestSandbox;
 let acct: AccountHandle;
 const OK = { code: 0, message: 'ok' };

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// behaviour.md section 10 (the simulation API): its place apart from the partner API.
+// docs/design.md section 10 (the simulation API): its place apart from the partner API.
 let sb: TestSandbox;
 let acct: AccountHandle;
 

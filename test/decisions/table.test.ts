@@ -53,7 +53,7 @@ function declaresTitle(source: string, title: string): boolean {
 describe('docs/decisions.md decisions table: it can never rot', () => {
   const all = rows();
 
-  it('has one row per decision in each section of behaviour.md, and more', () => {
+  it('has one row per decision in each section of the design note, and more', () => {
     const sections = TABLE.split('\n')
       .filter((l) => l.startsWith('## '))
       .map((l) => l.slice(3));
@@ -69,7 +69,7 @@ describe('docs/decisions.md decisions table: it can never rot', () => {
       '9. Time',
       '10. The simulation API',
       '11. Finer points',
-      'Beyond behaviour.md',
+      'Beyond the design note',
     ]);
     expect(all.length).toBeGreaterThan(100);
   });

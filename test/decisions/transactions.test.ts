@@ -3,7 +3,7 @@ import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { newCard, sim } from '../helpers/core.js';
 
-// behaviour.md sections 6 and 11 (Card transactions, Finer points).
+// docs/design.md sections 6 and 11 (Card transactions, Finer points).
 let sb: TestSandbox;
 let acct: AccountHandle;
 let cardId: string;

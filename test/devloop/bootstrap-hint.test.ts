@@ -24,7 +24,7 @@ describe('serve on a database whose ready account an earlier start made', () => 
     try {
       const out = second.stdout();
       const accountId = /Ready account (\S+) \(made by an earlier start/.exec(out)?.[1];
-      expect(accountId).toBeDefined();
+      expect(accountId).toMatch(/^acct_/);
       expect(out).toMatch(/--db \.\/data\/fresh\.db/);
       const curl = /curl -X POST -H "Authorization: Bearer \$SANDBOX_ADMIN_TOKEN" (\S+)/.exec(out)?.[1];
       expect(curl).toBe(`${second.url}/admin/v1/accounts/${accountId}/keys`);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_LIMITS } from '../../src/config.js';
+import { DEFAULT_CONFIG } from '../../src/config.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
 // The request log keeps at most its tenant's bound in bytes (an account and its child sandboxes together, 32 MiB by
@@ -12,7 +12,7 @@ const MIB = 1024 * 1024;
 
 describe('request log: one storage bound per tenant', () => {
   it('keeps a tenant within its bytes across its children, oldest records first out; another tenant keeps its own', async () => {
-    sb = createTestSandbox({ config: { tenant: { ...DEFAULT_TENANT_LIMITS, requestLogBytes: MIB } } });
+    sb = createTestSandbox({ config: { tenant: { ...DEFAULT_CONFIG.tenant, requestLogBytes: MIB } } });
     const parent = await sb.account();
     const other = await sb.account();
     const children: string[] = [];

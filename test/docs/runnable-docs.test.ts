@@ -16,7 +16,7 @@ const DOCUMENTED_URL = 'http://127.0.0.1:8080';
 
 /** The shell blocks of a page that follow a `<!-- run -->` line, in order. */
 export function runnableBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^<!-- run -->\n```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  return [...markdown.matchAll(/^<!-- run -->\n+```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 }
 
 /** One shell command per entry: continuation lines joined, comments and blank lines dropped. */
@@ -86,15 +86,19 @@ describe('README quick start', () => {
 });
 
 // webhooks.md last: its webhook points at a loopback port nothing listens on, so later events would only fail there.
-describe.each(['docs/driving.md', 'docs/idempotency.md', 'docs/developer-tools.md', 'docs/webhooks.md'])('%s', (page) => {
-  it('runs its walk-through as written, every answer a success', () => {
-    const blocks = runnableBlocks(readFileSync(join(ROOT, page), 'utf8'));
-    expect(blocks.length).toBeGreaterThan(0);
-    const out = sh(['set -euo pipefail', ...blocks].join('\n'));
-    const codes = answerCodes(out);
-    expect(codes.length, out).toBeGreaterThanOrEqual(2);
-    expect(codes.filter(failed), out).toEqual([]);
-    if (page === 'docs/idempotency.md') expect(out).toMatch(/^idempotent-replayed: true\r?$/im);
-    if (page === 'docs/webhooks.md') expect(readFileSync(join(dir, 'webhook.json'), 'utf8')).toMatch(/"secret":"whsec_/);
-  });
-});
+describe.each(['docs/driving.md', 'docs/idempotency.md', 'docs/developer-tools.md', 'docs/webhooks.md'])(
+  '%s',
+  (page) => {
+    it('runs its walk-through as written, every answer a success', () => {
+      const blocks = runnableBlocks(readFileSync(join(ROOT, page), 'utf8'));
+      expect(blocks.length).toBeGreaterThan(0);
+      const out = sh(['set -euo pipefail', ...blocks].join('\n'));
+      const codes = answerCodes(out);
+      expect(codes.length, out).toBeGreaterThanOrEqual(2);
+      expect(codes.filter(failed), out).toEqual([]);
+      if (page === 'docs/idempotency.md') expect(out).toMatch(/^idempotent-replayed: true\r?$/im);
+      if (page === 'docs/webhooks.md')
+        expect(readFileSync(join(dir, 'webhook.json'), 'utf8')).toMatch(/"secret":"whsec_/);
+    });
+  },
+);

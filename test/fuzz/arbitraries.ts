@@ -248,7 +248,7 @@ export interface UnknownFieldRequest extends FuzzRequest {
 
 /**
  * A well-formed request to a simulation or operator route whose body adds one field its schema does not have (a
- * misspelt known field, or any name), to a valid body or a mutated one: behaviour.md section 12 refuses it by name.
+ * misspelt known field, or any name), to a valid body or a mutated one: docs/design.md section 12 refuses it by name.
  */
 export function unknownFieldRequest(world: World): fc.Arbitrary<UnknownFieldRequest> {
   const fields = requestFields();

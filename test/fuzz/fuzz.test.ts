@@ -64,7 +64,7 @@ describe('every endpoint under arbitrary bodies, headers and query strings', () 
   );
 
   it(
-    'refuses an unknown field of a simulation or operator body with a 400 naming it, and changes nothing (behaviour.md 12)',
+    'refuses an unknown field of a simulation or operator body with a 400 naming it, and changes nothing (design section 12)',
     async () => {
       const world = await createWorld();
       try {

@@ -36,10 +36,10 @@ const DOCUMENTATION = /^\/(docs|openapi\.json|console|$)/;
  * Routes left out of fuzzing: fault injection exists to make later calls answer 5xx or drop the connection on
  * purpose, which would be reported as the sandbox failing; a readiness run arms such faults for its window.
  */
-export const NOT_FUZZED = new Set(['/sandbox/v1/faults', '/sandbox/v1/readiness/run']);
+const NOT_FUZZED = new Set(['/sandbox/v1/faults', '/sandbox/v1/readiness/run']);
 
 /** Every concrete API route the app serves, read from the app itself (middleware entries left out). */
-export function routesOf(app: ReturnType<typeof createApp>): Route[] {
+function routesOf(app: ReturnType<typeof createApp>): Route[] {
   const seen = new Map<string, Route>();
   for (const r of app.routes) {
     if (r.method === 'ALL' || NOT_FUZZED.has(r.path) || DOCUMENTATION.test(r.path)) continue;

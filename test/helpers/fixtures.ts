@@ -43,6 +43,7 @@ export const sandboxTest = test.extend<{
 
 /** sandboxTest plus a real webhook receiver on loopback (`rx`) configured as the account's webhook (`secret`). */
 export const webhookTest = sandboxTest.extend<{ rx: Receiver; secret: string }>({
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern: none
   rx: async ({}, use) => {
     const rx = await startReceiver();
     await use(rx);
@@ -57,6 +58,7 @@ export const webhookTest = sandboxTest.extend<{ rx: Receiver; secret: string }>(
 
 /** sandboxTest with the FUNDED_ACCOUNT (0 % deposit fee, 1,000 USDT), where most simulation tests start. */
 export const fundedTest = sandboxTest.extend<{ accountOptions: AccountOptions }>({
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from this pattern: none
   accountOptions: async ({}, use) => {
     await use(FUNDED_ACCOUNT);
   },

@@ -24,7 +24,7 @@ export interface AccountHandle {
 }
 
 /** The calls a test makes, over the app's fetch (`sb`) or over a real socket (`sb.socket`). */
-export interface SandboxCalls<R> {
+interface SandboxCalls<R> {
   /** A partner (or simulation) call: POST JSON with the account's key. */
   post(key: string | undefined, path: string, body?: unknown, headers?: Record<string, string>): R;
   admin(method: Method, path: string, body?: unknown): R;

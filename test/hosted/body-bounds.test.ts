@@ -1,11 +1,14 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from '../../src/http/middleware/json-body.js';
 import { startHosted, type HostedServer } from './server.js';
 
-// Issue 16: a body is bounded as it arrives. One tenant's 1 MB of nested arrays or endless chunked body is refused
+// A body is bounded as it arrives. One tenant's 1 MB of nested arrays or endless chunked body is refused
 // at the bytes that cross the bound: the server answers before the rest is even sent (so it cannot have buffered or
 // parsed it), and the connection stays usable for the next request.
+
+// The documented bounds (docs/hosted.md), written here rather than imported from the code they check.
+const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_JSON_DEPTH = 64;
 
 let server: HostedServer;
 let key: string;

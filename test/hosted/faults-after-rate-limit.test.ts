@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { waitFor } from '../helpers/wait.js';
 
-// Issue 16 item 1: injected faults apply after authentication and the per-key rate limit, and every faulted
+// Injected faults apply after authentication and the per-key rate limit, and every faulted
 // request spends the key's budget like any other. The wall clock stands still in these tests, so the budget
 // never refills while they run.
 
@@ -35,10 +36,19 @@ describe('faults after the rate limit (hosted mode)', () => {
   it('a latencyMs rule holds open only the requests within the key budget: the rest are refused with 429 at once', async () => {
     const path = '/v1/wallet/assetList';
     const apiKey = await hostedAccountWithRule(3, { path, count: 100, latencyMs: 200 });
-    const answers = await Promise.all(Array.from({ length: 12 }, () => sb.post(apiKey, path, {})));
-    const statuses = answers.map((r) => r.status);
-    expect(statuses.filter((s) => s === 200)).toHaveLength(3);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
+    const accountId = sb.deps.db.prepare('SELECT id FROM accounts').pluck().get() as string;
+    const statuses: number[] = [];
+    const answers = Array.from({ length: 12 }, () => sb.post(apiKey, path, {}).then((r) => statuses.push(r.status)));
+    // The nine beyond the budget are answered while the three within it are still held on the account clock.
+    await waitFor(
+      'nine answers and three held',
+      () => statuses.length === 9 && sb.deps.clockWaiters.heldCount(accountId) === 3,
+    );
+    expect(statuses).toEqual(Array(9).fill(429));
+    // The account clock runs on the test's wall clock: 200 ms of it release the held three.
+    sb.wall.ms += 200;
+    await Promise.all(answers);
+    expect(statuses.slice(9)).toEqual([200, 200, 200]);
     expect(armed(path)).toBe(97);
   });
 

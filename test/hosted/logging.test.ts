@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { logged, startHosted, type HostedServer } from './server.js';
 
-// Issue 16 items 7 and 8: what the hosted server writes to its log when clients misbehave.
+// What the hosted server writes to its log when clients misbehave.
 
 let server: HostedServer | undefined;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import { connect, type Socket } from 'node:net';
-import { DEFAULT_CONFIG, HOSTED_SERVER_LIMITS, type Config, type ServerLimits } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -18,7 +18,7 @@ export interface HostedServer extends RunningServer {
 }
 
 export async function startHosted(
-  limits: Partial<ServerLimits> = {},
+  limits: Partial<Config['server']> = {},
   logLevel = 'info',
   rateLimitPerSecond = 1_000,
   config: Partial<Config> = {},
@@ -33,17 +33,17 @@ export async function startHosted(
       },
     },
   });
+  // The configuration `serve --mode hosted` starts with, as a partner's operator would get it.
+  const { config: hosted } = loadConfig(['--mode', 'hosted', '--admin-token', HOSTED_ADMIN_TOKEN], {});
   const server = await startServer({
     config: Object.freeze({
-      ...DEFAULT_CONFIG,
+      ...hosted,
       dbPath: ':memory:',
       port: 0,
-      mode: 'hosted' as const,
-      adminToken: HOSTED_ADMIN_TOKEN,
       bootstrapAccount: false,
       backgroundJobs: false,
       rateLimitPerSecond,
-      server: { ...HOSTED_SERVER_LIMITS, ...limits },
+      server: { ...hosted.server, ...limits },
       ...config,
     }),
     logger,

@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_TENANT_LIMITS, type TenantLimits } from '../../src/config.js';
+import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { waitFor } from '../helpers/wait.js';
 import { HOSTED_ADMIN_TOKEN, startHosted, untilClosed, type HostedServer } from './server.js';
 
@@ -18,8 +18,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function start(tenant: Partial<TenantLimits>): Promise<HostedServer> {
-  server = await startHosted({}, 'info', 1_000, { tenant: { ...DEFAULT_TENANT_LIMITS, ...tenant } });
+async function start(tenant: Partial<Config['tenant']>): Promise<HostedServer> {
+  server = await startHosted({}, 'info', 1_000, { tenant: { ...DEFAULT_CONFIG.tenant, ...tenant } });
   return server;
 }
 

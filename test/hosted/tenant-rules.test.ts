@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-// Issue 16 items 3, 6 and 9: one cap on the money that enters an account (so no stored sum can break a read),
+// One cap on the money that enters an account (so no stored sum can break a read),
 // chain txIds scoped to their tenant, and strict headers and paging.
 
 let sb: TestSandbox;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendWebhook } from '../../src/webhooks/sender.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-// Issue 16 item 5: in hosted mode a webhook URL (and every address the sender dials) must be public unicast.
+// In hosted mode a webhook URL (and every address the sender dials) must be public unicast.
 
 let sb: TestSandbox;
 let acct: AccountHandle;

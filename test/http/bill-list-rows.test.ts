@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { insertTransaction, type TxnKind, type TxnStatus } from '../../src/domain/transactions.js';
+import { insertTransaction, type TxnKind, type TxnStatus } from '../../src/store/transactions.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 

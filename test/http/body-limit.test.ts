@@ -28,7 +28,7 @@ async function chunkedPost(path: string, chunks: string[]): Promise<{ status: nu
   });
 }
 
-describe('request body limit (behaviour.md section 3: over 1 MiB is 413 {code: 400})', () => {
+describe('request body limit (docs/design.md section 3: over 1 MiB is 413 {code: 400})', () => {
   it('refuses a declared Content-Length over 1 MiB from the header alone', async () => {
     const res = await sb.post(acct.apiKey, '/v1/card/list', JSON.stringify({ pad: 'x'.repeat(1024 * 1024) }));
     expect(res.status).toBe(413);

@@ -1,5 +1,7 @@
 import { describe, expect } from 'vitest';
-import { isLuhnValid } from '../../src/domain/card-data.js';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   cardAvailable,
   expectRefusedUnchanged,
@@ -9,7 +11,7 @@ import {
   worldSnapshot,
 } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
-import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -27,6 +29,18 @@ const DEFAULT_BIN_VIEW = {
   limit: { spendDaily: '100000', minimalDeposit: '1' },
   enabled: true,
 };
+/**
+ * Luhn, written here from its definition rather than taken from the code that made the check digit: from the right,
+ * every second digit doubled (its digits summed), and the total a multiple of ten.
+ */
+function luhnValid(number: string): boolean {
+  const total = [...number].reverse().reduce((sum, ch, i) => {
+    const d = Number(ch) * (i % 2 === 1 ? 2 : 1);
+    return sum + Math.floor(d / 10) + (d % 10);
+  }, 0);
+  return total % 10 === 0;
+}
+
 const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
 
 async function putBin(binId: string, body: Record<string, unknown>) {
@@ -83,14 +97,14 @@ describe('card/create fees: card_credit = amount - amount * deposit_fee_rate - o
 
 describe('card/create and card/deposit errors 3001 and 8001', () => {
   it('fails with 3001 and the documented message when the USDT balance is below the amount, moving nothing', async () => {
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create({ amount: 100.000001, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       code: 3001,
       message: 'Your balance is too low for this action. Please add funds to your wallet and try again.',
     });
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('accepts an amount equal to the whole balance', async () => {
@@ -124,13 +138,13 @@ describe('card/create and card/deposit errors 3001 and 8001', () => {
 
   it('card/deposit fails with 3001 and 8001 on the same rules, moving nothing', async () => {
     const cardId = await newCard(sb, acct.apiKey, 50);
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const poor = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 50.01 });
     expect(poor.status).toBe(400);
     expect(poor.body.code).toBe(3001);
     const small = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 0.5 });
     expect(small.body.code).toBe(8001);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 });
 
@@ -151,28 +165,31 @@ describe('card/create BIN and inventory errors', () => {
   it('fails with 4009 when no inventory is left, moving no funds and creating nothing', async () => {
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, available: 1 });
     await newCard(sb, acct.apiKey, 10);
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create({ amount: 10, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4009);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('fails with 4010 while provisioning, moving no funds; a retry after provisioning succeeds', async () => {
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, provisioning: true });
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create({ amount: 10, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4010);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, provisioning: false });
     await newCard(sb, acct.apiKey, 10);
   });
 
   it('inventory set for one account does not affect another account', async () => {
-    await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, available: 0 });
+    const set = await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, available: 0 });
+    expect(set.body).toMatchObject({ code: 0, available: 0 });
+    expect((await create({ amount: 10, currency: 'USDT' })).body.code).toBe(4009);
     const other = await sb.account({ balance: 10 });
-    await newCard(sb, other.apiKey, 10);
+    const created = await create({ amount: 10, currency: 'USDT' }, other.apiKey);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
   });
 });
 
@@ -195,12 +212,12 @@ describe('request validation: 400 {code: 400, message} naming the field, nothing
     ['alias an object', { amount: 10, currency: 'USDT', alias: {} }, /alias must be a string/],
   ];
   it.each(cases)('card/create rejects %s', async (_name, body, message) => {
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await create(body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it.each([
@@ -324,7 +341,16 @@ describe('card response shapes', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['cardNo', 'cvv', 'expiryDate']);
     expect(res.body.cardNo).toMatch(/^454924\d{10}$/);
-    expect(isLuhnValid(res.body.cardNo)).toBe(true);
+    // The oracle first proves itself on published vectors (the Luhn article's 79927398713; the 4111... test card).
+    expect([luhnValid('79927398713'), luhnValid('4111111111111111'), luhnValid('4111111111111112')]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(luhnValid(res.body.cardNo)).toBe(true);
+    // Any one digit changed breaks it: the check digit is not a constant.
+    const last = Number(res.body.cardNo.at(-1));
+    expect(luhnValid(res.body.cardNo.slice(0, -1) + String((last + 1) % 10))).toBe(false);
     expect(created.body.maskedCardNo.slice(-4)).toBe(res.body.cardNo.slice(-4));
     expect(res.body.cvv).toMatch(/^\d{3}$/);
     expect(res.body.expiryDate).toBe('06/29');
@@ -333,15 +359,63 @@ describe('card response shapes', () => {
   });
 
   it('never stores the PAN or CVV in the database', async () => {
-    const cardId = await newCard(sb, acct.apiKey, 10);
-    const { cardNo, cvv } = (await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId })).body;
-    const tables = sb.deps.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[];
-    for (const t of tables) {
-      const dump = JSON.stringify(sb.deps.db.prepare(`SELECT * FROM ${t}`).all());
-      expect(dump).not.toContain(cardNo);
-      expect(dump).not.toContain(cardNo.slice(0, 12));
+    // A database file, so its bytes (main file and write-ahead log, free pages included) can be searched as written.
+    const dir = mkdtempSync(join(tmpdir(), 'card-data-'));
+    const filed = createTestSandbox({ config: { dbPath: join(dir, 'sandbox.db') } });
+    try {
+      const owner = await filed.account({ balance: 100 });
+      const shown: { cardNo: string; cvv: string }[] = [];
+      for (let i = 0; i < 8; i++) {
+        const cardId = await newCard(filed, owner.apiKey, 10);
+        const info = await filed.post(owner.apiKey, '/v1/card/sensitiveInfo', { cardId });
+        expect(info.body.cardNo).toMatch(/^\d{16}$/);
+        expect(info.body.cvv).toMatch(/^\d{3}$/);
+        shown.push(info.body);
+      }
+      // Reading the request log writes what it holds, so the sensitiveInfo calls are in the file too.
+      expect((await filed.post(owner.apiKey, '/sandbox/v1/requests', {})).status).toBe(200);
+
+      const bytes = readdirSync(dir)
+        .filter((f) => f.startsWith('sandbox.db') && !f.endsWith('.secret'))
+        .map((f) => readFileSync(join(dir, f)).toString('latin1'))
+        .join('\n');
+      expect(bytes.length).toBeGreaterThan(0);
+      for (const { cardNo } of shown) {
+        expect(bytes).not.toContain(cardNo);
+        expect(bytes).not.toContain(cardNo.slice(6)); // the digits after the BIN
+      }
+
+      // A CVV is three digits, which any file holds somewhere; so: no text value (a cell, or a string inside a JSON
+      // cell) is a CVV, and no numeric column holds every card's CVV.
+      const db = filed.deps.db;
+      const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
+      const cvvs = new Set(shown.map((c) => c.cvv));
+      const strings: string[] = [];
+      const collect = (v: unknown): void => {
+        if (typeof v === 'string') strings.push(v);
+        else if (v && typeof v === 'object') Object.values(v).forEach(collect);
+      };
+      for (const table of tables) {
+        const rows = db.prepare(`SELECT * FROM "${table}"`).all() as Record<string, unknown>[];
+        for (const row of rows) {
+          for (const value of Object.values(row)) {
+            collect(value);
+            if (typeof value === 'string' && /^[[{]/.test(value)) collect(JSON.parse(value));
+          }
+        }
+        for (const column of Object.keys(rows[0] ?? {})) {
+          const held = new Set(rows.map((r) => String(r[column]).padStart(3, '0')));
+          expect(
+            [...cvvs].every((cvv) => held.has(cvv)),
+            `${table}.${column}`,
+          ).toBe(false);
+        }
+      }
+      expect(strings.filter((v) => cvvs.has(v))).toEqual([]);
+    } finally {
+      await filed.close();
+      if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
     }
-    expect(cvv).toBeDefined();
   });
 
   it('card/binList lists the default BIN with decimal-string fees and limits', async () => {
@@ -421,7 +495,7 @@ describe('card/cancel', () => {
   it.each(['deposit', 'freeze', 'unfreeze', 'cancel'])('fails with 4008 on card/%s while CANCELLING', async (path) => {
     const cardId = await newCard(sb, acct.apiKey, 50);
     await sb.post(acct.apiKey, '/v1/card/cancel', { cardId });
-    const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+    const res = await expectRefusedUnchanged(sb, 400, () =>
       sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
     );
     expect(res.body).toEqual({ code: 4008, message: 'Card is being cancelled' });
@@ -443,7 +517,7 @@ describe('card/cancel', () => {
       const cardId = await newCard(sb, acct.apiKey, 50);
       await sb.post(acct.apiKey, '/v1/card/cancel', { cardId });
       await sb.advance(acct.apiKey, 5);
-      const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+      const res = await expectRefusedUnchanged(sb, 400, () =>
         sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
       );
       expect(res.body).toEqual({ code: 400, message: 'card is cancelled' });
@@ -485,7 +559,7 @@ describe('card/deposit settlement on the account clock', () => {
     async (path) => {
       const cardId = await newCard(sb, acct.apiKey, 10);
       await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 20 });
-      const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+      const res = await expectRefusedUnchanged(sb, 400, () =>
         sb.post(acct.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
       );
       expect(res.body).toEqual({ code: 4007, message: 'A conflicting operation is pending on this card' });
@@ -505,7 +579,7 @@ describe('tenant isolation: another account card is 4001 on every card endpoint'
   it.each(['detail', 'asset', 'sensitiveInfo', 'deposit', 'freeze', 'unfreeze', 'cancel'])('card/%s', async (path) => {
     const cardId = await newCard(sb, acct.apiKey, 10);
     const other = await sb.account({ balance: 100 });
-    const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+    const res = await expectRefusedUnchanged(sb, 400, () =>
       sb.post(other.apiKey, `/v1/card/${path}`, { cardId, amount: 5 }),
     );
     expect(res.body).toEqual({ code: 4001, message: 'Card not found' });

@@ -51,7 +51,7 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
       'Content-Type must be application/json',
     ],
   ])('card/create with %s is 400 code 400', async (_name, type, text, message) => {
-    const res = await expectRefusedUnchanged(sb, acct.accountId, 400, () =>
+    const res = await expectRefusedUnchanged(sb, 400, () =>
       raw(CREATE, type, text, { 'Idempotency-Key': 'k-bad-input' }),
     );
     expect(res.body).toEqual({ code: 400, message });
@@ -73,13 +73,20 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
     expect(upper.status).toBe(200);
   });
 
+  it('the "changes nothing" check sees one changed column of one row of another account', async () => {
+    const other = await sb.account({});
+    const before = worldSnapshot(sb);
+    sb.deps.db.prepare('UPDATE accounts SET name = name || ? WHERE id = ?').run('.', other.accountId);
+    expect(worldSnapshot(sb)).not.toEqual(before);
+  });
+
   it('answers a body over 1 MiB with 413 {code: 400, message} and changes nothing', async () => {
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const big = JSON.stringify({ amount: 10, currency: 'USDT', alias: 'x'.repeat(1024 * 1024) });
     const res = await raw(CREATE, 'application/json', big);
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ code: 400, message: 'Request body is larger than 1 MiB' });
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('answers a chunked body (no Content-Length) over 1 MiB with 413 too', async () => {

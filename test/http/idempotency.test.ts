@@ -1,14 +1,16 @@
-import { fetchAgent, type FetchAgent } from '../helpers/client.js';
-import { conformance } from '../helpers/conformance.js';
-import { Hono } from 'hono';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect } from 'vitest';
-import { createApp } from '../../src/app.js';
 import { requestHash, reserveKey } from '../../src/domain/idempotency.js';
-import type { AppEnv } from '../../src/http/context.js';
-import { cardAvailable, expectRefusedUnchanged, newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
+import {
+  cardAvailable,
+  expectRefusedUnchanged,
+  holdNext,
+  newCard,
+  walletAvailable,
+  worldSnapshot,
+} from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
@@ -46,13 +48,13 @@ describe('Idempotency rule 2-3: the first request executes, a retry replays', ()
     const body = path === 'deposit' ? { cardId, amount: 20 } : { cardId };
     const first = await keyed('k-' + path, `/v1/card/${path}`, body);
     expect(first.body).toEqual({ code: 0, message: 'ok' });
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     // Without the key these retries would fail (4007 settling, 4008 cancelling) or be no-ops; keyed, they replay.
     const retry = await keyed('k-' + path, `/v1/card/${path}`, body);
     expect(retry.status).toBe(200);
     expect(retry.body).toEqual({ code: 0, message: 'ok' });
     expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('treats the same JSON value as identical whatever the key order and white space', async () => {
@@ -93,12 +95,12 @@ describe('Idempotency rule 2: failed results are not stored', () => {
 describe('Idempotency rule 4: 4211 on a different request', () => {
   it('same key with a different body is HTTP 409 code 4211 and executes nothing', async () => {
     await keyed('k4', '/v1/card/create', CREATE);
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await keyed('k4', '/v1/card/create', { amount: 11, currency: 'USDT' });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ code: 4211, message: 'Idempotency-Key was already used with a different request' });
     expect(res.headers['idempotency-key']).toBe('k4');
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('same key and body on another endpoint is 4211', async () => {
@@ -145,12 +147,12 @@ describe('Idempotency-Key validation: malformed keys are 400 and nothing execute
     ['a tab inside', 'a\tb', /printable ASCII/],
     ['a non-ASCII character', 'caf\u00e9', /printable ASCII/],
   ])('a key of %s', async (_name, key, message) => {
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await keyed(key, '/v1/card/create', CREATE);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 
   it('accepts a key of exactly 255 printable characters, and a UUID', async () => {
@@ -183,7 +185,7 @@ describe('Idempotency rule 5: requireIdempotencyKey', () => {
     async (path) => {
       const strict = await sb.account({ balance: 100, requireIdempotencyKey: true });
       const cardId = (await keyed('setup', '/v1/card/create', CREATE, strict.apiKey)).body.cardId;
-      const res = await expectRefusedUnchanged(sb, strict.accountId, 400, () =>
+      const res = await expectRefusedUnchanged(sb, 400, () =>
         sb.post(strict.apiKey, `/v1/card/${path}`, { ...CREATE, cardId }),
       );
       expect(res.body).toEqual({ code: 4210, message: 'Idempotency-Key header is required' });
@@ -239,56 +241,30 @@ describe('Limits: idempotency key retention is 24 hours of account time', () => 
   });
 });
 
-/**
- * Real concurrency: the idempotency layer waits `injectedLatencyMs` (set by the faults middleware in production
- * code) after reserving the key and before executing. This test app sets it from a test-only header.
- */
-function appWithLatency(s: TestSandbox): FetchAgent {
-  const outer = new Hono<AppEnv>();
-  outer.use('*', async (c, next) => {
-    const ms = c.req.header('x-test-latency-ms');
-    if (ms) c.set('injectedLatencyMs', Number(ms));
-    await next();
-  });
-  outer.route('/', createApp(s.deps));
-  return fetchAgent(conformance.wrapFetch(outer.fetch));
-}
-
 async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
   await waitFor(`key ${key} in flight`, () =>
     s.deps.db.prepare("SELECT 1 FROM idempotency_keys WHERE key = ? AND state = 'in_flight'").pluck().get(key),
   );
 }
 
+// Real concurrency, decided by the test: the first request is held by a latency fault on the frozen account clock,
+// its key in flight, until the test advances the clock (holdNext in test/helpers/core.ts).
 describe('Idempotency rule 4: 4212 while the first request is in flight', () => {
-  let app: FetchAgent;
-  beforeEach(() => {
-    app = appWithLatency(sb);
-  });
-  const send = (key: string, path: string, body: unknown, latencyMs?: number) => {
-    let req = app
-      .post(path)
-      .set('Content-Type', 'application/json')
-      .set('X-API-KEY', acct.apiKey)
-      .set('Idempotency-Key', key);
-    if (latencyMs) req = req.set('x-test-latency-ms', String(latencyMs));
-    return req.send(JSON.stringify(body));
-  };
-
   it('a concurrent retry gets HTTP 409 code 4212; after the first completes the retry replays', async () => {
-    const first = send('c1', '/v1/card/create', CREATE, 1500);
-    const firstDone = first.then((r) => r);
+    const hold = await holdNext(sb, acct, '/v1/card/create');
+    const first = keyed('c1', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'c1');
-    const concurrent = await send('c1', '/v1/card/create', CREATE);
+    const concurrent = await keyed('c1', '/v1/card/create', CREATE);
     expect(concurrent.status).toBe(409);
     expect(concurrent.body).toEqual({
       code: 4212,
       message: 'A request with this Idempotency-Key is already in progress',
     });
     expect(concurrent.headers['idempotency-key']).toBe('c1');
-    const done = await firstDone;
+    await hold.release();
+    const done = await first;
     expect(done.status).toBe(200);
-    const retry = await send('c1', '/v1/card/create', CREATE);
+    const retry = await keyed('c1', '/v1/card/create', CREATE);
     expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(retry.body).toEqual(done.body);
     expect(await walletAvailable(sb, acct.apiKey)).toBe('90');
@@ -296,12 +272,14 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
 
   it('many concurrent retries: exactly one executes, the rest are 4212', async () => {
     const cardId = await newCard(sb, acct.apiKey, 10);
-    const first = send('c2', '/v1/card/deposit', { cardId, amount: 20 }, 2000).then((r) => r);
+    const hold = await holdNext(sb, acct, '/v1/card/deposit');
+    const first = keyed('c2', '/v1/card/deposit', { cardId, amount: 20 }).then((r) => r);
     await untilInFlight(sb, 'c2');
     const others = await Promise.all(
-      Array.from({ length: 8 }, () => send('c2', '/v1/card/deposit', { cardId, amount: 20 })),
+      Array.from({ length: 8 }, () => keyed('c2', '/v1/card/deposit', { cardId, amount: 20 })),
     );
     expect(others.map((r) => r.body.code)).toEqual(Array(8).fill(4212));
+    await hold.release();
     expect((await first).status).toBe(200);
     await sb.advance(acct.apiKey, 3);
     expect(await cardAvailable(sb, acct.apiKey, cardId)).toBe('29.4');
@@ -309,21 +287,25 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   });
 
   it('a concurrent request with a different body is 4211, not 4212', async () => {
-    const first = send('c3', '/v1/card/create', CREATE, 1500).then((r) => r);
+    const hold = await holdNext(sb, acct, '/v1/card/create');
+    const first = keyed('c3', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'c3');
-    const res = await send('c3', '/v1/card/create', { amount: 12, currency: 'USDT' });
+    const res = await keyed('c3', '/v1/card/create', { amount: 12, currency: 'USDT' });
     expect(res.status).toBe(409);
     expect(res.body.code).toBe(4211);
-    await first;
+    await hold.release();
+    expect((await first).status).toBe(200);
   });
 
   it('a first request that fails after waiting releases its key', async () => {
-    const first = send('c4', '/v1/card/create', { amount: 500, currency: 'USDT' }, 300).then((r) => r);
+    const hold = await holdNext(sb, acct, '/v1/card/create');
+    const first = keyed('c4', '/v1/card/create', { amount: 500, currency: 'USDT' }).then((r) => r);
     await untilInFlight(sb, 'c4');
+    await hold.release();
     expect((await first).body.code).toBe(3001);
     expect(keyRows()).toBe(0);
     await sb.post(acct.apiKey, '/sandbox/v1/wallet/seed', { amount: 400 });
-    expect((await send('c4', '/v1/card/create', { amount: 500, currency: 'USDT' })).status).toBe(200);
+    expect((await keyed('c4', '/v1/card/create', { amount: 500, currency: 'USDT' })).status).toBe(200);
   });
 });
 
@@ -379,11 +361,11 @@ describe('Idempotency: crash safety', () => {
     // Make the completion insert fail (a CHECK violation) after the operation ran inside the transaction.
     sb.deps.db.exec(`CREATE TRIGGER break_keys BEFORE INSERT ON idempotency_keys WHEN NEW.key = 'atomic'
       BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
-    const before = worldSnapshot(sb, acct.accountId);
+    const before = worldSnapshot(sb);
     const res = await keyed('atomic', '/v1/card/create', CREATE);
     expect(res.status).toBe(500);
     expect(res.body.code).toBe(9999);
-    expect(worldSnapshot(sb, acct.accountId)).toEqual(before);
+    expect(worldSnapshot(sb)).toEqual(before);
   });
 });
 
@@ -419,24 +401,24 @@ describe('Idempotency rule 3: every response to a keyed request echoes the key',
 });
 
 describe('Idempotency: an in-flight key never expires under the request that holds it', () => {
-  it('advancing the account clock past 24 h while the first request waits still gives 4212, and it executes once', async () => {
-    const app = appWithLatency(sb);
-    const send = (latency?: number) => {
-      let req = app
-        .post('/v1/card/create')
-        .set('Content-Type', 'application/json')
-        .set('X-API-KEY', acct.apiKey)
-        .set('Idempotency-Key', 'slow');
-      if (latency) req = req.set('x-test-latency-ms', String(latency));
-      return req.send(JSON.stringify(CREATE));
-    };
-    const first = send(1500).then((r) => r);
-    await untilInFlight(sb, 'slow');
+  it('25 h of account time after a key was reserved, a retry still gets 4212 and executes nothing', async () => {
+    // A holder that never finishes (a held request is released by the advance that would expire its key).
+    reserveKey(sb.deps.db, acct.accountId, 'slow', 'card/create', requestHash(CREATE), START_MS);
     await sb.advance(acct.apiKey, 25 * 3600);
-    const retry = await send();
+    const retry = await keyed('slow', '/v1/card/create', CREATE);
     expect(retry.status).toBe(409);
     expect(retry.body.code).toBe(4212);
+    expect(await walletAvailable(sb, acct.apiKey)).toBe('100');
+  });
+
+  it('a request held across a 25 h advance executes once when released; its retry replays', async () => {
+    await holdNext(sb, acct, '/v1/card/create');
+    const first = keyed('slow', '/v1/card/create', CREATE).then((r) => r);
+    await untilInFlight(sb, 'slow');
+    await sb.advance(acct.apiKey, 25 * 3600);
     expect((await first).status).toBe(200);
+    const retry = await keyed('slow', '/v1/card/create', CREATE);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
     expect(await walletAvailable(sb, acct.apiKey)).toBe('90');
   });
 });

@@ -7,7 +7,7 @@ let acct: AccountHandle;
 
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
-describe('X-Request-Id (behaviour.md section 3: every response carries it)', () => {
+describe('X-Request-Id (docs/design.md section 3: every response carries it)', () => {
   it.each([
     ['a success', () => sb.post(acct.apiKey, '/v1/wallet/assetList', {}), 200],
     ['an auth failure', () => sb.post('nope', '/v1/wallet/assetList', {}), 401],

@@ -4,13 +4,13 @@ import { createDeps } from '../../src/runtime.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 // Another account's id must be indistinguishable from an id that does not exist (spec: 4001 "no such card for
-// the account"; behaviour.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
+// the account"; docs/design.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
 // /sandbox/v1 read from the app, so a route added later is covered without editing this file.
 
 const UNKNOWN = {
   cardId: '2026060100000000000000',
   transactionId: 'txn_000000000000000000000000',
-  challengeId: 'chl_000000000000000000000000',
+  challengeId: 'tds_000000000000000000000000',
 };
 const CARD_ROUTES = ['detail', 'asset', 'deposit', 'sensitiveInfo', 'freeze', 'unfreeze', 'cancel'].map(
   (p) => `/v1/card/${p}`,
@@ -50,16 +50,13 @@ beforeAll(async () => {
     ),
   ].filter((p) => p.startsWith('/v1/') || p.startsWith('/sandbox/v1/'));
   probe.db.close();
-  if (routes.includes('/sandbox/v1/card/authorize')) {
-    const auth = await sb.post(b.apiKey, '/sandbox/v1/card/authorize', { cardId: theirs.cardId, amount: 1 });
-    if (auth.body.transactionId) theirs.transactionId = auth.body.transactionId;
-  } else {
-    console.log('[isolation] transaction ids not exercised: /sandbox/v1/card/authorize is absent');
-  }
-  if (routes.includes('/sandbox/v1/card/3ds')) {
-    const chl = await sb.post(b.apiKey, '/sandbox/v1/card/3ds', { cardId: theirs.cardId, type: 'payment' });
-    if (chl.body.challengeId) theirs.challengeId = chl.body.challengeId;
-  }
+  // Another account's transaction and 3DS challenge too: both routes must exist and answer (a 404 fails here).
+  const auth = await sb.post(b.apiKey, '/sandbox/v1/card/authorize', { cardId: theirs.cardId, amount: 1 });
+  expect(auth.body.transactionId, JSON.stringify(auth.body)).toMatch(/^txn_/);
+  theirs.transactionId = auth.body.transactionId;
+  const chl = await sb.post(b.apiKey, '/sandbox/v1/card/3ds', { cardId: theirs.cardId, type: 'payment' });
+  expect(chl.body.challengeId, JSON.stringify(chl.body)).toMatch(/^tds_/);
+  theirs.challengeId = chl.body.challengeId;
 });
 afterAll(() => sb.close());
 

@@ -4,7 +4,7 @@ import { balance } from '../../src/domain/ledger.js';
 import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 
-// behaviour.md section 1, checked after every step of a random operation sequence:
+// docs/design.md section 1, checked after every step of a random operation sequence:
 // seeded == wallet available + top-ups still settling + sum(card available + card frozen) + fees
 // (no spend, refund or chain deposit in these sequences: those belong to the simulation module).
 
@@ -45,7 +45,7 @@ async function partnerView(sb: TestSandbox, key: string, accountId: string) {
   return { wallet, onCards, settling, fees };
 }
 
-describe('Conservation of money (behaviour.md section 1) over random create/deposit/freeze/cancel/seed/clock/reset sequences', () => {
+describe('Conservation of money (docs/design.md section 1) over random create/deposit/freeze/cancel/seed/clock/reset sequences', () => {
   it('seeded == wallet + settling + cards + fees after every step, and the double-entry ledger balances', async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -92,7 +92,7 @@ describe('Conservation of money (behaviour.md section 1) over random create/depo
               const v = await partnerView(sb, acct.apiKey, acct.accountId);
               expect(v.wallet + v.settling + v.onCards + v.fees).toBe(seeded);
               expect(v.wallet).toBeGreaterThanOrEqual(0);
-              expectConserved(sb, acct.accountId);
+              expectConserved(sb.deps.db, acct.accountId);
             }
           } finally {
             await sb.close();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cardCredit } from '../../src/domain/fees.js';
 import { balance } from '../../src/domain/ledger.js';
+import { creditCents, microsText } from '../helpers/fee-model.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 // Model-based test of the Idempotency-Key rules: random sequences of keyed creates, deposits and freezes,
@@ -9,7 +9,8 @@ import { createTestSandbox, type AccountHandle, type TestSandbox } from '../help
 // predicts every status and code, and the balances must move exactly once per executed operation.
 
 const DAY_S = 24 * 3600;
-const RATE_PPM = 20_000;
+/** The default account's deposit fee rate. */
+const RATE = '0.02';
 const MIN_MICROS = 1_000_000;
 const SETTLE_S = 3;
 
@@ -63,7 +64,7 @@ class Keyed implements fc.AsyncCommand<Model, Real> {
       if (a < MIN_MICROS) return { status: 400, code: 8001 };
       if (a > m.walletMicros) return { status: 400, code: 3001 };
       m.walletMicros -= a;
-      m.cardsMicros += cardCredit(a, RATE_PPM, 0).creditMicros;
+      m.cardsMicros += Number(creditCents(microsText(a), RATE, '0')) * 10_000;
       if (this.endpoint === 'card/create') m.cards += 1;
       else m.settlingUntilS = m.nowS + SETTLE_S;
     }

@@ -1,8 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import type { Violation } from '../../src/proxy/check.js';
@@ -12,8 +10,9 @@ import { consoleReport } from '../../src/scenario/report.js';
 import { loadAll, runScenarios } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { ensureBuilt, spawnCli, stop } from '../cli/cli-process.js';
+import { startProxyCli } from './proxy-process.js';
 
-// behaviour.md section 12, validating proxy: relays unchanged, reports every departure from the contracts.
+// The validating proxy (docs/proxy.md): relays unchanged, reports every departure from the contracts.
 
 let closers: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -67,7 +66,7 @@ const post = (base: string, path: string, body: unknown) =>
   });
 
 describe('card-sandbox proxy (in process)', () => {
-  it('reports zero violations over the whole scenario library run through it against the sandbox', async () => {
+  it('reports zero violations over the whole scenario library run through it against the sandbox, but for the one lost response, which the client gets as a 502', async () => {
     const sandbox: RunningServer = await startServer({
       config: { ...DEFAULT_CONFIG, port: 0, dbPath: ':memory:', adminToken: 'proxy-admin', bootstrapAccount: false },
     });
@@ -85,10 +84,25 @@ describe('card-sandbox proxy (in process)', () => {
     const loaded = await loadAll(await expandFiles(['scenarios/*.yaml', 'scenarios/*.json']));
     if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
     const results = await runScenarios(loaded.scenarios, { baseUrl: proxy.url, adminToken: 'proxy-admin' });
-    const failed = results.filter((r) => !r.ok);
-    expect(failed, consoleReport(failed, 0)).toEqual([]);
+    // A response the sandbox drops on purpose (a `dropResponse` fault) is an answer the proxy cannot pass on: the
+    // client gets a 502 where, without the proxy, it would see the connection reset. That step alone fails.
+    const failedSteps = results.flatMap((r) => r.steps.filter((s) => !s.ok && !s.skipped));
+    expect(
+      failedSteps.map((s) => [s.file, s.label]),
+      consoleReport(
+        results.filter((r) => !r.ok),
+        0,
+      ),
+    ).toEqual([['scenarios/idempotency-in-flight.yaml', 'so the client sees a network error...']]);
+    expect(failedSteps[0]!.failure!.actual).toEqual({ code: 502, message: expect.stringMatching(/reset/) });
     expect(exchanges).toBeGreaterThan(100);
-    expect(violations).toEqual([]);
+    expect(violations).toEqual([
+      expect.objectContaining({
+        operation: 'POST /v1/card/deposit',
+        pointer: 'status',
+        expected: 'an answer the proxy can pass on',
+      }),
+    ]);
   }, 180_000);
 
   it('returns the target answer unchanged: status, headers and body bytes', async () => {
@@ -163,26 +177,10 @@ describe('card-sandbox proxy (the CLI)', () => {
 
   it('--fail-on-violation exits 1 after a drifted target, printing a readable block, JSONL and JUnit', async () => {
     const target = await listen(driftedTarget());
-    const dir = mkdtempSync(join(tmpdir(), 'proxy-'));
-    const report = join(dir, 'report.jsonl');
-    const junit = join(dir, 'junit.xml');
-    const cli = spawnCli([
-      'proxy',
-      '--target',
-      target,
-      '--port',
-      '0',
-      '--report',
-      report,
-      '--junit',
-      junit,
-      '--fail-on-violation',
-      '--max-requests',
-      '2',
-    ]);
+    const cli = await startProxyCli(target, ['--fail-on-violation', '--max-requests', '2']);
     closers.push(() => void stop(cli));
-    await expect.poll(() => /listening on (\S+)/.exec(cli.stdout()), { timeout: 30_000 }).not.toBeNull();
-    const url = /listening on (\S+)/.exec(cli.stdout())![1]!;
+    const { url, files } = cli;
+    const { report, junit } = files;
     await post(url, '/v1/card/list', {});
     await post(url, '/v1/card/freeze', { cardId: '1' });
     const { code } = await cli.exited;

@@ -16,7 +16,7 @@ export interface Answer {
 }
 
 /** What the partner's code calls to wait; the tests move the sandbox's fake wall clock instead of sleeping. */
-export type Sleep = (ms: number) => Promise<void>;
+type Sleep = (ms: number) => Promise<void>;
 
 interface Transport {
   baseUrl: string;

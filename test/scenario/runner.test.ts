@@ -120,7 +120,7 @@ steps:
     expect(junit).toContain('<testsuite name="');
     expect(junit).toContain('failures="1"');
     expect(junit).toContain('<failure message="POST /v1/card/detail answered 400, not as expected">');
-    expect(tapReport([r])).toMatch(/^TAP version 13\n1\.\.1\nnot ok 1 - .*case\.yaml: junit\n  ---\n/);
+    expect(tapReport([r])).toMatch(/^TAP version 13\n1\.\.1\nnot ok 1 - .*case\.yaml: junit\n {2}---\n/);
   });
 
   it('the CLI exits 1 on any failure and writes the JUnit file', async () => {

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ledgerIsBalanced } from '../../src/domain/ledger.js';
+import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { newCard, sim } from '../helpers/core.js';
 
 // Over random sequences of authorize / clear / reverse / refund / top-up / clock steps, after every step:
 // - each card's available + frozen equals what was funded (settled) minus cleared spend plus refunds, and its
 //   frozen amount equals its PENDING holds, all read through the partner API;
-// - conservation (behaviour.md section 1): seeded == wallet available + top-ups still settling
+// - conservation (docs/design.md section 1): seeded == wallet available + top-ups still settling
 //   + sum(card available + frozen) + fees (0 here) + cleared spend - refunds;
 // - no refund exceeds its clearing: the server accepts a refund exactly when the model says it fits.
 
@@ -188,7 +188,7 @@ async function check(sb: TestSandbox, key: string, accountId: string, m: Model):
     clearedMinusRefunds += spent - refunded;
   }
   expect(SEED_MICROS).toBe(wallet + settling + cardsTotal + clearedMinusRefunds);
-  expect(ledgerIsBalanced(sb.deps.db, accountId)).toBe(true);
+  expectConserved(sb.deps.db, accountId);
 }
 
 describe('conservation property', () => {

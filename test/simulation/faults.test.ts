@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { cardAsset, fundedAccount, newCard, sim, walletAvailable } from '../helpers/core.js';
+import { cardAsset, fundedAccount, holdNext, newCard, sim, walletAvailable } from '../helpers/core.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
@@ -47,8 +47,7 @@ describe('faults', () => {
 
   it('latencyMs holds a keyed request in flight after its key is reserved, so a concurrent retry gets 4212', async () => {
     const cardId = await newCard(sb, key, 10);
-    // Long enough that the retry arrives while the first waits, even on a busy machine.
-    await faults([{ path: '/v1/card/deposit', latencyMs: 5000 }]);
+    const hold = await holdNext(sb, acct, '/v1/card/deposit');
     const headers = { 'Idempotency-Key': 'dep-2' };
     const first = sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
     await waitFor('the first request to reserve its key', () =>
@@ -57,14 +56,48 @@ describe('faults', () => {
     const second = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
     expect(second.status).toBe(409);
     expect(second.body.code).toBe(4212);
+    await hold.release();
     expect((await first).status).toBe(200);
   });
 
-  it('latencyMs delays any other path in real time', async () => {
-    await faults([{ path: '/v1/wallet/assetList', latencyMs: 150 }]);
-    const start = Date.now();
-    await walletAvailable(sb, key);
-    expect(Date.now() - start).toBeGreaterThanOrEqual(140);
+  it('a latency fault holds the request until the account clock passes its latency', async () => {
+    await sim(sb, key, 'clock', { mode: 'frozen' });
+    await faults([{ path: '/v1/card/create', latencyMs: 5000 }]);
+    let answered = false;
+    const held = sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => {
+      answered = true;
+      return r;
+    });
+    await waitFor('the request held', () => sb.deps.clockWaiters.heldCount(acct.accountId) === 1);
+    // 4.999 s of account time: not yet. Nothing ran (the wallet is whole), and the request is still unanswered.
+    await sim(sb, key, 'clock', { advanceSeconds: 4.999 });
+    expect(await walletAvailable(sb, key)).toBe('1000');
+    expect([answered, sb.deps.clockWaiters.heldCount(acct.accountId)]).toEqual([false, 1]);
+    // The last millisecond releases it, and it runs.
+    await sim(sb, key, 'clock', { advanceSeconds: 0.001 });
+    expect((await held).status).toBe(200);
+    expect(await walletAvailable(sb, key)).toBe('990');
+  });
+
+  it('a latency fault on a running clock holds the request until wall time has moved the clock that far', async () => {
+    await faults([{ path: '/v1/wallet/assetList', latencyMs: 5000 }]);
+    const held = walletAvailable(sb, key);
+    await waitFor('the request held', () => sb.deps.clockWaiters.heldCount(acct.accountId) === 1);
+    // The test's wall clock is its own: moving it moves the running account clock; an advance (of 0 s) looks again.
+    sb.wall.ms += 5000;
+    await sim(sb, key, 'clock', { advanceSeconds: 0 });
+    expect(await held).toBe('1000');
+  });
+
+  it('a request held on a child sandbox that its parent deletes meanwhile is refused as unauthenticated, not a 500', async () => {
+    const child = (await sim(sb, key, 'sandboxes/create', { balance: 100 })).body;
+    const hold = await holdNext(sb, child, '/v1/card/create');
+    const held = sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
+    await hold.held();
+    expect((await sim(sb, key, 'sandboxes/delete', { accountId: child.accountId })).status).toBe(200);
+    const res = await held;
+    expect(res.body).toEqual({ code: 11002, message: 'Invalid or revoked API key: its sandbox was deleted' });
+    expect(res.status).toBe(401);
   });
 
   it('applies only to the account that set it, and only to the exact path', async () => {

@@ -29,7 +29,7 @@ describe('card-sandbox verify', () => {
   it('exits 2 on usage errors and names the problem', async () => {
     const c = capture();
     expect(await runVerify(['--api-key', 'k'], c.out, c.err)).toBe(2);
-    expect(c.text.err).toContain('--base-url is required');
+    expect(c.text.err).toContain('--base-url URL (or SANDBOX_BASE_URL) is required');
     expect(await runVerify(['--base-url', 'ftp://x', '--api-key', 'k'], c.out, c.err)).toBe(2);
     expect(await runVerify(['--bogus'], c.out, c.err)).toBe(2);
   });

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { conformance } from '../helpers/conformance.js';
 
-export interface Received {
+interface Received {
   headers: IncomingHttpHeaders;
   rawBody: string;
   body: { id: string; type: string; created: number; data: Record<string, unknown> };

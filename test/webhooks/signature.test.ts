@@ -8,6 +8,37 @@ const secretArb = fc.string({ minLength: 1, maxLength: 40 }).map((s) => `whsec_$
 const bodyArb = fc.uint8Array({ minLength: 0, maxLength: 512 });
 const timeArb = fc.integer({ min: 1_000_000_000, max: 4_000_000_000 });
 
+/**
+ * A known answer computed outside this code base, once, with OpenSSL (and checked with Python's hmac module):
+ *   printf '%s' "$T.$BODY" | openssl dgst -sha256 -hmac 'whsec_known_answer_vector_2026'
+ * with T=1795000000 and BODY the literal below.
+ */
+const KNOWN = {
+  secret: 'whsec_known_answer_vector_2026',
+  t: 1795000000,
+  body: '{"id":"evt_01KNOWNANSWER","type":"card.created","created":1795000000,"data":{"cardId":"card_01KNOWN","status":"ACTIVE"}}',
+  v1: '7a82995c34bba58b31433178aac448d4db6118ce467ebd9f3759e67d08126606',
+};
+
+describe('webhook signature: a known answer computed with OpenSSL', () => {
+  it('the sender signs the known body with exactly the known signature', () => {
+    expect(signatureHeader(KNOWN.secret, KNOWN.t, KNOWN.body)).toBe(`t=${KNOWN.t},v1=${KNOWN.v1}`);
+    expect(signatureHeader(KNOWN.secret, KNOWN.t, new TextEncoder().encode(KNOWN.body))).toBe(
+      `t=${KNOWN.t},v1=${KNOWN.v1}`,
+    );
+  });
+
+  it('the exported verifier and an independent one accept the known signature, and refuse it one bit off', async () => {
+    const header = `t=${KNOWN.t},v1=${KNOWN.v1}`;
+    const verify = (h: string) =>
+      verifyWebhookSignature({ rawBody: KNOWN.body, header: h, secret: KNOWN.secret, now: KNOWN.t });
+    expect(verify(header)).toEqual({ ok: true, timestamp: KNOWN.t });
+    expect(await specVerify(new TextEncoder().encode(KNOWN.body), header, KNOWN.secret, KNOWN.t)).toBe(true);
+    const flipped = header.slice(0, -1) + (KNOWN.v1.endsWith('6') ? '7' : '6');
+    expect(verify(flipped)).toEqual({ ok: false, reason: 'signature_mismatch' });
+  });
+});
+
 describe('webhook signature (spec Events, rule 4)', () => {
   it('verify(sign(body)) holds for any body, secret and timestamp', () => {
     fc.assert(

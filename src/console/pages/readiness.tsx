@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import type { components } from '../../contracts/api-types.js';
+import type { Schema } from '../api.js';
 import { numberField } from '../format.js';
 import { done, enc, errorFlash, failed, fragment, kept, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { ActionButton, ColumnHeads, Csrf, Empty, Field, TableWrap, Time } from '../ui.js';
+import { ActionButton, Empty, Field, Live, Panel, PostForm, Submit, Table, Time } from '../ui.js';
 
 // Readiness: start a readiness run (sandbox/v1/readiness/run), and the last runs (readiness/list) with each check's
 // result, evidence and advice, refreshed live. A request id in the evidence opens the request log's record; a
@@ -12,10 +12,9 @@ import { ActionButton, ColumnHeads, Csrf, Empty, Field, TableWrap, Time } from '
 const TO = '/console/readiness';
 
 /** A run, one of its checks and one of its test deliveries, as the contracts type them. */
-type RunView = components['schemas']['sandbox.readiness.run'];
-type CheckResult = components['schemas']['sandbox.readiness.check']['result'];
-type DeliveryView = components['schemas']['sandbox.readiness.delivery'];
-type RunsAnswer = Partial<components['schemas']['sandbox.readiness.list.response']>;
+type RunView = Schema<'sandbox.readiness.run'>;
+type CheckResult = Schema<'sandbox.readiness.check'>['result'];
+type DeliveryView = Schema<'sandbox.readiness.delivery'>;
 
 const RESULT_TEXT: Record<CheckResult, string> = { pass: 'pass', fail: 'fail', not_observed: 'not observed' };
 const RESULT_TONE: Record<CheckResult, string> = { pass: 'ok', fail: 'bad', not_observed: '' };
@@ -45,28 +44,26 @@ const Evidence: FC<{ ids: readonly string[] }> = ({ ids }) =>
   );
 
 const ChecksTable: FC<{ run: RunView }> = ({ run }) => (
-  <TableWrap label={`Checks of ${run.runId}`}>
-    <table>
-      <ColumnHeads cols={['Result', 'Check', 'Evidence', 'Advice']} />
-      <tbody>
-        {run.checks.map((c) => (
-          <tr data-check={c.id}>
-            <td>
-              <ResultBadge result={c.result} />
-            </td>
-            <td>
-              {c.title}
-              <div class="mono muted">{c.id}</div>
-            </td>
-            <td>
-              <Evidence ids={c.evidence} />
-            </td>
-            <td>{c.advice ?? ''}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </TableWrap>
+  <Table
+    label={`Checks of ${run.runId}`}
+    cols={['Result', 'Check', 'Evidence', 'Advice']}
+    rows={run.checks}
+    row={(c) => (
+      <tr data-check={c.id}>
+        <td>
+          <ResultBadge result={c.result} />
+        </td>
+        <td>
+          {c.title}
+          <div class="mono muted">{c.id}</div>
+        </td>
+        <td>
+          <Evidence ids={c.evidence} />
+        </td>
+        <td>{c.advice ?? ''}</td>
+      </tr>
+    )}
+  />
 );
 
 const Attempts: FC<{ delivery: DeliveryView }> = ({ delivery }) =>
@@ -83,23 +80,21 @@ const Attempts: FC<{ delivery: DeliveryView }> = ({ delivery }) =>
   );
 
 const DeliveriesTable: FC<{ run: RunView }> = ({ run }) => (
-  <TableWrap label={`Test deliveries of ${run.runId}`}>
-    <table>
-      <ColumnHeads cols={['Delivery', 'Check', 'Event', 'Attempts']} />
-      <tbody>
-        {run.deliveries.map((d) => (
-          <tr id={d.deliveryId}>
-            <td class="mono">{d.deliveryId}</td>
-            <td class="mono">{d.check}</td>
-            <td class="mono">{d.eventId}</td>
-            <td>
-              <Attempts delivery={d} />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  </TableWrap>
+  <Table
+    label={`Test deliveries of ${run.runId}`}
+    cols={['Delivery', 'Check', 'Event', 'Attempts']}
+    rows={run.deliveries}
+    row={(d) => (
+      <tr id={d.deliveryId}>
+        <td class="mono">{d.deliveryId}</td>
+        <td class="mono">{d.check}</td>
+        <td class="mono">{d.eventId}</td>
+        <td>
+          <Attempts delivery={d} />
+        </td>
+      </tr>
+    )}
+  />
 );
 
 const RunItem: FC<{ run: RunView; open: boolean; csrf: string }> = ({ run, open, csrf }) => {
@@ -160,14 +155,12 @@ const RunList: FC<{ runs: readonly RunView[]; csrf: string }> = ({ runs, csrf })
   );
 
 const StartForm: FC<{ csrf: string; values: Record<string, string> }> = ({ csrf, values }) => (
-  <section class="panel" aria-labelledby="h-start">
-    <h2 id="h-start">Start a readiness run</h2>
+  <Panel id="h-start" title="Start a readiness run">
     <p class="muted">
       Sends five signed test deliveries to your receiver, then watches your API use for the window: one keyed write
       loses its answer, the next gets a 500, one read gets a 429. Run your integration's tests meanwhile.
     </p>
-    <form method="post" action={TO} class="row" aria-labelledby="h-start">
-      <Csrf token={csrf} />
+    <PostForm action={TO} csrf={csrf} labelledBy="h-start" layout="row">
       <Field
         id="rd-url"
         label="Webhook URL"
@@ -184,55 +177,57 @@ const StartForm: FC<{ csrf: string; values: Record<string, string> }> = ({ csrf,
         inputmode="numeric"
         hint="Optional: 600 by default, at most 86400"
       />
-      <div class="actions">
-        <button type="submit">Start readiness run</button>
-      </div>
-    </form>
-  </section>
+      <Submit>Start readiness run</Submit>
+    </PostForm>
+  </Panel>
 );
 
 async function runs(c: Ctx) {
   const answer = await c.get('api').post('/sandbox/v1/readiness/list', {});
-  return { answer, runs: (answer.body as RunsAnswer).runs ?? [] };
+  return { answer, runs: answer.ok ? answer.body.runs : [] };
+}
+
+async function readinessPage(c: Ctx) {
+  const csrf = c.get('session').csrf;
+  const { answer, runs: list } = await runs(c);
+  const flash = answer.ok ? takeFlash(c) : errorFlash('Readiness runs not available', answer);
+  const body = (
+    <>
+      <StartForm csrf={csrf} values={kept(flash, 'start')} />
+      <Panel id="h-runs" title="Last runs">
+        <Live src={`${TO}/live`} label="Readiness runs">
+          <RunList runs={list} csrf={csrf} />
+        </Live>
+      </Panel>
+    </>
+  );
+  return page(c, { title: 'Readiness', active: 'Readiness', flash }, body);
+}
+
+async function startRun(c: Ctx) {
+  const form = c.get('form');
+  const webhookUrl = (form.webhookUrl ?? '').trim();
+  const windowSeconds = numberField(form.windowSeconds);
+  const answer = await c.get('api').post('/sandbox/v1/readiness/run', {
+    ...(webhookUrl ? { webhookUrl } : {}),
+    ...(windowSeconds !== undefined ? { windowSeconds } : {}),
+  });
+  if (!answer.ok) return failed(c, TO, 'Readiness run not started', answer, 'start');
+  return done(c, TO, { title: `Readiness run ${answer.body.runId} started: exercise your integration now` });
+}
+
+async function stopRun(c: Ctx) {
+  const runId = c.get('form').runId ?? '';
+  const answer = await c.get('api').post('/sandbox/v1/readiness/stop', { runId });
+  if (!answer.ok) return failed(c, TO, 'Readiness run not stopped', answer);
+  return done(c, TO, { title: `Readiness run ${runId} stopped` });
 }
 
 /** The Readiness page and its actions, each one call of the public API. */
 export function readinessRoutes() {
   return new Hono<ConsoleEnv>()
-    .get('/', async (c) => {
-      const csrf = c.get('session').csrf;
-      const { answer, runs: list } = await runs(c);
-      const flash = answer.ok ? takeFlash(c) : errorFlash('Readiness runs not available', answer);
-      const body = (
-        <>
-          <StartForm csrf={csrf} values={kept(flash, 'start')} />
-          <section class="panel" aria-labelledby="h-runs">
-            <h2 id="h-runs">Last runs</h2>
-            <div data-live={`${TO}/live`} role="region" aria-label="Readiness runs">
-              <RunList runs={list} csrf={csrf} />
-            </div>
-          </section>
-        </>
-      );
-      return page(c, { title: 'Readiness', active: 'Readiness', flash }, body);
-    })
+    .get('/', readinessPage)
     .get('/live', async (c) => fragment(c, <RunList runs={(await runs(c)).runs} csrf={c.get('session').csrf} />))
-    .post('/', async (c) => {
-      const form = c.get('form');
-      const webhookUrl = (form.webhookUrl ?? '').trim();
-      const windowSeconds = numberField(form.windowSeconds);
-      const answer = await c.get('api').post('/sandbox/v1/readiness/run', {
-        ...(webhookUrl ? { webhookUrl } : {}),
-        ...(windowSeconds !== undefined ? { windowSeconds } : {}),
-      });
-      if (!answer.ok) return failed(c, TO, 'Readiness run not started', answer, 'start');
-      const run = answer.body as RunView;
-      return done(c, TO, { title: `Readiness run ${run.runId} started: exercise your integration now` });
-    })
-    .post('/stop', async (c) => {
-      const runId = c.get('form').runId ?? '';
-      const answer = await c.get('api').post('/sandbox/v1/readiness/stop', { runId });
-      if (!answer.ok) return failed(c, TO, 'Readiness run not stopped', answer);
-      return done(c, TO, { title: `Readiness run ${runId} stopped` });
-    });
+    .post('/', startRun)
+    .post('/stop', stopRun);
 }

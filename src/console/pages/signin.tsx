@@ -1,10 +1,19 @@
+import { Hono, type Context } from 'hono';
 import type { FC } from 'hono/jsx';
-import { Shell } from '../ui.js';
+import { clientAddress, type FailureThrottle } from '../../http/failure-throttle.js';
+import { operatorThrottled } from '../../http/middleware/auth.js';
+import { apiClient, type AppFetch } from '../api.js';
+import { PAGE_HEADERS, type ConsoleEnv } from '../page.js';
+import { crossSite } from '../same-site.js';
+import { SessionsFull, sessionCookie, type Session, type SessionStore } from '../session.js';
+import { Shell } from '../shell.js';
 
 // The sign-in page: an API key (and, when the server has one, the operator token). Posted in the body only,
 // never put in a URL; what was typed is not echoed back on an error (it is a secret).
 
-export const SignIn: FC<{ error?: { code: unknown; message: unknown }; operator: boolean }> = ({ error, operator }) => (
+type SignInError = { code: unknown; message: unknown };
+
+const SignIn: FC<{ error?: SignInError; operator: boolean }> = ({ error, operator }) => (
   <Shell title="Sign in" bare>
     <div class="panel">
       <h1>Sign in</h1>
@@ -39,3 +48,95 @@ export const SignIn: FC<{ error?: { code: unknown; message: unknown }; operator:
     )}
   </Shell>
 );
+
+export interface SignInOptions {
+  sessions: SessionStore;
+  /** The app's own fetch: a credential is proven by one call of the API it opens. */
+  fetch: AppFetch;
+  /** Failed operator sign-ins count with failed admin tokens, per client address. */
+  operatorThrottle: FailureThrottle;
+  /** Whether the server has an operator token (else the operator form is not shown, and no token signs in). */
+  operatorEnabled: boolean;
+}
+
+type View = (
+  c: Context,
+  status: 200 | 400 | 403 | 429,
+  error?: SignInError,
+  headers?: Record<string, string>,
+) => Response;
+
+/** The sign-in page, with an error when one is given. */
+const signInView =
+  (operator: boolean): View =>
+  (c, status, error, headers = {}) =>
+    c.html('<!DOCTYPE html>' + SignIn({ error, operator })!.toString(), status, { ...PAGE_HEADERS, ...headers });
+
+/** A session for a proven credential, with its cookie; a full session store is a 429, nobody else signed out. */
+function signedIn(
+  c: Context,
+  opts: SignInOptions,
+  view: View,
+  fields: Pick<Session, 'apiKey' | 'adminToken'>,
+  to: string,
+) {
+  let session: Session;
+  try {
+    session = opts.sessions.create(fields);
+  } catch (err) {
+    if (!(err instanceof SessionsFull)) throw err;
+    const error = { code: 429, message: 'The console is at its session limit: try again later' };
+    return view(c, 429, error, { 'Retry-After': '60' });
+  }
+  return c.body(null, 303, { Location: to, 'Set-Cookie': sessionCookie(c, session.id) });
+}
+
+/** The form field, trimmed ('' when absent). */
+async function typed(c: Context, name: string): Promise<string> {
+  const value = (await c.req.parseBody())[name];
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** An API key is proven the way a partner proves it: one authenticated read. */
+const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
+  const apiKey = await typed(c, 'apiKey');
+  const answer = await apiClient(opts.fetch, { apiKey }).post('/v1/wallet/assetList', {});
+  if (answer.ok) return signedIn(c, opts, view, { apiKey }, '/console');
+  const error = apiKey === '' ? { code: 400, message: 'API key is required' } : answer.body;
+  // A tenant past its budget is told so as the API tells it: 429 and when to try again.
+  if (answer.status === 429) return view(c, 429, error, { 'Retry-After': '1' });
+  return view(c, 400, error);
+};
+
+/** The operator token is proven by an operator call; failures count with failed admin tokens, per address. */
+const operatorSignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
+  const address = clientAddress(c) ?? 'local';
+  const wait = opts.operatorThrottle.waitSeconds(address);
+  if (wait > 0) {
+    const { code, message } = operatorThrottled(wait);
+    return view(c, 429, { code, message }, { 'Retry-After': String(wait) });
+  }
+  const adminToken = await typed(c, 'adminToken');
+  const api = apiClient(opts.fetch, { adminToken });
+  const answer = await api.send('GET', '/admin/v1/accounts/{id}', { params: { id: '-' } });
+  // A wrong token is 401; a right one reaches the route and finds no account "-" (404).
+  if (!opts.operatorEnabled || answer.status === 401 || answer.status === 403 || adminToken === '') {
+    opts.operatorThrottle.fail(address);
+    return view(c, 400, { code: answer.ok ? 401 : answer.body.code, message: 'Invalid operator token' });
+  }
+  return signedIn(c, opts, view, { adminToken }, '/console/operator');
+};
+
+/** Sign-in with an API key or the operator token: each proven by one API call, then a session and its cookie. */
+export function signInRoutes(opts: SignInOptions) {
+  const view = signInView(opts.operatorEnabled);
+  const app = new Hono<ConsoleEnv>().get('/signin', (c) => view(c, 200));
+  // A sign-in posted from another site would sign the browser into the attacker's account (login CSRF).
+  for (const path of ['/signin', '/operator/signin']) {
+    app.post(path, async (c, next) => {
+      if (!crossSite(c)) return next();
+      return view(c, 403, { code: 403, message: 'Sign-in refused: the form was posted from another site' });
+    });
+  }
+  return app.post('/signin', apiKeySignIn(opts, view)).post('/operator/signin', operatorSignIn(opts, view));
+}

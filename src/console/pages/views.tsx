@@ -1,26 +1,29 @@
+import type { Schema } from '../api.js';
 import { last4, money } from '../format.js';
 import { enc } from '../page.js';
-import { Amount, Badge, Empty, TableWrap, Time, ColumnHeads } from '../ui.js';
+import { Amount, Badge, Empty, Table, Time } from '../ui.js';
 
 // Views shared by several pages: card tiles and rows, bill/list tables, pagers.
 
-export interface CardRow {
-  cardId: string;
-  cardStatus?: string;
-  maskedCardNo?: string;
-  availableBalance?: number;
-  frozenAmount?: number;
-  currency?: string;
-}
+/** A card as card/list answers it. */
+export type CardRow = Schema<'api.card.list.response'>['cardList'][number];
+/** A transaction as bill/list answers it. */
+export type Bill = Schema<'api.bill.list.response'>['transactions'][number];
+/** An event as sandbox/v1/events answers it: its type tells its data, and its webhook delivery's state. */
+export type SandboxEvent = Schema<'sandbox.events.response'>['events'][number];
 
-export const cardName = (card: CardRow, aliases: Map<string, string | null>) =>
+const cardName = (card: CardRow, aliases: Map<string, string | null>) =>
   aliases.get(card.cardId) ?? `Card •••• ${last4(card.maskedCardNo)}`;
 
+/** A card as an option of a select: its id, and its alias (or "Card") with the last four digits. */
+export const cardOption = (card: CardRow, aliases: Map<string, string | null>) =>
+  [card.cardId, `${aliases.get(card.cardId) ?? 'Card'} •••• ${last4(card.maskedCardNo)}`] as const;
+
 /** The dashboard's card tiles: alias, masked number, balance, status. */
-export const CardTiles = ({ cards, aliases }: { cards: CardRow[]; aliases: Map<string, string | null> }) => (
+export const CardTiles = ({ cards, aliases }: { cards: readonly CardRow[]; aliases: Map<string, string | null> }) => (
   <div class="cards">
     {cards.map((card) => (
-      <a class={`card-tile ${String(card.cardStatus).toLowerCase()}`} href={`/console/cards/${enc(card.cardId)}`}>
+      <a class={`card-tile ${card.cardStatus.toLowerCase()}`} href={`/console/cards/${enc(card.cardId)}`}>
         <div class="alias">{cardName(card, aliases)}</div>
         <div class="st">{card.cardStatus}</div>
         <div class="pan">•••• {last4(card.maskedCardNo)}</div>
@@ -30,30 +33,28 @@ export const CardTiles = ({ cards, aliases }: { cards: CardRow[]; aliases: Map<s
   </div>
 );
 
-export const CardTable = ({ cards, aliases }: { cards: CardRow[]; aliases: Map<string, string | null> }) =>
+export const CardTable = ({ cards, aliases }: { cards: readonly CardRow[]; aliases: Map<string, string | null> }) =>
   cards.length === 0 ? (
     <Empty>No cards yet.</Empty>
   ) : (
-    <TableWrap label="Cards">
-      <table>
-        <ColumnHeads cols={['Alias', 'Last 4', 'Status', ['Balance', 'num'], ['Held', 'num hide-sm']]} />
-        <tbody>
-          {cards.map((card) => (
-            <tr data-card-id={card.cardId}>
-              <td>
-                <a href={`/console/cards/${enc(card.cardId)}`}>{aliases.get(card.cardId) ?? '(no alias)'}</a>
-              </td>
-              <td class="mono">{last4(card.maskedCardNo)}</td>
-              <td>
-                <Badge value={card.cardStatus} />
-              </td>
-              <Amount value={card.availableBalance} currency={card.currency} />
-              <td class="num hide-sm">{money(card.frozenAmount)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <Table
+      label="Cards"
+      cols={['Alias', 'Last 4', 'Status', ['Balance', 'num'], ['Held', 'num hide-sm']]}
+      rows={cards}
+      row={(card) => (
+        <tr data-card-id={card.cardId}>
+          <td>
+            <a href={`/console/cards/${enc(card.cardId)}`}>{aliases.get(card.cardId) ?? '(no alias)'}</a>
+          </td>
+          <td class="mono">{last4(card.maskedCardNo)}</td>
+          <td>
+            <Badge value={card.cardStatus} />
+          </td>
+          <Amount value={card.availableBalance} currency={card.currency} />
+          <td class="num hide-sm">{money(card.frozenAmount)}</td>
+        </tr>
+      )}
+    />
   );
 
 /** Previous / next links with the page count; `href(n)` builds page n's URL. */
@@ -75,36 +76,26 @@ export const Pager = (p: { page: number; totalPages: number; total: number; href
   </nav>
 );
 
-export interface Bill {
-  transactionTime: string;
-  merchant: string;
-  amount: string;
-  currency: string;
-  status: string;
-}
-
 /** bill/list rows as a table: time, merchant, status, signed amount. */
-export const BillTable = ({ rows, label }: { rows: Bill[]; label: string }) =>
+export const BillTable = ({ rows, label }: { rows: readonly Bill[]; label: string }) =>
   rows.length === 0 ? (
     <Empty>No transactions yet.</Empty>
   ) : (
-    <TableWrap label={label}>
-      <table>
-        <ColumnHeads cols={['Time', 'Merchant', 'Status', ['Amount', 'num']]} />
-        <tbody>
-          {rows.map((t) => (
-            <tr>
-              <td class="nowrap">
-                <Time value={t.transactionTime} />
-              </td>
-              <td>{t.merchant}</td>
-              <td>
-                <Badge value={t.status} />
-              </td>
-              <Amount value={t.amount} currency={t.currency} />
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </TableWrap>
+    <Table
+      label={label}
+      cols={['Time', 'Merchant', 'Status', ['Amount', 'num']]}
+      rows={rows}
+      row={(t) => (
+        <tr>
+          <td class="nowrap">
+            <Time value={t.transactionTime} />
+          </td>
+          <td>{t.merchant}</td>
+          <td>
+            <Badge value={t.status} />
+          </td>
+          <Amount value={t.amount} currency={t.currency} />
+        </tr>
+      )}
+    />
   );

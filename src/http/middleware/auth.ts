@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { getAccount } from '../../domain/accounts.js';
 import { accountForKey } from '../../domain/api-keys.js';
-import { expireIfDue } from '../../domain/sandboxes.js';
+import { expireIfDue } from '../../domain/child-sandboxes.js';
 import { tenantOf } from '../../domain/tenants.js';
 import type { ServerDeps } from '../../server-deps.js';
 import { transact } from '../command.js';

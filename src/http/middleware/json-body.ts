@@ -4,10 +4,10 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Body } from '../validate.js';
 import { DomainError, invalidField } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
-import { JsonCostScan, readBoundedBody, type BodyBounds } from '../body-bounds.js';
+import { readBoundedBody, type BodyBounds } from '../body-bounds.js';
 import { validateRequestBody } from '../request-schema.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
  * Refuses bodies over 1 MiB with 413 `{code: 400}` before they are read whole. A declared Content-Length is
@@ -82,20 +82,11 @@ function closeIfUnread(c: Context): void {
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /** Deeper than any body of this API (the deepest, a fault rule's match, is 4 levels). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 /** Arrays, objects and elements; the largest legitimate body (50 fault rules) holds about 1,000. */
-export const MAX_JSON_VALUES = 10_000;
+const MAX_JSON_VALUES = 10_000;
 
 const BOUNDS: BodyBounds = { maxBytes: MAX_BODY_BYTES, maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES };
-
-/**
- * Why a JSON text is too costly to parse, or undefined. JSON.parse of 1 MiB of nested arrays holds the event loop
- * for about a second (and 1 MiB of `[],` for a tenth), stalling every tenant; this scan is linear and stops at the
- * first bracket over a bound. Request bodies are scanned as they arrive (`readBoundedBody`); this is for text.
- */
-export function jsonCostProblem(text: string): string | undefined {
-  return new JsonCostScan(BOUNDS).feed(Buffer.from(text));
-}
 
 /**
 /**

@@ -21,14 +21,14 @@ interface Limiter {
  * A tenant holds at most this many 429s at once; past it a 429 is answered at once and its connection closed, so a
  * tenant cannot pile up open requests (the server's connection cap is shared by every tenant).
  */
-export const MAX_HELD_PER_TENANT = 64;
+const MAX_HELD_PER_TENANT = 64;
 
 /**
  * A request spends one token, and one more per this many bytes of its body: what a request costs the server is
  * mostly its bytes (a 1 MB body refused for its nesting cost 2.5 ms of reading, a small read 0.3 ms), so a key's
  * budget bounds its bytes as well as its requests. No legitimate body of this API comes near it.
  */
-export const BYTES_PER_TOKEN = 64 * 1024;
+const BYTES_PER_TOKEN = 64 * 1024;
 
 // One limiter per server, shared by /v1 and /sandbox/v1 so a key's budget covers both.
 const limiters = new WeakMap<ServerDeps, Limiter>();
@@ -98,7 +98,7 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
 }
 
 /** The 429 of a tenant past its budget. */
-export function rateLimited(perSecond: number): DomainError {
+function rateLimited(perSecond: number): DomainError {
   return new DomainError(
     'RATE_LIMITED',
     `Too many requests: at most ${perSecond} per second per account, its child sandboxes included`,

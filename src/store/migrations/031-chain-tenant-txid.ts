@@ -1,6 +1,6 @@
 import type { Migration } from './index.js';
 
-// A chain txId names a deposit within one account (issue 16 item 6): with a global key, tenant B's chain/transfer
+// A chain txId names a deposit within one account: with a global key, tenant B's chain/transfer
 // with a txId made tenant A's same txId a 400, a way to probe or squat another tenant's ids. SQLite cannot change
 // a primary key in place, so the table is rebuilt with the key (account_id, tx_id), rows and indexes kept.
 export const chainTenantTxId: Migration = {

@@ -1,6 +1,6 @@
 import type { Migration } from './index.js';
 
-// Developer tools (behaviour.md section 12): child sandboxes and the request log.
+// Developer tools (docs/design.md section 12): child sandboxes and the request log.
 export const developerTools: Migration = {
   version: 50,
   name: 'developer-tools',

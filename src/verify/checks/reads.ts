@@ -5,7 +5,7 @@ interface CardListBody {
 }
 
 /** The first card of the account, when there is one: read checks then cover detail, asset and sensitiveInfo. */
-export async function someCard(ctx: CheckContext): Promise<string | undefined> {
+async function someCard(ctx: CheckContext): Promise<string | undefined> {
   const ex = await ctx.post('/v1/card/list');
   return (ex.json as CardListBody | undefined)?.cardList?.find((c) => c.cardStatus !== 'CANCELLED')?.cardId;
 }

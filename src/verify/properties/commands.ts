@@ -3,7 +3,7 @@ import type { Exchange } from '../http.js';
 import { micros } from '../money.js';
 import { liveKeys, predictFunding, type Model, type Real } from './model.js';
 
-export class ModelMismatch extends Error {}
+class ModelMismatch extends Error {}
 
 function expectAnswer(real: Real, ex: Exchange, status: number, code?: number): void {
   // Contract violations become this command's failure (and leave the shared context clean for shrinking).

@@ -2,7 +2,7 @@ import type { CheckContext } from '../context.js';
 import { expectedCredit } from '../money.js';
 
 /** What the harness predicts about the account: the spec's money and state rules, nothing taken from the target. */
-export interface ModelCard {
+interface ModelCard {
   id: string;
   status: 'ACTIVE' | 'FROZEN';
   availableMicros: number;
@@ -10,7 +10,7 @@ export interface ModelCard {
   settlingMicros: number;
 }
 
-export interface KeyedRequest {
+interface KeyedRequest {
   key: string;
   path: string;
   body: Record<string, unknown>;

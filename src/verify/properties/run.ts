@@ -27,6 +27,41 @@ export interface PropertyOptions {
   seed?: number;
 }
 
+/** Random command sequences of at most `maxCommands`, each command followed by a read of every balance. */
+export function checkedCommands(maxCommands: number) {
+  return fc.commands(
+    commandArbitraries.map((a) => a.map((c) => new Checked(c))),
+    { maxCommands },
+  );
+}
+
+/**
+ * The setup of one sequence on the context's account: reset to the opening balance, clock frozen, a fresh model
+ * with the fees of the first enabled BIN.
+ */
+export async function modelSetup(ctx: CheckContext): Promise<() => Promise<{ model: Model; real: Real }>> {
+  const bin = await firstEnabledBin(ctx);
+  const fees = {
+    binId: bin.id,
+    ratePpm: micros(bin.fee.deposit),
+    openFeeMicros: micros(bin.fee.card),
+    minimalMicros: micros(bin.limit.minimalDeposit),
+  };
+  return async () => {
+    ctx.require(ctx.expectStatus(await ctx.post('/sandbox/v1/reset', { balance: START_BALANCE }), 200));
+    ctx.require(ctx.expectStatus(await ctx.post('/sandbox/v1/clock', { mode: 'frozen' }), 200));
+    const model: Model = {
+      walletMicros: START_BALANCE * 1_000_000,
+      cards: [],
+      keyed: [],
+      fees,
+      nextKey: 0,
+      nowS: 0,
+    };
+    return { model, real: { ctx } };
+  };
+}
+
 /**
  * The model-based run: random sequences of card creation, top-ups, freezes, keyed retries and clock steps on a
  * sandbox account (reset before each sequence, clock frozen), every answer checked against its contract and the
@@ -37,32 +72,9 @@ export function propertyCheck(opts: PropertyOptions): Check {
     name: `properties: ${opts.numRuns} random sequences of create/deposit/freeze/retry/clock match the model`,
     kind: 'sandbox',
     async run(ctx: CheckContext) {
-      const bin = await firstEnabledBin(ctx);
-      const fees = {
-        binId: bin.id,
-        ratePpm: micros(bin.fee.deposit),
-        openFeeMicros: micros(bin.fee.card),
-        minimalMicros: micros(bin.limit.minimalDeposit),
-      };
-      const setup = async () => {
-        ctx.require(ctx.expectStatus(await ctx.post('/sandbox/v1/reset', { balance: START_BALANCE }), 200));
-        ctx.require(ctx.expectStatus(await ctx.post('/sandbox/v1/clock', { mode: 'frozen' }), 200));
-        const model: Model = {
-          walletMicros: START_BALANCE * 1_000_000,
-          cards: [],
-          keyed: [],
-          fees,
-          nextKey: 0,
-          nowS: 0,
-        };
-        return { model, real: { ctx } };
-      };
-      const arbitrary = fc.commands(
-        commandArbitraries.map((a) => a.map((c) => new Checked(c))),
-        { maxCommands: 25 },
-      );
+      const setup = await modelSetup(ctx);
       const result = await fc.check(
-        fc.asyncProperty(arbitrary, (cmds) => fc.asyncModelRun(setup, cmds)),
+        fc.asyncProperty(checkedCommands(25), (cmds) => fc.asyncModelRun(setup, cmds)),
         { numRuns: opts.numRuns, seed: opts.seed },
       );
       await ctx.post('/sandbox/v1/clock', { mode: 'running' });

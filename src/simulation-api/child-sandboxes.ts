@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
-import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/sandboxes.js';
+import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/child-sandboxes.js';
 import { runCommand } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { ensureDepositAddress } from '../http/deposit-address.js';

@@ -14,7 +14,7 @@ import { inventoryRoutes } from './inventory.js';
 import { readinessRoutes } from './readiness.js';
 import { requestsRoutes } from './requests.js';
 import { resetRoutes } from './reset.js';
-import { sandboxesRoutes } from './sandboxes.js';
+import { sandboxesRoutes } from './child-sandboxes.js';
 import { threeDsRoutes } from './threeds.js';
 import { transactionRoutes } from './transactions.js';
 import { walletSeedRoutes } from './wallet-seed.js';

@@ -5,12 +5,11 @@ import { issueKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
-// Child sandboxes (behaviour.md section 12): accounts a caller makes for itself, without the operator token, so
+// Child sandboxes (docs/design.md section 12): accounts a caller makes for itself, without the operator token, so
 // a test run or a CI job works in isolation and never touches the caller's own account.
 
-export const MAX_LIVE_CHILDREN = 100;
-export const DEFAULT_TTL_SECONDS = 86_400;
-export const MAX_TTL_SECONDS = 604_800;
+const MAX_LIVE_CHILDREN = 100;
+const DEFAULT_TTL_SECONDS = 86_400;
 
 export interface NewSandbox {
   name?: string;
@@ -77,9 +76,11 @@ export function deleteSandbox(deps: Deps, parentId: string, childId: string): vo
 }
 
 /** Deletes an account and every row it owns; its keys fail from the very next request. */
-export function deleteAccount(deps: Deps, accountId: string): void {
+function deleteAccount(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'deleteAccount');
   purgeAccount(deps.db, accountId);
+  // A request held on its clock would wait for a clock that no longer moves: it goes on, and finds no account.
+  deps.clockWaiters.wake(accountId);
 }
 
 /** Whether the account is a child past its expiry (wall time); such an account is deleted here and now. */
@@ -90,7 +91,10 @@ export function expireIfDue(deps: Deps, account: Account): boolean {
   return true;
 }
 
-/** Deletes expired children (of one parent, or of every account for the timer); returns how many went. */
+/**
+ * Deletes expired children (of one parent, or of every account for the timer); returns how many went.
+ * @internal exported for a test that runs the timer's sweep rather than wait for the timer
+ */
 export function deleteExpiredSandboxes(deps: Deps, parentId?: string): number {
   assertInTransaction(deps.db, 'deleteExpiredSandboxes');
   const now = deps.wallClock();

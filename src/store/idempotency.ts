@@ -1,0 +1,79 @@
+import { sql, type Db } from './db.js';
+
+// SQL of idempotency keys: a key is in flight while its request runs, then done with the stored response.
+
+export interface KeyRow {
+  endpoint: string;
+  request_hash: string;
+  state: 'in_flight' | 'done';
+  status: number | null;
+  body: string | null;
+  /** The stored response's headers as JSON. */
+  headers: string | null;
+  expires_at_ms: number;
+}
+
+export function keyRow(db: Db, accountId: string, key: string): KeyRow | undefined {
+  return sql(db, 'SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?').get(accountId, key) as
+    KeyRow | undefined;
+}
+
+export function deleteKey(db: Db, accountId: string, key: string): void {
+  sql(db, 'DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?').run(accountId, key);
+}
+
+export function insertInFlightKey(
+  db: Db,
+  accountId: string,
+  key: string,
+  endpoint: string,
+  hash: string,
+  nowMs: number,
+  expiresAtMs: number,
+): void {
+  sql(
+    db,
+    `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, created_at_ms, expires_at_ms)
+     VALUES (?, ?, ?, ?, 'in_flight', ?, ?)`,
+  ).run(accountId, key, endpoint, hash, nowMs, expiresAtMs);
+}
+
+/** Deletes the key while it is in flight (its request did not complete). */
+export function releaseKey(db: Db, accountId: string, key: string): void {
+  sql(db, "DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND state = 'in_flight'").run(accountId, key);
+}
+
+export interface DoneKey {
+  endpoint: string;
+  hash: string;
+  status: number;
+  body: string;
+  headersJson: string;
+  nowMs: number;
+  expiresAtMs: number;
+}
+
+/** Writes the key as done with its response, whether it was in flight or absent. */
+export function upsertDoneKey(db: Db, accountId: string, key: string, k: DoneKey): void {
+  sql(
+    db,
+    `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, status, body, headers, created_at_ms,
+       expires_at_ms) VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
+     ON CONFLICT (account_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body,
+       headers = excluded.headers, created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms`,
+  ).run(accountId, key, k.endpoint, k.hash, k.status, k.body, k.headersJson, k.nowMs, k.expiresAtMs);
+}
+
+/** Deletes a bounded batch of expired completed keys of an account (called on the keyed request path). */
+export function purgeExpiredKeys(db: Db, accountId: string, nowMs: number): void {
+  sql(
+    db,
+    `DELETE FROM idempotency_keys WHERE rowid IN
+       (SELECT rowid FROM idempotency_keys WHERE account_id = ? AND expires_at_ms <= ? AND state = 'done' LIMIT 100)`,
+  ).run(accountId, nowMs);
+}
+
+/** Start-up: a key left in flight by a crash never executed (execution and completion commit together). */
+export function releaseAllInFlight(db: Db): number {
+  return sql(db, "DELETE FROM idempotency_keys WHERE state = 'in_flight'").run().changes;
+}

@@ -1,0 +1,53 @@
+import { sql, type Db } from './db.js';
+
+// SQL of the double-entry ledger: append-only transfer rows, and each ledger account's balance kept as a counter
+// updated in the same transaction.
+
+/** Creates the ledger account unless it exists. */
+export function openLedgerAccount(db: Db, id: string, accountId: string, kind: string): void {
+  sql(db, 'INSERT OR IGNORE INTO ledger_accounts (id, account_id, kind) VALUES (?, ?, ?)').run(id, accountId, kind);
+}
+
+export interface TransferRow {
+  account_id: string;
+  debit_id: string;
+  credit_id: string;
+  amount_micros: number;
+  kind: string;
+  ref: string | null;
+  created_at_ms: number;
+}
+
+export function insertTransfer(db: Db, t: TransferRow): void {
+  sql(
+    db,
+    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  ).run(t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.kind, t.ref, t.created_at_ms);
+}
+
+/** Takes `amountMicros` off the ledger account's balance; answers the balance after. */
+export function debitLedgerAccount(db: Db, id: string, amountMicros: number): number {
+  return sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros')
+    .pluck()
+    .get(amountMicros, id) as number;
+}
+
+export function creditLedgerAccount(db: Db, id: string, amountMicros: number): void {
+  sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros + ? WHERE id = ?').run(amountMicros, id);
+}
+
+/** The ledger account's balance; undefined when it has never moved. */
+export function ledgerBalance(db: Db, id: string): number | undefined {
+  return sql(db, 'SELECT balance_micros FROM ledger_accounts WHERE id = ?').pluck().get(id) as number | undefined;
+}
+
+/**
+ * `[id, balance]` of those of the ledger accounts that exist, in one statement: a listing reads 40 balances for
+ * 20 cards, and one statement costs less than 40 primary-key reads each crossing into SQLite.
+ */
+export function ledgerBalances(db: Db, ids: readonly string[]): [string, number][] {
+  return sql(db, 'SELECT id, balance_micros FROM ledger_accounts WHERE id IN (SELECT value FROM json_each(?))')
+    .raw()
+    .all(JSON.stringify(ids)) as [string, number][];
+}

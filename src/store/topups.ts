@@ -1,0 +1,45 @@
+import { sql, type Db } from './db.js';
+
+// SQL of card top-ups: the wallet is debited at once, the card credited when the top-up settles.
+
+export interface TopUpRow {
+  id: string;
+  account_id: string;
+  card_id: string;
+  amount_micros: number;
+  credit_micros: number;
+  fee_micros: number;
+  created_at_ms: number;
+  settles_at_ms: number;
+  settled_at_ms: number | null;
+}
+
+export function hasSettlingTopUp(db: Db, cardId: string): boolean {
+  return sql(db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined;
+}
+
+export function insertTopUp(db: Db, t: Omit<TopUpRow, 'settled_at_ms'>): void {
+  sql(
+    db,
+    `INSERT INTO topups (id, account_id, card_id, amount_micros, credit_micros, fee_micros, created_at_ms, settles_at_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    t.id,
+    t.account_id,
+    t.card_id,
+    t.amount_micros,
+    t.credit_micros,
+    t.fee_micros,
+    t.created_at_ms,
+    t.settles_at_ms,
+  );
+}
+
+/** The top-up while it has not settled. */
+export function settlingTopUp(db: Db, id: string): TopUpRow | undefined {
+  return sql(db, 'SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL').get(id) as TopUpRow | undefined;
+}
+
+export function markTopUpSettled(db: Db, id: string, atMs: number): void {
+  sql(db, 'UPDATE topups SET settled_at_ms = ? WHERE id = ?').run(atMs, id);
+}

@@ -1,0 +1,58 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnCli, type ServeProcess } from '../cli/cli-process.js';
+
+// The compiled `card-sandbox proxy` as a partner runs it, with every output going to a file of a fresh folder.
+
+export interface ProxyProcess extends ServeProcess {
+  url: string;
+  files: { report: string; junit: string; record: string };
+  /** Each output as text: stdout, and the files once written. */
+  outputs(): Record<'stdout' | 'report' | 'junit' | 'record', string>;
+}
+
+export async function startProxyCli(target: string, extra: string[] = []): Promise<ProxyProcess> {
+  const dir = mkdtempSync(join(tmpdir(), 'proxy-cli-'));
+  const files = { report: join(dir, 'report.jsonl'), junit: join(dir, 'junit.xml'), record: join(dir, 'record.jsonl') };
+  const proc = spawnCli([
+    'proxy',
+    '--target',
+    target,
+    '--port',
+    '0',
+    '--report',
+    files.report,
+    '--junit',
+    files.junit,
+    '--record',
+    files.record,
+    ...extra,
+  ]);
+  const [, url] = await proc.waitForOutput(/listening on (http:\S+)/);
+  const read = (f: string) => {
+    try {
+      return readFileSync(f, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  return {
+    ...proc,
+    url: url!,
+    files,
+    outputs: () => ({
+      stdout: proc.stdout(),
+      report: read(files.report),
+      junit: read(files.junit),
+      record: read(files.record),
+    }),
+  };
+}
+
+export const jsonLines = (text: string) =>
+  text
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, any>);
