@@ -4,9 +4,10 @@
 // the request log on where the build has one), beside the bare Hono route. Each round measures every scenario on
 // every build in turn, the builds' order alternating; it prints and writes bench/compare-results.md: server CPU per
 // request, req/s, p50/p99, this build over each baseline and every build over the bare route.
+// --baseline-dir DIR (repeatable) adds a checkout already built (its dist/ as it is) as a baseline.
 // Options: --rounds N (3), --seconds S (3, after a 1 s warm-up), --read-connections N (20), --write-connections
 // 20,50, --transactions N (100,000 seeded for bill/list), --deposit-cards N (20,000), --log-level LEVEL (info),
-// --scenario TEXT (only scenarios whose name holds TEXT; repeatable).
+// --scenario TEXT (only scenarios whose name holds TEXT; repeatable), --out FILE (bench/compare-results.md).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -22,7 +23,8 @@ import { machine } from './lib/report.mjs';
 
 const { values: opt } = parseArgs({
   options: {
-    baseline: { type: 'string', multiple: true, default: ['bd7ffcc'] },
+    baseline: { type: 'string', multiple: true },
+    'baseline-dir': { type: 'string', multiple: true, default: [] },
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '3' },
     'read-connections': { type: 'string', default: '20' },
@@ -31,6 +33,7 @@ const { values: opt } = parseArgs({
     'deposit-cards': { type: 'string', default: '20000' },
     'log-level': { type: 'string', default: 'info' },
     scenario: { type: 'string', multiple: true, default: [] },
+    out: { type: 'string', default: 'bench/compare-results.md' },
   },
 });
 const settings = {
@@ -110,11 +113,17 @@ async function main() {
   cleanups.push(() => rmSync(TMP, { recursive: true, force: true }));
   const self = describeCheckout();
   builds.push({ name: 'this', label: `${self.ref} ${self.short} "${self.subject}"`, dir: process.cwd() });
-  for (const ref of opt.baseline) {
+  // No baseline named at all: the issue's, bd7ffcc.
+  const refs = opt.baseline ?? (opt['baseline-dir'].length ? [] : ['bd7ffcc']);
+  for (const ref of refs) {
     const commit = describeCommit(ref);
     const built = buildCommit(commit, join(TMP, `build-${commit.short}`), log);
     cleanups.push(built.remove);
     builds.push({ name: commit.short, label: `${ref} = ${commit.sha} "${commit.subject}"`, dir: built.dir });
+  }
+  for (const [i, dir] of opt['baseline-dir'].entries()) {
+    const at = resolve(dir);
+    builds.push({ name: `dir${i + 1}`, label: `the build in ${at} (as it is, not rebuilt)`, dir: at });
   }
   const notes = [];
   const bare = await startBare();
@@ -174,7 +183,7 @@ async function main() {
     settings,
     notes,
   });
-  const out = 'bench/compare-results.md';
+  const out = opt.out;
   writeFileSync(out, await formatted(md, out));
   process.stdout.write(md + '\n');
 }
