@@ -16,7 +16,7 @@ import { silentLogger, type Logger } from './domain/logger.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
 import { Redactor } from './redaction/redactor.js';
-import { bootstrapAccountId, rememberBootstrapAccount } from './store/accounts.js';
+import { bootstrapAccountId, rememberBootstrapAccount, watchAccountRows } from './store/accounts.js';
 import { openDb } from './store/db.js';
 import { registerWebhooks } from './webhooks/index.js';
 
@@ -35,6 +35,8 @@ export interface RuntimeOptions {
 export function createDeps(opts: RuntimeOptions): ServerDeps {
   const { config } = opts;
   const db = openDb(config.dbPath);
+  // Lets a request take its account clock from the row it authenticated with (domain/clock.ts, accountNowSeen).
+  watchAccountRows(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
   const deps: ServerDeps = {

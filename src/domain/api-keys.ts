@@ -1,5 +1,14 @@
-import { activeKeyByHash, apiKeysOf, insertApiKey, keyHashExists, revokeApiKey } from '../store/api-keys.js';
+import {
+  activeKeyByHash,
+  activeKeyWithAccount,
+  apiKeysOf,
+  insertApiKey,
+  keyHashExists,
+  revokeApiKey,
+} from '../store/api-keys.js';
 import { assertInTransaction } from '../store/db.js';
+import { toAccount, type Account } from './accounts.js';
+import { seenClock, type SeenClock } from './clock.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
@@ -41,6 +50,20 @@ export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
 export function accountForKey(deps: Deps, apiKey: string): { accountId: string; keyId: string } | undefined {
   const row = activeKeyByHash(deps.db, hashApiKey(deps, apiKey));
   return row && { accountId: row.account_id, keyId: row.id };
+}
+
+/** What authenticating a request's key gives: its account, the key's id, and the account clock as read. */
+export interface Authenticated {
+  account: Account;
+  keyId: string;
+  /** The request's "now" comes from this while no account row changes (clock.ts, `accountNowSeen`). */
+  seen: SeenClock;
+}
+
+/** The account of an active key, read with the key in one query; undefined for an unknown or revoked key. */
+export function authenticate(deps: Deps, apiKey: string): Authenticated | undefined {
+  const row = activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey));
+  return row && { account: toAccount(row), keyId: row.key_id, seen: seenClock(deps, row) };
 }
 
 export function findKeyByValue(deps: Deps, apiKey: string): boolean {

@@ -1,5 +1,4 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import {
   completeKey,
@@ -11,7 +10,7 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
-import { caughtUpNow, holdUntil, runCommand } from './command.js';
+import { accountNow, caughtUpNow, holdUntil, runCommand } from './command.js';
 import type { AppEnv } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
@@ -101,7 +100,7 @@ export async function runKeyed(
     // The key check, the operation and its stored response in one transaction (one commit per keyed write).
     // Nothing awaits in between, so no concurrent request can slip between the check and the completion.
     outcome = db.transaction(() => {
-      const nowMs = accountNowMs(deps, account.id);
+      const nowMs = accountNow(c, deps);
       if (latencyMs === 0) {
         purgeExpiredKeys(db, account.id, nowMs);
         const existing = findKey(db, account.id, key, nowMs);

@@ -79,6 +79,35 @@ export function setGeneratedAddress(db: Db, id: string, address: string): void {
   ).run(address, id);
 }
 
+/**
+ * Account rows change rarely (a clock moved, settings patched, a child sandbox deleted) and a request reads its own at
+ * authentication. This number moves on every UPDATE or DELETE of an account row made through this connection (two
+ * temporary triggers call back into JavaScript), so a request can tell whether the row it read may have changed
+ * since (a clock advanced while it read its body) and read it again only then. A rolled-back change moves it too:
+ * that only costs a read.
+ */
+const rowVersions = new WeakMap<Db, { n: number }>();
+
+/** Starts counting account-row changes on this connection (once per connection; the server does it at start). */
+export function watchAccountRows(db: Db): void {
+  if (rowVersions.has(db)) return;
+  const version = { n: 0 };
+  db.function('sandbox_account_row_changed', { deterministic: false }, () => {
+    version.n++;
+    return null;
+  });
+  db.exec(`
+    CREATE TEMP TRIGGER account_row_updated AFTER UPDATE ON main.accounts BEGIN SELECT sandbox_account_row_changed(); END;
+    CREATE TEMP TRIGGER account_row_deleted AFTER DELETE ON main.accounts BEGIN SELECT sandbox_account_row_changed(); END;
+  `);
+  rowVersions.set(db, version);
+}
+
+/** The current account-row version; NaN on a connection nobody watches (it equals nothing: every check reads again). */
+export function accountRowsVersion(db: Db): number {
+  return rowVersions.get(db)?.n ?? NaN;
+}
+
 export function clockRow(db: Db, id: string): ClockRow | undefined {
   return sql(db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(id) as
     ClockRow | undefined;
