@@ -1,5 +1,6 @@
 import pino from 'pino';
 import { REDACTED, Redactor } from '../redaction/redactor.js';
+import { BufferedLines } from './buffered-lines.js';
 
 // Belt and braces for the places a secret is most likely to be logged by a future change.
 const REDACT_PATHS = [
@@ -14,7 +15,7 @@ const REDACT_PATHS = [
 
 export interface LoggerOptions {
   level: string;
-  /** Where lines go; stdout by default (tests pass a capture). */
+  /** Where lines go; stdout (buffered-lines.ts) by default (tests pass a capture). */
   destination?: pino.DestinationStream;
   /** Masks the server's own secrets (admin token, bootstrap key, server secret) by value, wherever they show up. */
   redactor?: Redactor;
@@ -23,7 +24,8 @@ export interface LoggerOptions {
 /**
  * The server's structured JSON logger. Every record goes through the redaction twice: on its structure (a field
  * under a secret name censored, every string and long number redacted by value) and on its final text (what a
- * message or an error stack still holds).
+ * message or an error stack still holds). On stdout, lines are redacted, then held a moment and written a few KiB at
+ * a time (buffered-lines.ts); `logger.flush()` writes them at once.
  */
 export function createLogger({ level, destination, redactor = new Redactor() }: LoggerOptions): pino.Logger {
   return pino(
@@ -37,15 +39,19 @@ export function createLogger({ level, destination, redactor = new Redactor() }: 
       serializers: { err: (err: unknown) => err },
       hooks: { streamWrite: (line) => redactor.text(line) },
     },
-    destination ?? pino.destination({ dest: 1, sync: true }),
+    destination ?? new BufferedLines(),
   );
 }
 
 const MAX_DEPTH = 8;
 
-/** A copy of a log record whose Errors and Headers are plain objects, so the redaction walks their fields too. */
+/**
+ * A copy of a log record whose Errors and Headers are plain objects, so the redaction walks their fields too; a
+ * record of plain values only (an access-log line) is returned as it is, since the redaction copies it anyway.
+ */
 function plainErrors(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (depth === 0 && isFlat(value)) return value;
   if (depth >= MAX_DEPTH) return '[Truncated]';
   if (Array.isArray(value)) return value.map((v) => plainErrors(v, depth + 1));
   if (value instanceof Error) {
@@ -62,4 +68,14 @@ function plainErrors(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = plainErrors(v, depth + 1);
   return out;
+}
+
+/** Whether every field of a plain object is a string, number, boolean, null or undefined. */
+function isFlat(value: object): boolean {
+  if (Array.isArray(value) || value instanceof Error || value instanceof Headers) return false;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== null && typeof v === 'object') return false;
+  }
+  return true;
 }
