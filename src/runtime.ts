@@ -18,6 +18,7 @@ import { ServerSecret } from './domain/secrets.js';
 import { Redactor } from './redaction/redactor.js';
 import { bootstrapAccountId, rememberBootstrapAccount, watchAccountRows } from './store/accounts.js';
 import { openDb } from './store/db.js';
+import { GroupCommit } from './store/group-commit.js';
 import { registerWebhooks } from './webhooks/index.js';
 
 export interface RuntimeOptions {
@@ -46,6 +47,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     ids: new Ids(opts.random),
     wallClock,
     jobs: new JobRunner({ db, logger, wallClock }),
+    writes: new GroupCommit(db),
     clockWaiters: new ClockWaiters((accountId) => readClock({ db, wallClock }, accountId)),
     events: new EventBus(),
     logger,
