@@ -24,7 +24,7 @@ export function caughtUpNow(c: Context<AppEnv>, deps: ServerDeps): number {
 
 /** Runs an operator mutation (no account clock) in one transaction. */
 export function transact<T>(deps: ServerDeps, command: () => T): T {
-  return deps.db.transaction(command)();
+  return deps.writes.transact(command);
 }
 
 /** Runs the calling account's unkeyed mutation in one transaction, at the account's caught-up "now". */

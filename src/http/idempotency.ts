@@ -118,7 +118,7 @@ export async function runKeyed(
    * Nothing awaits in between, so no concurrent request can slip between the check and the completion.
    */
   function keyedTransaction(): { replay: KeyRecord } | { stored: StoredResponse } {
-    return db.transaction(() => {
+    return deps.writes.transact(() => {
       const nowMs = accountNow(c, deps);
       if (latencyMs === 0) {
         purgeExpiredKeys(db, account.id, nowMs);
@@ -132,7 +132,7 @@ export async function runKeyed(
       };
       completeKey(db, account.id, key!, endpoint, hash, stored, nowMs);
       return { stored };
-    })();
+    });
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Db } from './db.js';
+import { transaction, type Db } from './db.js';
 
 // Group commit: the writes handed over within one turn of the event loop share one transaction and one commit.
 // `run` queues a write without executing it; at the end of the turn (setImmediate) `flush` opens one transaction,
@@ -23,14 +23,12 @@ export class GroupCommit {
   private queue: Queued[] = [];
   private scheduled = false;
   private readonly inTransaction: (batch: Queued[], outcomes: Outcome[]) => void;
-  private readonly inSavepoint: (write: () => unknown) => unknown;
 
   constructor(private readonly db: Db) {
-    this.inSavepoint = db.transaction((write: () => unknown) => write());
     this.inTransaction = db.transaction((batch: Queued[], outcomes: Outcome[]) => {
       for (const q of batch) {
         try {
-          outcomes.push({ ok: true, value: this.inSavepoint(q.write) });
+          outcomes.push({ ok: true, value: transaction(db, q.write) });
         } catch (err) {
           // Some errors (a full disk) make SQLite roll the whole transaction back: nothing before this one holds.
           if (!db.inTransaction) throw err;
@@ -38,6 +36,11 @@ export class GroupCommit {
         }
       }
     });
+  }
+
+  /** Runs `write` in a transaction of its own now (a savepoint when one is open): for what cannot wait a turn. */
+  transact<T>(write: () => T): T {
+    return transaction(this.db, write);
   }
 
   /** Runs `write` (synchronous) in this turn's batch; resolves with its result once the batch has committed. */
