@@ -6,6 +6,7 @@ import {
   keyHashExists,
   revokeApiKey,
 } from '../store/api-keys.js';
+import { accountRowsVersion } from '../store/accounts.js';
 import { assertInTransaction } from '../store/db.js';
 import { toAccount, type Account } from './accounts.js';
 import { seenClock, type SeenClock } from './clock.js';
@@ -60,10 +61,32 @@ export interface Authenticated {
   seen: SeenClock;
 }
 
-/** The account of an active key, read with the key in one query; undefined for an unknown or revoked key. */
+/** Per connection: what authenticating each key hash found, valid while its `seen.version` is current. */
+const authenticated = new WeakMap<Deps['db'], Map<string, Authenticated>>();
+/** Keys remembered per connection; past it the map starts again (a hosted server holds a few thousand). */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * The account of an active key, read with the key in one query; undefined for an unknown or revoked key. What a
+ * key hash found is answered again without a read while no account or key row has changed since
+ * (store/accounts.ts, `accountRowsVersion`): exactly what the read would answer. The account is frozen: requests
+ * share it.
+ */
 export function authenticate(deps: Deps, apiKey: string): Authenticated | undefined {
-  const row = activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey));
-  return row && { account: toAccount(row), keyId: row.key_id, seen: seenClock(deps, row) };
+  const hash = hashApiKey(deps, apiKey);
+  let known = authenticated.get(deps.db);
+  if (!known) authenticated.set(deps.db, (known = new Map()));
+  const hit = known.get(hash);
+  if (hit && hit.seen.version === accountRowsVersion(deps.db)) return hit;
+  const row = activeKeyWithAccount(deps.db, hash);
+  if (!row) {
+    known.delete(hash);
+    return undefined;
+  }
+  const found = { account: Object.freeze(toAccount(row)), keyId: row.key_id, seen: seenClock(deps, row) };
+  if (known.size >= MAX_REMEMBERED) known.clear();
+  known.set(hash, found);
+  return found;
 }
 
 export function findKeyByValue(deps: Deps, apiKey: string): boolean {

@@ -80,15 +80,16 @@ export function setGeneratedAddress(db: Db, id: string, address: string): void {
 }
 
 /**
- * Account rows change rarely (a clock moved, settings patched, a child sandbox deleted) and a request reads its own at
- * authentication. This number moves on every UPDATE or DELETE of an account row made through this connection (two
- * temporary triggers call back into JavaScript), so a request can tell whether the row it read may have changed
- * since (a clock advanced while it read its body) and read it again only then. A rolled-back change moves it too:
- * that only costs a read.
+ * The rows a request authenticates with (its key in api_keys, its account) change rarely (a clock moved, settings
+ * patched, a key revoked, a child sandbox deleted) and are read by every request. This number moves on every UPDATE
+ * or DELETE of one of them made through this connection (temporary triggers call back into JavaScript), so what was
+ * read at a version is still what the tables hold while the version has not moved: nobody has to remember to forget
+ * anything. A rolled-back change moves it too, which only costs a read. It sees this connection only: the server owns
+ * its database file (docs/speed.md).
  */
 const rowVersions = new WeakMap<Db, { n: number }>();
 
-/** Starts counting account-row changes on this connection (once per connection; the server does it at start). */
+/** Starts counting changes to account and key rows on this connection (once; the server does it at start). */
 export function watchAccountRows(db: Db): void {
   if (rowVersions.has(db)) return;
   const version = { n: 0 };
@@ -96,14 +97,18 @@ export function watchAccountRows(db: Db): void {
     version.n++;
     return null;
   });
-  db.exec(`
-    CREATE TEMP TRIGGER account_row_updated AFTER UPDATE ON main.accounts BEGIN SELECT sandbox_account_row_changed(); END;
-    CREATE TEMP TRIGGER account_row_deleted AFTER DELETE ON main.accounts BEGIN SELECT sandbox_account_row_changed(); END;
-  `);
+  for (const table of ['accounts', 'api_keys']) {
+    for (const event of ['UPDATE', 'DELETE']) {
+      db.exec(
+        `CREATE TEMP TRIGGER ${table}_${event.toLowerCase()}_seen AFTER ${event} ON main.${table}
+           BEGIN SELECT sandbox_account_row_changed(); END`,
+      );
+    }
+  }
   rowVersions.set(db, version);
 }
 
-/** The current account-row version; NaN on a connection nobody watches (it equals nothing: every check reads again). */
+/** The current version of account and key rows; NaN on a connection nobody watches (it equals nothing: read again). */
 export function accountRowsVersion(db: Db): number {
   return rowVersions.get(db)?.n ?? NaN;
 }
