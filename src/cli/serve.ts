@@ -91,8 +91,6 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
   logger.info({ url: server.url, ...pages, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
-  // Written at once, not with the next 4 KiB of buffered lines: a supervisor waits for this one.
-  logger.flush();
 
   warmRequestValidators();
   return new Promise<number>(() => {});

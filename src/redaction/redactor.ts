@@ -63,6 +63,11 @@ export class Redactor {
     this.values = kept;
   }
 
+  /** The values this redactor masks by value (to build the same redactor elsewhere: the log's worker thread). */
+  knownValues(): string[] {
+    return [...this.values];
+  }
+
   /** A redactor that masks these values as well as this one's. */
   with(values: Iterable<string | null | undefined>): Redactor {
     return new Redactor([...this.values, ...values]);
