@@ -1,6 +1,6 @@
 // A quick run of a few scenarios for before/after comparisons while optimising (the full `npm run bench` takes
 // minutes): node bench/quick.mjs [read|create|deposit|bills|all] after `npm run build`. BENCH_SECONDS sets the
-// length, SETUP the cards created for the deposit run (6,000), PROF=1 writes CPU profiles to /tmp/pq/prof
+// length, SETUP the cards created for the deposit run (6,000), LOG_LEVEL the server's (warn), PROF=1 writes CPU profiles to /tmp/pq/prof
 // (`node bench/profile-summary.mjs /tmp/pq/prof`). Prints req/s, p50, p99 and server CPU per request.
 // `node bench/quick.mjs read --compare-request-log [--rounds N]` runs two servers, one with the request log on and
 // one with it off, and measures each read scenario (or only `--scenario NAME`) on both at the same time, for N rounds
@@ -34,7 +34,7 @@ async function startServer(name, extra = []) {
       '--admin-token',
       ADMIN_TOKEN,
       '--log-level',
-      'warn',
+      process.env.LOG_LEVEL ?? 'warn',
       ...extra,
     ],
     { env: { SANDBOX_BOOTSTRAP: 'false' }, healthUrl: `http://127.0.0.1:${port}/healthz` },

@@ -16,8 +16,9 @@ import { silentLogger, type Logger } from './domain/logger.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
 import { Redactor } from './redaction/redactor.js';
-import { bootstrapAccountId, rememberBootstrapAccount } from './store/accounts.js';
+import { bootstrapAccountId, rememberBootstrapAccount, watchAccountRows } from './store/accounts.js';
 import { openDb } from './store/db.js';
+import { GroupCommit } from './store/group-commit.js';
 import { registerWebhooks } from './webhooks/index.js';
 
 export interface RuntimeOptions {
@@ -35,6 +36,8 @@ export interface RuntimeOptions {
 export function createDeps(opts: RuntimeOptions): ServerDeps {
   const { config } = opts;
   const db = openDb(config.dbPath);
+  // Lets a request take its account clock from the row it authenticated with (domain/clock.ts, accountNowSeen).
+  watchAccountRows(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
   const deps: ServerDeps = {
@@ -44,6 +47,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     ids: new Ids(opts.random),
     wallClock,
     jobs: new JobRunner({ db, logger, wallClock }),
+    writes: new GroupCommit(db),
     clockWaiters: new ClockWaiters((accountId) => readClock({ db, wallClock }, accountId)),
     events: new EventBus(),
     logger,

@@ -65,7 +65,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
       (closing ??= (async () => {
         stopSweeper?.();
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
-        // Written before the database closes: a clean stop loses no request-log record.
+        // Written before the database closes: a clean stop loses no request-log record, nor a queued write.
+        deps.writes.flush();
         requestLogOf(deps).flush();
         await checkpointer?.stop();
         if (file) truncateWal(deps.db);

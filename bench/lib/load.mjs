@@ -13,10 +13,14 @@ function run(opts) {
   });
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 10 ms). */
-function cpuSeconds(pid) {
+/**
+ * CPU seconds (user + system) a process has used so far, every thread of it, from /proc (Linux; clock ticks of
+ * 10 ms); with `thread`, only that thread's (the process's own pid names its main thread: the one serving requests).
+ */
+export function cpuSeconds(pid, thread) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+    const fields = readFileSync(path, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return NaN;
@@ -27,15 +31,20 @@ function cpuSeconds(pid) {
  * Measures one scenario. `opts` are autocannon options (url, method, headers, body or requests).
  * Returns req/s (mean over the run), p50 and p99 latency in ms, the count of non-2xx answers and errors, and,
  * given the server's pid, the server's CPU time per request in microseconds: on a machine shared with other
- * work, CPU per request moves far less than req/s does.
+ * work, CPU per request moves far less than req/s does. `mainThreadUsPerReq` is the part of it spent on the
+ * server's main thread (the rest ran on its worker threads, such as the WAL checkpointer). `seconds` overrides
+ * BENCH_SECONDS.
  */
-export async function measure(opts, serverPid) {
+export async function measure(opts, serverPid, { seconds = SECONDS } = {}) {
   await run({ ...opts, duration: 1 });
   const cpuBefore = cpuSeconds(serverPid);
-  const r = await run({ ...opts, duration: SECONDS });
+  const mainBefore = cpuSeconds(serverPid, serverPid);
+  const r = await run({ ...opts, duration: seconds });
   const cpu = cpuSeconds(serverPid) - cpuBefore;
+  const main = cpuSeconds(serverPid, serverPid) - mainBefore;
   return {
     cpuUsPerReq: (cpu * 1e6) / r.requests.total,
+    mainThreadUsPerReq: (main * 1e6) / r.requests.total,
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,

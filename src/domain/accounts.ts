@@ -28,7 +28,8 @@ export interface Account {
   expiresAtMs: number | null;
 }
 
-const toAccount = (r: AccountRow): Account => ({
+/** The account a row of the accounts table holds. */
+export const toAccount = (r: AccountRow): Account => ({
   id: r.id,
   name: r.name,
   depositFeeRatePpm: r.deposit_fee_rate_ppm,

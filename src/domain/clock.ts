@@ -1,4 +1,12 @@
-import { clockFrozenAt, clockRow, freezeClock, runClock, shiftClockBy } from '../store/accounts.js';
+import {
+  accountRowsVersion,
+  clockFrozenAt,
+  clockRow,
+  freezeClock,
+  runClock,
+  shiftClockBy,
+  type ClockRow,
+} from '../store/accounts.js';
 import { assertInTransaction } from '../store/db.js';
 import { accountClockNow, clockNow } from './accounts.js';
 import type { Deps } from './deps.js';
@@ -14,6 +22,29 @@ export function accountNowMs(deps: Deps, accountId: string): number {
   const now = accountClockNow(deps, accountId);
   if (now === undefined) throw new DomainError('ACCOUNT_DELETED');
   return now;
+}
+
+/** The account row's clock columns as a request read them, and the account-row version they were read at. */
+export interface SeenClock {
+  clock: ClockRow;
+  version: number;
+}
+
+/** The clock columns of a row read just now, at the current account-row version. */
+export function seenClock(deps: Pick<Deps, 'db'>, row: ClockRow): SeenClock {
+  return {
+    clock: { clock_offset_ms: row.clock_offset_ms, clock_frozen_at_ms: row.clock_frozen_at_ms },
+    version: accountRowsVersion(deps.db),
+  };
+}
+
+/**
+ * `accountNowMs` without reading the row again when no account row has changed since `seen` was read (the common
+ * case: a request's "now" comes from the row its authentication read). Exactly what reading the row would answer.
+ */
+export function accountNowSeen(deps: Deps, accountId: string, seen: SeenClock | undefined): number {
+  if (seen !== undefined && seen.version === accountRowsVersion(deps.db)) return clockNow(seen.clock, deps.wallClock());
+  return accountNowMs(deps, accountId);
 }
 
 /** The account's "now" and whether its clock runs with wall time; undefined for an unknown account. */

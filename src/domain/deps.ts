@@ -1,5 +1,6 @@
 import type { Redactor } from '../redaction/redactor.js';
 import type { Db } from '../store/db.js';
+import type { GroupCommit } from '../store/group-commit.js';
 import type { ClockWaiters } from './clock-waiters.js';
 import type { EventBus, StoredEvent } from './event-bus.js';
 import type { Ids } from './ids.js';
@@ -26,6 +27,8 @@ export interface Deps {
   /** Wall-clock Unix milliseconds; account clocks are this plus an offset, or frozen. */
   wallClock: () => number;
   jobs: JobRunner;
+  /** The writes of one event-loop turn, committed together (store/group-commit.ts): the keyed writes' runner. */
+  writes: GroupCommit;
   /** What waits in memory on an account clock (a request a latency fault holds). */
   clockWaiters: ClockWaiters;
   events: EventBus;

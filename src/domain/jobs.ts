@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.js';
+import { transaction, type Db } from '../store/db.js';
 import { claimJob, deleteJob, dueJobs, earliestJobOf, insertJob, nextDueJob, type JobRow } from '../store/jobs.js';
 import type { Logger } from './logger.js';
 
@@ -122,9 +122,9 @@ export class JobRunner {
       return;
     }
     if (!kind.background) {
-      db.transaction(() => {
+      transaction(db, () => {
         if (claimJob(db, job.id)) kind.run(job);
-      })();
+      });
       return;
     }
     if (!claimJob(db, job.id)) return;

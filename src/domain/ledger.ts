@@ -1,12 +1,5 @@
 import type { Db } from '../store/db.js';
-import {
-  creditLedgerAccount,
-  debitLedgerAccount,
-  insertTransfer,
-  ledgerBalance,
-  ledgerBalances,
-  openLedgerAccount,
-} from '../store/ledger.js';
+import { insertTransfer, ledgerBalance, ledgerBalances, moveLedgerAccount } from '../store/ledger.js';
 import { assertMicros } from './money.js';
 
 // Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
@@ -43,8 +36,14 @@ export function transfer(db: Db, t: TransferInput): void {
   if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
   if (t.amountMicros === 0) return;
   if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
-  const debitId = open(db, t.accountId, t.debit.kind, t.debit.cardId);
-  const creditId = open(db, t.accountId, t.credit.kind, t.credit.cardId);
+  // Each side's counter moves (its ledger account made on first use), then the transfer row naming both.
+  const debitId = ledgerId(t.accountId, t.debit.kind, t.debit.cardId);
+  const after = moveLedgerAccount(db, debitId, t.accountId, t.debit.kind, -t.amountMicros);
+  if (after < 0 && !SOURCES.has(t.debit.kind)) {
+    throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
+  }
+  const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);
+  moveLedgerAccount(db, creditId, t.accountId, t.credit.kind, t.amountMicros);
   insertTransfer(db, {
     account_id: t.accountId,
     debit_id: debitId,
@@ -54,17 +53,6 @@ export function transfer(db: Db, t: TransferInput): void {
     ref: t.ref ?? null,
     created_at_ms: t.atMs,
   });
-  const after = debitLedgerAccount(db, debitId, t.amountMicros);
-  if (after < 0 && !SOURCES.has(t.debit.kind)) {
-    throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
-  }
-  creditLedgerAccount(db, creditId, t.amountMicros);
-}
-
-function open(db: Db, accountId: string, kind: LedgerKind, cardId?: string): string {
-  const id = ledgerId(accountId, kind, cardId);
-  openLedgerAccount(db, id, accountId, kind);
-  return id;
 }
 
 /** Balance of one ledger account (0 when it has never moved). */

@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { accountNowMs } from '../domain/clock.js';
+import { accountNowSeen } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from './context.js';
@@ -8,16 +8,23 @@ import type { AppEnv } from './context.js';
 // the runner brings the account up to its clock (its due timers run first, each in its own transaction) and
 // opens the one SQLite transaction the command runs in. Domain commands never open one themselves.
 
+/**
+ * The calling account's "now", from the account row its authentication read (read again only if an account row
+ * changed since: clock.ts, `accountNowSeen`).
+ */
+export function accountNow(c: Context<AppEnv>, deps: ServerDeps): number {
+  return accountNowSeen(deps, c.get('account').id, c.get('accountSeen'));
+}
+
 /** The calling account's "now" after its due timers ran: every read and write of an account starts here. */
 export function caughtUpNow(c: Context<AppEnv>, deps: ServerDeps): number {
-  const accountId = c.get('account').id;
-  deps.jobs.runForegroundDue(accountId, accountNowMs(deps, accountId));
-  return accountNowMs(deps, accountId);
+  deps.jobs.runForegroundDue(c.get('account').id, accountNow(c, deps));
+  return accountNow(c, deps);
 }
 
 /** Runs an operator mutation (no account clock) in one transaction. */
 export function transact<T>(deps: ServerDeps, command: () => T): T {
-  return deps.db.transaction(command)();
+  return deps.writes.transact(command);
 }
 
 /** Runs the calling account's unkeyed mutation in one transaction, at the account's caught-up "now". */

@@ -1,5 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
+import type { SeenClock } from '../domain/clock.js';
 
 /** Per-request values set by middleware. */
 export interface AppEnv {
@@ -7,6 +8,8 @@ export interface AppEnv {
   Variables: {
     requestId: string;
     account: Account;
+    /** The account clock as authentication read it with the account (the request's "now" comes from it). */
+    accountSeen: SeenClock;
     keyId: string;
     /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
     tenantId: string;

@@ -1,5 +1,4 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import {
   completeKey,
@@ -11,7 +10,7 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
-import { caughtUpNow, holdUntil, runCommand } from './command.js';
+import { accountNow, caughtUpNow, holdUntil, runCommand } from './command.js';
 import type { AppEnv } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
@@ -66,8 +65,10 @@ export interface KeyedCall {
 /**
  * The idempotency runner (spec "Idempotency"): runs a keyed mutation under the spec's rules. `operation` runs
  * synchronously inside one SQLite transaction together with the stored response, so there is no instant at which
- * the operation happened and the key does not know it. Called after body validation (400) and before any
- * existence or state check. Without a key it is the route's runner.
+ * the operation happened and the key does not know it. That transaction is a savepoint of the turn's group commit
+ * (store/group-commit.ts): the account's due timers run first in the same batch, and the answer waits for the batch's
+ * commit, shared with the other writes of the turn. Called after body validation (400) and before any existence or
+ * state check. Without a key it is the route's runner.
  */
 export async function runKeyed(
   c: Context<AppEnv>,
@@ -86,25 +87,42 @@ export async function runKeyed(
 
   const { db } = deps;
   const hash = requestHash(body);
-  const startMs = caughtUpNow(c, deps);
 
   if (latencyMs > 0) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
+    const startMs = caughtUpNow(c, deps);
     purgeExpiredKeys(db, account.id, startMs);
     const existing = findKey(db, account.id, key, startMs);
     if (existing) return answerExisting(c, key, endpoint, hash, existing);
     reserveKey(db, account.id, key, endpoint, hash, startMs);
     await holdUntil(c, deps, startMs + latencyMs);
   }
-  let outcome: { replay: KeyRecord } | { stored: StoredResponse };
-  try {
-    // The key check, the operation and its stored response in one transaction (one commit per keyed write).
-    // Nothing awaits in between, so no concurrent request can slip between the check and the completion.
-    outcome = db.transaction(() => {
-      const nowMs = accountNowMs(deps, account.id);
+  const outcome = await deps.writes.run(() => {
+    // The timers due on the account clock first (each job in a savepoint of its own): they stay done even when the
+    // operation then fails.
+    deps.jobs.runForegroundDue(account.id, accountNow(c, deps));
+    try {
+      return keyedTransaction();
+    } catch (err) {
+      // Failed results are not stored: the key is free for a retry.
+      if (latencyMs > 0) releaseKey(db, account.id, key);
+      return { failed: err };
+    }
+  });
+  if ('failed' in outcome) throw outcome.failed;
+  if ('replay' in outcome) return answerExisting(c, key, endpoint, hash, outcome.replay);
+  return c.body(outcome.stored.body, 200, outcome.stored.headers);
+
+  /**
+   * The key check, the operation and its stored response in one savepoint (one commit per keyed write, shared).
+   * Nothing awaits in between, so no concurrent request can slip between the check and the completion.
+   */
+  function keyedTransaction(): { replay: KeyRecord } | { stored: StoredResponse } {
+    return deps.writes.transact(() => {
+      const nowMs = accountNow(c, deps);
       if (latencyMs === 0) {
         purgeExpiredKeys(db, account.id, nowMs);
-        const existing = findKey(db, account.id, key, nowMs);
+        const existing = findKey(db, account.id, key!, nowMs);
         if (existing) return { replay: existing };
       }
       const stored: StoredResponse = {
@@ -112,16 +130,10 @@ export async function runKeyed(
         body: JSON.stringify(operation(nowMs)),
         headers: { 'content-type': 'application/json' },
       };
-      completeKey(db, account.id, key, endpoint, hash, stored, nowMs);
+      completeKey(db, account.id, key!, endpoint, hash, stored, nowMs);
       return { stored };
-    })();
-  } catch (err) {
-    // Failed results are not stored: the key is free for a retry.
-    if (latencyMs > 0) releaseKey(db, account.id, key);
-    throw err;
+    });
   }
-  if ('replay' in outcome) return answerExisting(c, key, endpoint, hash, outcome.replay);
-  return c.body(outcome.stored.body, 200, outcome.stored.headers);
 }
 
 function answerExisting(

@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { REDACTED, Redactor } from '../redaction/redactor.js';
+import { redactLine } from './log-writer.js';
 
 // Belt and braces for the places a secret is most likely to be logged by a future change.
 const REDACT_PATHS = [
@@ -14,38 +17,54 @@ const REDACT_PATHS = [
 
 export interface LoggerOptions {
   level: string;
-  /** Where lines go; stdout by default (tests pass a capture). */
+  /** Where lines go; stdout by default, through a worker thread (log-writer.ts); tests pass a capture. */
   destination?: pino.DestinationStream;
   /** Masks the server's own secrets (admin token, bootstrap key, server secret) by value, wherever they show up. */
   redactor?: Redactor;
 }
 
 /**
- * The server's structured JSON logger. Every record goes through the redaction twice: on its structure (a field
- * under a secret name censored, every string and long number redacted by value) and on its final text (what a
- * message or an error stack still holds).
+ * The server's structured JSON logger. Every line goes through the redaction twice (log-writer.ts, `redactLine`):
+ * on its record (a field under a secret name censored, every string and long number redacted by value) and on its
+ * final text (what a message or an error stack still holds). On stdout that happens on a worker thread, which also
+ * writes the lines: the request thread only serialises the record. pino writes what the worker still holds when the
+ * process exits, and after a `fatal` line. A given destination (a test's capture) gets its lines redacted in-thread
+ * by the same function, as does stdout when the compiled worker is absent (running the TypeScript sources).
  */
 export function createLogger({ level, destination, redactor = new Redactor() }: LoggerOptions): pino.Logger {
+  const worker = destination ? undefined : stdoutWorker(redactor);
   return pino(
     {
       level,
       base: { pid: process.pid },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
-      formatters: { log: (record) => redactor.value(plainErrors(record)) as Record<string, unknown> },
+      // Errors and Headers become plain objects here, while they still are Errors: the line only has their JSON.
+      formatters: { log: (record) => plainErrors(record) as Record<string, unknown> },
       // plainErrors already turned errors into plain objects (with their type); pino's own serializer would call
       // them "Object".
       serializers: { err: (err: unknown) => err },
-      hooks: { streamWrite: (line) => redactor.text(line) },
+      hooks: worker ? {} : { streamWrite: (line) => redactLine(redactor, line) },
     },
-    destination ?? pino.destination({ dest: 1, sync: true }),
+    worker ?? destination ?? pino.destination({ dest: 1, sync: true }),
   );
+}
+
+/** The transport that redacts and writes stdout's lines on a worker thread, when its compiled module is there. */
+function stdoutWorker(redactor: Redactor): pino.DestinationStream | undefined {
+  const target = new URL('./log-writer.js', import.meta.url);
+  if (!existsSync(fileURLToPath(target))) return undefined;
+  return pino.transport({ target: target.href, options: { values: redactor.knownValues(), fd: 1 } });
 }
 
 const MAX_DEPTH = 8;
 
-/** A copy of a log record whose Errors and Headers are plain objects, so the redaction walks their fields too. */
+/**
+ * A copy of a log record whose Errors and Headers are plain objects, so the redaction walks their fields too; a
+ * record of plain values only (an access-log line) is returned as it is.
+ */
 function plainErrors(value: unknown, depth = 0): unknown {
   if (value === null || typeof value !== 'object') return value;
+  if (depth === 0 && isFlat(value)) return value;
   if (depth >= MAX_DEPTH) return '[Truncated]';
   if (Array.isArray(value)) return value.map((v) => plainErrors(v, depth + 1));
   if (value instanceof Error) {
@@ -62,4 +81,14 @@ function plainErrors(value: unknown, depth = 0): unknown {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = plainErrors(v, depth + 1);
   return out;
+}
+
+/** Whether every field of a plain object is a string, number, boolean, null or undefined. */
+function isFlat(value: object): boolean {
+  if (Array.isArray(value) || value instanceof Error || value instanceof Headers) return false;
+  for (const k in value) {
+    const v = (value as Record<string, unknown>)[k];
+    if (v !== null && typeof v === 'object') return false;
+  }
+  return true;
 }

@@ -60,6 +60,9 @@ export function mayHoldCardNumber(text: string): boolean {
       afterSeparator = false;
       continue;
     }
+    // No group pending (none, or it ended without a separator): a character that is not a digit changes nothing.
+    // Most characters of most texts take this turn.
+    if (run === 0 && !afterSeparator) continue;
     if (run >= MIN_DIGITS && run <= MAX_DIGITS) return true;
     if (groups >= 2 && digits >= MIN_DIGITS) return true;
     if (isSeparator(c) && (run > 0 || afterSeparator)) {

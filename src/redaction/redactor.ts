@@ -40,6 +40,8 @@ const NAME_HINT = new RegExp(
 /** Values shorter than this are never masked by value: they would mask ordinary text. */
 const MIN_VALUE_LENGTH = 8;
 const MAX_DEPTH = 32;
+/** Field names a redactor remembers how it redacts (`name`): enough for every name the server itself logs. */
+const NAMES_REMEMBERED = 1_000;
 /** Integers this large may be card numbers sent as bare JSON numbers. */
 const LONG_NUMBER = 1e14;
 
@@ -47,6 +49,8 @@ export class Redactor {
   /** Each known value in every form it is looked for, longest first (a value inside another is masked after it). */
   private readonly forms: readonly string[];
   private readonly values: readonly string[];
+  /** Field names as `text` redacts them: the same few names come back on every record (bounded). */
+  private readonly names = new Map<string, string>();
 
   constructor(values: Iterable<string | null | undefined> = []) {
     const forms = new Set<string>();
@@ -60,6 +64,11 @@ export class Redactor {
     }
     this.forms = [...forms].sort((a, b) => b.length - a.length);
     this.values = kept;
+  }
+
+  /** The values this redactor masks by value (to build the same redactor elsewhere: the log's worker thread). */
+  knownValues(): string[] {
+    return [...this.values];
   }
 
   /** A redactor that masks these values as well as this one's. */
@@ -102,7 +111,7 @@ export class Redactor {
     if (Array.isArray(value)) return value.map((v) => this.value(v, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      out[this.text(k)] = isSecretName(k) && v !== null ? REDACTED : this.value(v, depth + 1);
+      out[this.name(k)] = isSecretName(k) && v !== null ? REDACTED : this.value(v, depth + 1);
     }
     return out;
   }
@@ -183,6 +192,16 @@ export class Redactor {
       if (masked !== decoded) return masked;
     }
     return this.text(component);
+  }
+
+  /** A field name redacted as text, remembered while there are few: a name is text like any other. */
+  private name(key: string): string {
+    let masked = this.names.get(key);
+    if (masked === undefined) {
+      masked = this.text(key);
+      if (this.names.size < NAMES_REMEMBERED && key.length <= 64) this.names.set(key, masked);
+    }
+    return masked;
   }
 
   private number(value: number): unknown {

@@ -79,6 +79,40 @@ export function setGeneratedAddress(db: Db, id: string, address: string): void {
   ).run(address, id);
 }
 
+/**
+ * The rows a request authenticates with (its key in api_keys, its account) change rarely (a clock moved, settings
+ * patched, a key revoked, a child sandbox deleted) and are read by every request. This number moves on every UPDATE
+ * or DELETE of one of them made through this connection (temporary triggers call back into JavaScript), so what was
+ * read at a version is still what the tables hold while the version has not moved: nobody has to remember to forget
+ * anything. A rolled-back change moves it too, which only costs a read. It sees this connection only: the server owns
+ * its database file (docs/speed.md).
+ */
+const rowVersions = new WeakMap<Db, { n: number }>();
+
+/** Starts counting changes to account and key rows on this connection (once; the server does it at start). */
+export function watchAccountRows(db: Db): void {
+  if (rowVersions.has(db)) return;
+  const version = { n: 0 };
+  db.function('sandbox_account_row_changed', { deterministic: false }, () => {
+    version.n++;
+    return null;
+  });
+  for (const table of ['accounts', 'api_keys']) {
+    for (const event of ['UPDATE', 'DELETE']) {
+      db.exec(
+        `CREATE TEMP TRIGGER ${table}_${event.toLowerCase()}_seen AFTER ${event} ON main.${table}
+           BEGIN SELECT sandbox_account_row_changed(); END`,
+      );
+    }
+  }
+  rowVersions.set(db, version);
+}
+
+/** The current version of account and key rows; NaN on a connection nobody watches (it equals nothing: read again). */
+export function accountRowsVersion(db: Db): number {
+  return rowVersions.get(db)?.n ?? NaN;
+}
+
 export function clockRow(db: Db, id: string): ClockRow | undefined {
   return sql(db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(id) as
     ClockRow | undefined;

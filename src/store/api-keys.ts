@@ -1,3 +1,4 @@
+import type { FullAccountRow } from './accounts.js';
 import { sql, type Db } from './db.js';
 
 // SQL of API keys: only a keyed hash of each key is stored.
@@ -39,6 +40,15 @@ export function revokeApiKey(db: Db, accountId: string, keyId: string, atMs: num
 export function activeKeyByHash(db: Db, keyHash: string): { id: string; account_id: string } | undefined {
   return sql(db, 'SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL').get(keyHash) as
     { id: string; account_id: string } | undefined;
+}
+
+/** The active key with this hash and its account's row, in one indexed read: what every authenticated request reads. */
+export function activeKeyWithAccount(db: Db, keyHash: string): (FullAccountRow & { key_id: string }) | undefined {
+  return sql(
+    db,
+    `SELECT k.id AS key_id, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
+       WHERE k.key_hash = ? AND k.revoked_at_ms IS NULL`,
+  ).get(keyHash) as (FullAccountRow & { key_id: string }) | undefined;
 }
 
 /** Whether any key, active or revoked, has this hash. */

@@ -26,15 +26,18 @@ export function insertTransfer(db: Db, t: TransferRow): void {
   ).run(t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.kind, t.ref, t.created_at_ms);
 }
 
-/** Takes `amountMicros` off the ledger account's balance; answers the balance after. */
-export function debitLedgerAccount(db: Db, id: string, amountMicros: number): number {
-  return sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros - ? WHERE id = ? RETURNING balance_micros')
+/**
+ * Adds `deltaMicros` (negative for a debit) to the ledger account's balance, creating the account (at 0) if it has
+ * never moved; answers the balance after. One statement where opening and updating took two.
+ */
+export function moveLedgerAccount(db: Db, id: string, accountId: string, kind: string, deltaMicros: number): number {
+  return sql(
+    db,
+    `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES (@id, @accountId, @kind, @delta)
+     ON CONFLICT (id) DO UPDATE SET balance_micros = balance_micros + @delta RETURNING balance_micros`,
+  )
     .pluck()
-    .get(amountMicros, id) as number;
-}
-
-export function creditLedgerAccount(db: Db, id: string, amountMicros: number): void {
-  sql(db, 'UPDATE ledger_accounts SET balance_micros = balance_micros + ? WHERE id = ?').run(amountMicros, id);
+    .get({ id, accountId, kind, delta: deltaMicros }) as number;
 }
 
 /** The ledger account's balance; undefined when it has never moved. */

@@ -19,26 +19,38 @@ export function accessLog({
   redactor: Redactor;
   now?: () => number;
 }): MiddlewareHandler<AppEnv> {
+  const enabled = (level: string) => logger.isLevelEnabled?.(level) !== false;
   return async function accessLog(c, next) {
     const startMs = now();
-    const requestId = c.get('requestId');
-    const method = c.req.method;
-    // The path as the client wrote it (percent-encoded, which can hide the separators of a card number).
-    const path = redactor.url(rawPath(c.req.url));
     // Copying the headers costs on every request (1 % of a keyed write's CPU): only when debug lines are written.
-    if (logger.isLevelEnabled?.('debug') !== false) {
+    if (enabled('debug')) {
       logger.debug(
-        { requestId, method, path, headers: redactor.headers(Object.fromEntries(c.req.raw.headers)) },
+        {
+          requestId: c.get('requestId'),
+          method: c.req.method,
+          path: redactor.url(rawPath(c.req.url)),
+          headers: redactor.headers(Object.fromEntries(c.req.raw.headers)),
+        },
         'request received',
       );
     }
     await next();
     const status = c.res.status;
+    const level = status >= 500 ? 'warn' : 'info';
+    // Nothing is built for a line the level does not print.
+    if (!enabled(level)) return;
     const latencyMs = Math.round((now() - startMs) * 10) / 10;
-    const record = { requestId, method, path, status, latencyMs, keyId: c.get('keyId') };
-    if (status === CLIENT_CLOSED_REQUEST) logger.info(record, 'request aborted by the client');
-    else if (status >= 500) logger.warn(record, 'request failed');
-    else logger.info(record, 'request completed');
+    const line = {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: redactor.url(rawPath(c.req.url)),
+      status,
+      latencyMs,
+      keyId: c.get('keyId'),
+    };
+    if (status === CLIENT_CLOSED_REQUEST) logger.info(line, 'request aborted by the client');
+    else if (level === 'warn') logger.warn(line, 'request failed');
+    else logger.info(line, 'request completed');
   };
 }
 
@@ -58,7 +70,10 @@ export function clientAborted(err: unknown, c: Context<AppEnv>): boolean {
   return e?.code === 'ECONNRESET' && e.message === 'aborted';
 }
 
-/** The path of a request URL, as sent (no query: it is where a careless client puts a key). */
+/**
+ * The path of a request URL as the client wrote it (percent-encoded, which can hide the separators of a card
+ * number), without the query: it is where a careless client puts a key.
+ */
 function rawPath(url: string): string {
   const start = url.indexOf('/', url.indexOf('//') + 2);
   const end = url.indexOf('?', start);

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import { getAccount } from '../../domain/accounts.js';
-import { accountForKey } from '../../domain/api-keys.js';
+import { authenticate } from '../../domain/api-keys.js';
 import { expireIfDue } from '../../domain/child-sandboxes.js';
 import { tenantOf } from '../../domain/tenants.js';
 import type { ServerDeps } from '../../server-deps.js';
@@ -22,13 +21,15 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       if (deps.config.missingKeyStatus === 403) return c.body(null, 403);
       throw new DomainError('AUTH_FAILED');
     }
-    const found = accountForKey(deps, key);
+    // The key and its account in one read; the account clock's "now" comes from the same row (command.ts).
+    const found = authenticate(deps, key);
     if (!found) throw new DomainError('AUTH_FAILED');
-    const account = getAccount(deps, found.accountId);
+    const { account } = found;
     // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
     if (account.expiresAtMs !== null && transact(deps, () => expireIfDue(deps, account)))
       throw new DomainError('AUTH_FAILED');
     c.set('account', account);
+    c.set('accountSeen', found.seen);
     c.set('keyId', found.keyId);
     c.set('tenantId', tenantOf(account));
     await next();
