@@ -15,6 +15,7 @@ import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { cpuSeconds } from './lib/load.mjs';
 import { createTenants, startAbusers, summary, wellBehaved } from './lib/noisy.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
 
@@ -92,16 +93,6 @@ async function usage(baseUrl, accountId) {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
   });
   return res.json();
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
-function cpuSeconds(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ, 100 on Linux)
-  } catch {
-    return NaN;
-  }
 }
 
 /** The abusers' process: `start` and `stop` resolve with its replies. */

@@ -2,7 +2,7 @@
 // rounds, the ratio of this build to each baseline (the median of the per-round ratios: a round's measurements ran
 // minutes apart at most, on the same machine load), and each build's ratio to the bare route.
 
-export function median(xs) {
+function median(xs) {
   const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
   if (s.length === 0) return NaN;
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;

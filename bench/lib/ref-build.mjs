@@ -24,7 +24,7 @@ export function describeCheckout(cwd = process.cwd()) {
  * The packages of `theirs` whose version differs from `ours` (both parsed package-lock.json files, lockfile v2/v3):
  * empty when this checkout's node_modules holds exactly what the other commit pins.
  */
-export function lockDifferences(ours, theirs) {
+function lockDifferences(ours, theirs) {
   const out = [];
   for (const [path, pkg] of Object.entries(theirs.packages ?? {})) {
     if (path === '' || pkg.link) continue;

@@ -3,11 +3,6 @@ import { sql, type Db } from './db.js';
 // SQL of the double-entry ledger: append-only transfer rows, and each ledger account's balance kept as a counter
 // updated in the same transaction.
 
-/** Creates the ledger account unless it exists. */
-export function openLedgerAccount(db: Db, id: string, accountId: string, kind: string): void {
-  sql(db, 'INSERT OR IGNORE INTO ledger_accounts (id, account_id, kind) VALUES (?, ?, ?)').run(id, accountId, kind);
-}
-
 export interface TransferRow {
   account_id: string;
   debit_id: string;
