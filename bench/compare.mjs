@@ -123,7 +123,16 @@ async function main() {
   }
   for (const [i, dir] of opt['baseline-dir'].entries()) {
     const at = resolve(dir);
-    builds.push({ name: `dir${i + 1}`, label: `the build in ${at} (as it is, not rebuilt)`, dir: at });
+    // Named by the commit its checkout is at, when it is a git checkout (dir1, dir2... when not).
+    let head;
+    try {
+      head = describeCheckout(at);
+    } catch {
+      head = undefined;
+    }
+    const name = head ? `${head.short}${head.dirty ? '+' : ''}` : `dir${i + 1}`;
+    const what = head ? `: ${head.ref} of ${head.sha} "${head.subject}"` : '';
+    builds.push({ name, label: `the build in ${at}${what} (its dist/ as it is, not rebuilt)`, dir: at });
   }
   const notes = [];
   const bare = await startBare();
