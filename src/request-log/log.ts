@@ -17,11 +17,12 @@ import { MAX_BODY_CHARS, toRow } from './rows.js';
 // Off the request's critical path: a request only hands over flat strings it already holds (header names and
 // values, body text), which are encoded at once into the account's circle of its newest 1,000 pending records, bytes
 // outside the JS heap (pending-records.ts). At most once a second, the pending records are decoded, redacted,
-// serialised and written in one transaction, which trims each account to 1,000; a record pushed out of the circle
-// before that is never written (the trim would delete it at once). So the writing costs at most 1,000
-// records per account and batch whatever the load, and after a batch in which an account pushed records out (more
-// than 1,000 requests since the last), the next is written BUSY_FLUSH_INTERVAL_MS later instead: at 3,000 card/list
-// a second, writing 1,000 records every second was a third of the log's cost (bench: docs/developer-tools.md).
+// serialised and written, in transactions of a few milliseconds each with the event loop free in between, each
+// trimming its accounts to 1,000; a record pushed out of the circle before that is never written (the trim would
+// delete it at once). So the writing costs at most 1,000 records per account and batch whatever the load, and after a
+// batch in which an account pushed records out (more than 1,000 requests since the last), the next is written
+// BUSY_FLUSH_INTERVAL_MS later instead: at 3,000 card/list a second, writing 1,000 records every second was a third
+// of the log's cost (bench: docs/developer-tools.md).
 // A crash loses the records not yet written (at most FLUSH_INTERVAL_MS of requests, BUSY_FLUSH_INTERVAL_MS under
 // that load), never anything of the ledger, which commits on its own before the answer is sent.
 
@@ -36,6 +37,10 @@ const MAX_PENDING = 20_000;
 const MAX_BYTES = 64 * 1024 * 1024;
 /** One account's buffer: 1,000 records of 16 KB (a 3.6 KB card/list answer makes a record of about 4 KB). */
 const MAX_ACCOUNT_BYTES = 16 * 1024 * 1024;
+/** The timer's batch is written in slices of about this long, with the event loop free in between. */
+const SLICE_MS = 4;
+/** At most this many records per slice's transaction. */
+const SLICE_ROWS = 500;
 
 const isLarge = (c: CapturedRequest) =>
   (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
@@ -52,6 +57,9 @@ export class RequestLog {
   /** The wait before the next batch: FLUSH_INTERVAL_MS, or BUSY_FLUSH_INTERVAL_MS after a batch that overflowed. */
   private interval = FLUSH_INTERVAL_MS;
   private timer: NodeJS.Timeout | undefined;
+  /** Records taken from the buffers and not yet written, oldest first (a batch written in slices). */
+  private backlog: Taken[] = [];
+  private sliceScheduled = false;
 
   constructor(private readonly deps: Deps) {}
 
@@ -65,7 +73,7 @@ export class RequestLog {
     else this.pendingCount++;
     if (this.pendingCount >= MAX_PENDING || this.heldBytes > MAX_BYTES) this.flush();
     else if (!this.timer) {
-      this.timer = setTimeout(() => this.flush(), this.interval);
+      this.timer = setTimeout(() => this.flushInSlices(), this.interval);
       this.timer.unref();
     }
   }
@@ -86,14 +94,41 @@ export class RequestLog {
     return result;
   }
 
-  /** Writes every pending record (reads call this first, so they see every request answered before them). */
+  /** Writes every pending record now (reads call this first, so they see every request answered before them). */
   flush(): void {
+    this.take();
+    this.write(Infinity);
+  }
+
+  /**
+   * The timer's batch: taken now, written in slices of at most SLICE_MS with the event loop free in between. Written
+   * whole, a batch of a few thousand records (a flooding tenant's 429s, each redacted and serialised) held every
+   * tenant's requests for 50 ms or more once a second: the noisy-neighbour run's p99.
+   */
+  private flushInSlices(): void {
+    this.take();
+    this.writeSlice();
+  }
+
+  private writeSlice(): void {
+    this.write(SLICE_MS);
+    if (this.backlog.length > 0 && !this.sliceScheduled) {
+      this.sliceScheduled = true;
+      setImmediate(() => {
+        this.sliceScheduled = false;
+        this.writeSlice();
+      });
+    }
+  }
+
+  /** Moves every pending record to the backlog, in order of arrival, and lets the buffers go as their use says. */
+  private take(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.pendingCount === 0) return;
-    const batches: [string, Pending[]][] = [];
+    const taken: Taken[] = [];
     for (const [accountId, records] of this.pending) {
-      if (records.size > 0) batches.push([accountId, records.take(accountId)]);
+      if (records.size > 0) for (const p of records.take(accountId)) taken.push({ accountId, p, atMs: atMsOf(p) });
       // An account quiet since the last batch, or every account once the buffers hold too much, lets its buffer go.
       else this.pending.delete(accountId);
     }
@@ -102,35 +137,65 @@ export class RequestLog {
     this.pendingCount = 0;
     this.interval = this.overflowed ? BUSY_FLUSH_INTERVAL_MS : FLUSH_INTERVAL_MS;
     this.overflowed = false;
+    // In order of arrival across accounts, so that a tenant's oldest records (the lowest seqs) go first; a backlog
+    // still being written holds older records than these.
+    taken.sort((a, b) => a.atMs - b.atMs);
+    for (const t of taken) this.backlog.push(t);
+  }
+
+  /** Writes the backlog, one transaction per slice of at most SLICE_ROWS records, until `budgetMs` is spent. */
+  private write(budgetMs: number): void {
     const { db, logger } = this.deps;
+    const started = performance.now();
     try {
-      if (!db.open) return;
-      const rows: [string, NewRequestLogRow[]][] = [];
-      const tenants = new Set<string>();
-      for (const [accountId, list] of batches) {
-        const account = findAccount(this.deps, accountId);
-        // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
-        if (account === undefined) continue;
-        const tenant = tenantOf(account);
-        tenants.add(tenant);
-        const made = list.map((p) => ('account_id' in p ? p : toRow(p, this.deps.redactor)));
-        rows.push([accountId, made.map((row) => ({ ...row, tenant_id: tenant }))]);
-      }
-      const budget = this.deps.config.tenant.requestLogBytes;
-      // In order of arrival across accounts, so that a tenant's oldest records (the lowest seqs) go first.
-      const inOrder = rows.flatMap(([, list]) => list).sort((a, b) => a.at_ms - b.at_ms);
-      db.transaction(() => {
-        for (const row of inOrder) insertRequestLogRow(db, row);
-        for (const [accountId] of rows) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
-        for (const tenant of tenants) {
-          if (tenantRequestLogBytes(db, tenant) > budget) trimTenantRequestLog(db, tenant, budget);
+      while (this.backlog.length > 0) {
+        if (!db.open) {
+          this.backlog = [];
+          return;
         }
-      })();
+        let n = 0;
+        while (n < this.backlog.length && n < SLICE_ROWS && (n % 16 !== 15 || performance.now() - started < budgetMs))
+          n++;
+        const slice = this.backlog.splice(0, n);
+        const tenantOfAccount = new Map<string, string | undefined>();
+        const rows: NewRequestLogRow[] = [];
+        for (const { accountId, p } of slice) {
+          if (!tenantOfAccount.has(accountId)) {
+            const account = findAccount(this.deps, accountId);
+            tenantOfAccount.set(accountId, account && tenantOf(account));
+          }
+          const tenant = tenantOfAccount.get(accountId);
+          // A record of an account deleted meanwhile (a child sandbox) is dropped, not written as an orphan.
+          if (tenant === undefined) continue;
+          rows.push({ ...('account_id' in p ? p : toRow(p, this.deps.redactor)), tenant_id: tenant });
+        }
+        const budget = this.deps.config.tenant.requestLogBytes;
+        const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
+        db.transaction(() => {
+          for (const row of rows) insertRequestLogRow(db, row);
+          for (const [accountId, tenant] of tenantOfAccount) {
+            if (tenant !== undefined) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+          }
+          for (const tenant of tenants) {
+            if (tenantRequestLogBytes(db, tenant) > budget) trimTenantRequestLog(db, tenant, budget);
+          }
+        })();
+        if (performance.now() - started >= budgetMs) return;
+      }
     } catch (err) {
+      this.backlog = [];
       logger.error({ err }, 'request log batch not written');
     }
   }
 }
+
+interface Taken {
+  accountId: string;
+  p: Pending;
+  atMs: number;
+}
+
+const atMsOf = (p: Pending): number => ('account_id' in p ? p.at_ms : p.atMs);
 
 const logs = new WeakMap<Db, RequestLog>();
 
