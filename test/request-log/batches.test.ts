@@ -26,7 +26,9 @@ function world() {
     (deps.db.prepare('SELECT count(*) AS n FROM request_log WHERE account_id = ?').get(account.id) as { n: number }).n;
   const newest = () =>
     (deps.db.prepare('SELECT request_id AS id FROM request_log ORDER BY seq DESC LIMIT 1').get() as { id: string }).id;
-  return { send, written, newest, lastId: () => `req_${n}` };
+  // What every read of the log (API, console, readiness) does first.
+  const readLog = () => requestLogOf(deps).flush();
+  return { send, written, newest, readLog, lastId: () => `req_${n}` };
 }
 
 const captured = (accountId: string, requestId: string): CapturedRequest => ({
@@ -77,6 +79,22 @@ describe('request log batches', () => {
     w.send(10);
     vi.advanceTimersByTime(FLUSH_INTERVAL_MS);
     expect(w.newest()).toBe(w.lastId());
+    expect(w.written()).toBe(KEEP_PER_ACCOUNT);
+  });
+  it('writes a large batch in slices, each leaving the event loop free, and a read of the log writes the rest first', async () => {
+    // The timers of the batch faked, the turns of the event loop between its slices (setImmediate) real.
+    vi.useRealTimers();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const w = world();
+    w.send(KEEP_PER_ACCOUNT);
+    vi.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    expect(w.written()).toBeGreaterThan(0);
+    expect(w.written()).toBeLessThan(KEEP_PER_ACCOUNT);
+    w.readLog();
+    expect(w.written()).toBe(KEEP_PER_ACCOUNT);
+    expect(w.newest()).toBe(w.lastId());
+    // The slice still scheduled finds nothing left to write.
+    await new Promise((resolve) => setImmediate(resolve));
     expect(w.written()).toBe(KEEP_PER_ACCOUNT);
   });
 });
