@@ -12,6 +12,7 @@ import { measure } from './lib/load.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
 import autocannon from 'autocannon';
 import { seedTransactions } from './lib/seed-bills.mjs';
+import { keyed } from './lib/keyed.mjs';
 const args = process.argv.slice(2);
 const which = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? 'all';
 const TMP = '/tmp/pq';
@@ -134,26 +135,6 @@ const post = (path, key, body) => ({
   headers: { 'content-type': 'application/json', 'x-api-key': key },
   body: JSON.stringify(body),
 });
-function keyed(path, apiKey, prefix, next) {
-  let n = 0;
-  return {
-    url: url + path,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest(req) {
-          req.headers = {
-            'content-type': 'application/json',
-            'x-api-key': apiKey,
-            'idempotency-key': `${prefix}-${++n}`,
-          };
-          req.body = JSON.stringify(next());
-          return req;
-        },
-      },
-    ],
-  };
-}
 const out = [];
 try {
   const r = await benchAccount(api);
@@ -175,7 +156,7 @@ try {
     await new Promise((res, rej) =>
       autocannon(
         {
-          ...keyed('/v1/card/create', w.apiKey, 'setup', () => ({ amount: 5, currency: 'USDT' })),
+          ...keyed(url + '/v1/card/create', w.apiKey, 'setup', () => ({ amount: 5, currency: 'USDT' })),
           connections: 20,
           amount: Number(process.env.SETUP ?? 6000),
         },
@@ -186,7 +167,7 @@ try {
       out.push([
         'create',
         await measure(
-          keyed('/v1/card/create', w.apiKey, 'c', () => ({ amount: 5, currency: 'USDT' })),
+          keyed(url + '/v1/card/create', w.apiKey, 'c', () => ({ amount: 5, currency: 'USDT' })),
           s.child.pid,
         ),
       ]);
@@ -196,7 +177,7 @@ try {
       out.push([
         'deposit',
         await measure(
-          keyed('/v1/card/deposit', w.apiKey, 'd', () => ({
+          keyed(url + '/v1/card/deposit', w.apiKey, 'd', () => ({
             cardId: ids[i++ % ids.length],
             amount: 1,
             currency: 'USDT',

@@ -14,6 +14,7 @@ import { machine, render } from './lib/report.mjs';
 import { scenarioLibrary } from './lib/scenario-library.mjs';
 import { seedTransactions } from './lib/seed-bills.mjs';
 import { webhookSchedule } from './lib/webhook-schedule.mjs';
+import { keyed } from './lib/keyed.mjs';
 
 const TXN_COUNT = Number(process.env.BENCH_TRANSACTIONS ?? 1_000_000);
 const TMP = 'bench/tmp';
@@ -74,29 +75,6 @@ function post(url, apiKey, body) {
   };
 }
 
-/** Every request carries a fresh Idempotency-Key; `next()` gives the body. */
-function keyed(url, apiKey, prefix, next, onResponse) {
-  let n = 0;
-  return {
-    url,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest(req) {
-          req.headers = {
-            'content-type': 'application/json',
-            'x-api-key': apiKey,
-            'idempotency-key': `${prefix}-${process.pid}-${++n}`,
-          };
-          req.body = JSON.stringify(next());
-          return req;
-        },
-        onResponse,
-      },
-    ],
-  };
-}
-
 /** Exactly `amount` more keyed card creations at full speed (setup, not measured). */
 function measureAmount(url, apiKey, amount, onCard) {
   return new Promise((resolve, reject) => {
@@ -105,7 +83,7 @@ function measureAmount(url, apiKey, amount, onCard) {
         ...keyed(
           url + '/v1/card/create',
           apiKey,
-          'setup',
+          `setup-${process.pid}`,
           () => ({ amount: 5, currency: 'USDT' }),
           (status, body) => status === 200 && onCard(JSON.parse(body).cardId),
         ),
@@ -181,7 +159,7 @@ async function main() {
       keyed(
         server.url + '/v1/card/create',
         writer.apiKey,
-        'create',
+        `create-${process.pid}`,
         () => ({ amount: 5, currency: 'USDT' }),
         (status, body) => {
           if (status === 200) created.push(JSON.parse(body).cardId);
@@ -201,7 +179,7 @@ async function main() {
     log(`card/deposit (keyed) over ${created.length} cards`);
     let i = 0;
     const deposit = await measure(
-      keyed(server.url + '/v1/card/deposit', writer.apiKey, 'deposit', () => ({
+      keyed(server.url + '/v1/card/deposit', writer.apiKey, `deposit-${process.pid}`, () => ({
         cardId: created[i++ % created.length],
         amount: 1,
         currency: 'USDT',

@@ -3,29 +3,7 @@
 import autocannon from 'autocannon';
 import { benchAccount, client } from './client.mjs';
 import { seedTransactions } from './seed-bills.mjs';
-
-/** Every request carries a fresh Idempotency-Key (`prefix`-n); `next()` gives the body. */
-function keyed(url, apiKey, prefix, next, onResponse) {
-  let n = 0;
-  return {
-    url,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest(req) {
-          req.headers = {
-            'content-type': 'application/json',
-            'x-api-key': apiKey,
-            'idempotency-key': `${prefix}-${++n}`,
-          };
-          req.body = JSON.stringify(next());
-          return req;
-        },
-        onResponse,
-      },
-    ],
-  };
-}
+import { keyed } from './keyed.mjs';
 
 const post = (url, apiKey, body) => ({
   url,
