@@ -76,8 +76,8 @@ export async function wellBehaved(baseUrl, keys, requests, intervalMs) {
   return samples;
 }
 
-/** Runs `loop` on `parallel` workers until stopped; counts answers by status. */
-function abuse(parallel, loop) {
+/** Runs `loop` on `parallel` workers until stopped; counts answers by status (0: no answer). */
+export function abuse(parallel, loop) {
   const statuses = {};
   let stopped = false;
   const workers = Array.from({ length: parallel }, async () => {

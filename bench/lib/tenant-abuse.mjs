@@ -3,6 +3,7 @@
 // console sign-ins posting oversized forms, and large request-log bodies. Used by bench:hosted (figures) and
 // test/hosted/noisy-neighbour.test.ts (outcomes only). Loopback only; bounded in count.
 import { Agent, request } from 'node:http';
+import { abuse } from './noisy.mjs';
 
 const json = { 'content-type': 'application/json' };
 
@@ -24,25 +25,6 @@ function send(baseUrl, { method = 'POST', path, headers = {}, body, agent = fals
     req.on('error', () => done(0));
     req.end(body);
   });
-}
-
-/** Runs `loop` on `parallel` workers until stopped; counts outcomes by status (0: no answer). */
-function abuse(parallel, loop) {
-  const statuses = {};
-  let stopped = false;
-  const workers = Array.from({ length: parallel }, async () => {
-    while (!stopped) {
-      const { status } = await loop();
-      statuses[status] = (statuses[status] ?? 0) + 1;
-    }
-  });
-  return {
-    statuses,
-    async stop() {
-      stopped = true;
-      await Promise.all(workers);
-    },
-  };
 }
 
 /** A console session of `key`: its cookie and CSRF token, or undefined when sign-in was refused. */
