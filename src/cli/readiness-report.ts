@@ -1,5 +1,5 @@
 import type { components } from '../contracts/api-types.js';
-import { xml } from '../verify/report.js';
+import { junitSuite } from '../verify/junit-suite.js';
 
 // How `card-sandbox readiness` prints a run: one line per check, and under a failure its evidence and advice; and the
 // JUnit file, one test case per check (a failure is a failure, not_observed is skipped: nothing to judge is no pass).
@@ -38,20 +38,19 @@ function summary(run: RunView): string {
 }
 
 export function junitReport(run: RunView): string {
-  const failures = run.checks.filter((c) => c.result === 'fail').length;
-  const skipped = run.checks.filter((c) => c.result === 'not_observed').length;
-  const cases = run.checks.map((c) => {
-    const open = `  <testcase classname="card-sandbox.readiness" name="${xml(`${c.id}: ${c.title}`)}"`;
-    if (c.result === 'pass') return `${open}/>`;
-    if (c.result === 'not_observed') return `${open}>\n    <skipped message="${xml(c.advice ?? '')}"/>\n  </testcase>`;
-    const text = `evidence: ${c.evidence.map((e) => evidenceText(e, run.deliveries)).join(', ')}\nadvice: ${c.advice}`;
-    return `${open}>\n    <failure message="${xml(c.advice ?? 'failed')}">${xml(text)}</failure>\n  </testcase>`;
-  });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuite name="card-sandbox readiness ${xml(run.runId)}" tests="${run.checks.length}" failures="${failures}" skipped="${skipped}">`,
-    ...cases,
-    '</testsuite>',
-    '',
-  ].join('\n');
+  return junitSuite(
+    `card-sandbox readiness ${run.runId}`,
+    run.checks.map((c) => ({
+      classname: 'card-sandbox.readiness',
+      name: `${c.id}: ${c.title}`,
+      skipped: c.result === 'not_observed' ? (c.advice ?? '') : undefined,
+      failure:
+        c.result === 'fail'
+          ? {
+              message: c.advice ?? 'failed',
+              text: `evidence: ${c.evidence.map((e) => evidenceText(e, run.deliveries)).join(', ')}\nadvice: ${c.advice}`,
+            }
+          : undefined,
+    })),
+  );
 }

@@ -1,3 +1,4 @@
+import { junitSuite } from './junit-suite.js';
 import type { CheckResult, RunReport } from './runner.js';
 
 const MARK = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const;
@@ -23,29 +24,16 @@ export function summary(report: RunReport): string {
   );
 }
 
-/** Text as XML character data or an attribute value. */
-export const xml = (s: string) =>
-  s
-    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!)
-    // XML 1.0 has no representation for most control characters.
-    // eslint-disable-next-line no-control-regex -- matching them is the point
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
-
 export function junit(report: RunReport): string {
-  const failures = report.results.filter((r) => r.status === 'fail').length;
-  const skipped = report.results.filter((r) => r.status === 'skip').length;
-  const cases = report.results.map((r) => {
-    const open = `  <testcase classname="card-sandbox.verify" name="${xml(r.name)}" time="${(r.ms / 1000).toFixed(3)}"`;
-    if (r.status === 'pass') return `${open}/>`;
-    if (r.status === 'skip') return `${open}>\n    <skipped message="${xml(r.skipReason ?? '')}"/>\n  </testcase>`;
-    const text = formatResult(r);
-    return `${open}>\n    <failure message="${xml(r.violations[0]?.message ?? 'failed')}">${xml(text)}</failure>\n  </testcase>`;
-  });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuite name="card-sandbox verify" tests="${report.results.length}" failures="${failures}" skipped="${skipped}">`,
-    ...cases,
-    '</testsuite>',
-    '',
-  ].join('\n');
+  return junitSuite(
+    'card-sandbox verify',
+    report.results.map((r) => ({
+      classname: 'card-sandbox.verify',
+      name: r.name,
+      seconds: r.ms / 1000,
+      skipped: r.status === 'skip' ? (r.skipReason ?? '') : undefined,
+      failure:
+        r.status === 'fail' ? { message: r.violations[0]?.message ?? 'failed', text: formatResult(r) } : undefined,
+    })),
+  );
 }
