@@ -143,7 +143,10 @@ export class RequestLog {
     for (const t of taken) this.backlog.push(t);
   }
 
-  /** Writes the backlog, one transaction per slice of at most SLICE_ROWS records, until `budgetMs` is spent. */
+  /**
+   * Writes the backlog, one transaction per slice of at most SLICE_ROWS records, until `budgetMs` is spent (the time
+   * it takes to make the rows counts: a record may carry 64 KiB of body to redact).
+   */
   private write(budgetMs: number): void {
     const { db, logger } = this.deps;
     const started = performance.now();
@@ -153,13 +156,14 @@ export class RequestLog {
           this.backlog = [];
           return;
         }
-        let n = 0;
-        while (n < this.backlog.length && n < SLICE_ROWS && (n % 16 !== 15 || performance.now() - started < budgetMs))
-          n++;
-        const slice = this.backlog.splice(0, n);
         const tenantOfAccount = new Map<string, string | undefined>();
         const rows: NewRequestLogRow[] = [];
-        for (const { accountId, p } of slice) {
+        let n = 0;
+        // Rows are made (decoded, redacted, serialised) until the slice is full or the time is spent, looked at
+        // every 16 rows; a slice makes at least one.
+        for (; n < this.backlog.length && n < SLICE_ROWS; n++) {
+          if (n % 16 === 15 && performance.now() - started >= budgetMs) break;
+          const { accountId, p } = this.backlog[n]!;
           if (!tenantOfAccount.has(accountId)) {
             const account = findAccount(this.deps, accountId);
             tenantOfAccount.set(accountId, account && tenantOf(account));
@@ -169,6 +173,7 @@ export class RequestLog {
           if (tenant === undefined) continue;
           rows.push({ ...('account_id' in p ? p : toRow(p, this.deps.redactor)), tenant_id: tenant });
         }
+        this.backlog.splice(0, n);
         const budget = this.deps.config.tenant.requestLogBytes;
         const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
         db.transaction(() => {
