@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { REDACTED, Redactor } from '../redaction/redactor.js';
+import { LineBatcher } from './line-batcher.js';
 import { redactLine } from './log-writer.js';
 
 // Belt and braces for the places a secret is most likely to be logged by a future change.
@@ -53,7 +54,7 @@ export function createLogger({ level, destination, redactor = new Redactor() }: 
 function stdoutWorker(redactor: Redactor): pino.DestinationStream | undefined {
   const target = new URL('./log-writer.js', import.meta.url);
   if (!existsSync(fileURLToPath(target))) return undefined;
-  return pino.transport({ target: target.href, options: { values: redactor.knownValues(), fd: 1 } });
+  return new LineBatcher(pino.transport({ target: target.href, options: { values: redactor.knownValues(), fd: 1 } }));
 }
 
 const MAX_DEPTH = 8;
