@@ -1,7 +1,8 @@
 // npm run bench:compare -- --baseline REF: this checkout's build against another commit's, side by side in one run.
 // REF (default bd7ffcc; repeat --baseline for more) is checked out and built in a worktree under bench/tmp/ (removed
 // at the end); every build runs as its own server process with the same flags (`--log-level info`, the default, and
-// the request log on where the build has one), beside the bare Hono route. Each round measures every scenario on
+// the request log on where the build has one), beside the bare Hono route and the floor route (the bare route plus
+// the key header, the body and two SQLite reads: bench/lib/floor-server.mjs). Each round measures every scenario on
 // every build in turn, the builds' order alternating; it prints and writes bench/compare-results.md: server CPU per
 // request, req/s, p50/p99, this build over each baseline and every build over the bare route.
 // --baseline-dir DIR (repeatable) adds a checkout already built (its dist/ as it is) as a baseline.
@@ -104,6 +105,23 @@ async function startBare() {
   return { pid: s.child.pid, optionsFor: () => options };
 }
 
+/** The floor route (bench/lib/floor-server.mjs): the bare route plus what any faithful assetList must do. */
+async function startFloor() {
+  const port = await freePort();
+  const s = await startNode(['bench/lib/floor-server.mjs'], {
+    env: { PORT: String(port), DB: join(TMP, 'floor.db') },
+    healthUrl: `http://127.0.0.1:${port}/healthz`,
+  });
+  cleanups.push(() => s.stop());
+  const options = {
+    url: `http://127.0.0.1:${port}/floor`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk_sandbox_floor' },
+    body: '{}',
+  };
+  return { pid: s.child.pid, optionsFor: () => options };
+}
+
 async function main() {
   const when = new Date().toISOString();
   const m = machine();
@@ -136,6 +154,7 @@ async function main() {
   }
   const notes = [];
   const bare = await startBare();
+  const floor = await startFloor();
   for (const [i, b] of builds.entries()) {
     const dbPath = join(TMP, `db-${i}`, 'sandbox.db');
     b.server = await startServer(b, dbPath);
@@ -165,7 +184,7 @@ async function main() {
     // Rotated each round, so that no build is always measured first (or right after the machine's quiet moments).
     const order = builds.map((_, i) => builds[(i + round) % builds.length]);
     for (const s of scenarios) {
-      for (const target of s.bare ? [{ name: 'bare', ...bare }] : order) {
+      for (const target of s.bare ? [{ name: 'bare', ...(s.floor ? floor : bare) }] : order) {
         const measured = await measure({ ...target.optionsFor(s.name), connections: s.connections }, target.pid, {
           seconds: settings.seconds,
         });

@@ -63,6 +63,22 @@ export function renderComparison({ when, machine, loads, builds, scenarios, resu
     lines.push(`| ${row.join(' | ')} |`);
   }
   lines.push('');
+  const floor = scenarios.find((x) => x.floor);
+  if (floor) {
+    const floorCpu = median(cpu(floor, { name: 'bare' }));
+    const bare = bareCpu(floor.connections);
+    const assetList = median(cpu({ name: 'wallet/assetList', connections: floor.connections }, self));
+    lines.push(
+      `The floor route (bench/lib/floor-server.mjs: the bare route plus the key header, the JSON body, two indexed`,
+      `SQLite reads and the assetList answer) cost ${f0(floorCpu)} µs per request at ${floor.connections} connections,`,
+      `${f2(floorCpu / bare)}x the bare route: what any faithful read costs on this stack before authentication,`,
+      `validation, logging and the request log.` +
+        (Number.isFinite(assetList)
+          ? ` ${self.name}'s wallet/assetList is ${f2(assetList / floorCpu)}x the floor.`
+          : ''),
+      '',
+    );
+  }
   lines.push(
     'Server CPU is user + system time of the whole server process (every thread) from /proc/<pid>/stat over the',
     'measured seconds, divided by the requests answered: on a shared machine it moves far less than req/s. A ratio',

@@ -33,7 +33,8 @@ function createCards(url, apiKey, prefix, amount, onCard) {
 }
 
 /**
- * The scenario names in the order they run, with their connections; `bare` marks the bare route. A read runs at
+ * The scenario names in the order they run, with their connections; `bare` marks the reference routes (the bare
+ * route, and `floor` the floor route: bench/lib/floor-server.mjs), run once whatever the builds. A read runs at
  * `readConnections`, each keyed write at every count of `writeConnections`.
  */
 export function scenarioList({ readConnections, writeConnections }) {
@@ -41,6 +42,7 @@ export function scenarioList({ readConnections, writeConnections }) {
   const all = [...new Set([readConnections, ...writeConnections])];
   return [
     ...all.map((connections) => ({ name: 'bare Hono route', connections, bare: true })),
+    { name: 'floor route', connections: readConnections, bare: true, floor: true },
     ...reads.map((name) => ({ name, connections: readConnections })),
     ...writeConnections.map((connections) => ({ name: 'card/create, keyed', connections })),
     ...writeConnections.map((connections) => ({ name: 'card/deposit, keyed', connections })),
