@@ -1,8 +1,8 @@
 // npm run bench:compare -- --baseline REF: this checkout's build against another commit's, side by side in one run.
 // REF (default bd7ffcc; repeat --baseline for more) is checked out and built in a worktree under bench/tmp/ (removed
 // at the end); every build runs as its own server process with the same flags (`--log-level info`, the default, and
-// the request log on where the build has one), beside the bare Hono route and the floor route (the bare route plus
-// the key header, the body and two SQLite reads: bench/lib/floor-server.mjs). Each round measures every scenario on
+// the request log on where the build has one), beside the bare Hono route and the floor routes (the bare route plus
+// what any faithful read or keyed write must do: bench/lib/floor-server.mjs). Each round measures every scenario on
 // every build in turn, the builds' order alternating; it prints and writes bench/compare-results.md: server CPU per
 // request, req/s, p50/p99, this build over each baseline and every build over the bare route.
 // --baseline-dir DIR (repeatable) adds a checkout already built (its dist/ as it is) as a baseline.
@@ -20,6 +20,7 @@ import { scenarioList, setUpScenarios } from './lib/compare-scenarios.mjs';
 import { measure } from './lib/load.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
 import { buildCommit, describeCheckout, describeCommit } from './lib/ref-build.mjs';
+import { keyed } from './lib/keyed.mjs';
 import { machine } from './lib/report.mjs';
 
 const { values: opt } = parseArgs({
@@ -105,7 +106,7 @@ async function startBare() {
   return { pid: s.child.pid, optionsFor: () => options };
 }
 
-/** The floor route (bench/lib/floor-server.mjs): the bare route plus what any faithful assetList must do. */
+/** The floor routes (bench/lib/floor-server.mjs): the bare route plus what any faithful read or keyed write must do. */
 async function startFloor() {
   const port = await freePort();
   const s = await startNode(['bench/lib/floor-server.mjs'], {
@@ -113,13 +114,21 @@ async function startFloor() {
     healthUrl: `http://127.0.0.1:${port}/healthz`,
   });
   cleanups.push(() => s.stop());
-  const options = {
+  const read = {
     url: `http://127.0.0.1:${port}/floor`,
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': 'sk_sandbox_floor' },
     body: '{}',
   };
-  return { pid: s.child.pid, optionsFor: () => options };
+  let runs = 0;
+  let card = 0;
+  const deposit = () =>
+    keyed(`http://127.0.0.1:${port}/floor/deposit`, 'sk_sandbox_floor', `floor-${++runs}`, () => ({
+      cardId: `card_${card++ % 20_000}`,
+      amount: 1,
+      currency: 'USDT',
+    }));
+  return { pid: s.child.pid, optionsFor: (name) => (name.includes('keyed') ? deposit() : read) };
 }
 
 async function main() {

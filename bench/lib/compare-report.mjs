@@ -63,7 +63,7 @@ export function renderComparison({ when, machine, loads, builds, scenarios, resu
     lines.push(`| ${row.join(' | ')} |`);
   }
   lines.push('');
-  const floor = scenarios.find((x) => x.floor);
+  const floor = scenarios.find((x) => x.floor === 'read');
   if (floor) {
     const floorCpu = median(cpu(floor, { name: 'bare' }));
     const bare = bareCpu(floor.connections);
@@ -76,6 +76,24 @@ export function renderComparison({ when, machine, loads, builds, scenarios, resu
         (Number.isFinite(assetList)
           ? ` ${self.name}'s wallet/assetList is ${f2(assetList / floorCpu)}x the floor.`
           : ''),
+      '',
+    );
+  }
+  const writeFloors = scenarios.filter((x) => x.floor === 'write');
+  if (writeFloors.length) {
+    const parts = writeFloors.map((w) => {
+      const ms = results.get(key(w))?.get('bare') ?? [];
+      const floorCpu = median(ms.map((m) => m.cpuUsPerReq));
+      const deposit = median(cpu({ name: 'card/deposit, keyed', connections: w.connections }, self));
+      return (
+        `at ${w.connections} connections ${f0(floorCpu)} µs, ${f2(floorCpu / bareCpu(w.connections))}x the bare ` +
+        `route, p99 ${f0(median(ms.map((m) => m.p99)))} ms` +
+        (Number.isFinite(deposit) ? ` (${self.name}'s card/deposit ${f2(deposit / floorCpu)}x it)` : '')
+      );
+    });
+    lines.push(
+      `The keyed-write floor (the same file: the headers, the body and its SHA-256, the two ledger sides, the`,
+      `transfer, the event and the idempotency record in a commit shared by one event-loop turn) cost ${parts.join('; ')}.`,
       '',
     );
   }

@@ -34,7 +34,8 @@ function createCards(url, apiKey, prefix, amount, onCard) {
 
 /**
  * The scenario names in the order they run, with their connections; `bare` marks the reference routes (the bare
- * route, and `floor` the floor route: bench/lib/floor-server.mjs), run once whatever the builds. A read runs at
+ * route, and `floor` the floor routes of a read and a keyed write: bench/lib/floor-server.mjs), run once whatever
+ * the builds. A read runs at
  * `readConnections`, each keyed write at every count of `writeConnections`.
  */
 export function scenarioList({ readConnections, writeConnections }) {
@@ -42,7 +43,13 @@ export function scenarioList({ readConnections, writeConnections }) {
   const all = [...new Set([readConnections, ...writeConnections])];
   return [
     ...all.map((connections) => ({ name: 'bare Hono route', connections, bare: true })),
-    { name: 'floor route', connections: readConnections, bare: true, floor: true },
+    { name: 'floor route', connections: readConnections, bare: true, floor: 'read' },
+    ...writeConnections.map((connections) => ({
+      name: 'floor route, keyed deposit',
+      connections,
+      bare: true,
+      floor: 'write',
+    })),
     ...reads.map((name) => ({ name, connections: readConnections })),
     ...writeConnections.map((connections) => ({ name: 'card/create, keyed', connections })),
     ...writeConnections.map((connections) => ({ name: 'card/deposit, keyed', connections })),
