@@ -3,7 +3,9 @@ import type pino from 'pino';
 /** Where a batch of lines goes: the log worker's stream (a pino transport). */
 export interface LineSink {
   write(chunk: string): unknown;
+  flush?(cb: (err?: Error) => void): void;
   flushSync?(): void;
+  once?(event: 'close', listener: () => void): unknown;
 }
 
 export interface LineBatcherOptions {
@@ -18,7 +20,8 @@ export interface LineBatcherOptions {
  * context switch, the worker's turn of its event loop) cost more CPU than the line itself: at 5,000 reads a second,
  * one wake-up per event-loop turn was about a tenth of a read's CPU (docs/speed.md). A line waits at most
  * `maxDelayMs` of real time, which only postpones its write to stdout; `flushSync` and the process's exit write
- * what is held, so a clean stop, a `fatal` line and a crash that runs the exit handlers lose nothing.
+ * what is held, so a clean stop, a `fatal` line and a crash that runs the exit handlers lose nothing. A SIGKILL loses
+ * what is held, up to `maxDelayMs` of lines (one event-loop turn's before).
  */
 export class LineBatcher implements pino.DestinationStream {
   readonly #sink: LineSink;
@@ -35,6 +38,8 @@ export class LineBatcher implements pino.DestinationStream {
     // Ahead of every other exit handler, the sink's own among them (pino ends its worker there): the held lines
     // reach the sink before it ends.
     process.prependListener('exit', this.#onExit);
+    // A sink that has closed takes nothing more; the listener would only keep the batcher and the sink alive.
+    sink.once?.('close', () => process.off('exit', this.#onExit));
   }
 
   write(line: string): boolean {
@@ -44,14 +49,19 @@ export class LineBatcher implements pino.DestinationStream {
     return true;
   }
 
-  /** Hands what is held to the sink now (which writes it asynchronously). */
-  flush(): void {
+  /** Hands what is held to the sink now; `cb` (pino's `logger.flush(cb)`) runs once the sink has written it. */
+  flush(cb?: (err?: Error) => void): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#held === '') return;
-    const chunk = this.#held;
-    this.#held = '';
-    this.#sink.write(chunk);
+    if (this.#held !== '') {
+      const chunk = this.#held;
+      this.#held = '';
+      this.#sink.write(chunk);
+    }
+    if (cb) {
+      if (this.#sink.flush) this.#sink.flush(cb);
+      else cb();
+    }
   }
 
   /** Hands what is held to the sink and waits until the sink has written it (pino calls this after `fatal`). */

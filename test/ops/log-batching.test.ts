@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LineBatcher } from '../../src/logging/line-batcher.js';
@@ -8,12 +9,44 @@ import { ensureBuilt, ROOT } from '../cli/cli-process.js';
 function recordingSink() {
   const chunks: string[] = [];
   let syncFlushes = 0;
+  const events = new EventEmitter();
   return {
     chunks,
     syncFlushes: () => syncFlushes,
     write: (chunk: string) => chunks.push(chunk),
     flushSync: () => void syncFlushes++,
+    flush: (cb: () => void) => setImmediate(cb),
+    once: (event: 'close', listener: () => void) => events.once(event, listener),
+    close: () => events.emit('close'),
   };
+}
+
+/** What a process running the compiled logger printed: `script` gets `log`, a logger writing stdout. */
+function loggedBy(script: string): { msg: string; n: number }[] {
+  ensureBuilt();
+  const logger = join(ROOT, 'dist/src/logging/logger.js');
+  let out: string;
+  try {
+    out = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `const { createLogger } = await import(${JSON.stringify(logger)});
+         const log = createLogger({ level: 'info' });
+         ${script}`,
+      ],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+  } catch (err) {
+    // Killed by its own SIGKILL: what it printed before is what counts.
+    out = (err as { stdout?: string }).stdout ?? '';
+  }
+  return out
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { msg: string; n: number });
 }
 
 describe('the server log hands its worker lines in batches, and loses none of them', () => {
@@ -59,32 +92,56 @@ describe('the server log hands its worker lines in batches, and loses none of th
     expect(sink.syncFlushes()).toBe(1);
   });
 
-  it('reaches stdout with the line logged just before the process exits', () => {
+  it('hands what it holds over when pino asks it to flush, and calls back once the sink has written it', async () => {
+    const sink = recordingSink();
+    batcher = new LineBatcher(sink);
+    batcher.write('{"msg":"a"}\n');
     vi.useRealTimers();
-    ensureBuilt();
-    const logger = join(ROOT, 'dist/src/logging/logger.js');
-    // The compiled logger (its worker thread included), a line, and an exit in the same turn: the line was still
-    // held by the batcher when the process began to exit.
-    const out = execFileSync(
-      process.execPath,
-      [
-        '--input-type=module',
-        '-e',
-        `const { createLogger } = await import(${JSON.stringify(logger)});
-         const log = createLogger({ level: 'info' });
-         log.info({ n: 1 }, 'first');
-         log.info({ n: 2 }, 'last words');
-         process.exit(0);`,
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    const lines = out
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { msg: string; n: number });
+    await new Promise<void>((resolve) => batcher!.flush(() => resolve()));
+    expect(sink.chunks).toEqual(['{"msg":"a"}\n']);
+  });
+
+  it('stops watching the process exit once its sink has closed', () => {
+    const sink = recordingSink();
+    const before = process.listenerCount('exit');
+    batcher = new LineBatcher(sink);
+    expect(process.listenerCount('exit')).toBe(before + 1);
+    sink.close();
+    expect(process.listenerCount('exit')).toBe(before);
+  });
+
+  it('reaches stdout with the line logged just before the process exits, while its worker is starting', () => {
+    vi.useRealTimers();
+    // A line and an exit in the same turn as the logger's creation: pino's own exit handler of a worker that is not
+    // ready yet ends it.
+    const lines = loggedBy(`log.info({ n: 1 }, 'first'); log.info({ n: 2 }, 'last words'); process.exit(0);`);
     expect(lines.map((l) => [l.msg, l.n])).toEqual([
       ['first', 1],
       ['last words', 2],
+    ]);
+  });
+
+  it('reaches stdout with the line logged just before the process exits, once its worker runs', () => {
+    vi.useRealTimers();
+    // The worker is ready long before: pino ends it from its other exit handler (on-exit-leak-free).
+    const lines = loggedBy(
+      `log.info({ n: 1 }, 'first');
+       setTimeout(() => { log.info({ n: 2 }, 'last words'); process.exit(0); }, 500);`,
+    );
+    expect(lines.map((l) => [l.msg, l.n])).toEqual([
+      ['first', 1],
+      ['last words', 2],
+    ]);
+  });
+
+  it('reaches stdout with a fatal line even when the process is killed right after it', () => {
+    vi.useRealTimers();
+    const lines = loggedBy(
+      `setTimeout(() => { log.info({ n: 1 }, 'before'); log.fatal({ n: 2 }, 'the end'); process.kill(process.pid, 'SIGKILL'); }, 500);`,
+    );
+    expect(lines.map((l) => [l.msg, l.n])).toEqual([
+      ['before', 1],
+      ['the end', 2],
     ]);
   });
 });
