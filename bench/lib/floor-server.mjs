@@ -2,8 +2,9 @@
 // POST /floor is a `wallet/assetList`: it reads the x-api-key header and the JSON body, makes two indexed SQLite reads
 // (the wallet's balance and its pending deposits, autocommit, from a WAL database as the sandbox's), and answers the
 // same envelope with a request id. POST /floor/deposit is a keyed `card/deposit`: the headers, the body and its
-// SHA-256, then in one transaction shared by the writes of one event-loop turn (group commit, as the sandbox) the two
-// ledger sides, the transfer, the event and the idempotency record with the answer. No authentication lookup, no
+// SHA-256, then in one transaction shared by the writes of one event-loop turn (group commit, as the sandbox), each
+// in a savepoint, the idempotency key's lookup, the two ledger sides, the transfer, the event and the idempotency
+// record with the answer. No authentication lookup, no
 // validation, no logging, no request log, no budgets, no card checks or fees: what the sandbox costs above this is
 // its own; what this costs above the bare route, any sandbox on Hono and better-sqlite3 pays. PORT and DB (a file
 // path; it is created) come from the environment.
@@ -37,6 +38,7 @@ const move = db.prepare(
 const transfer = db.prepare('INSERT INTO transfers (debit, credit, amount_micros, at_ms) VALUES (?, ?, ?, ?)');
 const event = db.prepare('INSERT INTO events VALUES (?, ?, ?, ?, ?)');
 const remember = db.prepare('INSERT INTO idempotency VALUES (?, ?, ?, ?, ?, ?)');
+const recall = db.prepare('SELECT body_hash, response FROM idempotency WHERE account_id = ? AND key = ?');
 const usdt = (micros) => (micros / 1e6).toFixed(2);
 let requests = 0;
 
@@ -73,10 +75,20 @@ app.post('/floor', async (c) => {
     { 'x-request-id': `req_${(++requests).toString(36).padStart(20, '0')}` },
   );
 });
-/** The writes handed over in one event-loop turn, run in one transaction and answered after its commit. */
+/**
+ * The writes handed over in one event-loop turn, run in one transaction, each in a savepoint of its own (one that
+ * fails rolls back alone and is answered `undefined`), and answered after the commit.
+ */
 const queued = [];
+const oneWrite = db.transaction((w) => w.work());
 const commitTogether = db.transaction((writes) => {
-  for (const w of writes) w.answer = w.work();
+  for (const w of writes) {
+    try {
+      w.answer = oneWrite(w);
+    } catch {
+      w.answer = undefined;
+    }
+  }
 });
 const write = (work) =>
   new Promise((resolve) => {
@@ -95,6 +107,8 @@ app.post('/floor/deposit', async (c) => {
   const body = JSON.parse(text);
   const bodyHash = createHash('sha256').update(text).digest('hex');
   const answer = await write(() => {
+    const seen = recall.get('acct_floor', key);
+    if (seen) return seen.body_hash === bodyHash ? seen.response : undefined;
     const now = Date.now();
     const micros = Math.round(Number(body.amount) * 1e6);
     const card = `acct_floor:card:${body.cardId}`;
@@ -106,6 +120,7 @@ app.post('/floor/deposit', async (c) => {
     remember.run('acct_floor', key, bodyHash, 200, response, now);
     return response;
   });
+  if (answer === undefined) return c.json({ code: 4212, message: 'key reused or write failed' }, 422);
   return c.body(answer, 200, { 'content-type': 'application/json', 'x-request-id': `req_${key.slice(-20)}` });
 });
 serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' });
