@@ -90,30 +90,31 @@ async function startServer(build, dbPath) {
   return { ...s, url: `http://127.0.0.1:${port}` };
 }
 
-async function startBare() {
+/** A reference server (a script of bench/lib taking PORT), stopped at the end; its port and pid. */
+async function startReference(script, env = {}) {
   const port = await freePort();
-  const s = await startNode(['bench/lib/bare-server.mjs'], {
-    env: { PORT: String(port) },
+  const s = await startNode([script], {
+    env: { PORT: String(port), ...env },
     healthUrl: `http://127.0.0.1:${port}/healthz`,
   });
   cleanups.push(() => s.stop());
+  return { port, pid: s.child.pid };
+}
+
+async function startBare() {
+  const { port, pid } = await startReference('bench/lib/bare-server.mjs');
   const options = {
     url: `http://127.0.0.1:${port}/bare`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: '{}',
   };
-  return { pid: s.child.pid, optionsFor: () => options };
+  return { pid, optionsFor: () => options };
 }
 
 /** The floor routes (bench/lib/floor-server.mjs): the bare route plus what any faithful read or keyed write must do. */
 async function startFloor() {
-  const port = await freePort();
-  const s = await startNode(['bench/lib/floor-server.mjs'], {
-    env: { PORT: String(port), DB: join(TMP, 'floor.db') },
-    healthUrl: `http://127.0.0.1:${port}/healthz`,
-  });
-  cleanups.push(() => s.stop());
+  const { port, pid } = await startReference('bench/lib/floor-server.mjs', { DB: join(TMP, 'floor.db') });
   const read = {
     url: `http://127.0.0.1:${port}/floor`,
     method: 'POST',
@@ -128,7 +129,7 @@ async function startFloor() {
       amount: 1,
       currency: 'USDT',
     }));
-  return { pid: s.child.pid, optionsFor: (name) => (name.includes('keyed') ? deposit() : read) };
+  return { pid, optionsFor: (name) => (name.includes('keyed') ? deposit() : read) };
 }
 
 async function main() {

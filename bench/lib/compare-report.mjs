@@ -65,9 +65,10 @@ export function renderComparison({ when, machine, loads, builds, scenarios, resu
   lines.push('');
   // A floor's figure counts only when every answer was a 2xx: a cheap error answer would lower it.
   const clean = (s) => (results.get(key(s))?.get('bare') ?? []).every((m) => m.non2xx + m.errors === 0);
+  const floorCpuOf = (s) => (clean(s) ? median(cpu(s, { name: 'bare' })) : NaN);
   const floor = scenarios.find((x) => x.floor === 'read');
   if (floor) {
-    const floorCpu = clean(floor) ? median(cpu(floor, { name: 'bare' })) : NaN;
+    const floorCpu = floorCpuOf(floor);
     const bare = bareCpu(floor.connections);
     const assetList = median(cpu({ name: 'wallet/assetList', connections: floor.connections }, self));
     lines.push(
@@ -85,7 +86,7 @@ export function renderComparison({ when, machine, loads, builds, scenarios, resu
   if (writeFloors.length) {
     const parts = writeFloors.map((w) => {
       const ms = results.get(key(w))?.get('bare') ?? [];
-      const floorCpu = clean(w) ? median(ms.map((m) => m.cpuUsPerReq)) : NaN;
+      const floorCpu = floorCpuOf(w);
       const deposit = median(cpu({ name: 'card/deposit, keyed', connections: w.connections }, self));
       return (
         `at ${w.connections} connections ${f0(floorCpu)} µs, ${f2(floorCpu / bareCpu(w.connections))}x the bare ` +
