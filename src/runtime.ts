@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { configSecrets, type Config } from './config.js';
+import { pathsJudgedAs } from './contracts/files.js';
 import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
@@ -53,6 +54,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     logger,
     redactor: new Redactor(configSecrets(config)),
     eventEnrichers: SIMULATION_EVENT_ENRICHERS,
+    readinessPaths: { keyedWrites: pathsJudgedAs('keyed-write'), notJudged: pathsJudgedAs('not-judged') },
   };
   registerCardJobs(deps);
   registerWebhooks(deps);

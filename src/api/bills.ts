@@ -1,20 +1,17 @@
-import { Hono } from 'hono';
 import { getBin } from '../domain/bins.js';
 import { getOwnedCard } from '../domain/cards.js';
 import type { ServerDeps } from '../server-deps.js';
 import { listBills, type BillScope } from '../domain/transactions.js';
 import { caughtUpNow } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString } from '../http/validate.js';
 import { OK } from '../http/envelope.js';
 import { billView } from './views.js';
 
 const DEFAULT_PAGE_SIZE = 20;
 
-export function billRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>().post('/list', async (c) => {
-    const body = await readJsonObject(c);
+export const billHandlers = (deps: ServerDeps): Handlers => ({
+  'POST /v1/bill/list': (c, body) => {
     const cardId = optionalString(body, 'cardId');
     const binId = optionalString(body, 'binId');
     const pageNumber = optionalInteger(body, 'pageNumber') ?? 1;
@@ -33,5 +30,5 @@ export function billRoutes(deps: ServerDeps) {
       totalPages: page.totalPages,
       totalElements: page.totalElements,
     });
-  });
-}
+  },
+});

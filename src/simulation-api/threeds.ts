@@ -1,13 +1,11 @@
 import { createHash } from 'node:crypto';
-import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
 import { merchantFor } from '../domain/merchants.js';
 import { CHALLENGE_TYPES, raiseChallenge, verifyChallenge } from '../domain/threeds.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import type { Handlers } from '../http/router.js';
 import {
   optionalAmount,
   optionalBoolean,
@@ -24,10 +22,9 @@ function defaultPaymentMicros(challengeId: string): number {
 }
 
 /** card/3ds raises a challenge (answering its OTP to the caller only); 3ds/verify checks a code. */
-export function threeDsRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/card/3ds', async (c) => {
-      const body = await readJsonObject(c);
+export function threeDsHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/card/3ds': async (c, body) => {
       const cardId = requiredString(body, 'cardId');
       const type = requiredEnum(body, 'type', CHALLENGE_TYPES);
       const merchantGiven = optionalString(body, 'merchant');
@@ -46,12 +43,12 @@ export function threeDsRoutes(deps: ServerDeps) {
       const input = { challengeId, cardId, type, merchant, amountMicros, currency, dedicatedInbox };
       const challenge = runCommand(c, deps, (now) => raiseChallenge(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...challenge });
-    })
-    .post('/3ds/verify', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/3ds/verify': async (c, body) => {
       const challengeId = requiredString(body, 'challengeId');
       const otp = requiredString(body, 'otp');
       const result = runCommand(c, deps, (now) => verifyChallenge(deps, c.get('account').id, challengeId, otp, now));
       return c.json({ ...OK, result });
-    });
+    },
+  };
 }

@@ -1,10 +1,8 @@
-import { Hono } from 'hono';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent } from '../domain/events.js';
 import { caughtUpNow } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import { redeliver } from '../webhooks/attempt.js';
 import { findWebhookConfig } from '../domain/webhook-config.js';
@@ -30,18 +28,16 @@ function attemptView(a: Omit<AttemptRow, 'id'>) {
 }
 
 /** webhook/deliveries (the attempt log, newest first) and webhook/redeliver (one more attempt, now). */
-export function webhookSandboxRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/webhook/deliveries', async (c) => {
-      const body = await readJsonObject(c);
+export function webhookSandboxHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/webhook/deliveries': async (c, body) => {
       const eventId = optionalString(body, 'eventId');
       const limit = optionalInteger(body, 'limit') ?? 100;
       caughtUpNow(c, deps);
       const deliveries = listAttempts(deps.db, c.get('account').id, { eventId, limit }).map(attemptView);
       return c.json({ ...OK, deliveries });
-    })
-    .post('/webhook/redeliver', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/webhook/redeliver': async (c, body) => {
       const eventId = requiredString(body, 'eventId');
       const accountId = c.get('account').id;
       const nowMs = caughtUpNow(c, deps);
@@ -52,5 +48,6 @@ export function webhookSandboxRoutes(deps: ServerDeps) {
       if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
       const attempt = await redeliver(deps, event, nowMs);
       return c.json({ ...OK, delivery: attemptView(attempt) });
-    });
+    },
+  };
 }
