@@ -9,7 +9,7 @@ import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { operatorThrottleOf } from './http/failure-throttle.js';
+import { operatorThrottleOf } from './domain/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth } from './http/middleware/auth.js';
 import { faults } from './http/middleware/faults.js';

@@ -1,3 +1,4 @@
+import { ensureDepositAddress } from '../domain/accounts.js';
 import { createAccount, getAccount, updateAccount, type Account, type AccountPatch } from '../domain/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
 import type { ServerDeps } from '../server-deps.js';
@@ -6,7 +7,6 @@ import { formatPpm } from '../domain/money.js';
 import { OK } from '../http/envelope.js';
 import { transact } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
-import { ensureDepositAddress } from '../http/deposit-address.js';
 import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
 import { invalidField } from '../domain/errors.js';
 import { tenantHoldings } from '../http/middleware/tenant-budget.js';

@@ -1,5 +1,5 @@
+import { ensureDepositAddress } from '../domain/accounts.js';
 import type { ServerDeps } from '../server-deps.js';
-import { ensureDepositAddress } from '../http/deposit-address.js';
 import { pendingDepositsMicros } from '../domain/chain.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';

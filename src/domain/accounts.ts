@@ -11,6 +11,7 @@ import { pendingDepositsMicros } from '../store/chain-deposits.js';
 import { assertInTransaction } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
 import type { Deps } from './deps.js';
+import { generateTronAddress } from './deposit-address.js';
 import { DomainError } from './errors.js';
 import { balance, transfer } from './ledger.js';
 
@@ -165,4 +166,18 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
 export function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
   assertInTransaction(deps.db, 'storeGeneratedAddress');
   setGeneratedAddress(deps.db, id, address);
+}
+
+/**
+ * The account's deposit address, generated on first need when the account is in 'auto' mode. Generating awaits
+ * tronweb, so it happens before the transaction that stores it, which this function opens itself (the one domain
+ * function that must await between reading and writing).
+ */
+export async function ensureDepositAddress(deps: Deps, accountId: string): Promise<string | null> {
+  const account = findAccount(deps, accountId);
+  if (!account || account.depositAddressMode === 'none') return null;
+  if (account.depositAddress) return account.depositAddress;
+  const generated = await generateTronAddress();
+  deps.writes.transact(() => storeGeneratedAddress(deps, accountId, generated));
+  return findAccount(deps, accountId)?.depositAddress ?? null;
 }

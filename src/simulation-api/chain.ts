@@ -1,7 +1,7 @@
+import { ensureDepositAddress } from '../domain/accounts.js';
 import { listDeposits, recordTransfer } from '../domain/chain.js';
 import type { ServerDeps } from '../server-deps.js';
 import { generateTronAddress, isTronAddress } from '../domain/deposit-address.js';
-import { ensureDepositAddress } from '../http/deposit-address.js';
 import { caughtUpNow, runCommand } from '../http/command.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';

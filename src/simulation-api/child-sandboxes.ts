@@ -1,9 +1,9 @@
+import { ensureDepositAddress } from '../domain/accounts.js';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/child-sandboxes.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
-import { ensureDepositAddress } from '../http/deposit-address.js';
 import {
   optionalAmount,
   optionalInteger,

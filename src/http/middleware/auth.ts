@@ -7,7 +7,8 @@ import { transact } from '../command.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { DomainError } from '../../domain/errors.js';
-import { clientAddress, MAX_FAILURES, operatorThrottleOf } from '../failure-throttle.js';
+import { MAX_FAILURES, operatorThrottleOf } from '../../domain/failure-throttle.js';
+import { clientAddress } from '../client-address.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
