@@ -163,7 +163,7 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
 }
 
 /** Records the generated deposit address unless one was set meanwhile. */
-export function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
+function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
   assertInTransaction(deps.db, 'storeGeneratedAddress');
   setGeneratedAddress(deps.db, id, address);
 }
