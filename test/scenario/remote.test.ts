@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import { embeddedTarget } from '../../src/cli/embedded-target.js';
 import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -135,7 +136,7 @@ describe('docs/scenarios.md', () => {
   it('its complete example passes, embedded', async () => {
     const doc = readFileSync('docs/scenarios.md', 'utf8');
     const example = /## A complete example\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1];
-    const r = await run(example, {});
+    const r = await run(example, { embedded: () => embeddedTarget() });
     expect(r.steps.filter((s) => !s.ok)).toEqual([]);
     expect(r.steps.length).toBeGreaterThanOrEqual(8);
   });
