@@ -59,7 +59,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
   registerCardJobs(deps);
   registerWebhooks(deps);
   registerSimulation(deps);
-  db.transaction(() => ensureDefaultBin(db))();
+  db.transaction(() => ensureDefaultBin(deps))();
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.
   const released = releaseAllInFlight(db);

@@ -5,7 +5,7 @@ import type { ServerDeps } from '../server-deps.js';
 import { isTronAddress } from '../domain/deposit-address.js';
 import { formatPpm } from '../domain/money.js';
 import { OK } from '../http/envelope.js';
-import { transact } from '../http/command.js';
+
 import type { Handlers } from '../http/router.js';
 import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
 import { invalidField } from '../domain/errors.js';
@@ -50,7 +50,7 @@ export function accountHandlers(deps: ServerDeps): Handlers {
       const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
-      const { account, key } = transact(deps, () => {
+      const { account, key } = deps.writes.transaction(() => {
         const account = createAccount(deps, {
           name,
           depositFeeRatePpm,
@@ -92,20 +92,20 @@ export function accountHandlers(deps: ServerDeps): Handlers {
         requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
         depositAddress: await readAddress(body),
       };
-      transact(deps, () => updateAccount(deps, id, patch));
+      deps.writes.transaction(() => updateAccount(deps, id, patch));
       await ensureDepositAddress(deps, id);
       return c.json(accountView(deps, getAccount(deps, id)));
     },
     'POST /admin/v1/accounts/{id}/keys': async (c) => {
       const id = getAccount(deps, c.req.param('id')!).id;
       return c.json(
-        transact(deps, () => issueKey(deps, id)),
+        deps.writes.transaction(() => issueKey(deps, id)),
         201,
       );
     },
     'DELETE /admin/v1/accounts/{id}/keys/{keyId}': (c) => {
       const id = getAccount(deps, c.req.param('id')!).id;
-      transact(deps, () => revokeKey(deps, id, c.req.param('keyId')!));
+      deps.writes.transaction(() => revokeKey(deps, id, c.req.param('keyId')!));
       return c.json({ ...OK });
     },
   };

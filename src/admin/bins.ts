@@ -2,7 +2,7 @@ import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
 import { formatMicros, formatPpm } from '../domain/money.js';
 import { binHasCards, putBin } from '../domain/bins.js';
-import { transact } from '../http/command.js';
+
 import type { Handlers } from '../http/router.js';
 import {
   optionalBoolean,
@@ -40,7 +40,7 @@ export function binHandlers(deps: ServerDeps): Handlers {
         throw invalidField('binId must be 1-64 letters, digits, dots, dashes or underscores');
       const fee = section(body, 'fee');
       const limit = section(body, 'limit');
-      const base = findBin(deps.db, id) ?? { ...DEFAULT_BIN, id, title: id };
+      const base = findBin(deps, id) ?? { ...DEFAULT_BIN, id, title: id };
       const digits = optionalString(body, 'bin');
       // Card numbers are derived from the BIN digits: changing them would change every issued card's number.
       if (digits !== undefined && digits !== base.bin && binHasCards(deps.db, id)) {
@@ -60,7 +60,7 @@ export function binHandlers(deps: ServerDeps): Handlers {
         inventory: optionalInteger(body, 'inventory') ?? base.inventory,
         provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
       };
-      transact(deps, () => putBin(deps.db, next));
+      deps.writes.transaction(() => putBin(deps, next));
       return c.json(binAdminView(next));
     },
   };

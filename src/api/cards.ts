@@ -10,7 +10,7 @@ import {
   setFrozen,
 } from '../domain/cards.js';
 import { DomainError } from '../domain/errors.js';
-import { caughtUpNow } from '../http/command.js';
+import { catchUp } from '../http/command.js';
 import { command, type Handlers } from '../http/router.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
 import type { ServerDeps } from '../server-deps.js';
@@ -35,31 +35,31 @@ export function cardHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /v1/card/binList': (c) => {
       const rate = c.get('account').depositFeeRatePpm;
-      return c.json({ ...OK, availableCardBinList: listBins(deps.db).map((b) => binView(b, rate)) });
+      return c.json({ ...OK, availableCardBinList: listBins(deps).map((b) => binView(b, rate)) });
     },
     'POST /v1/card/list': (c, body) => {
       const status = optionalEnum(body, 'status', CARD_STATUSES);
-      caughtUpNow(c, deps);
+      catchUp(c, deps);
       const cards = listCards(deps, c.get('account').id, status);
       return c.json({ cardList: cardListViews(deps, cards) });
     },
     'POST /v1/card/detail': (c, body) => {
       const account = c.get('account');
       const cardId = requiredString(body, 'cardId');
-      caughtUpNow(c, deps);
+      catchUp(c, deps);
       return c.json(cardDetailView(deps, account, getOwnedCard(deps, account.id, cardId)));
     },
     'POST /v1/card/asset': (c, body) => {
       const cardId = requiredString(body, 'cardId');
-      caughtUpNow(c, deps);
+      catchUp(c, deps);
       return c.json(cardAssetView(deps, getOwnedCard(deps, c.get('account').id, cardId)));
     },
     'POST /v1/card/sensitiveInfo': (c, body) => {
       const cardId = requiredString(body, 'cardId');
-      caughtUpNow(c, deps);
+      catchUp(c, deps);
       const card = getOwnedCard(deps, c.get('account').id, cardId);
       if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
-      const bin = getBin(deps.db, card.binId);
+      const bin = getBin(deps, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.
       return c.json(deriveCardData(deps.secret, card.id, bin.bin, card.createdAtMs));
     },

@@ -3,7 +3,7 @@ import type { ServerDeps } from '../server-deps.js';
 import { pendingDepositsMicros } from '../domain/chain.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
-import { caughtUpNow } from '../http/command.js';
+import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { requiredEnum } from '../http/validate.js';
 import { OK } from '../http/envelope.js';
@@ -12,13 +12,13 @@ import { DomainError } from '../domain/errors.js';
 export const walletHandlers = (deps: ServerDeps): Handlers => ({
   'POST /v1/wallet/assetList': (c) => {
     const accountId = c.get('account').id;
-    caughtUpNow(c, deps);
+    catchUp(c, deps);
     return c.json({
       ...OK,
       assetList: [
         {
           currency: 'USDT',
-          availableAmount: formatMicros(balance(deps.db, accountId, 'wallet')),
+          availableAmount: formatMicros(balance(deps, accountId, 'wallet')),
           frozenAmount: formatMicros(pendingDepositsMicros(deps, accountId)),
           assetType: 'CRYPTO',
           status: 'ACTIVE',

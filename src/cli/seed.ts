@@ -28,7 +28,7 @@ export async function applySeeds(
     freezeClock: false,
     seeding: {
       onAccount(file, accountId, apiKey) {
-        // Shown once, like every key; only its keyed hash is stored.
+        // Shown once, like every key; only its HMAC is stored.
         process.stdout.write(`Seeded account ${accountId} from ${file}\nAPI key (shown once, keep it): ${apiKey}\n`);
       },
     },

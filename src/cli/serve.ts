@@ -76,7 +76,7 @@ export async function runServe(argv: string[]): Promise<number> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   if (server.bootstrap?.newApiKey) {
-    // Shown once on purpose (the README's quick start); only its keyed hash is stored. Written straight to
+    // Shown once on purpose (the README's quick start); only its HMAC is stored. Written straight to
     // stdout, not through the logger, which would mask it.
     process.stdout.write(
       `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,

@@ -5,7 +5,6 @@ import {
   setGeneratedAddress,
   updateAccountSettings,
   type AccountRow,
-  type ClockRow,
 } from '../store/accounts.js';
 import { pendingDepositsMicros } from '../store/chain-deposits.js';
 import { assertInTransaction } from '../store/db.js';
@@ -91,7 +90,7 @@ const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
 
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
 export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {
-  const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
+  const entered = -(balance(deps, accountId, 'seed') + balance(deps, accountId, 'chain'));
   const pending = pendingDepositsMicros(deps.db, accountId);
   if (entered + pending + amountMicros > MAX_ENTERED_MICROS) throw new DomainError('BALANCE_LIMIT_EXCEEDED');
 }
@@ -100,7 +99,7 @@ export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: n
 export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
   assertInTransaction(deps.db, 'seedBalance');
   assertRoomToEnter(deps, accountId, amountMicros);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'seed' },
     credit: { kind: 'wallet' },
@@ -108,17 +107,6 @@ export function seedBalance(deps: Deps, accountId: string, amountMicros: number,
     reason: 'sandbox.seed',
     atMs,
   });
-}
-
-/** The account time of a row holding the clock columns (lets a caller that already read the row skip a query). */
-export function clockNow(row: ClockRow, wallMs: number): number {
-  return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
-}
-
-/** The account clock's "now" from the account row; undefined for an unknown account. */
-export function accountClockNow(deps: Deps, id: string): number | undefined {
-  const row = accountRow(deps.db, id);
-  return row && clockNow(row, deps.wallClock());
 }
 
 export function findAccount(deps: Deps, id: string): Account | undefined {
@@ -178,6 +166,6 @@ export async function ensureDepositAddress(deps: Deps, accountId: string): Promi
   if (!account || account.depositAddressMode === 'none') return null;
   if (account.depositAddress) return account.depositAddress;
   const generated = await generateTronAddress();
-  deps.writes.transact(() => storeGeneratedAddress(deps, accountId, generated));
+  deps.writes.transaction(() => storeGeneratedAddress(deps, accountId, generated));
   return findAccount(deps, accountId)?.depositAddress ?? null;
 }

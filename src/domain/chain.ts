@@ -79,7 +79,7 @@ function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: numbe
   const d = depositRow(deps.db, accountId, txId);
   if (!d || d.credited_at_ms !== null) return;
   markDepositCredited(deps.db, accountId, txId, nowMs);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId: d.account_id,
     debit: { kind: 'chain' },
     credit: { kind: 'wallet' },

@@ -21,7 +21,7 @@ const xml = (s: string) =>
     .replace(/[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '')
     .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
-export function junitCase(c: JunitCase): string {
+function junitCase(c: JunitCase): string {
   const inner =
     c.failures.map((f) => `      <failure message="${xml(f.message)}">${xml(f.text)}</failure>\n`).join('') +
     (c.skipped !== undefined ? `      <skipped message="${xml(c.skipped)}"/>\n` : '') +
@@ -38,13 +38,6 @@ function head(suite: string, tests: number, failures: number, skipped: number): 
   );
 }
 const TAIL = '  </testsuite>\n</testsuites>\n';
-
-/** A whole report from cases in memory (short runs, tests). */
-export function junitDocument(suite: string, cases: JunitCase[]): string {
-  const failures = cases.filter((c) => c.failures.length > 0).length;
-  const skipped = cases.filter((c) => c.skipped !== undefined).length;
-  return head(suite, cases.length, failures, skipped) + cases.map(junitCase).join('') + TAIL;
-}
 
 /** Cases go to a scratch file as they come; `finish` writes the report. */
 export class JunitWriter {

@@ -2,7 +2,7 @@ import { ensureDepositAddress } from '../domain/accounts.js';
 import { listDeposits, recordTransfer } from '../domain/chain.js';
 import type { ServerDeps } from '../server-deps.js';
 import { generateTronAddress, isTronAddress } from '../domain/deposit-address.js';
-import { caughtUpNow, runCommand } from '../http/command.js';
+import { catchUp, runCommand } from '../http/command.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString, requiredAmount } from '../http/validate.js';
@@ -33,7 +33,7 @@ export function chainHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...deposit });
     },
     'POST /sandbox/v1/chain/deposits': async (c) => {
-      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, caughtUpNow(c, deps)) });
+      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, catchUp(c, deps)) });
     },
   };
 }

@@ -2,7 +2,7 @@ import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { EVENT_TYPES } from '../domain/event-types.js';
 import { listEvents, toEnvelope } from '../domain/events.js';
-import { caughtUpNow } from '../http/command.js';
+import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
 import { attemptCount, deliveryForEvent } from '../domain/webhook-deliveries.js';
@@ -19,8 +19,8 @@ export function eventsHandlers(deps: ServerDeps): Handlers {
       const type = optionalEnum(body, 'type', EVENT_TYPES);
       const limit = optionalInteger(body, 'limit') ?? 100;
       const accountId = c.get('account').id;
-      caughtUpNow(c, deps);
-      const events = listEvents(deps.db, accountId, { type, limit }).map((e) => {
+      catchUp(c, deps);
+      const events = listEvents(deps, accountId, { type, limit }).map((e) => {
         const d = deliveryForEvent(deps.db, accountId, e.id);
         // Every attempt the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries`
         // agree (the delivery row counts only the scheduled ones, which pace the retries).

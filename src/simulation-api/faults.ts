@@ -30,8 +30,8 @@ export function faultHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/faults': async (c, body) => {
       const rules = (body.rules as Body[]).map(toRule);
       const accountId = c.get('account').id;
-      runCommand(c, deps, () => setFaults(deps.db, accountId, rules));
-      return c.json({ ...OK, rules: listFaults(deps.db, accountId) });
+      runCommand(c, deps, () => setFaults(deps, accountId, rules));
+      return c.json({ ...OK, rules: listFaults(deps, accountId) });
     },
     'POST /sandbox/v1/faults/clear': async (c) => {
       runCommand(c, deps, () => clearFaults(deps.db, c.get('account').id));

@@ -14,9 +14,9 @@ export function inventoryHandlers(deps: ServerDeps): Handlers {
       const provisioning = optionalBoolean(body, 'provisioning');
       const accountId = c.get('account').id;
       const next = runCommand(c, deps, () => {
-        const current = inventoryFor(deps.db, accountId, getBin(deps.db, binId));
+        const current = inventoryFor(deps, accountId, getBin(deps, binId));
         const next = { available: available ?? current.available, provisioning: provisioning ?? current.provisioning };
-        setAccountInventory(deps.db, accountId, binId, next);
+        setAccountInventory(deps, accountId, binId, next);
         return next;
       });
       return c.json({ ...OK, binId, ...next });

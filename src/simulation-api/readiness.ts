@@ -12,7 +12,7 @@ import {
 import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness-sending.js';
 import { tenantOf } from '../domain/tenants.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
-import { transact } from '../http/command.js';
+
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
@@ -52,7 +52,7 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
         c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));
         return errorResponse(c, new DomainError('READINESS_SENDING_LIMIT'));
       }
-      const { run, deliveries } = transact(deps, () =>
+      const { run, deliveries } = deps.writes.transaction(() =>
         startRun(deps, {
           accountId,
           windowSeconds,

@@ -14,7 +14,7 @@ export function walletSeedHandlers(deps: ServerDeps): Handlers {
       const amountMicros = requiredAmount(body, 'amount');
       const accountId = c.get('account').id;
       runCommand(c, deps, (now) => seedBalance(deps, accountId, amountMicros, now));
-      return c.json({ ...OK, availableAmount: formatMicros(balance(deps.db, accountId, 'wallet')) });
+      return c.json({ ...OK, availableAmount: formatMicros(balance(deps, accountId, 'wallet')) });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent } from '../domain/events.js';
-import { caughtUpNow } from '../http/command.js';
+import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import { redeliver } from '../webhooks/attempt.js';
@@ -33,15 +33,15 @@ export function webhookSandboxHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/webhook/deliveries': async (c, body) => {
       const eventId = optionalString(body, 'eventId');
       const limit = optionalInteger(body, 'limit') ?? 100;
-      caughtUpNow(c, deps);
+      catchUp(c, deps);
       const deliveries = listAttempts(deps.db, c.get('account').id, { eventId, limit }).map(attemptView);
       return c.json({ ...OK, deliveries });
     },
     'POST /sandbox/v1/webhook/redeliver': async (c, body) => {
       const eventId = requiredString(body, 'eventId');
       const accountId = c.get('account').id;
-      const nowMs = caughtUpNow(c, deps);
-      const event = getEvent(deps.db, accountId, eventId);
+      const nowMs = catchUp(c, deps);
+      const event = getEvent(deps, accountId, eventId);
       if (!event) throw new DomainError('EVENT_NOT_FOUND');
       const config = findWebhookConfig(deps, accountId);
       if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');

@@ -300,6 +300,18 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
     expect(starts.sort()).toEqual(['app.ts', 'server.ts']);
   });
 
+  it('comments carry no benchmark figures: no µs or req/s in src (they live in bench/)', () => {
+    const FIGURE = /\d\s*(µs|us\b|req\/s)/;
+    const found = [...sourceTexts()].flatMap(([file, text]) =>
+      file === 'contracts/api-types.d.ts'
+        ? []
+        : text.split('\n').flatMap((line, i) => (FIGURE.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+    expect(FIGURE.test('// 2 KiB pages cut it (bench: 329 -> 296 us)')).toBe(true);
+    expect(FIGURE.test('// at about 150 µs each')).toBe(true);
+  });
+
   it('the circle check bites: a two-file circle is found', () => {
     const bad = new Map([
       ['domain/a.ts', ['domain/b.ts']],

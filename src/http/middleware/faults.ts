@@ -1,10 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { accountNowMs } from '../../domain/clock.js';
 import { messageForCode } from '../../domain/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults.js';
 import type { ServerDeps } from '../../server-deps.js';
-import { holdUntil, transact } from '../command.js';
+import { holdUntil, now } from '../command.js';
 import type { AppEnv } from '../context.js';
 import { errorBody } from '../errors.js';
 
@@ -23,19 +22,19 @@ const INJECTED_MESSAGE = 'Injected fault';
 export function faults(deps: ServerDeps, { idempotent = false } = {}): MiddlewareHandler<AppEnv> {
   return async function faults(c, next) {
     const path = c.req.path;
-    if (!anyArmedFault(deps.db)) return next();
+    if (!anyArmedFault(deps)) return next();
     const accountId = c.get('account').id;
-    const fault = transact(deps, () => takeFault(deps.db, accountId, path));
+    const fault = deps.writes.transaction(() => takeFault(deps, accountId, path));
     if (!fault) return next();
     if (fault.respond) {
-      if (fault.latencyMs > 0) await holdUntil(c, deps, accountNowMs(deps, accountId) + fault.latencyMs);
+      if (fault.latencyMs > 0) await holdUntil(c, deps, now(c, deps) + fault.latencyMs);
       const { httpStatus, code, message } = fault.respond;
       const body = errorBody(code, message ?? messageForCode(code) ?? INJECTED_MESSAGE);
       return c.json(body, httpStatus as ContentfulStatusCode);
     }
     if (fault.latencyMs > 0) {
       if (idempotent) c.set('injectedLatencyMs', fault.latencyMs);
-      else await holdUntil(c, deps, accountNowMs(deps, accountId) + fault.latencyMs);
+      else await holdUntil(c, deps, now(c, deps) + fault.latencyMs);
     }
     await next();
     if (fault.dropResponse) c.env?.incoming?.socket?.destroy();

@@ -12,10 +12,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 /**
  * Refuses bodies over 1 MiB with 413 `{code: 400}` before they are read whole. A declared Content-Length is
  * checked from the header alone, and the connection closed after the answer: here, or on the APIs under
- * `budgetedPrefixes` by `declaredLengthLimit`, mounted after their key check and rate limit, so that a tenant sending
- * oversized declarations spends its own budget and meets its held 429s like any other request (bench:hosted: at
- * once, before the key, one such tenant made 1,300 refusals a second). A chunked JSON body is bounded where it is
- * read (`readJsonObject`, chunk by chunk); only a chunked body of another type goes through Hono's streaming limit,
+ * `budgetedPrefixes` by `declaredLengthLimit`, mounted after their key check and rate limit, so that a tenant
+ * sending oversized declarations spends its own budget and meets its held 429s like any other request (refused
+ * before the key, one such tenant was refused as fast as it could send: bench:hosted). A chunked JSON body is bounded
+ * where it is read (`readJsonObject`, chunk by chunk); only a chunked body of another type goes through Hono's streaming limit,
  * because touching `c.req.raw.body` turns @hono/node-server's light request into a full web Request (an eighth of a
  * read's CPU).
  */
@@ -71,7 +71,7 @@ const MAX_UNREAD_BYTES = 64 * 1024;
 /**
  * Closes the connection after an answer given without reading a large body (a 401, a 429, a 404): Node would
  * otherwise read and drop the whole body to keep the connection, and a tenant flooding 1 MB bodies past its rate
- * limit made the server drain about 180 MB a second (bench:hosted). A body read by `readJsonObject`, whole or up
+ * limit made the server drain its bodies at full speed (bench:hosted). A body read by `readJsonObject`, whole or up
  * to its refusal, is left alone.
  */
 function closeIfUnread(c: Context): void {
