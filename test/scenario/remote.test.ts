@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,10 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'remote-'));
   server = await startServer({ config });
 });
-afterEach(() => server.close());
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** The sandbox as a target without child sandboxes (an older version) shows it: /sandbox/v1/sandboxes/* answer 404. */
 async function withoutChildSandboxes(target: string): Promise<{ url: string; server: Server }> {

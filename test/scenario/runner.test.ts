@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -18,6 +18,7 @@ const write = (name: string, text: string) => {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'scenario-'));
 });
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function runFile(text: string, name = 'case.yaml') {
   const file = write(name, text);
