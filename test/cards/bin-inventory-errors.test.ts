@@ -1,20 +1,13 @@
 import { describe, expect } from 'vitest';
 import { newCard, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
+import { DEFAULT_BIN, putBin } from './bins.js';
 import { type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
-const DEFAULT_BIN = 'VISA-EFI-454924';
 const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
-
-async function putBin(binId: string, body: Record<string, unknown>) {
-  const res = await sb.admin('put', `/admin/v1/bins/${binId}`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-}
 
 describe('card/create BIN and inventory errors', () => {
   it('fails with 4004 for an unknown BIN', async () => {
@@ -24,7 +17,7 @@ describe('card/create BIN and inventory errors', () => {
   });
 
   it('fails with 4005 for a disabled BIN', async () => {
-    await putBin('OFF-BIN', { bin: '411111', enabled: false });
+    await putBin(sb, 'OFF-BIN', { bin: '411111', enabled: false });
     const res = await create({ amount: 10, currency: 'USDT', binId: 'OFF-BIN' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4005);

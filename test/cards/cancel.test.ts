@@ -1,14 +1,11 @@
 import { describe, expect } from 'vitest';
 import { expectRefusedUnchanged, newCard, outbox, walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
+import { DEFAULT_BIN } from './bins.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
-
-const DEFAULT_BIN = 'VISA-EFI-454924';
 
 describe('card/cancel', () => {
   it('moves to CANCELLING at once, then CANCELLED after the cancel delay with the balance returned to the wallet and card.cancelled', async () => {

@@ -3,9 +3,7 @@ import { cardAvailable, expectRefusedUnchanged, newCard, walletAvailable } from 
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 describe('card/deposit settlement on the account clock', () => {

@@ -1,15 +1,11 @@
 import { describe, expect } from 'vitest';
 import { newCard, outbox } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
+import { DEFAULT_BIN } from './bins.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
-
-const DEFAULT_BIN = 'VISA-EFI-454924';
-const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
 
 describe('card.* events in the outbox', () => {
   it('card.created carries cardId, binId and status with an evt_ id and the account time in Unix seconds', async () => {
@@ -25,7 +21,7 @@ describe('card.* events in the outbox', () => {
   });
 
   it('a failed mutation writes no event', async () => {
-    await create({ amount: 1000, currency: 'USDT' });
+    await sb.post(acct.apiKey, '/v1/card/create', { amount: 1000, currency: 'USDT' });
     expect(outbox(sb, acct.accountId)).toEqual([]);
   });
 });

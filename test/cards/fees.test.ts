@@ -1,23 +1,15 @@
 import { describe, expect } from 'vitest';
 import { cardAvailable, newCard, walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
+import { putBin } from './bins.js';
 import { type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
-
-const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
-
-async function putBin(binId: string, body: Record<string, unknown>) {
-  const res = await sb.admin('put', `/admin/v1/bins/${binId}`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-}
 
 describe('card/create fees: card_credit = amount - amount * deposit_fee_rate - open_fee', () => {
   it('at the default 2 percent and zero open fee, amount 50 credits the card 49 and debits the wallet 50', async () => {
-    const res = await create({ amount: 50, currency: 'USDT' });
+    const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
     expect(res.status).toBe(200);
     expect(await cardAvailable(sb, acct.apiKey, res.body.cardId)).toBe('49');
     expect(await walletAvailable(sb, acct.apiKey)).toBe('50');
@@ -31,8 +23,8 @@ describe('card/create fees: card_credit = amount - amount * deposit_fee_rate - o
   });
 
   it('takes the BIN open fee on card/create and reports it as openFee', async () => {
-    await putBin('FEE-BIN', { bin: '411111', fee: { card: '1.5' } });
-    const res = await create({ amount: 50, currency: 'USDT', binId: 'FEE-BIN' });
+    await putBin(sb, 'FEE-BIN', { bin: '411111', fee: { card: '1.5' } });
+    const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT', binId: 'FEE-BIN' });
     expect(res.status).toBe(200);
     expect(res.body.openFee).toBe(1.5);
     expect(await cardAvailable(sb, acct.apiKey, res.body.cardId)).toBe('47.5');
@@ -40,7 +32,7 @@ describe('card/create fees: card_credit = amount - amount * deposit_fee_rate - o
   });
 
   it('never takes the open fee on card/deposit', async () => {
-    await putBin('FEE-BIN', { bin: '411111', fee: { card: '1.5' } });
+    await putBin(sb, 'FEE-BIN', { bin: '411111', fee: { card: '1.5' } });
     const cardId = await newCard(sb, acct.apiKey, 10, { binId: 'FEE-BIN' });
     expect((await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 20 })).status).toBe(200);
     await sb.advance(acct.apiKey, 3);

@@ -1,14 +1,11 @@
 import { describe, expect } from 'vitest';
 import { newCard, outbox } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
+import { DEFAULT_BIN } from './bins.js';
 import { type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
-
-const DEFAULT_BIN = 'VISA-EFI-454924';
 
 describe('card/freeze and card/unfreeze', () => {
   it('ACTIVE -> FROZEN -> ACTIVE with card.frozen and card.unfrozen events, answering {code: 0, message: "ok"}', async () => {

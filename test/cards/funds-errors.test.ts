@@ -1,19 +1,13 @@
 import { describe, expect } from 'vitest';
 import { cardAvailable, newCard, walletAvailable, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
+import { putBin } from './bins.js';
 import { type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
-
-async function putBin(binId: string, body: Record<string, unknown>) {
-  const res = await sb.admin('put', `/admin/v1/bins/${binId}`, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-}
 
 describe('card/create and card/deposit errors 3001 and 8001', () => {
   it('fails with 3001 and the documented message when the USDT balance is below the amount, moving nothing', async () => {
@@ -42,7 +36,7 @@ describe('card/create and card/deposit errors 3001 and 8001', () => {
 
   it('fails with 8001 when the fees consume the amount (credit 0) and accepts a credit of one cent', async () => {
     const zero = await sb.account({ balance: 100, depositFeeRate: '0' });
-    await putBin('FEE-BIN', { bin: '411111', fee: { card: '5' }, limit: { minimalDeposit: '1' } });
+    await putBin(sb, 'FEE-BIN', { bin: '411111', fee: { card: '5' }, limit: { minimalDeposit: '1' } });
     const res = await create({ amount: 5.009999, currency: 'USDT', binId: 'FEE-BIN' }, zero.apiKey);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(8001);

@@ -3,9 +3,7 @@ import { expectRefusedUnchanged, newCard } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 
 describe('tenant isolation: another account card is 4001 on every card endpoint', () => {

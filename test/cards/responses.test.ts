@@ -5,29 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newCard } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
+import { DEFAULT_BIN, DEFAULT_BIN_VIEW } from './bins.js';
 import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
-
-const DEFAULT_BIN = 'VISA-EFI-454924';
-/** The default BIN as card/binList and card/detail show it. */
-const DEFAULT_BIN_VIEW = {
-  id: DEFAULT_BIN,
-  title: 'Ether Card',
-  bin: '454924',
-  cardNetwork: 'Visa',
-  fee: { deposit: '0.02', fx: '0.006', card: '0', atm: '0.02' },
-  limit: { spendDaily: '100000', minimalDeposit: '1' },
-  enabled: true,
-};
-const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
 
 describe('card response shapes', () => {
   it('card/create returns the card object with a grouped mask, the brand and openFee', async () => {
-    const res = await create({ amount: 10, currency: 'USDT', alias: 'travel' });
+    const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT', alias: 'travel' });
     expect(res.body).toEqual({
       cardId: expect.stringMatching(/^20260601\d{14}$/),
       binId: DEFAULT_BIN,
@@ -95,7 +81,7 @@ describe('card response shapes', () => {
   });
 
   it('card/sensitiveInfo returns a Luhn-valid 16-digit PAN on the BIN ending in the masked digits, a CVV and MM/YY expiry 36 months out', async () => {
-    const created = await create({ amount: 10, currency: 'USDT' });
+    const created = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     const cardId = created.body.cardId as string;
     const res = await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId });
     expect(res.status).toBe(200);

@@ -3,12 +3,8 @@ import { cardAvailable, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
-let sb: TestSandbox;
-let acct: AccountHandle;
-
+let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
-
-const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key, '/v1/card/create', body);
 
 describe('request validation: 400 {code: 400, message} naming the field, nothing changed', () => {
   const cases: [string, Record<string, unknown>, RegExp][] = [
@@ -30,7 +26,7 @@ describe('request validation: 400 {code: 400, message} naming the field, nothing
   ];
   it.each(cases)('card/create rejects %s', async (_name, body, message) => {
     const before = worldSnapshot(sb);
-    const res = await create(body);
+    const res = await sb.post(acct.apiKey, '/v1/card/create', body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
