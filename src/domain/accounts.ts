@@ -96,7 +96,8 @@ export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: n
 }
 
 /** Credits the USDT balance from outside the system (the sandbox's seed). */
-export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
+/** Credits the USDT wallet at once; answers its balance after. */
+export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): number {
   assertInTransaction(deps.db, 'seedBalance');
   assertRoomToEnter(deps, accountId, amountMicros);
   transfer(deps, {
@@ -107,6 +108,7 @@ export function seedBalance(deps: Deps, accountId: string, amountMicros: number,
     reason: 'sandbox.seed',
     atMs,
   });
+  return balance(deps, accountId, 'wallet');
 }
 
 export function findAccount(deps: Deps, id: string): Account | undefined {

@@ -107,7 +107,23 @@ export function inventoryFor(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin
     : { available: bin.inventory, provisioning: bin.provisioning };
 }
 
-export function setAccountInventory(deps: Pick<Deps, 'db'>, accountId: string, binId: string, inv: Inventory): void {
+/** sandbox/v1/inventory: sets this account's view of a BIN's inventory; what is left out keeps its value. */
+export function setInventory(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  binId: string,
+  change: { available?: number; provisioning?: boolean },
+): Inventory {
+  const current = inventoryFor(deps, accountId, getBin(deps, binId));
+  const next = {
+    available: change.available ?? current.available,
+    provisioning: change.provisioning ?? current.provisioning,
+  };
+  setAccountInventory(deps, accountId, binId, next);
+  return next;
+}
+
+function setAccountInventory(deps: Pick<Deps, 'db'>, accountId: string, binId: string, inv: Inventory): void {
   const { db } = deps;
   assertInTransaction(db, 'setAccountInventory');
   upsertAccountInventory(db, accountId, binId, inv.available, inv.provisioning ? 1 : 0);

@@ -45,7 +45,8 @@ const toRule = (r: FaultRow): FaultRule => ({
 const maybeArmed = new WeakMap<Db, boolean>();
 
 /** Replaces the account's rules with `rules`. */
-export function setFaults(deps: Pick<Deps, 'db'>, accountId: string, rules: FaultRule[]): void {
+/** Replaces the account's fault rules; answers them as they now stand. */
+export function setFaults(deps: Pick<Deps, 'db'>, accountId: string, rules: FaultRule[]): FaultRule[] {
   const { db } = deps;
   assertInTransaction(db, 'setFaults');
   maybeArmed.delete(db);
@@ -61,6 +62,7 @@ export function setFaults(deps: Pick<Deps, 'db'>, accountId: string, rules: Faul
       drop_response: r.dropResponse ? 1 : 0,
     });
   }
+  return listFaults(deps, accountId);
 }
 
 /** Removes every rule of the account. */

@@ -1,11 +1,11 @@
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { EVENT_TYPES } from '../domain/event-types.js';
-import { listEvents, toEnvelope } from '../domain/events.js';
+import { toEnvelope } from '../domain/events.js';
 import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
-import { attemptCount, deliveryForEvent } from '../domain/webhook-deliveries.js';
+import { eventsWithDeliveries } from '../domain/webhook-deliveries.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -18,20 +18,15 @@ export function eventsHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/events': async (c, body) => {
       const type = optionalEnum(body, 'type', EVENT_TYPES);
       const limit = optionalInteger(body, 'limit') ?? 100;
-      const accountId = c.get('account').id;
       catchUp(c, deps);
-      const events = listEvents(deps, accountId, { type, limit }).map((e) => {
-        const d = deliveryForEvent(deps.db, accountId, e.id);
-        // Every attempt the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries`
-        // agree (the delivery row counts only the scheduled ones, which pace the retries).
-        const attempts = attemptCount(deps.db, accountId, e.id);
-        return {
-          ...toEnvelope(e),
+      const events = eventsWithDeliveries(deps, c.get('account').id, { type, limit }).map(
+        ({ event, delivery: d, attempts }) => ({
+          ...toEnvelope(event),
           delivery: d
             ? { state: d.state, attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
             : { state: 'none', attempts, nextAttemptAt: null },
-        };
-      });
+        }),
+      );
       return c.json({ ...OK, events });
     },
   };

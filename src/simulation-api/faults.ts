@@ -1,5 +1,5 @@
 import type { ServerDeps } from '../server-deps.js';
-import { clearFaults, listFaults, setFaults, type FaultRule } from '../domain/faults.js';
+import { clearFaults, setFaults, type FaultRule } from '../domain/faults.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
@@ -30,8 +30,7 @@ export function faultHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/faults': async (c, body) => {
       const rules = (body.rules as Body[]).map(toRule);
       const accountId = c.get('account').id;
-      runCommand(c, deps, () => setFaults(deps, accountId, rules));
-      return c.json({ ...OK, rules: listFaults(deps, accountId) });
+      return c.json({ ...OK, rules: runCommand(c, deps, () => setFaults(deps, accountId, rules)) });
     },
     'POST /sandbox/v1/faults/clear': async (c) => {
       runCommand(c, deps, () => clearFaults(deps.db, c.get('account').id));

@@ -1,4 +1,4 @@
-import { getBin, inventoryFor, setAccountInventory } from '../domain/bins.js';
+import { setInventory } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
@@ -13,12 +13,7 @@ export function inventoryHandlers(deps: ServerDeps): Handlers {
       const available = optionalInteger(body, 'available');
       const provisioning = optionalBoolean(body, 'provisioning');
       const accountId = c.get('account').id;
-      const next = runCommand(c, deps, () => {
-        const current = inventoryFor(deps, accountId, getBin(deps, binId));
-        const next = { available: available ?? current.available, provisioning: provisioning ?? current.provisioning };
-        setAccountInventory(deps, accountId, binId, next);
-        return next;
-      });
+      const next = runCommand(c, deps, () => setInventory(deps, accountId, binId, { available, provisioning }));
       return c.json({ ...OK, binId, ...next });
     },
   };

@@ -1,6 +1,5 @@
 import { seedBalance } from '../domain/accounts.js';
 import type { ServerDeps } from '../server-deps.js';
-import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
@@ -13,8 +12,8 @@ export function walletSeedHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/wallet/seed': async (c, body) => {
       const amountMicros = requiredAmount(body, 'amount');
       const accountId = c.get('account').id;
-      runCommand(c, deps, (now) => seedBalance(deps, accountId, amountMicros, now));
-      return c.json({ ...OK, availableAmount: formatMicros(balance(deps, accountId, 'wallet')) });
+      const walletMicros = runCommand(c, deps, (now) => seedBalance(deps, accountId, amountMicros, now));
+      return c.json({ ...OK, availableAmount: formatMicros(walletMicros) });
     },
   };
 }
