@@ -37,7 +37,7 @@ export interface RuntimeOptions {
 export function createDeps(opts: RuntimeOptions): ServerDeps {
   const { config } = opts;
   const db = openDb(config.dbPath);
-  // Lets a request take its account clock from the row it authenticated with (domain/clock.ts, accountNowSeen).
+  // Lets a request take its account clock from the row it authenticated with (domain/clock.ts, `now` given what a request saw).
   watchAccountRows(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
