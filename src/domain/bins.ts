@@ -99,7 +99,7 @@ export interface Inventory {
 }
 
 /** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
-export function inventoryFor(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Inventory {
+function inventoryFor(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Inventory {
   const { db } = deps;
   const row = accountInventoryRow(db, accountId, bin.id);
   return row

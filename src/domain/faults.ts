@@ -69,7 +69,7 @@ export function setFaults(deps: Pick<Deps, 'db'>, accountId: string, rules: Faul
 export { clearFaults };
 
 /** Rules still armed, in matching order. */
-export function listFaults(deps: Pick<Deps, 'db'>, accountId: string): FaultRule[] {
+function listFaults(deps: Pick<Deps, 'db'>, accountId: string): FaultRule[] {
   const { db } = deps;
   return armedFaultRows(db, accountId).map(toRule);
 }

@@ -31,7 +31,7 @@ const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
 // The rows as the store reads them, for the webhooks module and the routes.
 export type { AttemptRow, DeliveryRow, DeliveryState };
-export { attemptCount, deliveryForEvent, getDelivery, listAttempts };
+export { getDelivery };
 
 /**
  * The EventBus listener, inside the event's own transaction: an event of an account with an enabled endpoint gets
