@@ -1,7 +1,6 @@
-import { ensureDepositAddress } from '../domain/accounts.js';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
-import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/child-sandboxes.js';
+import { deleteSandbox, listSandboxes, newChildSandbox, type NewSandbox } from '../domain/child-sandboxes.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import {
@@ -30,14 +29,13 @@ export function sandboxesHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/sandboxes/create': async (c, body) => {
       const input = readNewSandbox(body);
-      const created = runCommand(c, deps, () => createSandbox(deps, c.get('account'), input));
-      const depositAddress = await ensureDepositAddress(deps, created.account.id);
+      const created = await newChildSandbox(deps, c.get('account'), input);
       return c.json({
         ...OK,
         accountId: created.account.id,
         apiKey: created.apiKey,
         keyId: created.keyId,
-        depositAddress,
+        depositAddress: created.depositAddress,
         expiresAt: iso(created.expiresAtMs),
       });
     },
