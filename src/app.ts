@@ -1,8 +1,7 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { adminHandlers } from './admin/index.js';
 import { partnerHandlers } from './api/index.js';
-import { consoleRoutes } from './console/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
 import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './http/context.js';
@@ -79,24 +78,46 @@ export function createApp(deps: ServerDeps) {
   ]);
   mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (_, handler) => [handler]);
   app.route('/', docsRoutes());
+  const onError = errorHandler(deps);
   if (deps.config.console) {
-    // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
-    const fetch = (path: string, init: RequestInit) => app.request(path, init);
-    app.route(
-      '/console',
-      consoleRoutes({
-        config: deps.config,
-        wallClock: deps.wallClock,
-        fetch,
-        operatorThrottle: operatorThrottleOf(deps),
-        // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
-        tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
-      }),
-    );
+    // The console's pages are some fifty modules a server needs only once someone opens them: loaded on the first
+    // request under /console, off the start-up path.
+    let mounted: Promise<Hono<AppEnv>> | undefined;
+    const consoleApp = () =>
+      (mounted ??= import('./console/index.js').then(({ consoleRoutes }) => {
+        const sub = new Hono<AppEnv>();
+        sub.route(
+          '/console',
+          consoleRoutes({
+            config: deps.config,
+            wallClock: deps.wallClock,
+            // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
+            fetch: (path: string, init: RequestInit) => app.request(path, init),
+            operatorThrottle: operatorThrottleOf(deps),
+            // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
+            tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
+          }),
+        );
+        sub.notFound(notFound);
+        sub.onError(onError);
+        return sub;
+      }));
+    const toConsole = async (c: Context<AppEnv>) => (await consoleApp()).fetch(c.req.raw, c.env);
+    app.all('/console', toConsole);
+    app.all('/console/*', toConsole);
     app.get('/', (c) => c.redirect('/console'));
   }
-  app.notFound((c) => errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)));
-  app.onError((err, c) => {
+  app.notFound(notFound);
+  app.onError(onError);
+  return app;
+}
+
+const notFound = (c: Context<AppEnv>) =>
+  errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
+
+/** The one error mapping: a domain error as its `{code, message}`, anything unexpected as a logged 500. */
+function errorHandler(deps: ServerDeps) {
+  return (err: Error, c: Context<AppEnv>) => {
     if (err instanceof DomainError) return errorResponse(c, err);
     if (err instanceof HTTPException && err.status < 500) {
       return c.json(errorBody(400, err.message || 'Bad request'), err.status);
@@ -105,6 +126,5 @@ export function createApp(deps: ServerDeps) {
     // The message of an unexpected error may hold anything; only its stack goes to the log, with the request id.
     deps.logger.error({ err, requestId: c.get('requestId') }, 'unexpected error');
     return errorResponse(c, new DomainError('SYSTEM_ERROR'));
-  });
-  return app;
+  };
 }

@@ -8,7 +8,7 @@ import { requestLogOf } from './request-log/log.js';
 import { startSandboxSweeper } from './domain/child-sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
-import { startCheckpointer, truncateWal } from './store/checkpointer.js';
+import { startCheckpointer, truncateWal, type Checkpointer } from './store/checkpointer.js';
 
 export interface RunningServer {
   url: string;
@@ -26,7 +26,6 @@ export interface RunningServer {
 export async function startServer(opts: RuntimeOptions): Promise<RunningServer> {
   const deps = createDeps(opts);
   const file = deps.config.dbPath !== ':memory:';
-  const checkpointer = file ? startCheckpointer(deps.db, deps.config.dbPath, deps.logger) : undefined;
   const bootstrap = bootstrapAccount(deps);
   const app = createApp(deps);
   const limits = deps.config.server;
@@ -50,10 +49,17 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   cutSilentConnections(server as Server, limits.headersTimeoutMs);
   if (limits.maxConnections > 0) (server as Server).maxConnections = limits.maxConnections;
   const { port } = server.address() as AddressInfo;
+  // Its worker thread starts once the server answers, not before: a thread booting beside the start delays it, and
+  // until it runs SQLite's own automatic checkpoint does the work.
+  let checkpointer: Checkpointer | undefined;
+  const startingCheckpointer = file
+    ? setTimeout(() => (checkpointer = startCheckpointer(deps.db, deps.config.dbPath, deps.logger)), OFF_START_MS)
+    : undefined;
+  startingCheckpointer?.unref();
   if (deps.config.backgroundJobs) deps.jobs.start();
   const stopSweeper = deps.config.backgroundJobs ? startSandboxSweeper(deps) : undefined;
   // Off the start-up path: the first deposit address then costs nothing extra.
-  setTimeout(warmUpTronweb, 250).unref();
+  setTimeout(warmUpTronweb, OFF_START_MS).unref();
   const host = opts.config.host.includes(':') ? `[${opts.config.host}]` : opts.config.host;
   let closing: Promise<{ cut: boolean }> | undefined;
   return {
@@ -68,6 +74,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         // Written before the database closes: a clean stop loses no request-log record, nor a queued write.
         deps.writes.flush();
         requestLogOf(deps).flush();
+        clearTimeout(startingCheckpointer);
         await checkpointer?.stop();
         if (file) truncateWal(deps.db);
         deps.db.close();
@@ -75,6 +82,9 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
       })()),
   };
 }
+
+/** How long after listening the work kept off the start-up path begins (the WAL checkpointer, loading tronweb). */
+const OFF_START_MS = 250;
 
 /** Connections cut per event-loop turn: few enough that a turn of cuts costs other tenants little. */
 const CUTS_PER_TURN = 32;

@@ -1,5 +1,6 @@
 // bench/results.md: one table per measurement family, with the machine and its load next to the figures.
 import os from 'node:os';
+import { coldStartLines } from './cold-start.mjs';
 
 const f1 = (x) => (x === undefined ? '' : x.toFixed(1));
 const f0 = (x) => Math.round(x).toLocaleString('en-US');
@@ -70,11 +71,8 @@ export function render({
       `| ${p.name} | ${p.pageNumber} | ${f1(p.p50)} | ${f1(p.p99)} | ${f1(p.max)} | p50 < 10 ms | ${p.p50 < 10 ? 'yes' : '**no**'} |`,
     );
   }
-  lines.push('', '## Cold start (`node dist/src/cli/main.js serve` to the first 200 on /healthz)', '');
-  lines.push('| database | median ms | max ms | target | met |', '|---|---:|---:|---|---|');
-  for (const [k, v] of Object.entries(cold)) {
-    lines.push(`| ${k} | ${f0(v.median)} | ${f0(v.max)} | < 500 ms | ${v.median < 500 ? 'yes' : '**no**'} |`);
-  }
+  lines.push('', '## Cold start (spawn to the first 200 on /healthz, beside a bare Hono + better-sqlite3 server)', '');
+  lines.push(...coldStartLines(cold));
   lines.push('', '## Webhook retry schedule (one event, 7 attempts over 17.6 h of account time)', '');
   if (webhook.skipped) lines.push(`Skipped: ${webhook.skipped}.`);
   else {

@@ -1,5 +1,4 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { newAjv } from '../contracts/ajv.js';
 import {
   operationRoutes,
   readIndex,
@@ -45,13 +44,28 @@ const OBJECT_RULES: Record<string, { anyOf?: string; not?: string; required?: st
   'rules[].respond': { required: 'needs httpStatus (400-599) and code' },
 };
 
+type NewAjv = typeof import('../contracts/ajv.js').newAjv;
+
+// ajv is some 230 modules: loaded off the start-up path, on the first body to check or when a listening server warms
+// its validators, so `serve` answers its first request sooner.
+let newAjv: NewAjv | undefined;
+let loadingAjv: Promise<void> | undefined;
+
+/** Loads the validators' library once; undefined when it is loaded (a request then checks its body without awaiting). */
+export function loadRequestValidators(): Promise<void> | undefined {
+  if (newAjv) return undefined;
+  return (loadingAjv ??= import('../contracts/ajv.js').then((m) => {
+    newAjv = m.newAjv;
+  }));
+}
+
 interface Compiled {
   validate: ValidateFunction;
   schema: Schema;
 }
 
 interface Loaded {
-  ajv: ReturnType<typeof newAjv>;
+  ajv: ReturnType<NewAjv>;
   index: ContractIndex;
   /** Every schema file by its $id, to follow `$ref`s when wording an error. */
   schemasById: Map<string, Schema>;
@@ -69,6 +83,7 @@ let loaded: Loaded | undefined;
  */
 function load(): Loaded {
   if (loaded) return loaded;
+  if (!newAjv) throw new Error('request validators used before loadRequestValidators()');
   const index: ContractIndex = readIndex();
   // Formats are annotations here (as JSON Schema 2020-12 has them): a webhook URL gets the URL policy's own,
   // more telling, message from the handler.
@@ -284,5 +299,5 @@ export function warmRequestValidators(): void {
     compiledFor(route.key);
     setTimeout(next, 0, i + 1).unref();
   };
-  setTimeout(next, 0, 0).unref();
+  void (loadRequestValidators() ?? Promise.resolve()).then(() => setTimeout(next, 0, 0).unref());
 }

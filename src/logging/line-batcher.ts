@@ -24,25 +24,37 @@ export interface LineBatcherOptions {
  * what is held, up to `maxDelayMs` of lines (one event-loop turn's before).
  */
 export class LineBatcher implements pino.DestinationStream {
-  readonly #sink: LineSink;
+  #sink: LineSink | undefined;
+  readonly #makeSink: (() => LineSink) | undefined;
   readonly #maxChars: number;
   readonly #maxDelayMs: number;
   #held = '';
   #timer: NodeJS.Timeout | undefined;
   readonly #onExit = () => this.flushSync();
 
-  constructor(sink: LineSink, { maxChars = 32 * 1024, maxDelayMs = 20 }: LineBatcherOptions = {}) {
-    this.#sink = sink;
+  /**
+   * `sink`, or the function that makes it on the first line: a worker thread started before the server listens
+   * delays its first answer, so a server that has logged nothing yet has no log worker.
+   */
+  constructor(sink: LineSink | (() => LineSink), { maxChars = 32 * 1024, maxDelayMs = 20 }: LineBatcherOptions = {}) {
+    if (typeof sink === 'function') this.#makeSink = sink;
+    else this.#attach(sink);
     this.#maxChars = maxChars;
     this.#maxDelayMs = maxDelayMs;
     // Ahead of every other exit handler, the sink's own among them (pino ends its worker there): the held lines
     // reach the sink before it ends.
     process.prependListener('exit', this.#onExit);
+  }
+
+  #attach(sink: LineSink): LineSink {
+    this.#sink = sink;
     // A sink that has closed takes nothing more; the listener would only keep the batcher and the sink alive.
     sink.once?.('close', () => process.off('exit', this.#onExit));
+    return sink;
   }
 
   write(line: string): boolean {
+    if (!this.#sink) this.#attach(this.#makeSink!());
     this.#held += line;
     if (this.#held.length >= this.#maxChars) this.flush();
     else this.#timer ??= setTimeout(() => this.flush(), this.#maxDelayMs).unref();
@@ -56,10 +68,10 @@ export class LineBatcher implements pino.DestinationStream {
     if (this.#held !== '') {
       const chunk = this.#held;
       this.#held = '';
-      this.#sink.write(chunk);
+      this.#sink!.write(chunk);
     }
     if (cb) {
-      if (this.#sink.flush) this.#sink.flush(cb);
+      if (this.#sink?.flush) this.#sink.flush(cb);
       else cb();
     }
   }
@@ -67,7 +79,7 @@ export class LineBatcher implements pino.DestinationStream {
   /** Hands what is held to the sink and waits until the sink has written it (pino calls this after `fatal`). */
   flushSync(): void {
     this.flush();
-    this.#sink.flushSync?.();
+    this.#sink?.flushSync?.();
   }
 
   /** Stops watching the process's exit (a logger that is thrown away, as in tests). */

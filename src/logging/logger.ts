@@ -50,11 +50,16 @@ export function createLogger({ level, destination, redactor = new Redactor() }: 
   );
 }
 
-/** The transport that redacts and writes stdout's lines on a worker thread, when its compiled module is there. */
+/**
+ * The transport that redacts and writes stdout's lines on a worker thread, when its compiled module is there; the
+ * thread starts with the first line.
+ */
 function stdoutWorker(redactor: Redactor): pino.DestinationStream | undefined {
   const target = new URL('./log-writer.js', import.meta.url);
   if (!existsSync(fileURLToPath(target))) return undefined;
-  return new LineBatcher(pino.transport({ target: target.href, options: { values: redactor.knownValues(), fd: 1 } }));
+  return new LineBatcher(() =>
+    pino.transport({ target: target.href, options: { values: redactor.knownValues(), fd: 1 } }),
+  );
 }
 
 const MAX_DEPTH = 8;

@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
-import { validateBody, type Body } from '../../src/http/request-schema.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadRequestValidators, validateBody, type Body } from '../../src/http/request-schema.js';
 
 // One source for request validation: the request schemas of contracts/ decide, and the message is the
 // sandbox's own ("amount is required", "cardId must be a string"), the first failing field in schema order.
+
+beforeAll(() => loadRequestValidators());
 
 function messageOf(operation: string, body: Body): string | undefined {
   try {

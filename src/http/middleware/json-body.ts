@@ -5,7 +5,7 @@ import type { Body } from '../validate.js';
 import { DomainError, invalidField } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
 import { readBoundedBody, type BodyBounds } from '../body-bounds.js';
-import { validateBody } from '../request-schema.js';
+import { loadRequestValidators, validateBody } from '../request-schema.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -119,6 +119,8 @@ export async function readJsonObject(c: Context, operation: string): Promise<Bod
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidField('request body must be a JSON object');
   }
+  const loading = loadRequestValidators();
+  if (loading) await loading;
   return validateBody(operation, value as Body);
 }
 
