@@ -10,7 +10,8 @@ import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
 import { operatorThrottleOf } from './domain/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
-import { adminAuth, apiKeyAuth } from './http/middleware/auth.js';
+import { adminAuth, apiKeyAuth, metricsAuth } from './http/middleware/auth.js';
+import { MetricsExposition, RequestMetrics } from './http/metrics.js';
 import { faults } from './http/middleware/faults.js';
 import { declaredLengthLimit, jsonBodyLimit } from './http/middleware/json-body.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
@@ -27,6 +28,9 @@ import { sandboxHandlers } from './simulation-api/index.js';
  */
 export function createApp(deps: ServerDeps) {
   const app = new Hono<AppEnv>();
+  // Every request is timed and counted under its operation (metrics.ts); each route's first step names it.
+  const requests = new RequestMetrics();
+  app.use('*', requests.middleware());
   // Every request: its id, its access-log line, and a bound on its body before anything reads it (an API whose
   // budgets come first checks the declared length after them, so an oversized sender spends its own budget).
   app.use('*', requestId({ ids: deps.ids, redactor: deps.redactor }));
@@ -39,15 +43,16 @@ export function createApp(deps: ServerDeps) {
   const budget = tenantBudget(deps);
   const rate = rateLimit(deps);
   const length = declaredLengthLimit();
-  const tenantSteps = ({ operation }: Route) => [
-    operation.recorded !== false && log,
+  const tenantSteps = (route: Route) => [
+    requests.label(route),
+    route.operation.recorded !== false && log,
     auth,
     budget,
     rate,
     length,
-    operation.faultable !== false && faults(deps, { idempotent: operation.idempotent }),
-    (operation.readiness === 'keyed-write' || operation.readiness === 'read') &&
-      readinessFaults(deps, operation.readiness),
+    route.operation.faultable !== false && faults(deps, { idempotent: route.operation.idempotent }),
+    (route.operation.readiness === 'keyed-write' || route.operation.readiness === 'read') &&
+      readinessFaults(deps, route.operation.readiness),
   ];
   mountContract(
     app,
@@ -73,10 +78,24 @@ export function createApp(deps: ServerDeps) {
   );
   // The operator API: its bearer token, then the body.
   const admin = adminAuth(deps);
-  mountContract(app, deps, '/admin/v1', adminHandlers(deps), (route, handler) => [admin, body(route), handler], [
-    admin,
+  mountContract(
+    app,
+    deps,
+    '/admin/v1',
+    adminHandlers(deps),
+    (route, handler) => [requests.label(route), admin, body(route), handler],
+    [admin],
+  );
+  mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (route, handler) => [
+    requests.label(route),
+    handler,
   ]);
-  mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (_, handler) => [handler]);
+  // Prometheus's text format, outside the contract (docs/hosted.md): the operator's token, or loopback locally.
+  const exposition = new MetricsExposition(deps, requests);
+  app.get('/metrics', requests.labelMetrics(), metricsAuth(deps), async (c) => {
+    const { contentType, body } = await exposition.text();
+    return c.body(body, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });
+  });
   app.route('/', docsRoutes());
   const onError = errorHandler(deps);
   if (deps.config.console) {
@@ -96,6 +115,7 @@ export function createApp(deps: ServerDeps) {
             operatorThrottle: operatorThrottleOf(deps),
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
             tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
+            onSessionsFull: () => deps.meter.refused('sessions'),
           }),
         );
         sub.notFound(notFound);
@@ -109,7 +129,7 @@ export function createApp(deps: ServerDeps) {
   }
   app.notFound(notFound);
   app.onError(onError);
-  return app;
+  return Object.assign(app, { metrics: exposition });
 }
 
 const notFound = (c: Context<AppEnv>) =>

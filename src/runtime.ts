@@ -13,6 +13,7 @@ import { EventBus } from './domain/event-bus.js';
 import { releaseAllInFlight } from './store/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
 import { JobRunner } from './domain/jobs.js';
+import { Meter } from './domain/meter.js';
 import { silentLogger, type Logger } from './domain/logger.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
 import { ServerSecret } from './domain/secrets.js';
@@ -52,6 +53,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     clockWaiters: new ClockWaiters((accountId) => readClock({ db, wallClock }, accountId)),
     events: new EventBus(),
     logger,
+    meter: new Meter(),
     redactor: new Redactor(configSecrets(config)),
     eventEnrichers: SIMULATION_EVENT_ENRICHERS,
     readinessPaths: { keyedWrites: pathsJudgedAs('keyed-write'), notJudged: pathsJudgedAs('not-judged') },

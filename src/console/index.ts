@@ -28,6 +28,8 @@ export interface ConsoleOptions {
   operatorThrottle: FailureThrottle;
   /** The tenant of a working API key; undefined once the key stops working (revoked, its sandbox deleted). */
   tenantOfKey: (apiKey: string) => string | undefined;
+  /** A sign-in refused because the session store is full. */
+  onSessionsFull: () => void;
 }
 
 /** The web console (docs/design.md section 12), mounted at /console. */
@@ -49,6 +51,7 @@ export function consoleRoutes(opts: ConsoleOptions) {
       operatorThrottle: opts.operatorThrottle,
       operatorEnabled,
       tenantOfKey: opts.tenantOfKey,
+      onSessionsFull: opts.onSessionsFull,
     }),
   );
   // Everything below needs a session; a POST also needs the session's CSRF token.

@@ -6,6 +6,7 @@ import type { EventBus, StoredEvent } from './event-bus.js';
 import type { Ids } from './ids.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
+import type { Meter } from './meter.js';
 import type { ReadinessPaths } from './readiness-catalogue.js';
 import type { ServerSecret } from './secrets.js';
 
@@ -34,6 +35,8 @@ export interface Deps {
   clockWaiters: ClockWaiters;
   events: EventBus;
   logger: Logger;
+  /** What the operator's metrics count (tenant budgets acting, webhook attempts' results). */
+  meter: Meter;
   /** Redaction by value, knowing the server's own secrets (admin token, bootstrap key): for what the domain keeps. */
   redactor: Redactor;
   /**

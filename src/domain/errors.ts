@@ -33,6 +33,10 @@ const ERRORS = {
   ACCOUNT_DELETED: { code: 11002, message: 'Invalid or revoked API key: its sandbox was deleted' },
   ADMIN_AUTH_FAILED: { code: 401, message: 'Invalid operator token' },
   ADMIN_DISABLED: { code: 403, message: 'Operator API is disabled: set SANDBOX_ADMIN_TOKEN' },
+  METRICS_LOOPBACK_ONLY: {
+    code: 403,
+    message: 'GET /metrics answers loopback clients only in local mode: send Authorization: Bearer <admin token>',
+  },
   RATE_LIMITED: { code: 429, message: 'Too many requests' },
   SYSTEM_ERROR: { code: 9999, message: 'Unexpected server error, retry later' },
   // The sandbox's own failures (docs/design.md), beyond the spec's catalogue: each a 400 with its exact text.

@@ -80,9 +80,11 @@ export function recordScheduledAttempt(
     const now = getDelivery(deps.db, deliveryId);
     if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
     const attempts = now.attempts + 1;
+    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
     if (acknowledged) {
       closeDelivery(deps, now, 'delivered');
     } else if (attempts >= MAX_ATTEMPTS) {
+      deps.meter.delivered('gave_up');
       closeDelivery(deps, now, 'failed');
     } else {
       row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
@@ -109,6 +111,7 @@ export function recordRedelivery(
       next_retry_at_ms: null,
     };
     insertAttempt(deps.db, row);
+    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
     const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
     if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
     return row;

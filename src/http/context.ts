@@ -1,12 +1,15 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
 import type { SeenClock } from '../domain/clock.js';
+import type { OperationStats } from './operation-stats.js';
 
 /** Per-request values set by middleware. */
 export interface AppEnv {
   Bindings: HttpBindings;
   Variables: {
     requestId: string;
+    /** The counts of the operation the request was routed to (metrics.ts); unset for a request no route took. */
+    operation?: OperationStats;
     account: Account;
     /** The account clock as authentication read it with the account (the request's "now" comes from it). */
     accountSeen: SeenClock;

@@ -18,6 +18,7 @@ const STATUS: Partial<Record<ErrorName, ContentfulStatusCode>> = {
   ACCOUNT_DELETED: 401,
   ADMIN_AUTH_FAILED: 401,
   ADMIN_DISABLED: 403,
+  METRICS_LOOPBACK_ONLY: 403,
   RATE_LIMITED: 429,
   SYSTEM_ERROR: 500,
 };

@@ -186,7 +186,9 @@ export class RequestLog {
             if (tenant !== undefined) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
           }
           for (const tenant of tenants) {
-            if (tenantRequestLogBytes(db, tenant) > budget) trimTenantRequestLog(db, tenant, budget);
+            if (tenantRequestLogBytes(db, tenant) > budget) {
+              this.deps.meter.refused('request_log', trimTenantRequestLog(db, tenant, budget));
+            }
           }
         })();
         if (performance.now() - started >= budgetMs) return;

@@ -54,6 +54,17 @@ export function claimJob(db: Db, id: number): boolean {
   return sql(db, 'DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
 }
 
+/** Jobs due on their account's clock (frozen, or wall time plus its offset) and not yet run, every account. */
+export function dueJobCount(db: Db, wallMs: number): number {
+  return sql(
+    db,
+    `SELECT COUNT(*) FROM jobs j JOIN accounts a ON a.id = j.account_id
+     WHERE j.due_at_ms <= COALESCE(a.clock_frozen_at_ms, ? + a.clock_offset_ms)`,
+  )
+    .pluck()
+    .get(wallMs) as number;
+}
+
 /** Up to 100 jobs due on their account's clock (frozen, or wall time plus its offset), in due order. */
 export function dueJobs(db: Db, wallMs: number): JobRow[] {
   return sql(

@@ -64,15 +64,23 @@ export function tenantRequestLogBytes(db: Db, tenantId: string): number {
   return sql(db, 'SELECT COALESCE(SUM(bytes), 0) FROM request_log WHERE tenant_id = ?').pluck().get(tenantId) as number;
 }
 
-/** Deletes the tenant's oldest rows, across its accounts, until what is left keeps at most `budget` bytes. */
-export function trimTenantRequestLog(db: Db, tenantId: string, budget: number): void {
-  sql(
+/** Bytes every row keeps together (a scan of the tenant index, which holds each row's size). */
+export function requestLogBytes(db: Db): number {
+  return sql(db, 'SELECT COALESCE(SUM(bytes), 0) FROM request_log').pluck().get() as number;
+}
+
+/**
+ * Deletes the tenant's oldest rows, across its accounts, until what is left keeps at most `budget` bytes; answers
+ * how many went.
+ */
+export function trimTenantRequestLog(db: Db, tenantId: string, budget: number): number {
+  return sql(
     db,
     `DELETE FROM request_log WHERE tenant_id = @tenant AND seq <= (
        SELECT seq FROM (
          SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) AS kept FROM request_log WHERE tenant_id = @tenant)
        WHERE kept > @budget ORDER BY seq DESC LIMIT 1)`,
-  ).run({ tenant: tenantId, budget });
+  ).run({ tenant: tenantId, budget }).changes;
 }
 
 export interface RequestLogQuery {

@@ -60,6 +60,11 @@ export function setDeliveryAttempts(db: Db, id: number, attempts: number, nextAt
   );
 }
 
+/** Pending deliveries of every account (the partial index on pending rows counts them). */
+export function pendingDeliveryCount(db: Db): number {
+  return sql(db, "SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending'").pluck().get() as number;
+}
+
 /** Every pending delivery of the account is cancelled. */
 export function cancelPendingDeliveryRows(db: Db, accountId: string): void {
   sql(

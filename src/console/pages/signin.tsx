@@ -64,6 +64,8 @@ export interface SignInOptions {
   operatorEnabled: boolean;
   /** The tenant of a working API key (an account, or the parent of a child sandbox); undefined once it stops working. */
   tenantOfKey: (apiKey: string) => string | undefined;
+  /** A sign-in refused because the session store is full (the operator's metrics count it). */
+  onSessionsFull: () => void;
 }
 
 type View = (
@@ -93,6 +95,7 @@ function signedIn(
     session = opts.sessions.create(fields, tenant);
   } catch (err) {
     if (!(err instanceof SessionsFull)) throw err;
+    opts.onSessionsFull();
     const error = { code: 429, message: 'The console is at its session limit: try again later' };
     return view(c, 429, error, { 'Retry-After': '60' });
   }

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import ipaddr from 'ipaddr.js';
 import { authenticate } from '../../domain/api-keys.js';
 import { expireIfDue } from '../../domain/child-sandboxes.js';
 import { tenantOf } from '../../domain/tenants.js';
@@ -60,6 +61,28 @@ export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     }
     await next();
   };
+}
+
+/**
+ * GET /metrics: the operator token in hosted mode; in local mode a loopback client (or an in-process request) as
+ * well, since a developer's Prometheus scrapes its own machine, and the token from anywhere else.
+ */
+export function metricsAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
+  const admin = adminAuth(deps);
+  return async function metricsAuth(c, next) {
+    if (deps.config.mode === 'hosted' || c.req.header('authorization') !== undefined) return admin(c, next);
+    const address = clientAddress(c);
+    if (address !== undefined && !isLoopback(address)) throw new DomainError('METRICS_LOOPBACK_ONLY');
+    await next();
+  };
+}
+
+function isLoopback(address: string): boolean {
+  try {
+    return ipaddr.process(address).range() === 'loopback';
+  } catch {
+    return false;
+  }
 }
 
 /** The 429 of an address past its failed operator credentials. */

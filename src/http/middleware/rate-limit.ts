@@ -68,6 +68,7 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     const declared = c.req.method === 'GET' || c.req.method === 'HEAD' ? 0 : declaredLength(c);
     const cost = Math.min(perSecond, 1 + Math.floor((declared ?? 0) / BYTES_PER_TOKEN));
     if (bucket.tokens < cost) {
+      deps.meter.refused('rate');
       const waitSeconds = Math.max(1, Math.ceil((cost - bucket.tokens) / perSecond));
       const holding = held.get(tenant) ?? 0;
       if (holdMs > 0 && holding < MAX_HELD_PER_TENANT) {
@@ -86,7 +87,11 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       return errorResponse(c, rateLimited(perSecond));
     }
     bucket.tokens -= cost;
-    if (declared === undefined) c.set('spendBodyBytes', bodySpender(bucket, refill));
+    if (declared === undefined)
+      c.set(
+        'spendBodyBytes',
+        bodySpender(bucket, refill, () => deps.meter.refused('rate')),
+      );
     return next();
   };
 
@@ -109,14 +114,23 @@ function rateLimited(perSecond: number): DomainError {
  * Spends a token of the bucket per BYTES_PER_TOKEN of a body read without a declared length (the request's own
  * token paid for the first); false once the bucket is empty: the body is then refused and no more of it read.
  */
-function bodySpender(bucket: Bucket, refill: (bucket: Bucket) => void): (bytes: number) => boolean {
+function bodySpender(
+  bucket: Bucket,
+  refill: (bucket: Bucket) => void,
+  onRefused: () => void,
+): (bytes: number) => boolean {
   let read = 0;
   let paid = 1;
+  let refused = false;
   return (bytes) => {
     read += bytes;
     while (read > paid * BYTES_PER_TOKEN) {
       refill(bucket);
-      if (bucket.tokens < 1) return false;
+      if (bucket.tokens < 1) {
+        if (!refused) onRefused();
+        refused = true;
+        return false;
+      }
       bucket.tokens -= 1;
       paid++;
     }

@@ -43,13 +43,19 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     const socket = c.env?.incoming?.socket;
     if (socket && !owner.has(socket)) {
       const open = connections.get(tenant) ?? 0;
-      if (open >= maxConnections) return refuse(c, `${maxConnections} open connections`);
+      if (open >= maxConnections) {
+        deps.meter.refused('connections');
+        return refuse(c, `${maxConnections} open connections`);
+      }
       owner.set(socket, tenant);
       connections.set(tenant, open + 1);
       socket.once('close', () => decrement(connections, tenant));
     }
     const running = inFlight.get(tenant) ?? 0;
-    if (running >= maxInFlight) return refuse(c, `${maxInFlight} requests in flight`);
+    if (running >= maxInFlight) {
+      deps.meter.refused('in_flight');
+      return refuse(c, `${maxInFlight} requests in flight`);
+    }
     inFlight.set(tenant, running + 1);
     try {
       await next();
