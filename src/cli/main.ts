@@ -14,6 +14,7 @@ commands:
   proxy      forward traffic to a target and report every answer that breaks the contracts (--record it)
   readiness  grade your integration's side (webhook receiver, retries, keys, 429s) before production
   replay     replay a proxy recording against a sandbox and report where the answers diverge
+  backup     copy a live database and its secret into new files (the server goes on serving)
 
 Each command answers --help; card-sandbox --version prints the version.
 `;
@@ -29,6 +30,7 @@ const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>
   webhook: async () => (await import('./webhook-send.js')).runWebhookCommand,
   logs: async () => (await import('./logs-tail.js')).runLogsCommand,
   readiness: async () => (await import('./readiness.js')).runReadiness,
+  backup: async () => (await import('./backup.js')).runBackup,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -18,6 +18,7 @@ const COMMANDS = [
   ['proxy'],
   ['replay'],
   ['readiness'],
+  ['backup'],
 ];
 
 beforeAll(() => ensureBuilt());
