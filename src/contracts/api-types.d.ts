@@ -329,6 +329,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/transaction/increment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Raise a PENDING authorisation (an increment) */
+    post: operations['postSandboxV1TransactionIncrement'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/transaction/clear': {
     parameters: {
       query?: never;
@@ -338,7 +355,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Clear a PENDING authorisation */
+    /** Clear a PENDING authorisation: in full, for less, for more (below zero if it must), or in parts (final: false) */
     post: operations['postSandboxV1TransactionClear'];
     delete?: never;
     options?: never;
@@ -355,7 +372,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Reverse a PENDING authorisation */
+    /** Reverse a PENDING authorisation, in full or in part */
     post: operations['postSandboxV1TransactionReverse'];
     delete?: never;
     options?: never;
@@ -372,8 +389,25 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Refund a CLEARED transaction */
+    /** Refund a CLEARED purchase, or credit a card with no purchase behind it */
     post: operations['postSandboxV1TransactionRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/transaction/force-post': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A clearing with no authorisation before it (a force post) */
+    post: operations['postSandboxV1TransactionForcePost'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1152,7 +1186,8 @@ export interface components {
       /** @constant */
       code?: 0;
       message?: string;
-      availableAmount: components['schemas']['common.decimal-string'];
+      /** @description below zero when a clearing the card could not cover left it in debt (a deposit covers the debt first) */
+      availableAmount: components['schemas']['common.signed-decimal-string'];
       frozenAmount: components['schemas']['common.decimal-string'];
       /** @constant */
       currency: 'USD';
@@ -2311,7 +2346,10 @@ export interface components {
     /** transaction/clear request */
     'sandbox.transaction.clear.request': {
       transactionId: string;
+      /** @description USD; a final clearing defaults to the hold and may be more (a tip: taken from available, below zero if it must); a partial clearing takes at most the hold */
       amount?: components['schemas']['common.card-amount'];
+      /** @description true when left out; false: a partial clearing, a transaction of its own, while the authorisation stays PENDING with the rest */
+      final?: boolean;
     };
     /** transaction/clear response */
     'sandbox.transaction.clear.response': {
@@ -2319,15 +2357,102 @@ export interface components {
       code: 0;
       /** @constant */
       message: 'ok';
+      /** @description the authorisation cleared, or the new transaction of a partial clearing */
       transactionId: string;
       /** @constant */
       status: 'CLEARED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @description a partial clearing: the authorisation, PENDING with the rest */
+      authorization?: components['schemas']['sandbox.transaction.outcome'];
     };
-    /** transaction/refund request */
-    'sandbox.transaction.refund.request': {
+    /** transaction/force-post request */
+    'sandbox.transaction.force-post.request': {
+      cardId: string;
+      /** @description in the merchant's currency */
+      amount: components['schemas']['common.card-amount'];
+      /**
+       * @description the merchant's currency; USD when left out
+       * @enum {unknown}
+       */
+      currency?: 'USD' | 'EUR' | 'GBP' | 'JPY' | 'SGD' | 'HKD' | 'CNY';
+      merchantName?: string;
+      /** @description ISO 3166 alpha-2 */
+      merchantCountry?: string;
+      mccCategory?: string;
+    };
+    /** transaction/force-post response */
+    'sandbox.transaction.force-post.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description the new transaction, first seen CLEARED */
       transactionId: string;
-      amount?: components['schemas']['common.card-amount'];
+      /** @constant */
+      status: 'CLEARED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @constant */
+      billCurrency: 'USD';
+      merchantName: string;
+      merchantCountry: string;
+      mccCategory: string;
     };
+    /** transaction/increment request */
+    'sandbox.transaction.increment.request': {
+      transactionId: string;
+      /** @description the extra amount in USD (the bill currency) */
+      amount: components['schemas']['common.card-amount'];
+    };
+    /** transaction/increment response */
+    'sandbox.transaction.increment.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description the authorisation */
+      transactionId: string;
+      /**
+       * @description PENDING: the hold grew by the amount; DECLINED: the increment was declined and nothing changed (the authorisation stays PENDING as it was)
+       * @enum {unknown}
+       */
+      status: 'PENDING' | 'DECLINED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @enum {unknown} */
+      declineReason?: 'CARD_NOT_ACTIVE' | 'INSUFFICIENT_FUNDS' | 'DAILY_LIMIT_EXCEEDED';
+    };
+    /** A transaction as a simulation answer shows it */
+    'sandbox.transaction.outcome': {
+      /** @description the transaction */
+      transactionId: string;
+      /** @enum {unknown} */
+      status: 'PENDING' | 'CLEARED' | 'DECLINED' | 'CANCELLED' | 'REFUND';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+    };
+    /**
+     * transaction/refund request
+     * @description Either transactionId (a refund of a CLEARED purchase) or cardId with amount and merchant fields (a refund with no purchase behind it, a goodwill credit).
+     */
+    'sandbox.transaction.refund.request':
+      | {
+          transactionId?: string;
+          cardId?: string;
+          /** @description USD; with transactionId, what remains of the clearing when left out */
+          amount?: components['schemas']['common.card-amount'];
+          merchantName?: string;
+          /** @description ISO 3166 alpha-2 */
+          merchantCountry?: string;
+          mccCategory?: string;
+        }
+      | {
+          transactionId: unknown;
+        }
+      | {
+          cardId: unknown;
+        };
     /** transaction/refund response */
     'sandbox.transaction.refund.response': {
       /** @constant */
@@ -2336,13 +2461,18 @@ export interface components {
       message: 'ok';
       /** @description the new refund transaction */
       transactionId: string;
-      refundOf?: string;
       /** @constant */
       status: 'REFUND';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @description the purchase refunded; absent for a refund with no purchase */
+      refundOf?: string;
     };
     /** transaction/reverse request */
     'sandbox.transaction.reverse.request': {
       transactionId: string;
+      /** @description USD; below the hold: a partial reversal (the hold shrinks, still PENDING); left out or the whole hold: CANCELLED */
+      amount?: components['schemas']['common.card-amount'];
     };
     /** transaction/reverse response */
     'sandbox.transaction.reverse.response': {
@@ -2350,9 +2480,12 @@ export interface components {
       code: 0;
       /** @constant */
       message: 'ok';
+      /** @description the authorisation */
       transactionId: string;
-      /** @constant */
-      status: 'CANCELLED';
+      /** @enum {unknown} */
+      status: 'PENDING' | 'CANCELLED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
     };
     /** wallet/seed request */
     'sandbox.wallet.seed.request': {
@@ -4576,6 +4709,103 @@ export interface operations {
       };
     };
   };
+  postSandboxV1TransactionIncrement: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.transaction.increment.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.transaction.increment.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
   postSandboxV1TransactionClear: {
     parameters: {
       query?: never;
@@ -4794,6 +5024,103 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['sandbox.transaction.refund.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TransactionForcePost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.transaction.force-post.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.transaction.force-post.response'];
         };
       };
       /** @description Business or validation error */

@@ -53,8 +53,10 @@ const ERRORS = {
   TRANSACTION_FULLY_REFUNDED: { code: INVALID, message: 'transaction is already fully refunded' },
   /** Detail: the most that may be refunded. */
   REFUND_EXCEEDS_REMAINING: { code: INVALID, message: 'amount exceeds what remains refundable' },
-  /** Detail: the hold plus the card's available balance. */
-  CLEAR_EXCEEDS_AVAILABLE: { code: INVALID, message: "amount exceeds the hold plus the card's available balance" },
+  /** Detail: the hold. */
+  PARTIAL_CLEARING_EXCEEDS_HOLD: { code: INVALID, message: "amount exceeds the authorisation's hold" },
+  /** Detail: the hold. */
+  REVERSAL_EXCEEDS_HOLD: { code: INVALID, message: "amount exceeds the authorisation's hold" },
   CLOCK_LIMIT: {
     code: INVALID,
     message:

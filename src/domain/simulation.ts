@@ -1,4 +1,4 @@
-import { registerCardTransactionJobs } from './card-transactions.js';
+import { registerCardTransactionJobs } from './reversals.js';
 import { registerChain } from './chain.js';
 import type { Deps, EventEnricher } from './deps.js';
 import { otpField } from './threeds.js';

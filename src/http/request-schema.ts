@@ -45,6 +45,15 @@ const OBJECT_RULES: Record<string, { anyOf?: string; not?: string; required?: st
   'rules[].respond': { required: 'needs httpStatus (400-599) and code' },
 };
 
+/** Cross-field rules of a whole body, each the whole message naming its field (by its schema file under contracts/). */
+const BODY_RULES: Record<string, { anyOf?: string; not?: string }> = {
+  'sandbox/transaction/refund.request.json': {
+    anyOf:
+      'transactionId is required (a refund of a purchase), or cardId with amount (a refund with no purchase behind it)',
+    not: 'transactionId cannot come with cardId or merchant fields: a refund of a purchase is to its card, from its merchant',
+  },
+};
+
 interface Compiled {
   validate: ValidateFunction;
   schema: Schema;
@@ -249,15 +258,17 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
   const first = [...(own.length ? own : errors)].sort(compare)[0]!;
   const path = parts(first.instancePath);
   const objectLabel = label(path);
-  if (first.keyword === 'required') {
+  if (first.keyword === 'required' || first.keyword === 'dependentRequired') {
     const missing = (first.params as { missingProperty: string }).missingProperty;
-    const rule = OBJECT_RULES[generic(objectLabel)]?.required;
+    const rule = first.keyword === 'required' ? OBJECT_RULES[generic(objectLabel)]?.required : undefined;
     if (rule) return `${objectLabel} ${rule}`;
     return `${label([...path, missing])} is required`;
   }
-  if (first.keyword === 'not' || (first.keyword === 'anyOf' && OBJECT_RULES[generic(objectLabel)]?.anyOf)) {
-    const rule = OBJECT_RULES[generic(objectLabel)]?.[first.keyword === 'not' ? 'not' : 'anyOf'];
-    if (rule) return `${objectLabel} ${rule}`;
+  const rules =
+    path.length === 0 ? BODY_RULES[c.schema.$id.slice(load().index.base.length)] : OBJECT_RULES[generic(objectLabel)];
+  if (first.keyword === 'not' || (first.keyword === 'anyOf' && rules?.anyOf)) {
+    const rule = rules?.[first.keyword === 'not' ? 'not' : 'anyOf'];
+    if (rule) return path.length === 0 ? rule : `${objectLabel} ${rule}`;
   }
   const s = schemaAt(c, path) ?? {};
   const parent = schemaAt(c, path.slice(0, -1));
