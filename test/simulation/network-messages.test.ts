@@ -56,12 +56,13 @@ describe('transaction/increment', () => {
   });
 
   it.each([
-    ['INSUFFICIENT_FUNDS', 60.01, async () => undefined],
-    ['CARD_NOT_ACTIVE', 1, async () => void (await sb.post(key, '/v1/card/freeze', { cardId }))],
+    ['INSUFFICIENT_FUNDS', 60.01, async (): Promise<void> => undefined],
+    ['CARD_NOT_ACTIVE', 1, async (): Promise<void> => void (await sb.post(key, '/v1/card/freeze', { cardId }))],
     [
       'DAILY_LIMIT_EXCEEDED',
       1,
-      async () => void (await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { limit: { spendDaily: '40' } })),
+      async (): Promise<void> =>
+        void (await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { limit: { spendDaily: '40' } })),
     ],
   ] as const)(
     'is declined %s on the rules of an authorisation for the extra amount, and changes nothing',
