@@ -414,6 +414,57 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/traffic/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Schedule seeded card network traffic on the account clock */
+    post: operations['postSandboxV1TrafficStart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/traffic/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel what a traffic run has not sent */
+    post: operations['postSandboxV1TrafficStop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/traffic/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The account's traffic runs */
+    post: operations['postSandboxV1TrafficList'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/card/3ds': {
     parameters: {
       query?: never;
@@ -2342,6 +2393,109 @@ export interface components {
         createdAt: components['schemas']['common.timestamp'];
         expiresAt: components['schemas']['common.timestamp'];
       }[];
+    };
+    /** traffic/list request */
+    'sandbox.traffic.list.request': Record<string, never>;
+    /** traffic/list response */
+    'sandbox.traffic.list.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description the account's newest runs (at most 10), newest first */
+      runs: components['schemas']['sandbox.traffic.run'][];
+    };
+    /** A traffic run */
+    'sandbox.traffic.run': {
+      trafficId: string;
+      /**
+       * @description done: every message has run
+       * @enum {unknown}
+       */
+      status: 'running' | 'stopped' | 'done';
+      seed: number;
+      cardIds: string[];
+      days: number;
+      perCardPerDay: number;
+      /** @description account time */
+      startedAt: components['schemas']['common.timestamp'];
+      /** @description the messages the run schedules, by kind (expiry: authorisations left to expire) */
+      scheduled: {
+        authorization: number;
+        decline: number;
+        increment: number;
+        partialReversal: number;
+        reversal: number;
+        clearing: number;
+        partialClearing: number;
+        multiClearing: number;
+        overClearing: number;
+        forcePost: number;
+        refund: number;
+        unlinkedRefund: number;
+        expiry: number;
+      };
+    };
+    /** traffic/start request */
+    'sandbox.traffic.start.request': {
+      /** @description the cards to drive; the account's ACTIVE cards when left out (at most 20) */
+      cardIds?: string[];
+      /** @description days of account time, from now */
+      days: number;
+      /** @description stories a card a day: each a purchase (or credit) with its follow-up messages */
+      perCardPerDay: number;
+      /** @description the same seed, cards' starting balances and clock give the same messages, amounts and merchants; drawn and answered when left out */
+      seed?: number;
+      /** @description weights of the kinds of story (0 to 1000); those left out keep their default */
+      mix?: {
+        clearing?: number;
+        overClearing?: number;
+        increment?: number;
+        partialReversal?: number;
+        reversal?: number;
+        multiClearing?: number;
+        refund?: number;
+        decline?: number;
+        expiry?: number;
+        forcePost?: number;
+        unlinkedRefund?: number;
+      };
+    };
+    /** traffic/start response: the run (contracts/sandbox/traffic/run.json) */
+    'sandbox.traffic.start.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      trafficId: components['schemas']['sandbox.traffic.run']['trafficId'];
+      status: components['schemas']['sandbox.traffic.run']['status'];
+      seed: components['schemas']['sandbox.traffic.run']['seed'];
+      cardIds: components['schemas']['sandbox.traffic.run']['cardIds'];
+      days: components['schemas']['sandbox.traffic.run']['days'];
+      perCardPerDay: components['schemas']['sandbox.traffic.run']['perCardPerDay'];
+      startedAt: components['schemas']['sandbox.traffic.run']['startedAt'];
+      scheduled: components['schemas']['sandbox.traffic.run']['scheduled'];
+    };
+    /** traffic/stop request */
+    'sandbox.traffic.stop.request': {
+      trafficId: string;
+    };
+    /** traffic/stop response: the run (contracts/sandbox/traffic/run.json), stopped */
+    'sandbox.traffic.stop.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      trafficId: components['schemas']['sandbox.traffic.run']['trafficId'];
+      status: components['schemas']['sandbox.traffic.run']['status'];
+      seed: components['schemas']['sandbox.traffic.run']['seed'];
+      cardIds: components['schemas']['sandbox.traffic.run']['cardIds'];
+      days: components['schemas']['sandbox.traffic.run']['days'];
+      perCardPerDay: components['schemas']['sandbox.traffic.run']['perCardPerDay'];
+      startedAt: components['schemas']['sandbox.traffic.run']['startedAt'];
+      scheduled: components['schemas']['sandbox.traffic.run']['scheduled'];
+      /** @description jobs cancelled: messages not sent, and days not begun (one each) */
+      cancelled: number;
     };
     /** transaction/clear request */
     'sandbox.transaction.clear.request': {
@@ -5121,6 +5275,307 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['sandbox.transaction.force-post.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TrafficStart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.traffic.start.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.traffic.start.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TrafficStop: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.traffic.stop.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.traffic.stop.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TrafficList: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.traffic.list.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.traffic.list.response'];
         };
       };
       /** @description Business or validation error */

@@ -85,6 +85,20 @@ const ERRORS = {
   },
   REQUEST_NOT_FOUND: { code: 404, message: 'no request with this requestId in the request log of this account' },
   REQUEST_LOG_OFF: { code: INVALID, message: 'the request log is turned off on this server (--request-log off)' },
+  // Traffic runs (docs/design.md section 14).
+  TRAFFIC_NOT_FOUND: { code: 404, message: 'no traffic run with this trafficId for this account' },
+  TRAFFIC_NO_CARDS: {
+    code: INVALID,
+    message: 'the account has no ACTIVE card: create one (card/create) or name cardIds',
+  },
+  /** Detail: how many ACTIVE cards, and the most a run takes. */
+  TRAFFIC_TOO_MANY_CARDS: { code: INVALID, message: 'a traffic run takes at most 20 cards: name them in cardIds' },
+  /** Detail: the tenant's live runs and stories, and the limits. */
+  TRAFFIC_LIMIT: {
+    code: INVALID,
+    message: "this tenant's live traffic runs are at their limit: stop one (traffic/stop)",
+  },
+  TRAFFIC_EMPTY_MIX: { code: INVALID, message: 'mix gives every kind a weight of 0: give at least one a weight' },
   // Readiness runs (docs/readiness.md).
   READINESS_RUN_NOT_FOUND: { code: 404, message: 'no readiness run with this runId for this account' },
   READINESS_SENDING_LIMIT: {

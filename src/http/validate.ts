@@ -54,6 +54,28 @@ export function optionalInteger(body: Body, field: string): number | undefined {
   return v;
 }
 
+export function requiredInteger(body: Body, field: string): number {
+  const v = optionalInteger(body, field);
+  if (v === undefined) throw unchecked(field, 'an integer');
+  return v;
+}
+
+export function optionalStringList(body: Body, field: string): string[] | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw unchecked(field, 'a list of strings');
+  return v as string[];
+}
+
+/** An object of integers by name (the schema names the keys and bounds the values). */
+export function optionalIntegerMap(body: Body, field: string): Record<string, number> | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw unchecked(field, 'an object');
+  for (const [k, n] of Object.entries(v)) if (!Number.isInteger(n)) throw unchecked(`${field}.${k}`, 'an integer');
+  return v as Record<string, number>;
+}
+
 export function optionalBoolean(body: Body, field: string): boolean | undefined {
   const v = body[field];
   if (v === undefined) return undefined;

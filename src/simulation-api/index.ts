@@ -16,6 +16,7 @@ import { requestsRoutes } from './requests.js';
 import { resetRoutes } from './reset.js';
 import { sandboxesRoutes } from './child-sandboxes.js';
 import { threeDsRoutes } from './threeds.js';
+import { trafficRoutes } from './traffic.js';
 import { transactionRoutes } from './transactions.js';
 import { walletSeedRoutes } from './wallet-seed.js';
 import { webhookSandboxRoutes } from './webhook.js';
@@ -29,6 +30,7 @@ const modules: ((deps: ServerDeps) => Hono<AppEnv>)[] = [
   eventsRoutes,
   webhookSandboxRoutes,
   transactionRoutes,
+  trafficRoutes,
   chainRoutes,
   threeDsRoutes,
   faultRoutes,
