@@ -874,6 +874,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/readiness/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Post what your ledger says of your cards, compared with card/asset (the check ledger-agrees) */
+    post: operations['postSandboxV1ReadinessLedger'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/readiness/stop': {
     parameters: {
       query?: never;
@@ -2155,7 +2172,8 @@ export interface components {
         | 'retry-after-dropped-response'
         | 'retry-after-server-error'
         | 'waits-retry-after'
-        | 'no-tight-loop-on-inventory';
+        | 'no-tight-loop-on-inventory'
+        | 'ledger-agrees';
       title: string;
       /**
        * @description not_observed: nothing in the run to judge by (never a pass).
@@ -2190,6 +2208,37 @@ export interface components {
     /** readiness/get request */
     'sandbox.readiness.get.request': {
       runId: string;
+    };
+    /** readiness/ledger request: what the partner's own ledger says of its cards */
+    'sandbox.readiness.ledger.request': {
+      cards: {
+        cardId: string;
+        /** @description as card/asset writes it; below zero for a card in debt */
+        availableAmount: components['schemas']['common.signed-decimal-string'];
+        frozenAmount: components['schemas']['common.decimal-string'];
+      }[];
+    };
+    /** readiness/ledger response: the post compared with card/asset, kept on the running run */
+    'sandbox.readiness.ledger.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      runId: components['schemas']['sandbox.readiness.run']['runId'];
+      /** @enum {unknown} */
+      result: 'pass' | 'fail';
+      /** @description each card whose figures differ from card/asset's at the moment of the post */
+      differences: {
+        cardId: string;
+        posted: {
+          availableAmount: components['schemas']['common.signed-decimal-string'];
+          frozenAmount: components['schemas']['common.decimal-string'];
+        };
+        actual: {
+          availableAmount: components['schemas']['common.signed-decimal-string'];
+          frozenAmount: components['schemas']['common.decimal-string'];
+        };
+      }[];
     };
     /** readiness/list request */
     'sandbox.readiness.list.request': Record<string, never>;
@@ -7985,6 +8034,113 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['sandbox.readiness.run.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1ReadinessLedger: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.readiness.ledger.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.readiness.ledger.response'];
         };
       };
       /** @description Business or validation error */

@@ -106,6 +106,11 @@ const ERRORS = {
     message:
       'this tenant already has 10 readiness runs whose test deliveries are on the wire, the limit: retry after Retry-After seconds',
   },
+  READINESS_NO_RUN: {
+    code: INVALID,
+    message:
+      'no readiness run of this account is running: start one (readiness/run) and post your ledger during its window',
+  },
   /** Detail: the running run's id and when its window ends. */
   READINESS_RUN_RUNNING: {
     code: INVALID,

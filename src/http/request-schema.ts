@@ -186,6 +186,8 @@ function mustBe(s: Schema, fieldLabel: string, value: unknown, required: boolean
       return `${fieldLabel} must be an object`;
     case 'array':
       if (!Array.isArray(value)) return `${fieldLabel} must be an array`;
+      if (keyword === 'minItems') return `${fieldLabel} must hold at least ${s.minItems} entries`;
+      if (keyword === 'uniqueItems') return `${fieldLabel} must not name the same entry twice`;
       return `${fieldLabel} must hold at most ${s.maxItems} entries`;
   }
   return special ? `${fieldLabel} ${special}` : `${fieldLabel} is invalid`;

@@ -1,4 +1,4 @@
-import { microsFromJsonNumber, parseDecimal, parseRatePpm } from '../domain/money.js';
+import { microsFromJsonNumber, parseDecimal, parseRatePpm, parseSignedDecimal } from '../domain/money.js';
 
 // Typed reads of a request body that readJsonObject has already checked against its contract
 // (http/request-schema.ts: the schemas of contracts/ are the one source of what a body may hold, and of every 400
@@ -98,4 +98,20 @@ export function optionalDecimal(body: Body, field: string): number | undefined {
   const micros = parseDecimal(v);
   if (micros === null) throw unchecked(field, 'a decimal string with at most 6 decimal places');
   return micros;
+}
+
+/** A decimal string that may be negative ("-12.5") as integer micro-units. */
+export function requiredSignedDecimal(body: Body, field: string): number {
+  const micros = parseSignedDecimal(requiredString(body, field));
+  if (micros === null) throw unchecked(field, 'a signed decimal string with at most 6 decimal places');
+  return micros;
+}
+
+/** A list of objects (the schema says what each holds). */
+export function requiredObjectList(body: Body, field: string): Body[] {
+  const v = body[field];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x))) {
+    throw unchecked(field, 'a list of objects');
+  }
+  return v as Body[];
 }

@@ -10,15 +10,22 @@ import {
   startRun,
   stopRun,
 } from '../domain/readiness.js';
+import { postLedger } from '../domain/readiness-ledger.js';
 import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness-sending.js';
 import { tenantOf } from '../domain/tenants.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
-import { transact } from '../http/command.js';
+import { runCommand, transact } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
-import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
+import {
+  optionalInteger,
+  optionalString,
+  requiredObjectList,
+  requiredSignedDecimal,
+  requiredString,
+} from '../http/validate.js';
 import { windowLog } from '../request-log/window.js';
 import type { ServerDeps } from '../server-deps.js';
 import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
@@ -32,8 +39,9 @@ function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | un
 }
 
 /**
- * readiness/run, get, stop and list (docs/readiness.md): a run grades the partner's side of the integration, its
- * webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults.
+ * readiness/run, get, stop, list and ledger (docs/readiness.md): a run grades the partner's side of the integration,
+ * its webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults,
+ * and its ledger by what it posts of it.
  */
 export function readinessRoutes(deps: ServerDeps) {
   const log = windowLog(deps);
@@ -84,6 +92,17 @@ export function readinessRoutes(deps: ServerDeps) {
       // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
       await deliveriesSent(deps, runId);
       return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, accountId, runId)) });
+    })
+    .post('/readiness/ledger', async (c) => {
+      const cards = requiredObjectList(await readJsonObject(c), 'cards').map((card) => ({
+        cardId: requiredString(card, 'cardId'),
+        availableMicros: requiredSignedDecimal(card, 'availableAmount'),
+        frozenMicros: requiredSignedDecimal(card, 'frozenAmount'),
+      }));
+      const accountId = c.get('account').id;
+      settleOpenRun(deps, log, accountId);
+      const post = { requestId: c.get('requestId'), cards };
+      return c.json({ ...OK, ...runCommand(c, deps, () => postLedger(deps, accountId, post)) });
     })
     .post('/readiness/list', async (c) => {
       await readJsonObject(c);

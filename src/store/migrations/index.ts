@@ -7,6 +7,7 @@ import { traffic } from './032-traffic.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
 import { readiness } from './060-readiness.js';
+import { readinessLedger } from './061-readiness-ledger.js';
 
 export interface Migration {
   version: number;
@@ -27,4 +28,5 @@ export const migrations: Migration[] = [
   developerTools,
   requestLogTenant,
   readiness,
+  readinessLedger,
 ].sort((a, b) => a.version - b.version);
