@@ -2213,9 +2213,10 @@ export interface components {
     'sandbox.readiness.ledger.request': {
       cards: {
         cardId: string;
-        /** @description as card/asset writes it; below zero for a card in debt */
-        availableAmount: components['schemas']['common.signed-decimal-string'];
-        frozenAmount: components['schemas']['common.decimal-string'];
+        /** @description as card/asset writes it (at most 6 decimal places); below zero for a card in debt */
+        availableAmount: string;
+        /** @description as card/asset writes it (at most 6 decimal places) */
+        frozenAmount: string;
       }[];
     };
     /** readiness/ledger response: the post compared with card/asset, kept on the running run */

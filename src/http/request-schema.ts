@@ -37,6 +37,8 @@ const SPECIAL: Record<string, string> = {
   'fee.card': 'must be a decimal string, e.g. "100"',
   'limit.spendDaily': 'must be a decimal string, e.g. "100"',
   'limit.minimalDeposit': 'must be a decimal string, e.g. "100"',
+  'cards[].availableAmount': 'must be a decimal string with at most 6 decimal places, e.g. "-12.5"',
+  'cards[].frozenAmount': 'must be a decimal string with at most 6 decimal places, e.g. "12.5"',
 };
 
 /** Cross-field rules of an object, worded (by the object's label with `[i]` as `[]`). */

@@ -93,7 +93,10 @@ describe('the readiness check ledger-agrees', () => {
 
   it.each([
     [[], 'cards must hold at least 1 entries'],
-    [[{ cardId: 'c', availableAmount: 10, frozenAmount: '0' }], 'cards[0].availableAmount must be a string'],
+    [
+      [{ cardId: 'c', availableAmount: 10, frozenAmount: '0' }],
+      'cards[0].availableAmount must be a decimal string with at most 6 decimal places, e.g. "-12.5"',
+    ],
     [[{ cardId: 'c', availableAmount: '1e3', frozenAmount: '0' }], 'cards[0].availableAmount'],
     [[{ cardId: 'c', availableAmount: '1', frozenAmount: '-1' }], 'cards[0].frozenAmount'],
   ])('refuses cards %j with 400 naming the field', async (cards, message) => {
