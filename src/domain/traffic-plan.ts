@@ -24,7 +24,7 @@ export const STORY_KINDS = [
 export type StoryKind = (typeof STORY_KINDS)[number];
 
 /** The messages a run schedules, counted by kind (traffic/start's `scheduled`). */
-export const SCHEDULED_KINDS = [
+const SCHEDULED_KINDS = [
   'authorization',
   'decline',
   'increment',
@@ -39,7 +39,7 @@ export const SCHEDULED_KINDS = [
   'unlinkedRefund',
   'expiry',
 ] as const;
-export type ScheduledKind = (typeof SCHEDULED_KINDS)[number];
+type ScheduledKind = (typeof SCHEDULED_KINDS)[number];
 export type Scheduled = Record<ScheduledKind, number>;
 
 /** Weights of the story kinds: a card's month, most purchases cleared as authorised, every hard case present. */
@@ -77,7 +77,7 @@ export type Message =
   | { kind: 'forcePost'; currency: string; amountMicros: number }
   | { kind: 'unlinkedRefund'; amountMicros: number };
 
-export interface Step {
+interface Step {
   /** After the story's start. */
   afterMs: number;
   message: Message;

@@ -46,7 +46,7 @@ const STEP_JOB = 'traffic.step';
 const KINDS_JSON = JSON.stringify([DAY_JOB, STEP_JOB]);
 
 /** Bounds (docs/hosted.md): what one run, and one tenant's live runs together, may make the server keep and do. */
-export const TRAFFIC_LIMITS = Object.freeze({ cardsPerRun: 20, liveRunsPerTenant: 3, storiesPerTenant: 100_000 });
+const TRAFFIC_LIMITS = Object.freeze({ cardsPerRun: 20, liveRunsPerTenant: 3, storiesPerTenant: 100_000 });
 /** Runs kept per account (the newest), for traffic/list. */
 const RUNS_KEPT = 10;
 
