@@ -14,6 +14,7 @@ import {
   recordNewHold,
   recordSettled,
   spentTodayMicros,
+  transactionRow,
   type TxnOutcome,
 } from './transaction-records.js';
 
@@ -83,28 +84,16 @@ export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, 
   const bin = getBin(deps.db, card.binId);
   const bill = billAmountMicros(input.amountMicros, input.currency, bin.fxRatePpm);
   const reason: DeclineReason | undefined = input.declineReason ?? declineReasonFor(deps, card, bin, bill, nowMs);
-  const t = recordCreated(
-    deps,
-    {
-      id: input.transactionId,
-      account_id: accountId,
-      card_id: card.id,
-      bin_id: card.binId,
-      kind: 'SPEND',
-      status: 'PENDING',
-      bill_amount_micros: bill,
-      transaction_amount_micros: input.amountMicros,
-      transaction_currency: input.currency,
-      hold_micros: reason === undefined ? bill : 0,
-      merchant_name: input.merchant.merchantName,
-      merchant_country: input.merchant.merchantCountry,
-      mcc_category: input.merchant.mccCategory,
-      decline_reason: null,
-      parent_id: null,
-      created_at_ms: nowMs,
-    },
-    nowMs,
-  );
+  const facts = {
+    id: input.transactionId,
+    kind: 'SPEND' as const,
+    billMicros: bill,
+    transactionMicros: input.amountMicros,
+    currency: input.currency,
+    merchant: input.merchant,
+  };
+  const row = transactionRow(card, facts, nowMs);
+  const t = recordCreated(deps, { ...row, hold_micros: reason === undefined ? bill : 0 }, nowMs);
   const outcome = (status: TxnStatus) => ({ transactionId: t.id, status, billAmountMicros: bill });
   if (reason !== undefined) {
     recordSettled(deps, t, 'DECLINED', nowMs, { decline_reason: reason });

@@ -16,6 +16,7 @@ import {
   recordCreated,
   recordNewHold,
   recordSettled,
+  transactionRow,
   type TxnOutcome,
 } from './transaction-records.js';
 
@@ -155,29 +156,16 @@ export function forcePost(deps: Deps, accountId: string, input: ForcePostInput, 
   const card = getOwnedCard(deps, accountId, input.cardId);
   assertCardTakesClearing(card);
   const bill = billAmountMicros(input.amountMicros, input.currency, getBin(deps.db, card.binId).fxRatePpm);
-  const t = recordCreated(
-    deps,
-    {
-      id: input.transactionId,
-      account_id: accountId,
-      card_id: card.id,
-      bin_id: card.binId,
-      kind: 'SPEND',
-      status: 'CLEARED',
-      bill_amount_micros: bill,
-      transaction_amount_micros: input.amountMicros,
-      transaction_currency: input.currency,
-      cleared_micros: bill,
-      merchant_name: input.merchant.merchantName,
-      merchant_country: input.merchant.merchantCountry,
-      mcc_category: input.merchant.mccCategory,
-      decline_reason: null,
-      parent_id: null,
-      created_at_ms: nowMs,
-      settled_at_ms: nowMs,
-    },
-    nowMs,
-  );
+  const facts = {
+    id: input.transactionId,
+    kind: 'SPEND' as const,
+    billMicros: bill,
+    transactionMicros: input.amountMicros,
+    currency: input.currency,
+    merchant: input.merchant,
+  };
+  const row = transactionRow(card, facts, nowMs);
+  const t = recordCreated(deps, { ...row, status: 'CLEARED', cleared_micros: bill, settled_at_ms: nowMs }, nowMs);
   transfer(deps.db, {
     accountId,
     debit: { kind: 'card', cardId: card.id },

@@ -7,7 +7,7 @@ import { proportionalMicros } from './fx.js';
 import { transfer, type LedgerKind } from './ledger.js';
 import type { Merchant } from './merchants.js';
 import { formatMicros } from './money.js';
-import { outcomeOf, recordCreated, recordSettled, type TxnOutcome } from './transaction-records.js';
+import { outcomeOf, recordCreated, recordSettled, transactionRow, type TxnOutcome } from './transaction-records.js';
 
 // Refunds (docs/design.md sections 6 and 14): a new REFUND transaction, PENDING then REFUND at once, crediting the
 // card (or the USDT wallet, once the card is cancelled). A refund of a purchase comes back from the merchant and
@@ -93,27 +93,16 @@ interface Credit {
 
 /** The REFUND transaction and its credit: to the card, or to the USDT wallet once the card is cancelled. */
 function credit(deps: Deps, card: Card, nowMs: number, c: Credit): TxnRow {
-  const t = recordCreated(
-    deps,
-    {
-      id: c.id,
-      account_id: card.accountId,
-      card_id: card.id,
-      bin_id: card.binId,
-      kind: 'REFUND',
-      status: 'PENDING',
-      bill_amount_micros: c.amountMicros,
-      transaction_amount_micros: c.transactionMicros,
-      transaction_currency: c.currency,
-      merchant_name: c.merchant.merchantName,
-      merchant_country: c.merchant.merchantCountry,
-      mcc_category: c.merchant.mccCategory,
-      decline_reason: null,
-      parent_id: c.parent?.id ?? null,
-      created_at_ms: nowMs,
-    },
-    nowMs,
-  );
+  const facts = {
+    id: c.id,
+    kind: 'REFUND' as const,
+    billMicros: c.amountMicros,
+    transactionMicros: c.transactionMicros,
+    currency: c.currency,
+    merchant: c.merchant,
+    parentId: c.parent?.id,
+  };
+  const t = recordCreated(deps, transactionRow(card, facts, nowMs), nowMs);
   transfer(deps.db, {
     accountId: card.accountId,
     debit: { kind: c.source },

@@ -1,6 +1,7 @@
 import { transactionAmountMicros } from './fx.js';
 import type { Merchant } from './merchants.js';
 import { MICROS_PER_CENT } from './money.js';
+import { trafficMerchant, type MerchantGroup } from './traffic-merchants.js';
 
 // The plan of a traffic run (docs/design.md section 14): what the card network sends each card, day by day. A pure
 // function of the run's seed, the card's place in the run, the day and the story's number, so a day's messages are
@@ -148,31 +149,8 @@ class Random {
   }
 }
 
-interface MerchantKind {
-  names: readonly string[];
-  mccCategory: string;
-}
-
-const MERCHANTS: Record<'everyday' | 'hotel' | 'dining' | 'online' | 'airline' | 'fuel' | 'retail', MerchantKind> = {
-  everyday: {
-    names: ['CORNER GROCERY', 'GREEN LEAF MARKET', 'DAILY PHARMACY', 'CITY BOOKSHOP', 'STREAMFLIX', 'METRO TRANSIT'],
-    mccCategory: 'Grocery Stores',
-  },
-  hotel: {
-    names: ['HARBOR VIEW HOTEL', 'GRAND PLAZA HOTEL', 'SUNSET CAR RENTAL', 'ALPINE LODGE'],
-    mccCategory: 'Lodging',
-  },
-  dining: {
-    names: ['BLUE DOOR BISTRO', 'NORTH END PIZZA', 'YELLOW CAB CO', 'THE COFFEE HOUSE'],
-    mccCategory: 'Restaurants',
-  },
-  online: { names: ['MEGAMART ONLINE', 'GADGET DEPOT', 'BOOKNOOK MARKETPLACE'], mccCategory: 'Online Retail' },
-  airline: { names: ['SKYLINE AIRWAYS', 'TRANSATLANTIC AIR', 'REGIONAL RAIL'], mccCategory: 'Airlines' },
-  fuel: { names: ['QUICKFILL FUEL', 'ROADSTAR GAS', 'EV CHARGE POINT'], mccCategory: 'Fuel' },
-  retail: { names: ['OUTLET STORE', 'HOME GOODS CO', 'SPORTS WORLD'], mccCategory: 'Retail' },
-};
-
-const STORY_MERCHANTS: Record<StoryKind, keyof typeof MERCHANTS> = {
+/** Where each kind of story buys. */
+const STORY_MERCHANTS: Record<StoryKind, MerchantGroup> = {
   clearing: 'everyday',
   overClearing: 'dining',
   increment: 'hotel',
@@ -184,14 +162,6 @@ const STORY_MERCHANTS: Record<StoryKind, keyof typeof MERCHANTS> = {
   expiry: 'fuel',
   forcePost: 'airline',
   unlinkedRefund: 'retail',
-};
-
-/** Where a merchant billing in this currency is. */
-const COUNTRIES: Record<string, readonly string[]> = {
-  USD: ['US'],
-  EUR: ['DE', 'FR', 'NL', 'ES', 'IT'],
-  GBP: ['GB'],
-  JPY: ['JP'],
 };
 
 /** Sizes of a purchase against the card's typical one, in parts per thousand: most small, a few large. */
@@ -237,12 +207,7 @@ export function storyOf(input: PlanInput, card: PlanCard, cardIndex: number, day
   const kind = drawKind(r, input.mix);
   const startMs = r.below(DAY_MS / 1000) * 1000;
   const bought = purchase(r, card, kind !== 'forcePost' && kind !== 'unlinkedRefund');
-  const group = MERCHANTS[STORY_MERCHANTS[kind]];
-  const merchant: Merchant = {
-    merchantName: r.pick(group.names),
-    merchantCountry: r.pick(COUNTRIES[bought.currency] ?? ['US']),
-    mccCategory: group.mccCategory,
-  };
+  const merchant = trafficMerchant(STORY_MERCHANTS[kind], bought.currency, (items) => r.pick(items));
   const auth: Step = { afterMs: 0, message: { kind: 'authorize', ...bought }, counts: 'authorization' };
   const at = (loMs: number, hiMs: number) => r.between(loMs / MINUTE_MS, hiMs / MINUTE_MS) * MINUTE_MS;
   const clear = (afterMs: number, counts: ScheduledKind = 'clearing', permille?: number): Step => ({

@@ -9,25 +9,18 @@ import {
   trimTrafficRuns,
   type TrafficRunRow,
 } from '../store/traffic.js';
-import { findTransaction } from '../store/transactions.js';
-import { authorize, incrementAuthorisation } from './authorisations.js';
 import { getOwnedCard, listCards } from './cards.js';
-import { clearTransaction, forcePost } from './clearings.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 import type { Job } from './jobs.js';
 import { balance } from './ledger.js';
-import type { Merchant } from './merchants.js';
-import { MICROS_PER_CENT } from './money.js';
-import { refundTransaction } from './refunds.js';
-import { reverseTransaction } from './reversals.js';
+import { sendMessage } from './traffic-messages.js';
 import {
   DAY_MS,
   DEFAULT_MIX,
   scheduledBy,
   storyOf,
   typicalPurchaseMicros,
-  type Message,
   type PlanCard,
   type PlanInput,
   type Scheduled,
@@ -218,7 +211,7 @@ function runStep(deps: Deps, job: Job): void {
   let transactionId: string | undefined;
   try {
     transactionId = deps.db.transaction(() =>
-      send(
+      sendMessage(
         deps,
         { accountId: run.account_id, cardId: card.cardId, merchant: story.merchant },
         step.message,
@@ -235,79 +228,6 @@ function runStep(deps: Deps, job: Job): void {
   const storyStartMs = run.started_at_ms + day! * DAY_MS + story.startMs;
   const ref = `${run.id}:${cardIndex}:${day}:${index}:${stepIndex! + 1}:${transactionId}`;
   deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, ref, storyStartMs + next.afterMs);
-}
-
-/** `permille` of an amount, to the cent, at least a cent. */
-const share = (micros: number, permille: number) =>
-  Math.max(MICROS_PER_CENT, Math.round((micros * permille) / 1000 / MICROS_PER_CENT) * MICROS_PER_CENT);
-
-interface Target {
-  accountId: string;
-  cardId: string;
-  merchant: Merchant;
-}
-
-/** Sends one message; answers the transaction the story follows up next (undefined: the story ends here). */
-function send(deps: Deps, to: Target, m: Message, followed: string, nowMs: number): string | undefined {
-  const { accountId } = to;
-  const held = () => findTransaction(deps.db, accountId, followed)?.hold_micros ?? 0;
-  switch (m.kind) {
-    case 'authorize': {
-      const input = {
-        transactionId: deps.ids.transactionId(),
-        cardId: to.cardId,
-        merchant: to.merchant,
-        amountMicros: m.amountMicros,
-        currency: m.currency,
-        declineReason: m.declineReason,
-      };
-      return authorize(deps, accountId, input, nowMs).transactionId;
-    }
-    case 'increment':
-      incrementAuthorisation(
-        deps,
-        accountId,
-        { transactionId: followed, amountMicros: share(held(), m.permille) },
-        nowMs,
-      );
-      return followed;
-    case 'reverse': {
-      const part = m.permille === undefined ? undefined : share(held(), m.permille);
-      const amountMicros = part !== undefined && part < held() ? part : undefined;
-      reverseTransaction(deps, accountId, { transactionId: followed, amountMicros }, nowMs);
-      return followed;
-    }
-    case 'clear': {
-      const hold = held();
-      if (m.final) {
-        const amountMicros = m.permille === undefined ? undefined : share(hold, m.permille);
-        clearTransaction(deps, accountId, { transactionId: followed, amountMicros, final: true }, nowMs);
-        return followed;
-      }
-      if (hold === 0) return followed;
-      const part = { amountMicros: Math.min(hold, share(hold, m.permille ?? 500)), partId: deps.ids.transactionId() };
-      clearTransaction(deps, accountId, { transactionId: followed, final: false, ...part }, nowMs);
-      return followed;
-    }
-    case 'refund': {
-      const purchase = findTransaction(deps.db, accountId, followed);
-      const remaining = purchase ? purchase.cleared_micros - purchase.refunded_micros : 0;
-      if (remaining <= 0) return undefined;
-      const amountMicros = Math.min(remaining, share(remaining, m.permille));
-      refundTransaction(deps, accountId, { transactionId: followed, amountMicros }, nowMs);
-      return undefined;
-    }
-    case 'forcePost': {
-      const input = { transactionId: deps.ids.transactionId(), cardId: to.cardId, merchant: to.merchant };
-      return forcePost(deps, accountId, { ...input, amountMicros: m.amountMicros, currency: m.currency }, nowMs)
-        .transactionId;
-    }
-    case 'unlinkedRefund': {
-      const input = { cardId: to.cardId, refundId: deps.ids.transactionId(), merchant: to.merchant };
-      refundTransaction(deps, accountId, { ...input, amountMicros: m.amountMicros }, nowMs);
-      return undefined;
-    }
-  }
 }
 
 export function registerTrafficJobs(deps: Deps): void {

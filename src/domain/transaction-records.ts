@@ -11,6 +11,7 @@ import {
 } from '../store/transactions.js';
 import type { Card } from './cards.js';
 import type { Deps } from './deps.js';
+import type { Merchant } from './merchants.js';
 import { DomainError } from './errors.js';
 import { emitEvent } from './events.js';
 import { proportionalMicros } from './fx.js';
@@ -36,6 +37,38 @@ export const outcomeOf = (t: TxnRow): TxnOutcome => ({
   status: t.status,
   billAmountMicros: t.bill_amount_micros,
 });
+
+/** What a new transaction is: its id and kind, its amounts and currency, its merchant, and what it refers to. */
+export interface TransactionFacts {
+  id: string;
+  kind: 'SPEND' | 'REFUND';
+  billMicros: number;
+  transactionMicros: number;
+  currency: string;
+  merchant: Merchant;
+  parentId?: string;
+}
+
+/** The row of a new transaction on the card, PENDING with nothing held (callers set what differs). */
+export function transactionRow(card: Card, f: TransactionFacts, nowMs: number): NewTxn {
+  return {
+    id: f.id,
+    account_id: card.accountId,
+    card_id: card.id,
+    bin_id: card.binId,
+    kind: f.kind,
+    status: 'PENDING',
+    bill_amount_micros: f.billMicros,
+    transaction_amount_micros: f.transactionMicros,
+    transaction_currency: f.currency,
+    merchant_name: f.merchant.merchantName,
+    merchant_country: f.merchant.merchantCountry,
+    mcc_category: f.merchant.mccCategory,
+    decline_reason: null,
+    parent_id: f.parentId ?? null,
+    created_at_ms: nowMs,
+  };
+}
 
 /** Inserts a transaction and emits its `transaction.created` (its first sight: PENDING, or CLEARED for a clearing). */
 export function recordCreated(deps: Deps, t: NewTxn, nowMs: number): TxnRow {
