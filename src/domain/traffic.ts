@@ -186,12 +186,30 @@ function runDay(deps: Deps, job: Job): void {
   cardsOf(run).forEach((card, cardIndex) => {
     for (let i = 0; i < run.per_card_per_day; i++) {
       const story = storyOf(plan, card, cardIndex, day, i);
-      const at = dayStartMs + story.startMs + story.steps[0]!.afterMs;
-      deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, `${run.id}:${cardIndex}:${day}:${i}:0:`, at);
+      const first = stepRef({ runId: run.id, cardIndex, day, story: i, step: 0, followed: '' });
+      deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
     }
   });
   if (day + 1 < run.days)
     deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}`, dayStartMs + DAY_MS);
+}
+
+/** Where a step job stands in its run: the card's place, the day, the story, the step, and the transaction it follows. */
+interface StepRef {
+  runId: string;
+  cardIndex: number;
+  day: number;
+  story: number;
+  step: number;
+  /** Empty for a story's first message. */
+  followed: string;
+}
+
+const stepRef = (r: StepRef) => `${r.runId}:${r.cardIndex}:${r.day}:${r.story}:${r.step}:${r.followed}`;
+
+function parseStepRef(ref: string): StepRef {
+  const [runId = '', cardIndex, day, story, step, followed = ''] = ref.split(':');
+  return { runId, cardIndex: Number(cardIndex), day: Number(day), story: Number(story), step: Number(step), followed };
 }
 
 /**
@@ -199,34 +217,26 @@ function runDay(deps: Deps, job: Job): void {
  * meanwhile, the card is gone) ends its story, undone to a savepoint: the rest of the run goes on.
  */
 function runStep(deps: Deps, job: Job): void {
-  const [runId, cardText, dayText, storyText, stepText, followed] = job.ref.split(':') as string[];
-  const run = findTrafficRun(deps.db, job.accountId, runId!);
-  if (!run || run.stopped_at_ms !== null) return;
-  const [cardIndex, day, index, stepIndex] = [cardText, dayText, storyText, stepText].map(Number) as number[];
-  const card = cardsOf(run)[cardIndex!]!;
-  const story = storyOf(planOf(run), card, cardIndex!, day!, index!);
-  const step = story.steps[stepIndex!]!;
+  const at = parseStepRef(job.ref);
+  const run = findTrafficRun(deps.db, job.accountId, at.runId);
+  const card = run && cardsOf(run)[at.cardIndex];
+  if (!run || !card || run.stopped_at_ms !== null) return;
+  const story = storyOf(planOf(run), card, at.cardIndex, at.day, at.story);
+  const step = story.steps[at.step];
   const status = getOwnedCard(deps, run.account_id, card.cardId).status;
-  if (status === 'CANCELLING' || status === 'CANCELLED') return;
+  if (!step || status === 'CANCELLING' || status === 'CANCELLED') return;
+  const target = { accountId: run.account_id, cardId: card.cardId, merchant: story.merchant };
   let transactionId: string | undefined;
   try {
-    transactionId = deps.db.transaction(() =>
-      sendMessage(
-        deps,
-        { accountId: run.account_id, cardId: card.cardId, merchant: story.merchant },
-        step.message,
-        followed!,
-        job.dueAtMs,
-      ),
-    )();
+    transactionId = deps.db.transaction(() => sendMessage(deps, target, step.message, at.followed, job.dueAtMs))();
   } catch (err) {
     if (err instanceof DomainError) return;
     throw err;
   }
-  const next = story.steps[stepIndex! + 1];
+  const next = story.steps[at.step + 1];
   if (next === undefined || transactionId === undefined) return;
-  const storyStartMs = run.started_at_ms + day! * DAY_MS + story.startMs;
-  const ref = `${run.id}:${cardIndex}:${day}:${index}:${stepIndex! + 1}:${transactionId}`;
+  const storyStartMs = run.started_at_ms + at.day * DAY_MS + story.startMs;
+  const ref = stepRef({ ...at, step: at.step + 1, followed: transactionId });
   deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, ref, storyStartMs + next.afterMs);
 }
 

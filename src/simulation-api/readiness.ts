@@ -99,10 +99,8 @@ export function readinessRoutes(deps: ServerDeps) {
         availableMicros: requiredSignedDecimal(card, 'availableAmount'),
         frozenMicros: requiredSignedDecimal(card, 'frozenAmount'),
       }));
-      const accountId = c.get('account').id;
-      settleOpenRun(deps, log, accountId);
       const post = { requestId: c.get('requestId'), cards };
-      return c.json({ ...OK, ...runCommand(c, deps, () => postLedger(deps, accountId, post)) });
+      return c.json({ ...OK, ...runCommand(c, deps, () => postLedger(deps, c.get('account').id, post)) });
     })
     .post('/readiness/list', async (c) => {
       await readJsonObject(c);

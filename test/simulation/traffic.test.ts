@@ -18,6 +18,8 @@ import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 // messages, is bounded per tenant, and ends with traffic/stop, reset or the deletion of its sandbox.
 
 const DAY = 86_400;
+/** Stories a card a day in the 90-day run: 10 inside `npm test`, 100 in `npm run test:ledger`. */
+const PER_CARD_PER_DAY = Number(process.env.TRAFFIC_PER_CARD_PER_DAY ?? 10);
 const SCHEDULED_KINDS = [
   'authorization',
   'decline',
@@ -62,9 +64,16 @@ describe('traffic/start', () => {
     const ledger = new PartnerLedger();
     const cardIds = await cards(3, 300, ledger);
     const wallet = await walletAvailable(sb, key);
-    const res = await start({ days: 90, perCardPerDay: 10, seed: 7 });
+    const res = await start({ days: 90, perCardPerDay: PER_CARD_PER_DAY, seed: 7 });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body).toMatchObject({ code: 0, status: 'running', seed: 7, cardIds, days: 90, perCardPerDay: 10 });
+    expect(res.body).toMatchObject({
+      code: 0,
+      status: 'running',
+      seed: 7,
+      cardIds,
+      days: 90,
+      perCardPerDay: PER_CARD_PER_DAY,
+    });
     const scheduled = res.body.scheduled as Record<string, number>;
     expect(Object.keys(scheduled).sort()).toEqual([...SCHEDULED_KINDS].sort());
     for (const kind of SCHEDULED_KINDS) expect(scheduled[kind], kind).toBeGreaterThan(0);
