@@ -18,7 +18,7 @@ import {
   type TxnOutcome,
 } from './transaction-records.js';
 
-// Authorisations (docs/design.md sections 6 and 14): a merchant asks to hold an amount, or to raise a hold it has
+// Authorisations (docs/design.md sections 6 and 15): a merchant asks to hold an amount, or to raise a hold it has
 // (an increment). Both are approved on the same rules: the card ACTIVE, its available balance above zero and
 // covering the amount, the day's spend within the BIN's spendDaily. The ledger mirrors TigerBeetle's pending
 // transfers: the hold moves card -> held.
@@ -54,7 +54,7 @@ export interface AuthorizeResult extends TxnOutcome {
  * left it in debt) declines everything, an account verification of 0 included.
  */
 function declineReasonFor(deps: Deps, card: Card, bin: Bin, billMicros: number, nowMs: number) {
-  const available = balance(deps.db, card.accountId, 'card', card.id);
+  const available = balance(deps, card.accountId, 'card', card.id);
   if (card.status !== 'ACTIVE') return 'CARD_NOT_ACTIVE';
   if (available <= 0 || billMicros > available) return 'INSUFFICIENT_FUNDS';
   if (spentTodayMicros(deps, card.id, nowMs) + billMicros > bin.spendDailyMicros) return 'DAILY_LIMIT_EXCEEDED';
@@ -63,7 +63,7 @@ function declineReasonFor(deps: Deps, card: Card, bin: Bin, billMicros: number, 
 
 /** Moves `amountMicros` of the card's available balance into its hold. */
 function hold(deps: Deps, card: Card, amountMicros: number, ref: string, reason: string, nowMs: number): void {
-  transfer(deps.db, {
+  transfer(deps, {
     accountId: card.accountId,
     debit: { kind: 'card', cardId: card.id },
     credit: { kind: 'held', cardId: card.id },
@@ -81,7 +81,7 @@ function hold(deps: Deps, card: Card, amountMicros: number, ref: string, reason:
 export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, nowMs: number): AuthorizeResult {
   assertInTransaction(deps.db, 'authorize');
   const card = getOwnedCard(deps, accountId, input.cardId);
-  const bin = getBin(deps.db, card.binId);
+  const bin = getBin(deps, card.binId);
   const bill = billAmountMicros(input.amountMicros, input.currency, bin.fxRatePpm);
   const reason: DeclineReason | undefined = input.declineReason ?? declineReasonFor(deps, card, bin, bill, nowMs);
   const facts = {
@@ -122,7 +122,7 @@ export function incrementAuthorisation(
 ): AuthorizeResult {
   const t = pendingTransaction(deps, accountId, input.transactionId, 'incremented');
   const card = getOwnedCard(deps, accountId, t.card_id);
-  const reason = declineReasonFor(deps, card, getBin(deps.db, card.binId), input.amountMicros, nowMs);
+  const reason = declineReasonFor(deps, card, getBin(deps, card.binId), input.amountMicros, nowMs);
   if (reason !== undefined) {
     return { transactionId: t.id, status: 'DECLINED', billAmountMicros: t.bill_amount_micros, declineReason: reason };
   }

@@ -20,7 +20,7 @@ import {
   type TxnOutcome,
 } from './transaction-records.js';
 
-// Clearings (docs/design.md sections 6 and 14): the network tells the issuer it has paid the merchant. A clearing is
+// Clearings (docs/design.md sections 6 and 15): the network tells the issuer it has paid the merchant. A clearing is
 // never declined: what the card cannot cover takes its available balance below zero (a debt the next deposit covers
 // first). Every amount here is a bill amount in USD. In ledger terms a clearing posts held -> merchant, releases
 // any rest of the hold held -> card, and takes anything beyond the hold card -> merchant, overdrawing the card.
@@ -65,8 +65,8 @@ function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): TxnRo
   const card = { kind: 'card', cardId: t.card_id } as const;
   const merchant = { kind: 'merchant' } as const;
   const posted = Math.min(amount, t.hold_micros);
-  transfer(deps.db, { ...common, debit: held, credit: merchant, amountMicros: posted, reason: 'clear' });
-  transfer(deps.db, {
+  transfer(deps, { ...common, debit: held, credit: merchant, amountMicros: posted, reason: 'clear' });
+  transfer(deps, {
     ...common,
     debit: held,
     credit: card,
@@ -74,7 +74,7 @@ function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): TxnRo
     reason: 'clear.release',
   });
   const extra = amount - posted;
-  transfer(deps.db, {
+  transfer(deps, {
     ...common,
     debit: card,
     credit: merchant,
@@ -86,7 +86,7 @@ function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): TxnRo
   // A hold cleared in parts down to 0 has no amount left to scale the merchant amount from: convert instead.
   const transactionMicros =
     t.bill_amount_micros === 0
-      ? transactionAmountMicros(amount, t.transaction_currency, getBin(deps.db, t.bin_id).fxRatePpm)
+      ? transactionAmountMicros(amount, t.transaction_currency, getBin(deps, t.bin_id).fxRatePpm)
       : proportionalMicros(t.transaction_amount_micros, amount, t.bill_amount_micros);
   return recordSettled(deps, t, 'CLEARED', nowMs, {
     bill_amount_micros: amount,
@@ -124,7 +124,7 @@ function clearPart(deps: Deps, t: TxnRow, amount: number, partId: string, nowMs:
     },
     nowMs,
   );
-  transfer(deps.db, {
+  transfer(deps, {
     accountId: t.account_id,
     debit: { kind: 'held', cardId: t.card_id },
     credit: { kind: 'merchant' },
@@ -155,7 +155,7 @@ export function forcePost(deps: Deps, accountId: string, input: ForcePostInput, 
   assertInTransaction(deps.db, 'forcePost');
   const card = getOwnedCard(deps, accountId, input.cardId);
   assertCardTakesClearing(card);
-  const bill = billAmountMicros(input.amountMicros, input.currency, getBin(deps.db, card.binId).fxRatePpm);
+  const bill = billAmountMicros(input.amountMicros, input.currency, getBin(deps, card.binId).fxRatePpm);
   const facts = {
     id: input.transactionId,
     kind: 'SPEND' as const,
@@ -166,7 +166,7 @@ export function forcePost(deps: Deps, accountId: string, input: ForcePostInput, 
   };
   const row = transactionRow(card, facts, nowMs);
   const t = recordCreated(deps, { ...row, status: 'CLEARED', cleared_micros: bill, settled_at_ms: nowMs }, nowMs);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'card', cardId: card.id },
     credit: { kind: 'merchant' },

@@ -85,7 +85,7 @@ const ERRORS = {
   },
   REQUEST_NOT_FOUND: { code: 404, message: 'no request with this requestId in the request log of this account' },
   REQUEST_LOG_OFF: { code: INVALID, message: 'the request log is turned off on this server (--request-log off)' },
-  // Traffic runs (docs/design.md section 14).
+  // Traffic runs (docs/design.md section 15).
   TRAFFIC_NOT_FOUND: { code: 404, message: 'no traffic run with this trafficId for this account' },
   TRAFFIC_NO_CARDS: {
     code: INVALID,

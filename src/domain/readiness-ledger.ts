@@ -59,8 +59,8 @@ export function postLedger(
   const differences: LedgerDifference[] = [];
   for (const posted of post.cards) {
     const card = getOwnedCard(deps, accountId, posted.cardId);
-    const available = balance(deps.db, accountId, 'card', card.id);
-    const frozen = balance(deps.db, accountId, 'held', card.id);
+    const available = balance(deps, accountId, 'card', card.id);
+    const frozen = balance(deps, accountId, 'held', card.id);
     if (available !== posted.availableMicros || frozen !== posted.frozenMicros) {
       differences.push({
         cardId: card.id,

@@ -9,7 +9,7 @@ import type { Merchant } from './merchants.js';
 import { formatMicros } from './money.js';
 import { outcomeOf, recordCreated, recordSettled, transactionRow, type TxnOutcome } from './transaction-records.js';
 
-// Refunds (docs/design.md sections 6 and 14): a new REFUND transaction, PENDING then REFUND at once, crediting the
+// Refunds (docs/design.md sections 6 and 15): a new REFUND transaction, PENDING then REFUND at once, crediting the
 // card (or the USDT wallet, once the card is cancelled). A refund of a purchase comes back from the merchant and
 // never exceeds what was cleared; a refund with no purchase behind it (a goodwill credit) comes from outside the
 // account's books, the `goodwill` source.
@@ -103,7 +103,7 @@ function credit(deps: Deps, card: Card, nowMs: number, c: Credit): TxnRow {
     parentId: c.parent?.id,
   };
   const t = recordCreated(deps, transactionRow(card, facts, nowMs), nowMs);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId: card.accountId,
     debit: { kind: c.source },
     credit: card.status === 'CANCELLED' ? { kind: 'wallet' } : { kind: 'card', cardId: card.id },

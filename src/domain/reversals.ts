@@ -12,7 +12,7 @@ import {
   type TxnOutcome,
 } from './transaction-records.js';
 
-// Reversals (docs/design.md sections 6 and 14): the merchant gives back all of a hold (CANCELLED) or part of it (the
+// Reversals (docs/design.md sections 6 and 15): the merchant gives back all of a hold (CANCELLED) or part of it (the
 // hold shrinks, still PENDING); an authorisation never cleared is reversed 7 days of account time after it was made.
 // In ledger terms the hold, or that part of it, goes back held -> card.
 
@@ -34,7 +34,7 @@ export function reverseTransaction(
       `amount exceeds the authorisation's hold (${formatMicros(t.hold_micros)}): reverse it whole by leaving amount out`,
     );
   }
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'held', cardId: t.card_id },
     credit: { kind: 'card', cardId: t.card_id },

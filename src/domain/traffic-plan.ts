@@ -3,7 +3,7 @@ import type { Merchant } from './merchants.js';
 import { MICROS_PER_CENT } from './money.js';
 import { trafficMerchant, type MerchantGroup } from './traffic-merchants.js';
 
-// The plan of a traffic run (docs/design.md section 14): what the card network sends each card, day by day. A pure
+// The plan of a traffic run (docs/design.md section 15): what the card network sends each card, day by day. A pure
 // function of the run's seed, the card's place in the run, the day and the story's number, so a day's messages are
 // made when the account clock reaches that day (never all 90 days at once), and a step of a story is made again,
 // alone, when it falls due. No clock, no database, no Math.random: the same seed gives the same messages.

@@ -27,7 +27,7 @@ import {
   type StoryKind,
 } from './traffic-plan.js';
 
-// Traffic runs (docs/design.md section 14): a seeded stream of the card network's messages on an account's cards,
+// Traffic runs (docs/design.md section 15): a seeded stream of the card network's messages on an account's cards,
 // on the account clock. A run keeps its parameters; its messages are jobs. A day's first messages are made when
 // the clock reaches that day (a `traffic.day` job), and each story's next message is scheduled when the one before
 // it has run (a `traffic.step` job whose ref carries the transaction it follows up). So the server keeps at most a
@@ -125,7 +125,7 @@ export function startTraffic(
   const perCard = input.days * input.perCardPerDay;
   const cards: RunCard[] = cardIds.map((cardId) => ({
     cardId,
-    typicalMicros: typicalPurchaseMicros(balance(deps.db, account.id, 'card', cardId), perCard),
+    typicalMicros: typicalPurchaseMicros(balance(deps, account.id, 'card', cardId), perCard),
   }));
   const run: TrafficRunRow = {
     id: 'trf_' + deps.ids.base62(24),

@@ -17,7 +17,7 @@ import { emitEvent } from './events.js';
 import { proportionalMicros } from './fx.js';
 import { transactionEventData } from './transactions.js';
 
-// What every network message shares (docs/design.md sections 6 and 14): a transaction row and the event that
+// What every network message shares (docs/design.md sections 6 and 15): a transaction row and the event that
 // reports it, written together. Every event carries the transaction's whole state after the change (its status and
 // its amounts as they now stand), so a partner's ledger folded from the events alone agrees with card/asset.
 

@@ -67,7 +67,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const route = (path: string) => path.split('?')[0]!;
 
 /** The opening balance the recording's first assetList showed (USDT available), and its first BIN's deposit rate. */
-export function seedFor(recording: RecordedExchange[]): { balance: number; depositFeeRate?: string; from: string } {
+function seedFor(recording: RecordedExchange[]): { balance: number; depositFeeRate?: string; from: string } {
   const ok = (x: RecordedExchange, path: string) =>
     x.status === 200 && route(x.path) === path && isObject(x.response.body);
   const assets = recording.find((x) => ok(x, '/v1/wallet/assetList'));
@@ -99,7 +99,7 @@ export function seedFor(recording: RecordedExchange[]): { balance: number; depos
  * PUT answers no secret, which only a first configuration does): the child gets one too, so the first PUT of the
  * replay is an update there as well.
  */
-export function webhookBefore(recording: RecordedExchange[]): string | undefined {
+function webhookBefore(recording: RecordedExchange[]): string | undefined {
   const first = recording.find((x) => x.status === 200 && /^\/v1\/webhook(\/rotate-secret)?$/.test(route(x.path)));
   if (!first || !isObject(first.response.body)) return undefined;
   const answer = first.response.body;

@@ -1,11 +1,9 @@
-import { Hono } from 'hono';
 import { tenantOf } from '../domain/tenants.js';
 import { listTraffic, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic.js';
 import { STORY_KINDS, type StoryKind } from '../domain/traffic-plan.js';
-import { runCommand, caughtUpNow } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
+import { catchUp, runCommand } from '../http/command.js';
+import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
 import {
   optionalInteger,
   optionalIntegerMap,
@@ -34,11 +32,10 @@ function mixOf(body: Body): Partial<Record<StoryKind, number>> | undefined {
   return Object.fromEntries(STORY_KINDS.flatMap((k) => (given[k] === undefined ? [] : [[k, given[k]]])));
 }
 
-/** traffic/start, stop and list (docs/design.md section 14): card network traffic on the account clock. */
-export function trafficRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/traffic/start', async (c) => {
-      const body = await readJsonObject(c);
+/** traffic/start, stop and list (docs/design.md section 15): card network traffic on the account clock. */
+export function trafficHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/traffic/start': async (c, body) => {
       const account = c.get('account');
       const input = {
         cardIds: optionalStringList(body, 'cardIds'),
@@ -52,15 +49,15 @@ export function trafficRoutes(deps: ServerDeps) {
         startTraffic(deps, { id: account.id, tenantId: tenantOf(account) }, input, now),
       );
       return c.json({ ...OK, ...view(run) });
-    })
-    .post('/traffic/stop', async (c) => {
-      const trafficId = requiredString(await readJsonObject(c), 'trafficId');
+    },
+    'POST /sandbox/v1/traffic/stop': async (c, body) => {
+      const trafficId = requiredString(body, 'trafficId');
       const r = runCommand(c, deps, (now) => stopTraffic(deps, c.get('account').id, trafficId, now));
       return c.json({ ...OK, ...view(r), cancelled: r.cancelled });
-    })
-    .post('/traffic/list', async (c) => {
-      await readJsonObject(c);
-      caughtUpNow(c, deps);
+    },
+    'POST /sandbox/v1/traffic/list': async (c) => {
+      catchUp(c, deps);
       return c.json({ ...OK, runs: listTraffic(deps, c.get('account').id).map(view) });
-    });
+    },
+  };
 }

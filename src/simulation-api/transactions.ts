@@ -1,4 +1,3 @@
-import { Hono } from 'hono';
 import { authorize, DECLINE_REASONS, incrementAuthorisation } from '../domain/authorisations.js';
 import { clearTransaction, forcePost } from '../domain/clearings.js';
 import { FX_CURRENCIES } from '../domain/fx.js';
@@ -8,9 +7,8 @@ import { refundTransaction } from '../domain/refunds.js';
 import { reverseTransaction } from '../domain/reversals.js';
 import type { TxnOutcome } from '../domain/transaction-records.js';
 import { runCommand } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
+import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
 import {
   optionalAmount,
   optionalBoolean,
@@ -54,14 +52,13 @@ const view = (t: TxnOutcome) => ({
 });
 
 /**
- * The merchant side of card transactions, as the card network delivers it (docs/design.md sections 6 and 14):
+ * The merchant side of card transactions, as the card network delivers it (docs/design.md sections 6 and 15):
  * authorise, increment, clear (in full, for more or in parts), reverse (in full or in part), force post, refund.
  * Each answer carries the transaction it made or changed.
  */
-export function transactionRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/card/authorize', async (c) => {
-      const body = await readJsonObject(c);
+export function transactionHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/card/authorize': async (c, body) => {
       const transactionId = deps.ids.transactionId();
       const input = {
         transactionId,
@@ -79,18 +76,16 @@ export function transactionRoutes(deps: ServerDeps) {
         billCurrency: 'USD',
         ...input.merchant,
       });
-    })
-    .post('/transaction/increment', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/transaction/increment': async (c, body) => {
       const input = {
         transactionId: requiredString(body, 'transactionId'),
         amountMicros: requiredAmount(body, 'amount', CARD_DECIMALS),
       };
       const r = runCommand(c, deps, (now) => incrementAuthorisation(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.declineReason ? { declineReason: r.declineReason } : {}) });
-    })
-    .post('/transaction/clear', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/transaction/clear': async (c, body) => {
       const final = optionalBoolean(body, 'final') ?? true;
       const input = {
         transactionId: requiredString(body, 'transactionId'),
@@ -100,18 +95,16 @@ export function transactionRoutes(deps: ServerDeps) {
       };
       const r = runCommand(c, deps, (now) => clearTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.authorization ? { authorization: view(r.authorization) } : {}) });
-    })
-    .post('/transaction/reverse', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/transaction/reverse': async (c, body) => {
       const input = {
         transactionId: requiredString(body, 'transactionId'),
         amountMicros: optionalAmount(body, 'amount', CARD_DECIMALS),
       };
       const r = runCommand(c, deps, (now) => reverseTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r) });
-    })
-    .post('/transaction/force-post', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/transaction/force-post': async (c, body) => {
       const transactionId = deps.ids.transactionId();
       const input = {
         transactionId,
@@ -122,9 +115,8 @@ export function transactionRoutes(deps: ServerDeps) {
       };
       const r = runCommand(c, deps, (now) => forcePost(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), billCurrency: 'USD', ...input.merchant });
-    })
-    .post('/transaction/refund', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/transaction/refund': async (c, body) => {
       const cardId = optionalString(body, 'cardId');
       // The schema has it: a transactionId (a refund of a purchase), or a cardId with an amount (no purchase).
       const input =
@@ -136,5 +128,6 @@ export function transactionRoutes(deps: ServerDeps) {
           : await goodwillRefund(deps, cardId, body);
       const r = runCommand(c, deps, (now) => refundTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.refundOf ? { refundOf: r.refundOf } : {}) });
-    });
+    },
+  };
 }

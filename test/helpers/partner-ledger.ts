@@ -3,7 +3,7 @@ import type { TestSandbox } from './sandbox.js';
 
 // A partner's ledger, written as a partner would write it: from the webhook events' fields alone (in the order
 // they arrive) and the partner's own funding of its cards. It knows nothing of the sandbox's code. Its rule is the
-// one docs/design.md section 14 states: every transaction event carries the transaction's whole state after the
+// one docs/design.md section 15 states: every transaction event carries the transaction's whole state after the
 // change, so for a card
 //   frozen    = sum of billAmount of the transactions whose last event is PENDING
 //   available = funded - sum(billAmount of CLEARED) - frozen + sum(billAmount of REFUND)

@@ -3,7 +3,7 @@ import { cardAsset, expectConserved, expectRefusedUnchanged, newCard, sim, walle
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// A clearing is never declined, so a card can go below zero (docs/design.md section 14). While it is at or below
+// A clearing is never declined, so a card can go below zero (docs/design.md section 15). While it is at or below
 // zero it declines every authorisation; a deposit covers the debt first; cancelling it pays the debt from the USDT
 // wallet, or is refused with 3001. The ledger stays conserved throughout.
 

@@ -3,7 +3,7 @@ import { cardAsset, eventsOf, expectConserved, expectRefusedUnchanged, newCard, 
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// The card network's hard cases (docs/design.md section 14), one rule per test: each message's answer (the
+// The card network's hard cases (docs/design.md section 15), one rule per test: each message's answer (the
 // transaction it made or changed), the events it sends (each carrying the transaction's whole state after the
 // change), the card's balances, the bill/list rows, and the account's ledger conserved.
 

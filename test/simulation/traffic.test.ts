@@ -12,7 +12,7 @@ import { fundedTest as it } from '../helpers/fixtures.js';
 import { expectLedgerAgrees, listedRows, PartnerLedger } from '../helpers/partner-ledger.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 
-// traffic/start and traffic/stop (docs/design.md section 14): a seeded stream of every kind of network message on
+// traffic/start and traffic/stop (docs/design.md section 15): a seeded stream of every kind of network message on
 // the account clock. The partner's ledger (test/helpers/partner-ledger.ts) folded from the events a run sends agrees
 // with card/asset and bill/list throughout; the same seed gives the same listing; a run keeps at most a day of its
 // messages, is bounded per tenant, and ends with traffic/stop, reset or the deletion of its sandbox.

@@ -5,7 +5,7 @@ import { newCard, outbox, putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
 
-// docs/design.md section 14: an account's events go out in the order they happened, so a receiver that answers 2xx
+// docs/design.md section 15: an account's events go out in the order they happened, so a receiver that answers 2xx
 // sees them in that order and a ledger folded by arrival is right. Here the wall-clock timer delivers them (no clock
 // advance awaits each attempt) to a receiver that takes its time to answer: the account never has two deliveries on
 // the wire at once, and they arrive in the outbox's order.

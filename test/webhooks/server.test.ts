@@ -22,7 +22,7 @@ async function eventually(check: () => boolean): Promise<void> {
 describe('a running server delivers on its own (no clock call needed)', () => {
   it("sends the event shortly after the request that caused it answered; a hung receiver never blocks requests, and holds the account's next delivery only until its attempt times out", async () => {
     server = await startServer({
-      // An account's deliveries go out in order (design section 14): the next one waits for the hung attempt's end.
+      // An account's deliveries go out in order (design section 15): the next one waits for the hung attempt's end.
       config: {
         ...DEFAULT_CONFIG,
         dbPath: ':memory:',

@@ -25,7 +25,7 @@ const MAX_HELD_PER_TENANT = 64;
 
 /**
  * A request spends one token, and one more per this many bytes of its body: what a request costs the server is
- * mostly its bytes (a 1 MB body refused for its nesting cost 2.5 ms of reading, a small read 0.3 ms), so a key's
+ * mostly its bytes (a large body costs many small reads' worth of reading: bench/code-figures.md), so a key's
  * budget bounds its bytes as well as its requests. No legitimate body of this API comes near it.
  */
 const BYTES_PER_TOKEN = 64 * 1024;
@@ -52,7 +52,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * one tenant flooding 32 requests at a time made 1,200 refusals a second, 0.3 of the core every tenant shares
  * (docs/hosted.md). Held, a key past its budget gets at most its requests in flight refused per second, so what it
  * costs the others is bounded by its concurrency, not by the server's speed. A held request costs a timer and its
- * open connection; MAX_HELD_PER_KEY bounds those.
+ * open connection; MAX_HELD_PER_TENANT bounds those.
  */
 export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const perSecond = deps.config.rateLimitPerSecond;

@@ -1,6 +1,6 @@
 import type { Migration } from './index.js';
 
-// Traffic runs (docs/design.md section 14): a seeded stream of card network messages on an account's cards. The
+// Traffic runs (docs/design.md section 15): a seeded stream of card network messages on an account's cards. The
 // messages themselves are jobs, made a day at a time when the account clock reaches that day; a run keeps only its
 // parameters here, so a request never makes the server keep more than one day's messages per run. The table carries
 // account_id, so deleting a child sandbox purges it.

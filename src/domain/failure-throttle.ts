@@ -1,5 +1,3 @@
-import type { Context } from 'hono';
-
 // Failed operator sign-ins and admin tokens, counted per client address on the wall clock: past MAX_FAILURES in a
 // minute the address is refused (429) until the minute is over, so a token cannot be guessed at the server's speed
 // (1,000 wrong tokens took 1.8 s, all answered at once). The address is the connection's: behind a reverse proxy
@@ -45,15 +43,6 @@ export class FailureThrottle {
     }
     return w;
   }
-}
-
-/**
- * The address of the connection a request came on; undefined for an in-process request (the console's own calls,
- * which it throttles by its browser's address instead).
- */
-export function clientAddress(c: Context): string | undefined {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket ? (incoming.socket.remoteAddress ?? 'unknown') : undefined;
 }
 
 const throttles = new WeakMap<object, FailureThrottle>();

@@ -5,7 +5,7 @@ import { expectLedgerAgrees, micros, PartnerLedger } from '../helpers/partner-le
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
-// docs/design.md section 14: a partner's ledger built from the delivered webhook events alone, plus its own funding,
+// docs/design.md section 15: a partner's ledger built from the delivered webhook events alone, plus its own funding,
 // agrees with card/asset for every card and with bill/list, at every moment. Over random sequences of every network
 // message (authorisations in three currencies, forced declines, verifications of 0, increments, clearings exact, for
 // less, for more and in parts, reversals whole and partial, force posts, refunds of purchases and with none), card
@@ -230,7 +230,7 @@ async function check(sb: TestSandbox, key: string, accountId: string, m: Model, 
   expect(wallet + settling + onCards + ledger.spentLessRefunds()).toBe(m.seededMicros);
 }
 
-describe('the ledger a partner folds from the delivered events (docs/design.md section 14)', () => {
+describe('the ledger a partner folds from the delivered events (docs/design.md section 15)', () => {
   let rx: Receiver;
 
   it('equals card/asset for every card and bill/list after every step of random network messages, deposits, freezes and clock moves; the ledger sums to zero', async () => {
