@@ -3,9 +3,11 @@ import { idempotency } from './010-idempotency.js';
 import { webhooks } from './020-webhooks.js';
 import { simulation } from './030-simulation.js';
 import { chainTenantTxId } from './031-chain-tenant-txid.js';
+import { traffic } from './032-traffic.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
 import { readiness } from './060-readiness.js';
+import { readinessLedger } from './061-readiness-ledger.js';
 
 export interface Migration {
   version: number;
@@ -22,7 +24,9 @@ export const migrations: Migration[] = [
   webhooks,
   simulation,
   chainTenantTxId,
+  traffic,
   developerTools,
   requestLogTenant,
   readiness,
+  readinessLedger,
 ].sort((a, b) => a.version - b.version);
