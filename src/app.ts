@@ -49,7 +49,7 @@ export function createApp(deps: ServerDeps) {
     auth,
     budget,
     rate,
-    length,
+    route.operation.maxBodyBytes === undefined ? length : declaredLengthLimit(route.operation.maxBodyBytes),
     route.operation.faultable !== false && faults(deps, { idempotent: route.operation.idempotent }),
     (route.operation.readiness === 'keyed-write' || route.operation.readiness === 'read') &&
       readinessFaults(deps, route.operation.readiness),

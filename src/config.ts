@@ -40,6 +40,8 @@ export interface Config {
   server: ServerLimits;
   /** What one tenant (an account and its child sandboxes) may hold: docs/hosted.md. */
   tenant: TenantLimits;
+  /** A snapshot file (snapshot/export's answer): a new database starts with an account holding its state. */
+  snapshotFile: string | undefined;
 }
 
 interface TenantLimits {
@@ -114,6 +116,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   console: true,
   server: LOCAL_SERVER_LIMITS,
   tenant: DEFAULT_TENANT_LIMITS,
+  snapshotFile: undefined,
 });
 
 export class ConfigError extends Error {}
@@ -210,6 +213,11 @@ export const FLAGS = {
     help: 'request-log bytes kept per account and its children, at least 1 MiB (env SANDBOX_REQUEST_LOG_TENANT_BYTES, default 32 MiB)',
   },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
+  snapshot: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'a new database starts with an account holding this snapshot/export answer (env SANDBOX_SNAPSHOT)',
+  },
   'request-log': {
     type: 'string',
     arg: 'on|off',
@@ -272,6 +280,7 @@ export function loadConfig(
     console: oneOf(pick('console', 'SANDBOX_CONSOLE') ?? 'on', ['on', 'off'] as const, 'console') === 'on',
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
     server: serverLimits(mode, pick),
+    snapshotFile: pick('snapshot', 'SANDBOX_SNAPSHOT'),
     tenant: Object.freeze({
       maxInFlight: integer(
         pick('tenant-max-in-flight', 'SANDBOX_TENANT_MAX_IN_FLIGHT') ?? String(DEFAULT_TENANT_LIMITS.maxInFlight),

@@ -2,7 +2,11 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { configSecrets, type Config } from './config.js';
 import { pathsJudgedAs } from './contracts/files.js';
-import { createAccount, findAccount } from './domain/accounts.js';
+import { createAccount, ensureDepositAddress, findAccount } from './domain/accounts.js';
+import { DomainError } from './domain/errors.js';
+import { asSnapshotInvalid, bootSnapshot } from './domain/snapshot-import.js';
+import { readSnapshot } from './http/snapshot-document.js';
+import { hasAccounts, snapshotAccountId } from './store/snapshot.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
@@ -86,6 +90,50 @@ export interface Bootstrap {
   newApiKey?: string;
   /** The ready account an earlier start made (its key was printed then, and cannot be shown again). */
   reused?: boolean;
+  /** Made from a snapshot file (serve --snapshot): its webhook endpoint's new secret, shown once, when it has one. */
+  snapshot?: { webhookSecret?: string; changedIds: Record<string, string> };
+}
+
+/** A snapshot file `serve --snapshot` cannot start from: its message says why. */
+export class SnapshotFileError extends Error {}
+
+/**
+ * serve --snapshot FILE: on a database without any account, the ready account holding the snapshot's state (its
+ * ids, its BINs; a new key unless SANDBOX_API_KEY gives one, a new webhook secret). A restart on the database it
+ * made reuses that account; any other database with accounts is refused.
+ */
+export async function bootstrapFromSnapshot(deps: ServerDeps, file: string): Promise<Bootstrap> {
+  const { db } = deps;
+  const existing = snapshotAccountId(db);
+  if (existing && findAccount(deps, existing)) return { accountId: existing, reused: true };
+  if (hasAccounts(db)) {
+    throw new SnapshotFileError(`${deps.config.dbPath} already holds accounts: a snapshot starts a new database only`);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new SnapshotFileError(`${file}: ${(err as Error).message}`);
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new SnapshotFileError(`${file}: a snapshot is a JSON object (what snapshot/export answers)`);
+  }
+  try {
+    const doc = await readSnapshot(deps, body as Record<string, unknown>, { ownOnly: false });
+    const booted = asSnapshotInvalid(() => deps.writes.transaction(() => bootSnapshot(deps, doc, deps.config.apiKey)));
+    await ensureDepositAddress(deps, booted.accountId);
+    return {
+      accountId: booted.accountId,
+      ...(booted.apiKey !== undefined && { newApiKey: booted.apiKey }),
+      snapshot: {
+        changedIds: booted.changedIds,
+        ...(booted.webhookSecret !== undefined && { webhookSecret: booted.webhookSecret }),
+      },
+    };
+  } catch (err) {
+    if (err instanceof DomainError) throw new SnapshotFileError(`${file}: ${err.message}`);
+    throw err;
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import { warmUpTronweb } from './domain/deposit-address.js';
 import { requestLogOf } from './request-log/log.js';
 import { startSandboxSweeper } from './domain/child-sandboxes.js';
 import { drainHttpServer } from './lifecycle/drain.js';
-import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
+import { bootstrapAccount, bootstrapFromSnapshot, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
 import { startCheckpointer, truncateWal, type Checkpointer } from './store/checkpointer.js';
 
 export interface RunningServer {
@@ -26,7 +26,15 @@ export interface RunningServer {
 export async function startServer(opts: RuntimeOptions): Promise<RunningServer> {
   const deps = createDeps(opts);
   const file = deps.config.dbPath !== ':memory:';
-  const bootstrap = bootstrapAccount(deps);
+  let bootstrap: Bootstrap | undefined;
+  try {
+    bootstrap = deps.config.snapshotFile
+      ? await bootstrapFromSnapshot(deps, deps.config.snapshotFile)
+      : bootstrapAccount(deps);
+  } catch (err) {
+    deps.db.close();
+    throw err;
+  }
   const app = createApp(deps);
   const limits = deps.config.server;
   const server: ServerType = await new Promise((resolve) => {

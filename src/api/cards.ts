@@ -61,7 +61,7 @@ export function cardHandlers(deps: ServerDeps): Handlers {
       if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
       const bin = getBin(deps, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.
-      return c.json(deriveCardData(deps.secret, card.id, bin.bin, card.createdAtMs));
+      return c.json(deriveCardData(deps.secret, card, bin.bin));
     },
     'POST /v1/card/create': command((c, body) => {
       const amountMicros = requiredAmount(body, 'amount');

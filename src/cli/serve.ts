@@ -9,6 +9,7 @@ import { startServer } from '../server.js';
 import { warmRequestValidators } from '../http/request-schema.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { reusedAccountHint } from './bootstrap-hint.js';
+import { SnapshotFileError } from '../runtime.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -48,7 +49,14 @@ export async function runServe(argv: string[]): Promise<number> {
     logger.fatal({ err }, 'unhandled rejection');
     process.exit(1);
   });
-  const server = await startServer({ config, logger });
+  let server;
+  try {
+    server = await startServer({ config, logger });
+  } catch (err) {
+    if (!(err instanceof SnapshotFileError)) throw err;
+    process.stderr.write(`card-sandbox serve: --snapshot ${err.message}\n`);
+    return 1;
+  }
   // Before anything is announced: a supervisor that stops the server as soon as it reads a line must find the
   // handlers in place (on a busy machine the process can be descheduled right after writing that line).
   let stopping = false;
@@ -75,11 +83,15 @@ export async function runServe(argv: string[]): Promise<number> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-  if (server.bootstrap?.newApiKey) {
+  if (server.bootstrap?.newApiKey || server.bootstrap?.snapshot) {
     // Shown once on purpose (the README's quick start); only its HMAC is stored. Written straight to
     // stdout, not through the logger, which would mask it.
+    const { accountId, newApiKey, snapshot } = server.bootstrap;
     process.stdout.write(
-      `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
+      `\nReady account ${accountId}${snapshot ? ` (from the snapshot ${config.snapshotFile})` : ''}\n` +
+        (newApiKey ? `API key (shown once, keep it): ${newApiKey}\n` : '') +
+        (snapshot?.webhookSecret ? `Webhook secret (shown once, keep it): ${snapshot.webhookSecret}\n` : '') +
+        '\n',
     );
   }
   if (server.bootstrap?.reused) process.stdout.write(reusedAccountHint(server.bootstrap.accountId, server.url, config));

@@ -806,6 +806,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/snapshot/export': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The account's whole state as one document (cards, balances, transactions, events and deliveries, webhook without its secret, inventory, clock, faults), signed */
+    post: operations['postSandboxV1SnapshotExport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/snapshot/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Load a snapshot into a new child sandbox (ids another account has are replaced; a new key and webhook secret) */
+    post: operations['postSandboxV1SnapshotImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/requests': {
     parameters: {
       query?: never;
@@ -2443,6 +2477,250 @@ export interface components {
         createdAt: components['schemas']['common.timestamp'];
         expiresAt: components['schemas']['common.timestamp'];
       }[];
+    };
+    /** snapshot/export request */
+    'sandbox.snapshot.export.request': Record<string, never>;
+    /** snapshot/import response: the child sandbox holding the snapshot (its key and webhook secret are shown once) */
+    'sandbox.snapshot.import.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      accountId: string;
+      apiKey: string;
+      keyId: string;
+      expiresAt: components['schemas']['common.timestamp'];
+      /** @description the new signing secret of the snapshot's webhook endpoint; null when it had none */
+      webhookSecret: string | null;
+      depositAddress: string | null;
+      /** @description each id of the snapshot another account already had, and the id that replaced it in the child */
+      changedIds: {
+        [key: string]: string;
+      };
+    };
+    /**
+     * account snapshot (snapshot/export answers it; snapshot/import and serve --snapshot take it)
+     * @description An account's whole state. Amounts are micro-units (integers), times Unix milliseconds on the account clock, rates parts per million; card numbers, CVVs, OTPs, API keys and webhook secrets are never in it.
+     */
+    'sandbox.snapshot.snapshot': {
+      /** @constant */
+      code?: 0;
+      message?: string;
+      /**
+       * @description what this document is; checked first, with the version
+       * @constant
+       */
+      format: 'card-sandbox/account-snapshot';
+      /**
+       * @description the version of this document's shape: a server reads its own version only (a document of another version is refused before any other field is read)
+       * @constant
+       */
+      version: 1;
+      /**
+       * Format: date-time
+       * @description wall time of the export
+       */
+      exportedAt: string;
+      account: {
+        id: string;
+        name: string;
+        depositFeeRatePpm: number;
+        /** @enum {unknown} */
+        requireIdempotencyKey: 0 | 1;
+        /** @enum {unknown} */
+        depositAddressMode: 'auto' | 'none' | 'fixed';
+        depositAddress: string | null;
+        defaultBinId: string;
+        createdAtMs: number;
+      };
+      /** @description the account clock at the export: its 'now' (Unix ms) and whether it was frozen */
+      clock: {
+        nowMs: number;
+        frozen: boolean;
+      };
+      /** @description the BINs the account refers to, as the server had them */
+      bins: {
+        id: string;
+        title: string;
+        bin: string;
+        cardNetwork: string;
+        fxRatePpm: number;
+        openFeeMicros: number;
+        atmRatePpm: number;
+        spendDailyMicros: number;
+        minimalDepositMicros: number;
+        /** @enum {unknown} */
+        enabled: 0 | 1;
+        inventory: number;
+        /** @enum {unknown} */
+        provisioning: 0 | 1;
+      }[];
+      /** @description the counters numbering the account's cards, transactions and chain deposits */
+      sequences: {
+        scope: string;
+        value: number;
+      }[];
+      binInventory: {
+        binId: string;
+        available: number;
+        /** @enum {unknown} */
+        provisioning: 0 | 1;
+      }[];
+      cards: {
+        id: string;
+        binId: string;
+        alias: string | null;
+        /** @enum {unknown} */
+        status: 'ACTIVE' | 'FROZEN' | 'CANCELLING' | 'CANCELLED';
+        last4: string;
+        openFeeMicros: number;
+        createdAtMs: number;
+        seq: number;
+      }[];
+      topups: {
+        id: string;
+        cardId: string;
+        amountMicros: number;
+        creditMicros: number;
+        feeMicros: number;
+        createdAtMs: number;
+        settlesAtMs: number;
+        settledAtMs: number | null;
+      }[];
+      transactions: {
+        id: string;
+        cardId: string;
+        binId: string;
+        /** @enum {unknown} */
+        kind: 'SPEND' | 'REFUND';
+        /** @enum {unknown} */
+        status: 'PENDING' | 'CLEARED' | 'DECLINED' | 'CANCELLED' | 'REFUND';
+        billAmountMicros: number;
+        billCurrency: string;
+        transactionAmountMicros: number;
+        transactionCurrency: string;
+        holdMicros: number;
+        clearedMicros: number;
+        refundedMicros: number;
+        merchantName: string;
+        merchantCountry: string;
+        mccCategory: string;
+        declineReason: string | null;
+        parentId: string | null;
+        createdAtMs: number;
+        settledAtMs: number | null;
+        acctSeq: number;
+        cardSeq: number;
+        binSeq: number;
+      }[];
+      ledgerAccounts: {
+        id: string;
+        /** @enum {unknown} */
+        kind: 'seed' | 'chain' | 'goodwill' | 'wallet' | 'settling' | 'fee' | 'merchant' | 'card' | 'held';
+        balanceMicros: number;
+      }[];
+      transfers: {
+        debitId: string;
+        creditId: string;
+        amountMicros: number;
+        kind: string;
+        ref: string | null;
+        createdAtMs: number;
+      }[];
+      events: {
+        id: string;
+        /** @enum {unknown} */
+        type:
+          | 'card.created'
+          | 'card.frozen'
+          | 'card.unfrozen'
+          | 'card.cancelled'
+          | 'card.3ds.requested'
+          | 'transaction.created'
+          | 'transaction.updated';
+        createdS: number;
+        data: Record<string, never>;
+      }[];
+      jobs: {
+        dueAtMs: number;
+        /** @enum {unknown} */
+        kind: 'topup.settle' | 'card.cancel' | 'txn.expire' | 'chain.confirm' | 'traffic.day' | 'traffic.step';
+        ref: string;
+      }[];
+      /** @description the webhook endpoint, without its signing secret */
+      webhook: {
+        url: string;
+        /** @enum {unknown} */
+        enabled: 0 | 1;
+        /** @enum {unknown} */
+        deliver3dsCode: 0 | 1;
+        createdAtMs: number;
+        updatedAtMs: number;
+      } | null;
+      webhookDeliveries: {
+        eventId: string;
+        /** @enum {unknown} */
+        state: 'pending' | 'delivered' | 'failed' | 'cancelled' | 'disabled';
+        attempts: number;
+        nextAttemptAtMs: number | null;
+        createdAtMs: number;
+      }[];
+      webhookAttempts: {
+        eventId: string;
+        attempt: number;
+        /** @enum {unknown} */
+        redelivery: 0 | 1;
+        url: string;
+        atMs: number;
+        signedAtS: number;
+        statusCode: number | null;
+        latencyMs: number;
+        error: string | null;
+        nextRetryAtMs: number | null;
+      }[];
+      chainDeposits: {
+        txId: string;
+        address: string;
+        fromAddress: string;
+        amountMicros: number;
+        initialConfirmations: number;
+        createdAtMs: number;
+        creditsAtMs: number;
+        creditedAtMs: number | null;
+        seq: number;
+      }[];
+      threedsChallenges: {
+        id: string;
+        cardId: string;
+        eventId: string;
+        createdAtMs: number;
+        expiresAtMs: number;
+        approvedAtMs: number | null;
+      }[];
+      faults: {
+        path: string;
+        remaining: number;
+        latencyMs: number;
+        respondStatus: number | null;
+        respondCode: number | null;
+        respondMessage: string | null;
+        /** @enum {unknown} */
+        dropResponse: 0 | 1;
+      }[];
+      trafficRuns: {
+        id: string;
+        seed: number;
+        days: number;
+        perCardPerDay: number;
+        mix: Record<string, never>;
+        cards: Record<string, never>[];
+        scheduled: Record<string, never>;
+        stories: number;
+        startedAtMs: number;
+        stoppedAtMs: number | null;
+      }[];
+      /** @description HMAC-SHA256 of the document under the exporting server's secret */
+      signature?: string;
     };
     /** traffic/list request */
     'sandbox.traffic.list.request': Record<string, never>;
@@ -7666,6 +7944,200 @@ export interface operations {
         content: {
           'application/json': components['schemas']['common.error'];
         };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1SnapshotExport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['sandbox.snapshot.export.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.snapshot.snapshot'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1SnapshotImport: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.snapshot.snapshot'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.snapshot.import.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
       };
       /** @description Request body over 1 MiB */
       413: {

@@ -23,6 +23,10 @@ export interface Operation {
   recorded?: boolean;
   /** false: injected faults never fall on it (the faults helpers themselves). */
   faultable?: boolean;
+  /** The largest body it takes, in bytes (default 1 MiB: a snapshot's import takes more). */
+  maxBodyBytes?: number;
+  /** The most JSON values (arrays, objects, elements) its body may hold (default 10,000). */
+  maxBodyValues?: number;
   /**
    * What a readiness run makes of it: a `keyed-write` it drops and fails and whose Idempotency-Key it checks, a
    * `read` it answers with a 429 once; `not-judged` (the run's own operations) is left out of what it judges.

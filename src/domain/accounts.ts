@@ -43,6 +43,8 @@ export const toAccount = (r: AccountRow): Account => ({
 });
 
 export interface NewAccount {
+  /** Given only when an account is loaded from a snapshot with its id kept; otherwise a new one. */
+  id?: string;
   name?: string;
   depositFeeRatePpm: number;
   requireIdempotencyKey?: boolean;
@@ -60,7 +62,7 @@ function assertAddressFree(deps: Deps, address: string, accountId: string): void
 /** Creates an account (its clock starts running at wall time) and seeds its balance. */
 export function createAccount(deps: Deps, input: NewAccount): Account {
   assertInTransaction(deps.db, 'createAccount');
-  const id = deps.ids.accountId();
+  const id = input.id ?? deps.ids.accountId();
   const now = deps.wallClock();
   const mode = input.depositAddress === 'auto' ? 'auto' : input.depositAddress === null ? 'none' : 'fixed';
   if (mode === 'fixed') assertAddressFree(deps, input.depositAddress as string, id);
@@ -86,7 +88,7 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
  * JavaScript integer of micro-units, far below 2^53 (9.007e15). Without it, twelve chain transfers of 1e9 made
  * assetList answer 500 for good.
  */
-const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
+export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
 
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
 export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {

@@ -36,13 +36,36 @@ export function derivePan(secret: ServerSecret, cardId: string, binDigits: strin
   return payload + luhnCheckDigit(payload);
 }
 
-/** Everything sensitiveInfo returns; expiry is 36 months after issue, as MM/YY. */
-export function deriveCardData(secret: ServerSecret, cardId: string, binDigits: string, issuedAtMs: number): CardData {
-  const issued = new Date(issuedAtMs);
+/**
+ * A 16-digit PAN ending in `last4`: BIN digits, HMAC-derived digits, the one digit that makes the Luhn sum right,
+ * then `last4`. For a card made under another server secret (loaded from a snapshot, docs/decisions.md), whose
+ * derived PAN would end otherwise than the last four digits it has always shown.
+ */
+function panEndingIn(secret: ServerSecret, cardId: string, binDigits: string, last4: string): string {
+  const body = digitsFrom(secret.hmac('pan', cardId), 16 - binDigits.length - 5);
+  for (let d = 0; d <= 9; d++) {
+    const pan = binDigits + body + d + last4;
+    if (luhnCheckDigit(pan.slice(0, -1)) === pan.slice(-1)) return pan;
+  }
+  throw new Error('no Luhn digit: unreachable, one of ten always balances the sum');
+}
+
+/**
+ * Everything sensitiveInfo returns; expiry is 36 months after issue, as MM/YY. The PAN is the one derived from this
+ * server's secret, unless it would not end in the card's `last4` (a card made under another secret): then the PAN
+ * ending in them.
+ */
+export function deriveCardData(
+  secret: ServerSecret,
+  card: { id: string; last4: string; createdAtMs: number },
+  binDigits: string,
+): CardData {
+  const issued = new Date(card.createdAtMs);
   const expiry = new Date(Date.UTC(issued.getUTCFullYear(), issued.getUTCMonth() + 36, 1));
+  const derived = derivePan(secret, card.id, binDigits);
   return {
-    cardNo: derivePan(secret, cardId, binDigits),
-    cvv: digitsFrom(secret.hmac('cvv', cardId), 3),
+    cardNo: derived.endsWith(card.last4) ? derived : panEndingIn(secret, card.id, binDigits, card.last4),
+    cvv: digitsFrom(secret.hmac('cvv', card.id), 3),
     expiryDate:
       String(expiry.getUTCMonth() + 1).padStart(2, '0') + '/' + String(expiry.getUTCFullYear() % 100).padStart(2, '0'),
   };

@@ -5,6 +5,8 @@ import { catchUp } from './clock.js';
 import { issueKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
+import type { SnapshotDocument } from './snapshot-export.js';
+import { asSnapshotInvalid, loadSnapshot, type LoadedSnapshot } from './snapshot-import.js';
 
 // Child sandboxes (docs/design.md section 12): accounts a caller makes for itself, without the operator token, so
 // a test run or a CI job works in isolation and never touches the caller's own account.
@@ -46,6 +48,25 @@ export async function newChildSandbox(
 ): Promise<CreatedSandbox & { depositAddress: string | null }> {
   catchUp(deps, parent.id);
   const created = deps.writes.transaction(() => createSandbox(deps, parent, input));
+  return { ...created, depositAddress: await ensureDepositAddress(deps, created.account.id) };
+}
+
+/**
+ * sandbox/v1/snapshot/import: a child of `parent` holding a snapshot, made and loaded in one transaction (a snapshot
+ * that does not hold together leaves no child), then its deposit address when the snapshot's was taken.
+ */
+export async function importSnapshotAsChild(
+  deps: Deps,
+  parent: Account,
+  doc: SnapshotDocument,
+): Promise<CreatedSandbox & LoadedSnapshot & { depositAddress: string | null }> {
+  catchUp(deps, parent.id);
+  const created = asSnapshotInvalid(() =>
+    deps.writes.transaction(() => {
+      const child = createSandbox(deps, parent, { name: doc.account.name });
+      return { ...child, ...loadSnapshot(deps, doc, child.account.id) };
+    }),
+  );
   return { ...created, depositAddress: await ensureDepositAddress(deps, created.account.id) };
 }
 

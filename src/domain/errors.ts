@@ -103,6 +103,17 @@ const ERRORS = {
     message: "this tenant's live traffic runs are at their limit: stop one (traffic/stop)",
   },
   TRAFFIC_EMPTY_MIX: { code: INVALID, message: 'mix gives every kind a weight of 0: give at least one a weight' },
+  // Account snapshots (docs/developer-tools.md, "Snapshots").
+  /** Detail: how many rows or bytes, and the bound. */
+  SNAPSHOT_TOO_LARGE: { code: INVALID, message: 'the snapshot is larger than a snapshot may be' },
+  /** Detail: the first field that does not hold together, by its path in the document. */
+  SNAPSHOT_INVALID: { code: INVALID, message: 'the snapshot does not hold together' },
+  SNAPSHOT_NOT_SIGNED: {
+    code: INVALID,
+    message:
+      'a hosted sandbox imports only snapshots it exported itself (signed with its secret), unchanged: load another ' +
+      "server's snapshot with card-sandbox serve --snapshot FILE",
+  },
   // Readiness runs (docs/readiness.md).
   READINESS_RUN_NOT_FOUND: { code: 404, message: 'no readiness run with this runId for this account' },
   READINESS_SENDING_LIMIT: {

@@ -46,6 +46,16 @@ export class JobRunner {
     this.foregroundJson = undefined;
   }
 
+  /** Whether a job of this kind can run here (a loaded snapshot's jobs must be). */
+  knows(kind: string): boolean {
+    return this.kinds.has(kind);
+  }
+
+  /** Every registered kind (a test holds the snapshot's list of timers to it). */
+  kindNames(): string[] {
+    return [...this.kinds.keys()];
+  }
+
   private foregroundJson: string | undefined;
 
   /**

@@ -13,6 +13,22 @@ export type LedgerKind = 'seed' | 'chain' | 'goodwill' | 'wallet' | 'settling' |
 /** `goodwill`: credits the network grants with no purchase behind them (a refund with no purchase). */
 const SOURCES: ReadonlySet<LedgerKind> = new Set(['seed', 'chain', 'goodwill']);
 
+/** Every kind, and what one ledger account of it belongs to: the partner account, or one card. */
+export const LEDGER_KINDS: Readonly<Record<LedgerKind, 'account' | 'card'>> = {
+  seed: 'account',
+  chain: 'account',
+  goodwill: 'account',
+  wallet: 'account',
+  settling: 'account',
+  fee: 'account',
+  merchant: 'account',
+  card: 'card',
+  held: 'card',
+};
+
+/** Whether a balance of this kind may be below zero: a source (money entering), or a card (a clearing's debt). */
+export const mayBeNegative = (kind: LedgerKind): boolean => SOURCES.has(kind) || kind === 'card';
+
 /** The ledger account of a kind: per card for `card` and `held`, per partner account otherwise. */
 export function ledgerId(accountId: string, kind: LedgerKind, cardId?: string): string {
   if (kind === 'card' || kind === 'held') {

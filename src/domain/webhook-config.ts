@@ -50,6 +50,12 @@ function newSecret(deps: Deps): string {
   return 'whsec_' + Buffer.from(deps.ids.hex(24), 'hex').toString('base64url');
 }
 
+/** A new signing secret, in clear (shown once) and as stored: sealed under the server secret, and its prefix. */
+export function newSealedSecret(deps: Deps): { secret: string; sealed: string; prefix: string } {
+  const secret = newSecret(deps);
+  return { secret, sealed: deps.secret.encrypt(secret), prefix: secret.slice(0, SECRET_PREFIX_LENGTH) };
+}
+
 export interface WebhookInput {
   url: string;
   enabled?: boolean;

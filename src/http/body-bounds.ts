@@ -64,6 +64,11 @@ class JsonCostScan {
   }
 }
 
+/** The 413 of a body past `maxBytes`, naming the bound. */
+export function payloadTooLarge(maxBytes: number): DomainError {
+  return new DomainError('PAYLOAD_TOO_LARGE', `Request body is larger than ${maxBytes / (1024 * 1024)} MiB`);
+}
+
 const decoder = new TextDecoder();
 
 /**
@@ -117,7 +122,7 @@ class BoundedChunks {
   /** Takes one chunk; returns the error that refuses the body, if this chunk crosses a bound. */
   add(chunk: Uint8Array): Error | undefined {
     this.bytes += chunk.length;
-    if (this.bytes > this.bounds.maxBytes) return new DomainError('PAYLOAD_TOO_LARGE');
+    if (this.bytes > this.bounds.maxBytes) return payloadTooLarge(this.bounds.maxBytes);
     const tooCostly = this.scan.feed(chunk);
     if (tooCostly !== undefined) return invalidField(tooCostly);
     this.list.push(chunk);

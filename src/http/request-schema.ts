@@ -297,12 +297,56 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
 }
 
 /**
+ * A document's `format` and `version` (constants of its schema), when given and not this server's, are named before
+ * any other problem: a document of another kind or version is told so, not picked apart by fields its version never
+ * had (one without them is judged as any body: an unknown field first, then the missing ones).
+ */
+function documentKindFirst(c: Compiled, body: Body): void {
+  const properties = resolve(c.schema, c.schema.$id).schema.properties ?? {};
+  for (const field of ['format', 'version']) {
+    const expected = (properties[field] as Schema | undefined)?.const;
+    if (expected === undefined || !(field in body) || body[field] === expected) continue;
+    throw invalidField(
+      field === 'version'
+        ? `version must be ${JSON.stringify(expected)}: this is a document of version ${JSON.stringify(body[field])}, ` +
+            'and this server reads its own version only (export it again from a server of this version)'
+        : `format must be ${JSON.stringify(expected)}`,
+    );
+  }
+}
+
+/**
  * The body, checked against the request schema of `operation` (`POST /v1/card/create`); a 400 naming the field.
  */
 export function validateBody(operation: string, body: Body): Body {
   const c = compiledFor(operation);
-  if (!c.validate(body)) throw invalidField(explain(c, body, c.validate.errors ?? []));
+  if (!c.validate(body)) {
+    documentKindFirst(c, body);
+    throw invalidField(explain(c, body, c.validate.errors ?? []));
+  }
   return body;
+}
+
+/**
+ * A whole document checked against a schema file of contracts/ (`sandbox/snapshot/snapshot.json`), worded as a body
+ * is: a 400 naming the first field with a problem.
+ */
+export async function validateDocument(file: string, value: Body): Promise<Body> {
+  const loading = loadRequestValidators();
+  if (loading) await loading;
+  const l = load();
+  const id = l.index.base + file;
+  let c = l.compiled.get(id);
+  if (!c) {
+    const validate = l.ajv.getSchema(id);
+    if (!validate) throw new Error(`no schema ${file} in contracts/`);
+    l.compiled.set(id, (c = { validate, schema: l.schemasById.get(id)! }));
+  }
+  if (!c.validate(value)) {
+    documentKindFirst(c, value);
+    throw invalidField(explain(c, value, c.validate.errors ?? []));
+  }
+  return value;
 }
 
 /** Compiles every request validator, one per turn of the event loop, so no request waits behind all of them. */

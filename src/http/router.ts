@@ -4,7 +4,7 @@ import type { ServerDeps } from '../server-deps.js';
 import { runCommand } from './command.js';
 import type { AppEnv } from './context.js';
 import { echoIdempotencyKey, runKeyed } from './idempotency.js';
-import { readJsonObject, readOptionalJsonObject } from './middleware/json-body.js';
+import { bodyBounds, readJsonObject, readOptionalJsonObject } from './middleware/json-body.js';
 import type { Body } from './validate.js';
 
 // The routes of /v1, /sandbox/v1 and /admin/v1 are built from contracts/index.json, not declared beside it: an
@@ -102,8 +102,9 @@ export function body({ key, operation }: Route): MiddlewareHandler<AppEnv> {
     };
   }
   const read = operation.requestRequired === false ? readOptionalJsonObject : readJsonObject;
+  const bounds = bodyBounds(operation);
   return async function body(c, next) {
-    c.set('body', await read(c, key));
+    c.set('body', await read(c, key, bounds));
     await next();
   };
 }

@@ -2,6 +2,7 @@ import type { Handlers } from '../http/router.js';
 import type { ServerDeps } from '../server-deps.js';
 import { chainHandlers } from './chain.js';
 import { sandboxesHandlers } from './child-sandboxes.js';
+import { snapshotHandlers } from './snapshot.js';
 import { clockHandlers } from './clock.js';
 import { eventsHandlers } from './events.js';
 import { faultHandlers } from './faults.js';
@@ -30,6 +31,7 @@ export function sandboxHandlers(deps: ServerDeps): Handlers {
     ...threeDsHandlers(deps),
     ...faultHandlers(deps),
     ...sandboxesHandlers(deps),
+    ...snapshotHandlers(deps),
     ...requestsHandlers(deps),
     ...readinessHandlers(deps),
   };

@@ -278,6 +278,29 @@ describe('console journey', { timeout: 120_000 }, () => {
     expect(text).not.toContain(acct.apiKey);
   });
 
+  it("exports the account's snapshot from Home as a file: the API's snapshot/export answer, which import takes", async () => {
+    await nav('Home').click();
+    const [download] = await Promise.all([
+      page.waitForEvent('download', { timeout: WAIT_MS }),
+      page.getByRole('button', { name: 'Export snapshot' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(
+      new RegExp(`^snapshot-${acct.accountId}-\\d{4}-\\d{2}-\\d{2}\\.json$`),
+    );
+    const chunks: Buffer[] = [];
+    for await (const chunk of (await download.createReadStream())!) chunks.push(chunk as Buffer);
+    await download.delete();
+    const file = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const fromApi = await api('/sandbox/v1/snapshot/export');
+    // The same state; only the instant of the export (and so its signature) differs.
+    const { exportedAt: _a, signature: _s, ...saved } = file;
+    const { exportedAt: _b, signature: _t, ...expected } = fromApi;
+    expect(saved).toEqual(expected);
+    expect(saved.cards.map((c: { id: string }) => c.id)).toContain(cardId);
+    const imported = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', file);
+    expect(imported.status, JSON.stringify(imported.body)).toBe(200);
+  });
+
   it('every page passes axe (no serious or critical violation) at 1280x800 and 375x812', async () => {
     const pages: [string, string][] = [
       ['home', '/console'],

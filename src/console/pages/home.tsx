@@ -2,8 +2,8 @@ import { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import type { Answer, Schema, Success } from '../api.js';
 import { money } from '../format.js';
-import { loadAliases, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { Empty, Panel } from '../ui.js';
+import { failed, loadAliases, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
+import { Empty, Panel, PostForm, Submit } from '../ui.js';
 import { BillTable, CardTiles } from './views.js';
 
 // Home, as the issuer's dashboard lays it out: balance, deposit address, cards, latest transactions.
@@ -99,12 +99,38 @@ async function homePage(c: Ctx) {
       >
         <BillTable rows={bills.ok ? bills.body.transactions : []} label="Latest transactions" />
       </Panel>
+      <section class="panel">
+        <h2 id="h-snapshot">Snapshot</h2>
+        <p class="muted">
+          This account's whole state as one JSON file: load it with <code>card-sandbox serve --snapshot FILE</code>, or
+          into a child sandbox with <code>POST /sandbox/v1/snapshot/import</code>.
+        </p>
+        <PostForm action="/console/snapshot" csrf={c.get('session').csrf} labelledBy="h-snapshot" layout="row">
+          <Submit>Export snapshot</Submit>
+        </PostForm>
+      </section>
     </>
   );
   return page(c, { title: 'Home', active: 'Home', flash }, body);
 }
 
-/** The console's home page, at /console. */
+/**
+ * The account's snapshot as a file to save (the API's answer as it came, so `serve --snapshot` takes the file); a
+ * refusal (a snapshot past its bound) comes back to the home page as a message.
+ */
+async function exportSnapshot(c: Ctx) {
+  const answer = await c.get('api').post('/sandbox/v1/snapshot/export', {});
+  if (!answer.ok) return failed(c, '/console', 'Export snapshot', answer);
+  const day = answer.body.exportedAt.slice(0, 10);
+  return c.body(JSON.stringify(answer.body), 200, {
+    'Content-Type': 'application/json',
+    'Content-Disposition': `attachment; filename="snapshot-${answer.body.account.id}-${day}.json"`,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+}
+
+/** The console's home page, at /console, and its snapshot export. */
 export function homeRoutes() {
-  return new Hono<ConsoleEnv>().get('/', homePage);
+  return new Hono<ConsoleEnv>().get('/', homePage).post('/snapshot', exportSnapshot);
 }

@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Body } from '../validate.js';
-import { DomainError, invalidField } from '../../domain/errors.js';
+import { invalidField } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
-import { readBoundedBody, type BodyBounds } from '../body-bounds.js';
+import { payloadTooLarge, readBoundedBody, type BodyBounds } from '../body-bounds.js';
 import { loadRequestValidators, validateBody } from '../request-schema.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
@@ -41,16 +41,19 @@ export function jsonBodyLimit({ budgetedPrefixes = [] as readonly string[] } = {
   };
 }
 
-/** The declared-length check of `jsonBodyLimit`, for the APIs that mount it after their key check and rate limit. */
-export function declaredLengthLimit(): MiddlewareHandler {
+/**
+ * The declared-length check of `jsonBodyLimit`, for the APIs that mount it after their key check and rate limit;
+ * `maxBytes` is the operation's own bound when it takes more than 1 MiB (contracts/index.json `maxBodyBytes`).
+ */
+export function declaredLengthLimit(maxBytes = MAX_BODY_BYTES): MiddlewareHandler {
   return async function declaredLengthLimit(c, next) {
     const length = declaredLength(c);
-    if (length !== undefined && length > MAX_BODY_BYTES) return refuseDeclared(c);
+    if (length !== undefined && length > maxBytes) return refuseDeclared(c, maxBytes);
     return next();
   };
 }
 
-const tooLarge = (c: Context) => errorResponse(c, new DomainError('PAYLOAD_TOO_LARGE'));
+const tooLarge = (c: Context, maxBytes = MAX_BODY_BYTES) => errorResponse(c, payloadTooLarge(maxBytes));
 
 /** The Content-Length of a body sent with one (not chunked), else undefined. */
 export function declaredLength(c: Context): number | undefined {
@@ -59,10 +62,10 @@ export function declaredLength(c: Context): number | undefined {
   return Number.parseInt(length, 10);
 }
 
-function refuseDeclared(c: Context): Response | Promise<Response> {
+function refuseDeclared(c: Context, maxBytes = MAX_BODY_BYTES): Response | Promise<Response> {
   // Else Node reads and drops the declared length, however large, until the request timeout.
   c.header('Connection', 'close');
-  return tooLarge(c);
+  return tooLarge(c, maxBytes);
 }
 
 /** A body larger than this that nobody read is not drained after the answer: the connection is closed instead. */
@@ -88,16 +91,26 @@ const MAX_JSON_VALUES = 10_000;
 
 const BOUNDS: BodyBounds = { maxBytes: MAX_BODY_BYTES, maxDepth: MAX_JSON_DEPTH, maxValues: MAX_JSON_VALUES };
 
+/** The bounds of an operation's body: the defaults, or what its contract entry allows (`maxBodyBytes`, `maxBodyValues`). */
+export function bodyBounds(op: { maxBodyBytes?: number; maxBodyValues?: number }): BodyBounds {
+  if (op.maxBodyBytes === undefined && op.maxBodyValues === undefined) return BOUNDS;
+  return {
+    maxBytes: op.maxBodyBytes ?? MAX_BODY_BYTES,
+    maxDepth: MAX_JSON_DEPTH,
+    maxValues: op.maxBodyValues ?? MAX_JSON_VALUES,
+  };
+}
+
 /**
 /**
  * The body text, read within the bounds as it arrives (a refused body is never buffered whole). An accepted body
  * goes to Hono's body cache, where the request log takes it; a refused one never does, so nothing downstream
  * (the request log parses bodies past 64 KiB to redact them) ever parses what was refused for its parse cost.
  */
-async function bodyText(c: Context): Promise<string> {
+async function bodyText(c: Context, bounds: BodyBounds): Promise<string> {
   const cache = c.req.bodyCache as { text?: Promise<string> };
   if (cache.text) return cache.text;
-  const text = await readBoundedBody(c, BOUNDS);
+  const text = await readBoundedBody(c, bounds);
   cache.text = Promise.resolve(text);
   return text;
 }
@@ -107,9 +120,9 @@ async function bodyText(c: Context): Promise<string> {
  * of what a body may hold); wrong content type, bad JSON, a body too deep to parse cheaply, a non-object or a body
  * its schema refuses is a 400 (too large: 413).
  */
-export async function readJsonObject(c: Context, operation: string): Promise<Body> {
+export async function readJsonObject(c: Context, operation: string, bounds = BOUNDS): Promise<Body> {
   if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw invalidField('Content-Type must be application/json');
-  const text = await bodyText(c);
+  const text = await bodyText(c, bounds);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -125,7 +138,7 @@ export async function readJsonObject(c: Context, operation: string): Promise<Bod
 }
 
 /** For an operation whose body may be left out: no body is `{}`, a body is read and checked as `readJsonObject` does. */
-export async function readOptionalJsonObject(c: Context, operation: string): Promise<Body> {
+export async function readOptionalJsonObject(c: Context, operation: string, bounds = BOUNDS): Promise<Body> {
   // bodyText keeps what it read in Hono's cache, so readJsonObject reads the same text again without the stream.
-  return (await bodyText(c)) === '' ? {} : readJsonObject(c, operation);
+  return (await bodyText(c, bounds)) === '' ? {} : readJsonObject(c, operation, bounds);
 }

@@ -1,0 +1,28 @@
+import { DomainError, invalidField } from '../domain/errors.js';
+import { signatureOf, type SnapshotDocument } from '../domain/snapshot-export.js';
+import type { ServerDeps } from '../server-deps.js';
+import { webhookUrlProblem } from '../webhooks/url-policy.js';
+import { validateDocument } from './request-schema.js';
+
+/** The schema every snapshot is held to, after its version (contracts/sandbox/snapshot/snapshot.json). */
+const SNAPSHOT_SCHEMA = 'sandbox/snapshot/snapshot.json';
+
+/**
+ * A snapshot this server may load: its format and version first, then the whole document against its schema (done
+ * already for a request body: its contract's schema is this one), then (when `ownOnly`) this server's own signature
+ * over it, and a webhook URL this server would take on `PUT /v1/webhook`.
+ */
+export async function readSnapshot(
+  deps: ServerDeps,
+  body: Record<string, unknown>,
+  { ownOnly, checked = false }: { ownOnly: boolean; checked?: boolean },
+): Promise<SnapshotDocument> {
+  const doc = (checked ? body : await validateDocument(SNAPSHOT_SCHEMA, body)) as SnapshotDocument;
+  if (ownOnly && doc.signature !== signatureOf(deps, doc)) {
+    throw new DomainError('SNAPSHOT_NOT_SIGNED');
+  }
+  const webhook = doc.webhook as { url: string } | null;
+  const problem = webhook && (await webhookUrlProblem(deps.config, webhook.url));
+  if (problem) throw invalidField(`webhook.${problem}`);
+  return doc;
+}

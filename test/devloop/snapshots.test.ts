@@ -1,0 +1,342 @@
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { expectConserved, newCard, sim } from '../helpers/core.js';
+import { luhnValid } from '../helpers/luhn.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { allBills, DEAD_RECEIVER, richAccount } from './snapshot-state.js';
+
+// Account snapshots (docs/developer-tools.md, "Snapshots"): snapshot/export answers an account's whole state;
+// `serve --snapshot FILE` starts a new database with an account holding exactly that state, ids kept; snapshot/import
+// loads it into a child sandbox, ids another account holds replaced.
+
+const SECRET = 'snapshot-test-server-secret-0123456789abcdef';
+
+let sb: TestSandbox | undefined;
+let dir: string | undefined;
+const servers: ServeProcess[] = [];
+
+beforeAll(() => ensureBuilt());
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) await stop(s);
+  await sb?.close();
+  sb = undefined;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  dir = undefined;
+});
+
+/** A served process's calls with its key. */
+function client(url: string, key: string) {
+  return async (path: string, body: object = {}) => {
+    const res = await fetch(url + path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-KEY': key },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as Record<string, unknown>;
+    expect(res.status, `${path} ${JSON.stringify(json)}`).toBe(200);
+    return json;
+  };
+}
+
+async function exportText(sandbox: TestSandbox, acct: AccountHandle): Promise<string> {
+  const res = await sandbox.post(acct.apiKey, '/sandbox/v1/snapshot/export');
+  expect(res.status, res.text.slice(0, 500)).toBe(200);
+  return res.text;
+}
+
+/** What a partner reads of an account: every answer a snapshot must reproduce exactly. */
+async function reads(post: (path: string, body?: object) => Promise<Record<string, unknown>>, cards: string[]) {
+  const out: Record<string, unknown> = {
+    assetList: await post('/v1/wallet/assetList'),
+    cardList: await post('/v1/card/list'),
+    bills: await allBills(post),
+    clock: await post('/sandbox/v1/clock'),
+    binList: await post('/v1/card/binList'),
+    deposits: await post('/sandbox/v1/chain/deposits'),
+    events: await post('/sandbox/v1/events', { limit: 100 }),
+    deliveries: await post('/sandbox/v1/webhook/deliveries', { limit: 100 }),
+  };
+  for (const cardId of cards) {
+    out[`detail ${cardId}`] = await post('/v1/card/detail', { cardId });
+    out[`asset ${cardId}`] = await post('/v1/card/asset', { cardId });
+    out[`bills ${cardId}`] = await post('/v1/bill/list', { cardId, pageSize: 100 });
+  }
+  return out;
+}
+
+describe('serve --snapshot', () => {
+  it('starts a new database whose account answers card/list, every bill/list row, assetList and the clock exactly as the exported one', async () => {
+    sb = createTestSandbox({ config: { secret: SECRET } });
+    const { acct, cards } = await richAccount(sb);
+    const exported = await exportText(sb, acct);
+    dir = mkdtempSync(join(tmpdir(), 'snapshot-serve-'));
+    const file = join(dir, 'snapshot.json');
+    writeFileSync(file, exported);
+    const before = await reads(async (path, body = {}) => (await sb!.post(acct.apiKey, path, body)).body, cards);
+
+    const booted = await startServe(['serve', '--db', join(dir, 'booted.db'), '--port', '0', '--snapshot', file], {
+      env: cleanEnv({ SANDBOX_SECRET: SECRET }),
+    });
+    servers.push(booted);
+    expect(booted.stdout()).toContain(`Ready account ${acct.accountId} (from the snapshot ${file})`);
+    const key = /API key \(shown once, keep it\): (\S+)/.exec(booted.stdout())![1]!;
+    const secret = /Webhook secret \(shown once, keep it\): (whsec_\S+)/.exec(booted.stdout())![1]!;
+    expect(key).not.toBe(acct.apiKey);
+    const post = client(booted.url, key);
+    expect(await reads(post, cards)).toEqual(before);
+
+    // The endpoint is the same, under a new secret; the card numbers are the same under the same server secret.
+    const webhook = (await (await fetch(`${booted.url}/v1/webhook`, { headers: { 'X-API-KEY': key } })).json()) as {
+      url: string;
+      secretPrefix: string;
+    };
+    expect(webhook.url).toBe(DEAD_RECEIVER);
+    expect(secret.startsWith(webhook.secretPrefix)).toBe(true);
+    const sensitive = async (p: typeof post) => p('/v1/card/sensitiveInfo', { cardId: cards[0] });
+    expect(await sensitive(post)).toEqual(
+      (await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId: cards[0] })).body,
+    );
+
+    // A restart on the database it made keeps that account, and shows no key again.
+    await stop(servers.pop()!);
+    const again = await startServe(['serve', '--db', join(dir, 'booted.db'), '--port', '0', '--snapshot', file], {
+      env: cleanEnv({ SANDBOX_SECRET: SECRET }),
+    });
+    servers.push(again);
+    expect(again.stdout()).not.toContain('API key (shown once');
+    expect((await client(again.url, key)('/v1/card/list')).cardList).toEqual(
+      (before.cardList as { cardList: unknown }).cardList,
+    );
+  });
+
+  it("under another server secret, keeps each card number's BIN, last four digits and expiry; the rest is derived anew", async () => {
+    sb = createTestSandbox({ config: { secret: SECRET } });
+    const acct = await sb.account({ balance: 100 });
+    const cardId = await newCard(sb, acct.apiKey, 20);
+    const original = (await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId })).body;
+    dir = mkdtempSync(join(tmpdir(), 'snapshot-secret-'));
+    const file = join(dir, 'snapshot.json');
+    writeFileSync(file, await exportText(sb, acct));
+    const booted = await startServe(['serve', '--db', join(dir, 'other.db'), '--port', '0', '--snapshot', file], {
+      env: cleanEnv(),
+    });
+    servers.push(booted);
+    const post = client(booted.url, /API key \(shown once, keep it\): (\S+)/.exec(booted.stdout())![1]!);
+    const moved = await post('/v1/card/sensitiveInfo', { cardId });
+    const masked = ((await post('/v1/card/list')).cardList as { maskedCardNo: string }[])[0]!.maskedCardNo;
+    expect(moved.cardNo).not.toBe(original.cardNo);
+    expect(moved.cardNo).toMatch(/^454924\d{10}$/);
+    expect((moved.cardNo as string).slice(-4)).toBe(masked.slice(-4));
+    expect((moved.cardNo as string).slice(-4)).toBe((original.cardNo as string).slice(-4));
+    expect(luhnValid(moved.cardNo as string)).toBe(true);
+    expect(moved.expiryDate).toBe(original.expiryDate);
+  });
+
+  it('refuses a snapshot of another version, and a database that already holds accounts, exit 1 naming why', async () => {
+    sb = createTestSandbox();
+    const acct = await sb.account({ balance: 1 });
+    dir = mkdtempSync(join(tmpdir(), 'snapshot-refused-'));
+    const file = join(dir, 'v2.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(await exportText(sb, acct)), version: 2 }));
+    const refused = await runCli(['serve', '--db', join(dir, 'x.db'), '--port', '0', '--snapshot', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/version must be 1: this is a document of version 2/);
+    const used = join(dir, 'used.db');
+    const first = await startServe(['serve', '--db', used, '--port', '0'], { env: cleanEnv() });
+    await stop(first);
+    writeFileSync(file, await exportText(sb, acct));
+    const taken = await runCli(['serve', '--db', used, '--port', '0', '--snapshot', file]);
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/already holds accounts: a snapshot starts a new database only/);
+  });
+});
+
+describe('POST /sandbox/v1/snapshot/import', () => {
+  it('loads a copy of the account into a child: the same state, every id another account holds replaced everywhere', async () => {
+    sb = createTestSandbox();
+    const { acct, cards } = await richAccount(sb);
+    const exported = JSON.parse(await exportText(sb, acct));
+    const res = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', exported);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const child = res.body as { accountId: string; apiKey: string; changedIds: Record<string, string> };
+    // Every card, transaction and event id is the parent's, so each was replaced.
+    for (const id of [...cards, ...exported.transactions.map((t: { id: string }) => t.id)]) {
+      expect(child.changedIds[id], id).toMatch(/./);
+    }
+    const childCards = (await sb.post(child.apiKey, '/v1/card/list')).body.cardList as { cardId: string }[];
+    expect(childCards.map((c) => c.cardId)).toEqual([...cards].reverse().map((c) => child.changedIds[c]));
+    expect((await sb.post(child.apiKey, '/sandbox/v1/sandboxes/list')).status).toBe(200);
+    expectConserved(sb.deps.db, child.accountId);
+
+    // The oracle: the child's own export is the parent's with each id mapped, and nothing else changed.
+    const childExport = JSON.parse(await exportText(sb, { ...child, keyId: '' }));
+    const map = new Map<string, string>([...Object.entries(child.changedIds), [acct.accountId, child.accountId]]);
+    const mapped = JSON.parse(JSON.stringify(exported), (_k, v: unknown) =>
+      typeof v === 'string'
+        ? (map.get(v) ??
+          (v.includes(':')
+            ? v
+                .split(':')
+                .map((p) => map.get(p) ?? p)
+                .join(':')
+            : v))
+        : v,
+    );
+    // A deposit address names one account: the child, whose parent holds the snapshot's, has one of its own.
+    expect(childExport.account.depositAddress).toMatch(/^T[1-9A-HJ-NP-Za-km-z]{33}$/);
+    expect(childExport.account.depositAddress).not.toBe(exported.account.depositAddress);
+    for (const doc of [mapped, childExport]) {
+      delete doc.exportedAt;
+      delete doc.signature;
+      delete doc.account.depositAddress;
+      // Sections listed in order of their ids (or with ids breaking ties) list new ids in another order.
+      for (const section of ['ledgerAccounts', 'sequences', 'topups', 'threedsChallenges', 'trafficRuns']) {
+        doc[section] = (doc[section] as unknown[]).map((r) => JSON.stringify(r)).sort();
+      }
+    }
+    expect(childExport).toEqual(mapped);
+    // The parent is untouched.
+    expect(JSON.parse(await exportText(sb, acct)).cards).toEqual(exported.cards);
+  });
+
+  it('answers a snapshot of another version with a 400 naming both versions, and makes no child', async () => {
+    sb = createTestSandbox();
+    const acct = await sb.account({ balance: 1 });
+    const exported = JSON.parse(await exportText(sb, acct));
+    for (const [change, message] of [
+      [{ version: 2, cards: 'of another shape' }, 'version must be 1: this is a document of version 2'],
+      [{ format: 'something-else' }, 'format must be "card-sandbox/account-snapshot"'],
+    ] as const) {
+      const res = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', { ...exported, ...change });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toContain(message);
+    }
+    expect((await sim(sb, acct.apiKey, 'sandboxes/list')).body.sandboxes).toEqual([]);
+  });
+
+  it.each([
+    ['a misspelt field', (d: Doc) => (d.cards[0].alias2 = 'x'), 'cards[0].alias2: unknown field'],
+    [
+      'a transfer from a ledger account it lacks',
+      (d: Doc) => (d.transfers[0].debitId = 'wallet:acct_nobody'),
+      'transfers[0].debitId',
+    ],
+    [
+      'a balance its transfers do not add up to',
+      (d: Doc) => (d.ledgerAccounts[0].balanceMicros += 1),
+      'but the transfers of',
+    ],
+    ['a card on a BIN it lacks', (d: Doc) => (d.cards[0].binId = 'NO-SUCH-BIN'), 'cards[0].binId'],
+    ['a card twice', (d: Doc) => d.cards.push({ ...d.cards[0] }), 'is there twice'],
+    [
+      'a timer on nothing',
+      (d: Doc) => d.jobs.push({ dueAtMs: 1, kind: 'topup.settle', ref: 'topup_nothing' }),
+      'jobs[0].ref',
+    ],
+    ['money past the cap', (d: Doc) => bump(d, 6e15), 'past the 5000000000 USDT'],
+  ])('refuses %s with a 400 naming where, and makes no child', async (_what, spoil, message) => {
+    sb = createTestSandbox();
+    const acct = await sb.account({ balance: 100 });
+    await newCard(sb, acct.apiKey, 10);
+    const doc = JSON.parse(await exportText(sb, acct)) as Doc;
+    spoil(doc);
+    const res = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', doc);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body.message).toContain(message);
+    expect((await sim(sb, acct.apiKey, 'sandboxes/list')).body.sandboxes).toEqual([]);
+  });
+
+  it("hosted mode loads only the server's own snapshots, unchanged: another server's or an edited one is a 400", async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', secret: SECRET } });
+    const acct = await sb.account({ balance: 100 });
+    await newCard(sb, acct.apiKey, 10, { alias: 'mine' });
+    const own = JSON.parse(await exportText(sb, acct));
+    expect((await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', own)).status).toBe(200);
+    const edited = { ...own, cards: [{ ...own.cards[0], alias: 'edited' }] };
+    const other = createTestSandbox({ config: { secret: `${SECRET}-other` } });
+    try {
+      const theirs = await other.account({ balance: 100 });
+      const foreign = JSON.parse(await exportText(other, theirs));
+      for (const doc of [edited, foreign, { ...own, signature: undefined }]) {
+        const res = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', doc);
+        expect(res.status).toBe(400);
+        expect(res.body.message).toMatch(/imports only snapshots it exported itself/);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('bounds what a snapshot holds: a body past 8 MiB is a 413, an export past 50,000 rows a 400, nothing kept', async () => {
+    sb = createTestSandbox();
+    const acct = await sb.account({ balance: 100 });
+    const big = JSON.stringify({
+      format: 'card-sandbox/account-snapshot',
+      version: 1,
+      pad: 'x'.repeat(8 * 1024 * 1024),
+    });
+    const res = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', big);
+    expect(res.status).toBe(413);
+    expect(res.body.message).toBe('Request body is larger than 8 MiB');
+    const cardId = await newCard(sb, acct.apiKey, 10);
+    const insert = sb.deps.db.prepare(
+      "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
+    );
+    sb.deps.db.transaction(() => {
+      for (let i = 0; i < 50_001; i++) insert.run(`evt_bulk${i}`, acct.accountId);
+    })();
+    const refused = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/export');
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/the account holds \d+ rows: a snapshot holds at most 50000/);
+    expect(cardId).toBeTruthy();
+  });
+
+  it('leaves snapshot/export and snapshot/import out of the request log', async () => {
+    sb = createTestSandbox();
+    const acct = await sb.account({ balance: 1 });
+    await sb.post(acct.apiKey, '/v1/wallet/assetList');
+    const exported = JSON.parse(await exportText(sb, acct));
+    expect((await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', exported)).status).toBe(200);
+    const { requests } = (await sim(sb, acct.apiKey, 'requests', { limit: 10 })).body as {
+      requests: { path: string }[];
+    };
+    expect(requests.map((r) => r.path)).toEqual(['/v1/wallet/assetList']);
+  });
+
+  it('carries no card number, CVV, API key, webhook secret or server secret', async () => {
+    sb = createTestSandbox({ config: { secret: SECRET } });
+    const acct = await sb.account({ balance: 100 });
+    const cardId = await newCard(sb, acct.apiKey, 10);
+    const webhook = await sb.request
+      .put('/v1/webhook')
+      .set('X-API-KEY', acct.apiKey)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ url: DEAD_RECEIVER }));
+    const { cardNo, cvv } = (await sb.post(acct.apiKey, '/v1/card/sensitiveInfo', { cardId })).body;
+    const text = await exportText(sb, acct);
+    for (const secret of [cardNo, `"${cvv}"`, acct.apiKey, webhook.body.secret, SECRET])
+      expect(text).not.toContain(secret);
+  });
+});
+
+type Doc = Record<string, any>;
+
+/** Moves `micros` from the seed into the wallet in the document itself, books balanced. */
+function bump(d: Doc, micros: number) {
+  const seed = d.ledgerAccounts.find((l: { kind: string }) => l.kind === 'seed');
+  const wallet = d.ledgerAccounts.find((l: { kind: string }) => l.kind === 'wallet');
+  seed.balanceMicros -= micros;
+  wallet.balanceMicros += micros;
+  d.transfers.push({
+    debitId: seed.id,
+    creditId: wallet.id,
+    amountMicros: micros,
+    kind: 'sandbox.seed',
+    ref: null,
+    createdAtMs: 1,
+  });
+}
