@@ -13,6 +13,11 @@ export interface Operation {
   summary: string;
   security: 'apiKey' | 'adminToken' | 'none';
   idempotent: boolean;
+  /**
+   * Never refused by the tenant's in-flight budget (what releases held requests, and the operator API), so a
+   * tenant can always let go of what it holds.
+   */
+  inFlightExempt?: boolean;
   /** Schema path of the request body; null: the request has no body. */
   request: string | null;
   /** false: the body may be left out (the server takes none or `{}`). */
@@ -62,6 +67,13 @@ export function readSchemaFiles(dir = contractsDir()): SchemaFile[] {
   };
   walk(dir);
   return out;
+}
+
+/** `METHOD path` of every operation marked `inFlightExempt` (paths as the index writes them, templates included). */
+export function inFlightExemptOperations(index: ContractIndex = readIndex()): string[] {
+  return Object.entries(index.operations)
+    .filter(([, op]) => op.inFlightExempt === true)
+    .map(([key]) => key);
 }
 
 /** `/admin/v1/accounts/{id}` -> a regular expression matching one path segment per parameter. */

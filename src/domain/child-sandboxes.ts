@@ -79,8 +79,8 @@ export function deleteSandbox(deps: Deps, parentId: string, childId: string): vo
 function deleteAccount(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'deleteAccount');
   purgeAccount(deps.db, accountId);
-  // A request held on its clock would wait for a clock that no longer moves: it goes on, and finds no account.
-  deps.clockWaiters.wake(accountId);
+  // A request a fault holds would wait for a release that can no longer come: it ends, and finds no account.
+  deps.heldRequests.deleted(accountId);
 }
 
 /** Whether the account is a child past its expiry (wall time); such an account is deleted here and now. */

@@ -1,7 +1,6 @@
 import {
   accountRowsVersion,
   clockFrozenAt,
-  clockRow,
   freezeClock,
   runClock,
   shiftClockBy,
@@ -45,15 +44,6 @@ export function seenClock(deps: Pick<Deps, 'db'>, row: ClockRow): SeenClock {
 export function accountNowSeen(deps: Deps, accountId: string, seen: SeenClock | undefined): number {
   if (seen !== undefined && seen.version === accountRowsVersion(deps.db)) return clockNow(seen.clock, deps.wallClock());
   return accountNowMs(deps, accountId);
-}
-
-/** The account's "now" and whether its clock runs with wall time; undefined for an unknown account. */
-export function readClock(
-  deps: Pick<Deps, 'db' | 'wallClock'>,
-  accountId: string,
-): { nowMs: number; running: boolean } | undefined {
-  const row = clockRow(deps.db, accountId);
-  return row && { nowMs: clockNow(row, deps.wallClock()), running: row.clock_frozen_at_ms === null };
 }
 
 export function clockMode(deps: Deps, accountId: string): ClockMode {

@@ -18,6 +18,8 @@ export interface FaultRule {
   latencyMs: number;
   respond?: { httpStatus: number; code: number; message?: string };
   dropResponse: boolean;
+  /** Held until the account releases it (faults/release, faults/clear, reset), instead of for a latency. */
+  hold: boolean;
 }
 
 const toRule = (r: FaultRow): FaultRule => ({
@@ -34,6 +36,7 @@ const toRule = (r: FaultRow): FaultRule => ({
       }
     : {}),
   dropResponse: r.drop_response === 1,
+  hold: r.hold === 1,
 });
 
 /**
@@ -57,6 +60,7 @@ export function setFaults(db: Db, accountId: string, rules: FaultRule[]): void {
       respond_code: r.respond?.code ?? null,
       respond_message: r.respond?.message ?? null,
       drop_response: r.dropResponse ? 1 : 0,
+      hold: r.hold ? 1 : 0,
     });
   }
 }

@@ -2,6 +2,8 @@ import type { Context } from 'hono';
 import { accountNowSeen } from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { ServerDeps } from '../server-deps.js';
+import { ClientGoneError } from './body-bounds.js';
+import { clientWatch } from './client-gone.js';
 import type { AppEnv } from './context.js';
 
 // The route's runners. A handler parses and validates its input, then hands the domain command to a runner:
@@ -33,10 +35,23 @@ export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (no
   return transact(deps, () => command(nowMs));
 }
 
+/** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
+export interface InjectedWait {
+  latencyMs: number;
+  /** Held until the account releases it (faults/release, faults/clear, reset). */
+  hold: boolean;
+}
+
 /**
- * Holds the request until the calling account's clock reads `atMs` (a latency fault). An account deleted meanwhile
- * (a child sandbox) leaves a request whose key no longer authenticates, answered as such.
+ * Holds the request as its fault asks (domain/held-requests.ts). An account deleted meanwhile (a child sandbox)
+ * leaves a request whose key no longer authenticates, answered as such; a client that has gone leaves a request
+ * nobody waits for, abandoned here (answered 499, which nobody receives).
  */
-export async function holdUntil(c: Context<AppEnv>, deps: ServerDeps, atMs: number): Promise<void> {
-  if (!(await deps.clockWaiters.until(c.get('account').id, atMs))) throw new DomainError('ACCOUNT_DELETED');
+export async function waitInjected(c: Context<AppEnv>, deps: ServerDeps, wait: InjectedWait): Promise<void> {
+  const end = await deps.heldRequests.hold(c.get('account').id, {
+    untilWallMs: wait.hold ? undefined : deps.wallClock() + wait.latencyMs,
+    watchClient: clientWatch(c),
+  });
+  if (end === 'deleted') throw new DomainError('ACCOUNT_DELETED');
+  if (end === 'gone') throw new ClientGoneError();
 }

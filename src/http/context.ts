@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
 import type { SeenClock } from '../domain/clock.js';
+import type { InjectedWait } from './command.js';
 
 /** Per-request values set by middleware. */
 export interface AppEnv {
@@ -14,10 +15,10 @@ export interface AppEnv {
     /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
     tenantId: string;
     /**
-     * Set by the faults middleware on a keyed endpoint: the latency an injected fault asks of this request, which
+     * Set by the faults middleware on a keyed endpoint: the wait an injected fault asks of this request, which
      * `keyed` hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
-    injectedLatencyMs?: number;
+    injectedWait?: InjectedWait;
     /**
      * Hosted mode, a body without a declared length: spends the key's rate-limit budget for `bytes` more of it as it
      * is read; false when the budget is spent (rate-limit.ts).

@@ -12,7 +12,7 @@ export interface KeyedCommand {
 /**
  * Declares a keyed endpoint (spec "Idempotency") on `routes`: registers `POST /<last part of endpoint>`, echoes a
  * well-formed Idempotency-Key on every answer (the 400s of body validation included), and runs the command in the
- * idempotency runner, with the latency an injected fault asked of this request passed to it explicitly.
+ * idempotency runner, with the wait an injected fault asked of this request passed to it explicitly.
  */
 export function keyed(
   routes: Hono<AppEnv>,
@@ -24,6 +24,6 @@ export function keyed(
   routes.use(path, echoIdempotencyKey());
   routes.post(path, async (c) => {
     const { body, run } = await prepare(c);
-    return runKeyed(c, deps, { endpoint, body, latencyMs: c.get('injectedLatencyMs') ?? 0 }, run);
+    return runKeyed(c, deps, { endpoint, body, wait: c.get('injectedWait') }, run);
   });
 }

@@ -39,9 +39,18 @@ const SPECIAL: Record<string, string> = {
   'limit.minimalDeposit': 'must be a decimal string, e.g. "100"',
 };
 
-/** Cross-field rules of an object, worded (by the object's label with `[i]` as `[]`). */
-const OBJECT_RULES: Record<string, { anyOf?: string; not?: string; required?: string }> = {
-  'rules[]': { anyOf: 'needs latencyMs, respond or dropResponse', not: 'cannot both respond and drop the response' },
+/**
+ * Cross-field rules of an object, worded (by the object's label with `[i]` as `[]`); `not` by the end of its schema
+ * path, when an object has several.
+ */
+const OBJECT_RULES: Record<string, { anyOf?: string; not?: Record<string, string>; required?: string }> = {
+  'rules[]': {
+    anyOf: 'needs latencyMs, hold, respond or dropResponse',
+    not: {
+      'allOf/1/not': 'cannot both respond and drop the response',
+      'allOf/2/not': 'cannot both hold and wait a latencyMs (a hold ends when released)',
+    },
+  },
   'rules[].respond': { required: 'needs httpStatus (400-599) and code' },
 };
 
@@ -255,8 +264,10 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
     if (rule) return `${objectLabel} ${rule}`;
     return `${label([...path, missing])} is required`;
   }
-  if (first.keyword === 'not' || (first.keyword === 'anyOf' && OBJECT_RULES[generic(objectLabel)]?.anyOf)) {
-    const rule = OBJECT_RULES[generic(objectLabel)]?.[first.keyword === 'not' ? 'not' : 'anyOf'];
+  const rules = OBJECT_RULES[generic(objectLabel)];
+  if (first.keyword === 'anyOf' && rules?.anyOf) return `${objectLabel} ${rules.anyOf}`;
+  if (first.keyword === 'not' && rules?.not) {
+    const rule = Object.entries(rules.not).find(([end]) => first.schemaPath.endsWith(end))?.[1];
     if (rule) return `${objectLabel} ${rule}`;
   }
   const s = schemaAt(c, path) ?? {};

@@ -17,10 +17,7 @@ export function clockRoutes(deps: ServerDeps) {
     const advance = body.advanceSeconds as number | undefined;
     const accountId = c.get('account').id;
     if (advance !== undefined) assertAdvanceWithinLimit(deps, accountId, Math.round(advance * 1000));
-    if (mode) {
-      runCommand(c, deps, () => setClockMode(deps, accountId, mode));
-      deps.clockWaiters.wake(accountId);
-    }
+    if (mode) runCommand(c, deps, () => setClockMode(deps, accountId, mode));
     if (advance !== undefined) {
       const deltaMs = Math.round(advance * 1000);
       // Every job due on the way runs at its own instant (webhook attempts included, so they are awaited).
@@ -28,8 +25,6 @@ export function clockRoutes(deps: ServerDeps) {
       // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
       if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
       transact(deps, () => shiftClock(deps, accountId, deltaMs));
-      // Requests held by a latency fault whose time has come go on, at the account's new "now".
-      deps.clockWaiters.wake(accountId);
     }
     return c.json({
       ...OK,

@@ -16,6 +16,7 @@ function toRule(raw: Body): FaultRule {
     count: optionalInteger(raw, 'count') ?? 1,
     latencyMs: optionalInteger(raw, 'latencyMs') ?? 0,
     dropResponse: optionalBoolean(raw, 'dropResponse') ?? false,
+    hold: optionalBoolean(raw, 'hold') ?? false,
     ...(respond && {
       respond: {
         httpStatus: optionalInteger(respond, 'httpStatus')!,
@@ -26,7 +27,10 @@ function toRule(raw: Body): FaultRule {
   };
 }
 
-/** faults (replaces this account's rules) and faults/clear. */
+/**
+ * faults (replaces this account's rules), faults/release (lets the requests it holds go on) and faults/clear (removes
+ * the rules and releases what they hold).
+ */
 export function faultRoutes(deps: ServerDeps) {
   return new Hono<AppEnv>()
     .post('/faults', async (c) => {
@@ -35,9 +39,15 @@ export function faultRoutes(deps: ServerDeps) {
       runCommand(c, deps, () => setFaults(deps.db, accountId, rules));
       return c.json({ ...OK, rules: listFaults(deps.db, accountId) });
     })
+    .post('/faults/release', async (c) => {
+      await readJsonObject(c);
+      return c.json({ ...OK, released: deps.heldRequests.release(c.get('account').id) });
+    })
     .post('/faults/clear', async (c) => {
       await readJsonObject(c);
-      runCommand(c, deps, () => clearFaults(deps.db, c.get('account').id));
+      const accountId = c.get('account').id;
+      runCommand(c, deps, () => clearFaults(deps.db, accountId));
+      deps.heldRequests.release(accountId);
       return c.json({ ...OK });
     });
 }

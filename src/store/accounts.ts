@@ -113,11 +113,6 @@ export function accountRowsVersion(db: Db): number {
   return rowVersions.get(db)?.n ?? NaN;
 }
 
-export function clockRow(db: Db, id: string): ClockRow | undefined {
-  return sql(db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(id) as
-    ClockRow | undefined;
-}
-
 /** The instant a frozen clock shows; null for a running clock, undefined for an unknown account. */
 export function clockFrozenAt(db: Db, id: string): number | null | undefined {
   return sql(db, 'SELECT clock_frozen_at_ms FROM accounts WHERE id = ?').pluck().get(id) as number | null | undefined;

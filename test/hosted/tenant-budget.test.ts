@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import { heldRefusals } from '../../src/http/middleware/rate-limit.js';
 import { waitFor } from '../helpers/wait.js';
 import { HOSTED_ADMIN_TOKEN, startHosted, untilClosed, type HostedServer } from './server.js';
 
@@ -141,6 +142,28 @@ describe('hosted mode: a tenant is one budget', () => {
     sockets[0]!.destroy();
     await waitFor('a connection let go', async () => (await usage(tenant.accountId)).connections === 2);
     expect(statusOf(await openConnection(tenant.apiKey))).toBe(200);
+  });
+});
+
+describe('hosted mode: a request whose client has gone', () => {
+  it('stops counting in flight at once, while what it still does (a held 429) goes on', async () => {
+    server = await startHosted({}, 'info', 1, {
+      tenant: { ...DEFAULT_CONFIG.tenant, maxInFlight: 4 },
+      rateLimitHoldMs: 30_000,
+    });
+    const tenant = await tenantWith(0);
+    // One request a second: of five sent together, the budget's one token answers one, the others' 429s are held.
+    const sent = await Promise.all(Array.from({ length: 5 }, () => held(tenant.apiKey, '/v1/card/list')));
+    for (const request of sent) void request.finish();
+    const holding = await waitFor('held 429s in flight', async () => {
+      const n = heldRefusals(server!.deps, tenant.accountId);
+      return n >= 3 && (await usage(tenant.accountId)).inFlight === n && n;
+    });
+    expect(holding).toBeLessThanOrEqual(4);
+    // The client hangs up: nobody waits for those answers, so they count no more, though their timers still run.
+    for (const s of sockets) s.destroy();
+    await waitFor('nothing in flight', async () => (await usage(tenant.accountId)).inFlight === 0);
+    expect(heldRefusals(server!.deps, tenant.accountId)).toBe(holding);
   });
 });
 

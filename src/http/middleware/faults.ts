@@ -1,10 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { accountNowMs } from '../../domain/clock.js';
 import { messageForCode } from '../../domain/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults.js';
 import type { ServerDeps } from '../../server-deps.js';
-import { holdUntil, transact } from '../command.js';
+import { transact, waitInjected, type InjectedWait } from '../command.js';
 import type { AppEnv } from '../context.js';
 import { errorBody } from '../errors.js';
 
@@ -13,12 +12,11 @@ const INJECTED_MESSAGE = 'Injected fault';
 /**
  * Applies the calling account's injected faults (sandbox/v1/faults) to its request. Mount after authentication
  * and the rate limit: a faulted request is an authenticated request that spends the key's budget like any other.
- * Latency runs on the account clock, as every timer does: the request is held until the account's clock has moved
- * `latencyMs` past the moment it arrived (with wall time while the clock runs; only by an advance while it is
- * frozen). On a keyed endpoint (`keyedPaths`) it is handed to the idempotency runner, which holds the request after
- * reserving the key, so a concurrent retry sees 4212. `respond` answers
- * without executing; `dropResponse` executes and commits, then resets the connection without an answer. The
- * faults helpers themselves are never faulted.
+ * `latencyMs` is the network's: the request waits that long on the wall clock, whatever the account clock does;
+ * `hold` keeps it until the account releases it (faults/release, faults/clear, reset), so a test decides when it goes
+ * on. On a keyed endpoint (`keyedPaths`) the wait is handed to the idempotency runner, which waits after reserving
+ * the key, so a concurrent retry sees 4212. `respond` answers without executing; `dropResponse` executes and commits,
+ * then resets the connection without an answer. The faults helpers themselves are never faulted.
  */
 export function faults(
   deps: ServerDeps,
@@ -30,15 +28,17 @@ export function faults(
     const accountId = c.get('account').id;
     const fault = transact(deps, () => takeFault(deps.db, accountId, path));
     if (!fault) return next();
+    const wait: InjectedWait | undefined =
+      fault.hold || fault.latencyMs > 0 ? { latencyMs: fault.latencyMs, hold: fault.hold } : undefined;
     if (fault.respond) {
-      if (fault.latencyMs > 0) await holdUntil(c, deps, accountNowMs(deps, accountId) + fault.latencyMs);
+      if (wait) await waitInjected(c, deps, wait);
       const { httpStatus, code, message } = fault.respond;
       const body = errorBody(code, message ?? messageForCode(code) ?? INJECTED_MESSAGE);
       return c.json(body, httpStatus as ContentfulStatusCode);
     }
-    if (fault.latencyMs > 0) {
-      if (keyedPaths.has(path)) c.set('injectedLatencyMs', fault.latencyMs);
-      else await holdUntil(c, deps, accountNowMs(deps, accountId) + fault.latencyMs);
+    if (wait) {
+      if (keyedPaths.has(path)) c.set('injectedWait', wait);
+      else await waitInjected(c, deps, wait);
     }
     await next();
     if (fault.dropResponse) c.env?.incoming?.socket?.destroy();

@@ -42,6 +42,14 @@ function limiterOf(deps: ServerDeps): Limiter {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The 429s the tenant holds now (each a timer and its connection).
+ * @internal exported for the test that a held 429 whose client hung up no longer counts in flight
+ */
+export function heldRefusals(deps: ServerDeps, tenantId: string): number {
+  return limiterOf(deps).held.get(tenantId) ?? 0;
+}
+
+/**
  * Hosted mode: a token bucket per tenant on the wall clock (a partner moving its account clock must not buy
  * requests), holding one second of requests as burst. One budget for all the tenant's keys: an account and its
  * child sandboxes share it, so creating children buys no requests. Local mode is unlimited. Mount after
@@ -52,7 +60,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * one tenant flooding 32 requests at a time made 1,200 refusals a second, 0.3 of the core every tenant shares
  * (docs/hosted.md). Held, a key past its budget gets at most its requests in flight refused per second, so what it
  * costs the others is bounded by its concurrency, not by the server's speed. A held request costs a timer and its
- * open connection; MAX_HELD_PER_KEY bounds those.
+ * open connection; MAX_HELD_PER_TENANT bounds those.
  */
 export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const perSecond = deps.config.rateLimitPerSecond;

@@ -1,17 +1,22 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Socket } from 'node:net';
+import { inFlightExemptOperations, operationRoutes, readIndex } from '../../contracts/files.js';
 import { DomainError } from '../../domain/errors.js';
 import type { ServerDeps } from '../../server-deps.js';
+import { clientWatch } from '../client-gone.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 
 // Hosted mode: what one tenant (an account and its live child sandboxes) may hold open at once, so that no tenant
 // alone reaches the server's connection cap (docs/hosted.md). Without it one tenant held all 4,096 connections
 // within 9 s: twelve children, each with a 25 s latency fault on card/list, sending 45 requests a second.
-// - Requests in flight: counted from authentication to the answer, a fault's latency and a held 429 included.
+// - Requests in flight: counted from authentication to the answer, a fault's latency and a held 429 included, and
+//   no longer once the client has gone (a client that hangs up on 32 held requests must not lock its tenant out).
 // - Connections: a connection belongs to the tenant of the first request it carries, until it closes.
 // Past either bound the request is refused at once (429, Retry-After: 1) and its connection closed: the refusal
-// costs the server nothing to hold.
+// costs the server nothing to hold. The operations contracts/index.json marks `inFlightExempt` (the clock, faults/
+// release and faults/clear, reset) count in flight but are never refused for it, so a tenant can always release what
+// it holds.
 
 interface Holdings {
   inFlight: Map<string, number>;
@@ -37,6 +42,7 @@ export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: 
 export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const { maxInFlight, maxConnections } = deps.config.tenant;
   const { inFlight, connections, owner } = holdingsOf(deps);
+  const exempt = exemptFromInFlight();
   return async function tenantBudget(c, next) {
     if (deps.config.mode !== 'hosted') return next();
     const tenant = c.get('tenantId');
@@ -49,14 +55,34 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       socket.once('close', () => decrement(connections, tenant));
     }
     const running = inFlight.get(tenant) ?? 0;
-    if (running >= maxInFlight) return refuse(c, `${maxInFlight} requests in flight`);
+    if (running >= maxInFlight && !exempt(c.req.method, c.req.path)) {
+      return refuse(c, `${maxInFlight} requests in flight`);
+    }
     inFlight.set(tenant, running + 1);
+    let counted = true;
+    const uncount = () => {
+      if (!counted) return;
+      counted = false;
+      decrement(inFlight, tenant);
+    };
+    // A client that has gone is waited for by nobody: its request stops counting at once, whatever it still does.
+    const unwatch = clientWatch(c)(uncount);
     try {
       await next();
     } finally {
-      decrement(inFlight, tenant);
+      unwatch();
+      uncount();
     }
   };
+}
+
+/** Whether `METHOD path` is an operation contracts/index.json marks `inFlightExempt`. */
+function exemptFromInFlight(): (method: string, path: string) => boolean {
+  const index = readIndex();
+  const keys = new Set(inFlightExemptOperations(index));
+  const templated = operationRoutes(index).filter((r) => keys.has(r.key) && r.key.includes('{'));
+  return (method, path) =>
+    keys.has(`${method} ${path}`) || templated.some((r) => r.method === method && r.pattern.test(path));
 }
 
 function decrement(counts: Map<string, number>, tenant: string): void {

@@ -3,6 +3,7 @@ import { idempotency } from './010-idempotency.js';
 import { webhooks } from './020-webhooks.js';
 import { simulation } from './030-simulation.js';
 import { chainTenantTxId } from './031-chain-tenant-txid.js';
+import { faultHold } from './038-fault-hold.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
 import { readiness } from './060-readiness.js';
@@ -22,6 +23,7 @@ export const migrations: Migration[] = [
   webhooks,
   simulation,
   chainTenantTxId,
+  faultHold,
   developerTools,
   requestLogTenant,
   readiness,
