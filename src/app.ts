@@ -9,7 +9,7 @@ import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { operatorThrottleOf } from './http/failure-throttle.js';
+import { keySignInThrottleOf, operatorThrottleOf } from './http/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { jsonBodyLimit } from './http/middleware/json-body.js';
 import { requestId } from './http/middleware/request-id.js';
@@ -41,6 +41,7 @@ export function createApp(deps: ServerDeps) {
         wallClock: deps.wallClock,
         fetch,
         operatorThrottle: operatorThrottleOf(deps),
+        keySignInThrottle: keySignInThrottleOf(deps),
         // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
         tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
       }),

@@ -29,6 +29,8 @@ export interface ConsoleOptions {
   fetch: AppFetch;
   /** Failed operator sign-ins count with failed admin tokens, per client address. */
   operatorThrottle: FailureThrottle;
+  /** Failed API-key sign-ins, per client address. */
+  keySignInThrottle: FailureThrottle;
   /** The tenant of a working API key; undefined once the key stops working (revoked, its sandbox deleted). */
   tenantOfKey: (apiKey: string) => string | undefined;
 }
@@ -50,6 +52,7 @@ export function consoleRoutes(opts: ConsoleOptions) {
       sessions,
       fetch: opts.fetch,
       operatorThrottle: opts.operatorThrottle,
+      keySignInThrottle: opts.keySignInThrottle,
       operatorEnabled,
       tenantOfKey: opts.tenantOfKey,
     }),

@@ -4,6 +4,7 @@ import { inFlightExemptOperations, operationRoutes, readIndex } from '../../cont
 import { DomainError } from '../../domain/errors.js';
 import type { ServerDeps } from '../../server-deps.js';
 import { clientWatch } from '../client-gone.js';
+import { claimConnection } from '../connection-guard.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 
@@ -51,6 +52,7 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       const open = connections.get(tenant) ?? 0;
       if (open >= maxConnections) return refuse(c, `${maxConnections} open connections`);
       owner.set(socket, tenant);
+      claimConnection(deps, socket);
       connections.set(tenant, open + 1);
       socket.once('close', () => decrement(connections, tenant));
     }
