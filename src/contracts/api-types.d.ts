@@ -2305,6 +2305,8 @@ export interface components {
        * @default 86400
        */
       ttlSeconds: number;
+      /** @description default true; false: the child delivers nothing (no webhook attempt, no readiness delivery), whatever its webhook configuration, as card-sandbox replay makes its children */
+      deliveries?: boolean;
     };
     /** sandboxes/create response (the key is shown once) */
     'sandbox.sandboxes.create.response': {

@@ -17,6 +17,8 @@ export interface NewSandbox {
   /** Defaults to the parent's rate, so a run in a child sees the fees its parent sees. */
   depositFeeRatePpm?: number;
   ttlSeconds?: number;
+  /** False: the child delivers nothing, whatever its webhook configuration (a replay's child). */
+  delivers?: boolean;
 }
 
 export interface CreatedSandbox {
@@ -46,6 +48,7 @@ export function createSandbox(deps: Deps, parent: Account, input: NewSandbox): C
     requireIdempotencyKey: parent.requireIdempotencyKey,
     depositAddress: 'auto',
     balanceMicros: input.balanceMicros,
+    delivers: input.delivers,
   });
   insertChildLink(deps.db, created.id, parent.id, expiresAtMs);
   const key = issueKey(deps, created.id);

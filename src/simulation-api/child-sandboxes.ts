@@ -8,6 +8,7 @@ import { ensureDepositAddress } from '../http/deposit-address.js';
 import { readJsonObject } from '../http/middleware/json-body.js';
 import {
   optionalAmount,
+  optionalBoolean,
   optionalInteger,
   optionalRatePpm,
   optionalString,
@@ -24,6 +25,7 @@ function readNewSandbox(body: Body): NewSandbox {
     balanceMicros: body.balance === 0 ? 0 : optionalAmount(body, 'balance'),
     depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
     ttlSeconds: optionalInteger(body, 'ttlSeconds'),
+    delivers: optionalBoolean(body, 'deliveries'),
   };
 }
 

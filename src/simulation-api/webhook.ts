@@ -50,6 +50,7 @@ export function webhookSandboxRoutes(deps: ServerDeps) {
       const config = findWebhookConfig(deps, accountId);
       if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
       if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
+      if (!c.get('account').delivers) throw new DomainError('DELIVERIES_OFF');
       const attempt = await redeliver(deps, event, nowMs);
       return c.json({ ...OK, delivery: attemptView(attempt) });
     });

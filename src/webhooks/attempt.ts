@@ -1,3 +1,4 @@
+import { findAccount } from '../domain/accounts.js';
 import { accountNowMs } from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
@@ -77,8 +78,11 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
   const event = getEvent(deps.db, delivery.account_id, delivery.event_id);
   const config = findWebhookConfig(deps, delivery.account_id);
   if (!event || !config) return deps.db.transaction(() => closeDelivery(deps, delivery, 'cancelled'))();
-  // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it.
-  if (!config.enabled) return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+  // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it. An account made to
+  // deliver nothing (a replay's child sandbox) ends its deliveries the same way.
+  if (!config.enabled || findAccount(deps, delivery.account_id)?.delivers === false) {
+    return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+  }
   const atMs = Math.max(job.dueAtMs, accountNowMs(deps, delivery.account_id));
   const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
   deps.logger.debug(

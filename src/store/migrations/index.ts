@@ -6,6 +6,7 @@ import { chainTenantTxId } from './031-chain-tenant-txid.js';
 import { faultHold } from './038-fault-hold.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
+import { childDeliveries } from './058-child-deliveries.js';
 import { readiness } from './060-readiness.js';
 
 export interface Migration {
@@ -26,5 +27,6 @@ export const migrations: Migration[] = [
   faultHold,
   developerTools,
   requestLogTenant,
+  childDeliveries,
   readiness,
 ].sort((a, b) => a.version - b.version);
