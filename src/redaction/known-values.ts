@@ -10,12 +10,33 @@ const SHAPES_IN_BASE64 = ['sk_sandbox_', 'SK_SANDBOX_', 'whsec_', 'WHSEC_']
   .map((core) => core.replace(/[+/]/g, '\\$&'))
   .join('|');
 const SHAPE_IN_BASE64 = new RegExp(SHAPES_IN_BASE64);
+const SHORTEST_SHAPE_CORE = Math.min(...SHAPES_IN_BASE64.split('|').map((core) => core.replace(/\\/g, '').length));
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Each value's forms, worked out once: the same few values (the server's, a request's key) come back per record. */
+const formsCache = new Map<string, { forms: string[]; base64: string[] }>();
+const FORMS_CACHED = 1_000;
+
+function formsOf(value: string): { forms: string[]; base64: string[] } {
+  let cached = formsCache.get(value);
+  if (!cached) {
+    cached = {
+      forms: [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)].map((f) => f.toLowerCase()),
+      base64: base64Cores(value),
+    };
+    // Bounded: the oldest goes first (a proxy learns many values; a server holds a few).
+    if (formsCache.size >= FORMS_CACHED) formsCache.delete(formsCache.keys().next().value!);
+    formsCache.set(value, cached);
+  }
+  return cached;
+}
 
 export class KnownValues {
   /** Each value in every form it is looked for, in lower case, longest first (a value inside another after it). */
   private readonly forms: readonly string[];
+  /** The shortest thing looked for: a shorter text holds none (most texts of a record are short). */
+  private readonly shortest: number;
   /** The values' base64 parts (base64 is case-sensitive). */
   private readonly base64: readonly string[];
 
@@ -26,17 +47,22 @@ export class KnownValues {
     const forms = new Set<string>();
     const base64 = new Set<string>();
     for (const value of values) {
-      forms.add(value.toLowerCase());
-      forms.add(JSON.stringify(value).slice(1, -1).toLowerCase());
-      forms.add(encodeURIComponent(value).toLowerCase());
-      for (const core of base64Cores(value)) base64.add(core);
+      const of = formsOf(value);
+      for (const form of of.forms) forms.add(form);
+      for (const core of of.base64) base64.add(core);
     }
     this.forms = [...forms].sort((a, b) => b.length - a.length);
     this.base64 = [...base64];
+    this.shortest = Math.min(
+      SHORTEST_SHAPE_CORE,
+      ...this.forms.map((f) => f.length),
+      ...this.base64.map((c) => c.length),
+    );
   }
 
   /** Whether the text holds a known value (in any form) or a shape's prefix in base64. */
   holds(text: string): boolean {
+    if (text.length < this.shortest) return false;
     if (SHAPE_IN_BASE64.test(text)) return true;
     if (this.forms.length === 0) return false;
     const lower = text.toLowerCase();

@@ -24,6 +24,8 @@ const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_-]+/gi;
 const SHAPE_PREFIX = /sk_sandbox_|whsec_/i;
 /** Cheap look for an XML element or a multipart part that may be named as a secret (markup.ts does the work). */
 const MARKUP_HINT = /<\/|form-data/i;
+/** One scan for what sends a text the slow way: a shape's prefix, a percent-escape, markup. */
+const SLOW_WAY = /sk_sandbox_|whsec_|%[0-9A-Fa-f]{2}|<\/|form-data/i;
 /**
  * A name and its `=` or `:` in free text (`name=value`, `name: value`, `"name":"value"`: a query string, a header
  * value, a message). The name's quote is captured so that a bare value after a JSON key is replaced by a quoted one
@@ -83,11 +85,10 @@ export class Redactor {
   mayHold(text: string): boolean {
     return (
       mayHoldCardNumber(text) ||
-      SHAPE_PREFIX.test(text) ||
       NAME_HINT.test(text) ||
-      hasEscape(text) ||
       this.known.holds(text) ||
-      (MARKUP_HINT.test(text) && MARKUP_NAME_HINT.test(text))
+      (SLOW_WAY.test(text) &&
+        (SHAPE_PREFIX.test(text) || hasEscape(text) || (MARKUP_HINT.test(text) && MARKUP_NAME_HINT.test(text))))
     );
   }
 
