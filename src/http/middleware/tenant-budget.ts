@@ -3,7 +3,6 @@ import type { Socket } from 'node:net';
 import { inFlightExemptOperations, operationRoutes, readIndex } from '../../contracts/files.js';
 import { DomainError } from '../../domain/errors.js';
 import type { ServerDeps } from '../../server-deps.js';
-import { clientWatch } from '../client-gone.js';
 import { claimConnection } from '../connection-guard.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
@@ -23,13 +22,18 @@ interface Holdings {
   inFlight: Map<string, number>;
   connections: Map<string, number>;
   owner: WeakMap<Socket, string>;
+  /** The request a connection carries now: how it stops counting in flight (one request at a time on HTTP/1.1). */
+  current: WeakMap<Socket, () => void>;
 }
 
 const holdings = new WeakMap<ServerDeps, Holdings>();
 
 function holdingsOf(deps: ServerDeps): Holdings {
   let h = holdings.get(deps);
-  if (!h) holdings.set(deps, (h = { inFlight: new Map(), connections: new Map(), owner: new WeakMap() }));
+  if (!h) {
+    h = { inFlight: new Map(), connections: new Map(), owner: new WeakMap(), current: new WeakMap() };
+    holdings.set(deps, h);
+  }
   return h;
 }
 
@@ -42,7 +46,7 @@ export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: 
 /** Mount after `apiKeyAuth` (which names the tenant) and before the rate limit (whose held 429s it counts). */
 export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const { maxInFlight, maxConnections } = deps.config.tenant;
-  const { inFlight, connections, owner } = holdingsOf(deps);
+  const { inFlight, connections, owner, current } = holdingsOf(deps);
   const exempt = exemptFromInFlight();
   return async function tenantBudget(c, next) {
     if (deps.config.mode !== 'hosted') return next();
@@ -54,7 +58,12 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       owner.set(socket, tenant);
       claimConnection(deps, socket);
       connections.set(tenant, open + 1);
-      socket.once('close', () => decrement(connections, tenant));
+      // A client that has gone is waited for by nobody: the request its connection carried stops counting in flight
+      // at once, whatever it still does. One listener per connection, not per request.
+      socket.once('close', () => {
+        decrement(connections, tenant);
+        current.get(socket)?.();
+      });
     }
     const running = inFlight.get(tenant) ?? 0;
     if (running >= maxInFlight && !exempt(c.req.method, c.req.path)) {
@@ -67,12 +76,11 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       counted = false;
       decrement(inFlight, tenant);
     };
-    // A client that has gone is waited for by nobody: its request stops counting at once, whatever it still does.
-    const unwatch = clientWatch(c)(uncount);
+    if (socket) current.set(socket, uncount);
     try {
       await next();
     } finally {
-      unwatch();
+      if (socket && current.get(socket) === uncount) current.delete(socket);
       uncount();
     }
   };
