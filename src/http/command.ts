@@ -4,7 +4,7 @@ import { DomainError } from '../domain/errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import { ClientGoneError } from './body-bounds.js';
 import { clientWatch } from './client-gone.js';
-import type { AppEnv } from './context.js';
+import type { AppEnv, InjectedWait } from './context.js';
 
 // The route's runners. A handler parses and validates its input, then hands the domain command to a runner:
 // the runner brings the account up to its clock (its due timers run first, each in its own transaction) and
@@ -33,13 +33,6 @@ export function transact<T>(deps: ServerDeps, command: () => T): T {
 export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (nowMs: number) => T): T {
   const nowMs = caughtUpNow(c, deps);
   return transact(deps, () => command(nowMs));
-}
-
-/** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
-export interface InjectedWait {
-  latencyMs: number;
-  /** Held until the account releases it (faults/release, faults/clear, reset). */
-  hold: boolean;
 }
 
 /**

@@ -1,7 +1,13 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
 import type { SeenClock } from '../domain/clock.js';
-import type { InjectedWait } from './command.js';
+
+/** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
+export interface InjectedWait {
+  latencyMs: number;
+  /** Held until the account releases it (faults/release, faults/clear, reset). */
+  hold: boolean;
+}
 
 /** Per-request values set by middleware. */
 export interface AppEnv {

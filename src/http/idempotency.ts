@@ -10,8 +10,8 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
-import { accountNow, caughtUpNow, runCommand, waitInjected, type InjectedWait } from './command.js';
-import type { AppEnv } from './context.js';
+import { accountNow, caughtUpNow, runCommand, waitInjected } from './command.js';
+import type { AppEnv, InjectedWait } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
 const KEY_PATTERN = /^[\x20-\x7e]+$/;

@@ -3,8 +3,8 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults.js';
 import type { ServerDeps } from '../../server-deps.js';
-import { transact, waitInjected, type InjectedWait } from '../command.js';
-import type { AppEnv } from '../context.js';
+import { transact, waitInjected } from '../command.js';
+import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
 
 const INJECTED_MESSAGE = 'Injected fault';
