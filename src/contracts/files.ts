@@ -14,8 +14,8 @@ export interface Operation {
   security: 'apiKey' | 'adminToken' | 'none';
   idempotent: boolean;
   /**
-   * Never refused by the tenant's in-flight budget (what releases held requests, and the operator API), so a
-   * tenant can always let go of what it holds.
+   * Outside the tenant's in-flight budget, never refused by it nor counted in it (what releases held requests, and
+   * the operator API), so a tenant can always let go of what it holds.
    */
   inFlightExempt?: boolean;
   /** Schema path of the request body; null: the request has no body. */

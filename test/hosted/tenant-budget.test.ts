@@ -183,7 +183,9 @@ describe("hosted mode: a deleted child's request in flight", () => {
     const tenant = await tenantWith(1);
     const child = tenant.children[0]!;
     const request = await held(child.apiKey, path, JSON.stringify(body));
-    await waitFor('the request in flight', async () => (await usage(tenant.accountId)).inFlight === 1);
+    // Its connection is the tenant's once the request passed authentication (clock and reset count in no in-flight
+    // budget, so the connection, not the in-flight count, says so).
+    await waitFor('the request authenticated', async () => (await usage(tenant.accountId)).connections === 1);
     const deleted = await call('/sandbox/v1/sandboxes/delete', {
       key: tenant.apiKey,
       body: { accountId: child.accountId },

@@ -15,8 +15,8 @@ import { errorResponse } from '../errors.js';
 // - Connections: a connection belongs to the tenant of the first request it carries, until it closes.
 // Past either bound the request is refused at once (429, Retry-After: 1) and its connection closed: the refusal
 // costs the server nothing to hold. The operations contracts/index.json marks `inFlightExempt` (the clock, faults/
-// release and faults/clear, reset) count in flight but are never refused for it, so a tenant can always release what
-// it holds.
+// release and faults/clear, reset) are outside the in-flight budget, never refused by it nor counted in it, so a
+// tenant can always release what it holds; the rate limit and the connection bound still hold them.
 
 interface Holdings {
   inFlight: Map<string, number>;
@@ -65,10 +65,10 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
         current.get(socket)?.();
       });
     }
+    // Outside the budget: never refused, never counted (the rate limit and the connection bound still hold them).
+    if (exempt(c.req.method, c.req.path)) return next();
     const running = inFlight.get(tenant) ?? 0;
-    if (running >= maxInFlight && !exempt(c.req.method, c.req.path)) {
-      return refuse(c, `${maxInFlight} requests in flight`);
-    }
+    if (running >= maxInFlight) return refuse(c, `${maxInFlight} requests in flight`);
     inFlight.set(tenant, running + 1);
     let counted = true;
     const uncount = () => {
