@@ -36,14 +36,4 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
     },
   },
-  {
-    files: ['src/console/**'],
-    rules: {
-      // The console is being reshaped (one module per page, typed API answers); its findings (an unused import in
-      // pages/simulate.tsx, a useless assignment and an `any` in api.ts) go with that work. Remove this block then.
-      '@typescript-eslint/no-unused-vars': 'off',
-      '@typescript-eslint/no-explicit-any': 'off',
-      'no-useless-assignment': 'off',
-    },
-  },
 );

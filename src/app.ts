@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { HTTPException } from 'hono/http-exception';
-import { adminApi } from './admin/index.js';
-import { partnerApi } from './api/index.js';
+import { adminHandlers } from './admin/index.js';
+import { partnerHandlers } from './api/index.js';
 import { consoleRoutes } from './console/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
 import type { ServerDeps } from './server-deps.js';
@@ -9,27 +9,77 @@ import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { keySignInThrottleOf, operatorThrottleOf } from './http/failure-throttle.js';
+import { keySignInThrottleOf, operatorThrottleOf } from './domain/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
-import { jsonBodyLimit } from './http/middleware/json-body.js';
+import { adminAuth, apiKeyAuth } from './http/middleware/auth.js';
+import { faults } from './http/middleware/faults.js';
+import { declaredLengthLimit, jsonBodyLimit } from './http/middleware/json-body.js';
+import { rateLimit } from './http/middleware/rate-limit.js';
+import { readinessFaults } from './http/middleware/readiness-faults.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
-import { sandboxApi } from './simulation-api/index.js';
+import { tenantBudget } from './http/middleware/tenant-budget.js';
+import { body, idempotency, mountContract, type Route } from './http/router.js';
+import { sandboxHandlers } from './simulation-api/index.js';
 
-/** The whole HTTP surface: partner API, simulation API and operator API, with one error mapping. */
+/**
+ * The whole HTTP surface: partner API, simulation API and operator API, built from contracts/index.json (router.ts),
+ * each group's pipeline in order below, with one error mapping.
+ */
 export function createApp(deps: ServerDeps) {
   const app = new Hono<AppEnv>();
+  // Every request: its id, its access-log line, and a bound on its body before anything reads it (an API whose
+  // budgets come first checks the declared length after them, so an oversized sender spends its own budget).
   app.use('*', requestId({ ids: deps.ids, redactor: deps.redactor }));
   app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
-  app.use('*', jsonBodyLimit({ keyedPrefixes: ['/v1/', '/sandbox/v1/'] }));
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  if (deps.config.requestLog) {
-    app.use('/v1/*', requestLog(deps));
-    app.use('/sandbox/v1/*', requestLog(deps));
-  }
-  app.route('/v1', partnerApi(deps));
-  app.route('/sandbox/v1', sandboxApi(deps));
-  app.route('/admin/v1', adminApi(deps));
+  app.use('*', jsonBodyLimit({ budgetedPrefixes: ['/v1/', '/sandbox/v1/'] }));
+
+  // The tenant APIs, one step per line: each `false` is a switch of the operation's contract entry.
+  const log = deps.config.requestLog && requestLog(deps);
+  const auth = apiKeyAuth(deps);
+  const budget = tenantBudget(deps);
+  // What lets held requests go (and the operator API) is outside the in-flight budget: a tenant can always release.
+  const budgetOutsideInFlight = tenantBudget(deps, { inFlight: false });
+  const rate = rateLimit(deps);
+  const length = declaredLengthLimit();
+  const tenantSteps = ({ operation }: Route) => [
+    operation.recorded !== false && log,
+    auth,
+    operation.inFlightExempt ? budgetOutsideInFlight : budget,
+    rate,
+    length,
+    operation.faultable !== false && faults(deps, { idempotent: operation.idempotent }),
+    (operation.readiness === 'keyed-write' || operation.readiness === 'read') &&
+      readinessFaults(deps, operation.readiness),
+  ];
+  mountContract(
+    app,
+    deps,
+    '/v1',
+    partnerHandlers(deps),
+    (route, handler) => [
+      ...tenantSteps(route),
+      // Before the body: a key is echoed on the body's 400s too (spec "Idempotency", rule 3).
+      idempotency(route),
+      body(route),
+      handler,
+    ],
+    [log, auth, budget, rate, length],
+  );
+  mountContract(
+    app,
+    deps,
+    '/sandbox/v1',
+    sandboxHandlers(deps),
+    (route, handler) => [...tenantSteps(route), body(route), handler],
+    [log, auth, budget, rate, length],
+  );
+  // The operator API: its bearer token, then the body.
+  const admin = adminAuth(deps);
+  mountContract(app, deps, '/admin/v1', adminHandlers(deps), (route, handler) => [admin, body(route), handler], [
+    admin,
+  ]);
+  mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (_, handler) => [handler]);
   app.route('/', docsRoutes());
   if (deps.config.console) {
     // The console acts only through this same app's public API, in-process (it can never do what the API cannot).

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { configSecrets, type Config } from './config.js';
+import { pathsJudgedAs } from './contracts/files.js';
 import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
@@ -35,7 +36,7 @@ export interface RuntimeOptions {
 export function createDeps(opts: RuntimeOptions): ServerDeps {
   const { config } = opts;
   const db = openDb(config.dbPath);
-  // Lets a request take its account clock from the row it authenticated with (domain/clock.ts, accountNowSeen).
+  // Lets a request take its account clock from the row it authenticated with (domain/clock.ts, `now` given what a request saw).
   watchAccountRows(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
@@ -52,11 +53,12 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     logger,
     redactor: new Redactor(configSecrets(config)),
     eventEnrichers: SIMULATION_EVENT_ENRICHERS,
+    readinessPaths: { keyedWrites: pathsJudgedAs('keyed-write'), notJudged: pathsJudgedAs('not-judged') },
   };
   registerCardJobs(deps);
   registerWebhooks(deps);
   registerSimulation(deps);
-  db.transaction(() => ensureDefaultBin(db))();
+  db.transaction(() => ensureDefaultBin(deps))();
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.
   const released = releaseAllInFlight(db);

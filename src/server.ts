@@ -85,15 +85,15 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   };
 }
 
-/** Connections cut per event-loop turn: at about 150 µs each, a few milliseconds of other tenants' time. */
+/** Connections cut per event-loop turn: few enough that a turn of cuts costs other tenants little. */
 const CUTS_PER_TURN = 32;
 const REQUEST_TIMEOUT_ANSWER = 'HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n';
 
 /**
  * Cuts a connection that has not sent a whole request head within the headers timeout (408, as Node does), a few
- * per event-loop turn. Node alone checks every connection in one pass per `connectionsCheckingInterval`, so 1,000
- * silent connections opened together were all cut in one pass: a stall of about 150 ms for every tenant
- * (bench:hosted). Here each connection has its own timer, cleared by its first request; Node's check stays as the
+ * per event-loop turn. Node alone checks every connection in one pass per `connectionsCheckingInterval`, so a
+ * thousand silent connections opened together were all cut in one pass, stalling every tenant (bench:hosted,
+ * bench/code-figures.md). Here each connection has its own timer, cleared by its first request; Node's check stays as the
  * backstop, and for the later requests of a keep-alive connection.
  */
 function cutSilentConnections(server: Server, headersTimeoutMs: number): void {

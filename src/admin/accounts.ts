@@ -1,14 +1,12 @@
-import { Hono } from 'hono';
+import { ensureDepositAddress } from '../domain/accounts.js';
 import { createAccount, getAccount, updateAccount, type Account, type AccountPatch } from '../domain/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
 import type { ServerDeps } from '../server-deps.js';
 import { isTronAddress } from '../domain/deposit-address.js';
 import { formatPpm } from '../domain/money.js';
 import { OK } from '../http/envelope.js';
-import { transact } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { ensureDepositAddress } from '../http/deposit-address.js';
-import { readJsonObject, readOptionalJsonObject } from '../http/middleware/json-body.js';
+
+import type { Handlers } from '../http/router.js';
 import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
 import { invalidField } from '../domain/errors.js';
 import { tenantHoldings } from '../http/middleware/tenant-budget.js';
@@ -43,17 +41,16 @@ function accountView(deps: ServerDeps, a: Account) {
   };
 }
 
-export function accountRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/accounts', async (c) => {
-      const body = await readJsonObject(c);
+export function accountHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /admin/v1/accounts': async (c, body) => {
       const name = optionalString(body, 'name');
       const depositFeeRatePpm = optionalRatePpm(body, 'depositFeeRate') ?? deps.config.depositFeeRatePpm;
       const requireIdempotencyKey = optionalBoolean(body, 'requireIdempotencyKey');
       const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
-      const { account, key } = transact(deps, () => {
+      const { account, key } = deps.writes.transaction(() => {
         const account = createAccount(deps, {
           name,
           depositFeeRatePpm,
@@ -65,14 +62,14 @@ export function accountRoutes(deps: ServerDeps) {
       });
       const address = await ensureDepositAddress(deps, account.id);
       return c.json({ accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, depositAddress: address }, 201);
-    })
-    .get('/accounts/:id', async (c) => {
-      const account = getAccount(deps, c.req.param('id'));
+    },
+    'GET /admin/v1/accounts/{id}': async (c) => {
+      const account = getAccount(deps, c.req.param('id')!);
       await ensureDepositAddress(deps, account.id);
       return c.json(accountView(deps, getAccount(deps, account.id)));
-    })
-    .get('/accounts/:id/usage', (c) => {
-      const account = getAccount(deps, c.req.param('id'));
+    },
+    'GET /admin/v1/accounts/{id}/usage': (c) => {
+      const account = getAccount(deps, c.req.param('id')!);
       const tenantId = tenantOf(account);
       const limits = deps.config.tenant;
       const { childSandboxes, requestLogBytes } = tenantStorage(deps, tenantId);
@@ -86,31 +83,30 @@ export function accountRoutes(deps: ServerDeps) {
         requestLogBytes,
         requestLogBytesLimit: limits.requestLogBytes,
       });
-    })
-    .patch('/accounts/:id', async (c) => {
-      const id = getAccount(deps, c.req.param('id')).id;
-      const body = await readJsonObject(c);
+    },
+    'PATCH /admin/v1/accounts/{id}': async (c, body) => {
+      const id = getAccount(deps, c.req.param('id')!).id;
       const patch: AccountPatch = {
         name: optionalString(body, 'name'),
         depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
         requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
         depositAddress: await readAddress(body),
       };
-      transact(deps, () => updateAccount(deps, id, patch));
+      deps.writes.transaction(() => updateAccount(deps, id, patch));
       await ensureDepositAddress(deps, id);
       return c.json(accountView(deps, getAccount(deps, id)));
-    })
-    .post('/accounts/:id/keys', async (c) => {
-      const id = getAccount(deps, c.req.param('id')).id;
-      await readOptionalJsonObject(c);
+    },
+    'POST /admin/v1/accounts/{id}/keys': async (c) => {
+      const id = getAccount(deps, c.req.param('id')!).id;
       return c.json(
-        transact(deps, () => issueKey(deps, id)),
+        deps.writes.transaction(() => issueKey(deps, id)),
         201,
       );
-    })
-    .delete('/accounts/:id/keys/:keyId', (c) => {
-      const id = getAccount(deps, c.req.param('id')).id;
-      transact(deps, () => revokeKey(deps, id, c.req.param('keyId')));
+    },
+    'DELETE /admin/v1/accounts/{id}/keys/{keyId}': (c) => {
+      const id = getAccount(deps, c.req.param('id')!).id;
+      deps.writes.transaction(() => revokeKey(deps, id, c.req.param('keyId')!));
       return c.json({ ...OK });
-    });
+    },
+  };
 }

@@ -1,11 +1,9 @@
-import { Hono } from 'hono';
 import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
 import type { ServerDeps } from '../server-deps.js';
 import { formatMicros, formatPpm } from '../domain/money.js';
 import { binHasCards, putBin } from '../domain/bins.js';
-import { transact } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+
+import type { Handlers } from '../http/router.js';
 import {
   optionalBoolean,
   optionalDecimal,
@@ -34,35 +32,36 @@ function binAdminView(bin: Bin) {
 }
 
 /** PUT /bins/:binId creates or updates a BIN; fields left out keep their value (or the default BIN's). */
-export function binRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>().put('/bins/:binId', async (c) => {
-    const id = c.req.param('binId');
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(id))
-      throw invalidField('binId must be 1-64 letters, digits, dots, dashes or underscores');
-    const body = await readJsonObject(c);
-    const fee = section(body, 'fee');
-    const limit = section(body, 'limit');
-    const base = findBin(deps.db, id) ?? { ...DEFAULT_BIN, id, title: id };
-    const digits = optionalString(body, 'bin');
-    // Card numbers are derived from the BIN digits: changing them would change every issued card's number.
-    if (digits !== undefined && digits !== base.bin && binHasCards(deps.db, id)) {
-      throw new DomainError('BIN_DIGITS_FIXED');
-    }
-    const next: Bin = {
-      ...base,
-      title: optionalString(body, 'title') ?? base.title,
-      bin: digits ?? base.bin,
-      cardNetwork: optionalString(body, 'cardNetwork') ?? base.cardNetwork,
-      fxRatePpm: optionalRatePpm(fee, 'fx') ?? base.fxRatePpm,
-      openFeeMicros: optionalDecimal(fee, 'card') ?? base.openFeeMicros,
-      atmRatePpm: optionalRatePpm(fee, 'atm') ?? base.atmRatePpm,
-      spendDailyMicros: optionalDecimal(limit, 'spendDaily') ?? base.spendDailyMicros,
-      minimalDepositMicros: optionalDecimal(limit, 'minimalDeposit') ?? base.minimalDepositMicros,
-      enabled: optionalBoolean(body, 'enabled') ?? base.enabled,
-      inventory: optionalInteger(body, 'inventory') ?? base.inventory,
-      provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
-    };
-    transact(deps, () => putBin(deps.db, next));
-    return c.json(binAdminView(next));
-  });
+export function binHandlers(deps: ServerDeps): Handlers {
+  return {
+    'PUT /admin/v1/bins/{binId}': async (c, body) => {
+      const id = c.req.param('binId')!;
+      if (!/^[A-Za-z0-9._-]{1,64}$/.test(id))
+        throw invalidField('binId must be 1-64 letters, digits, dots, dashes or underscores');
+      const fee = section(body, 'fee');
+      const limit = section(body, 'limit');
+      const base = findBin(deps, id) ?? { ...DEFAULT_BIN, id, title: id };
+      const digits = optionalString(body, 'bin');
+      // Card numbers are derived from the BIN digits: changing them would change every issued card's number.
+      if (digits !== undefined && digits !== base.bin && binHasCards(deps.db, id)) {
+        throw new DomainError('BIN_DIGITS_FIXED');
+      }
+      const next: Bin = {
+        ...base,
+        title: optionalString(body, 'title') ?? base.title,
+        bin: digits ?? base.bin,
+        cardNetwork: optionalString(body, 'cardNetwork') ?? base.cardNetwork,
+        fxRatePpm: optionalRatePpm(fee, 'fx') ?? base.fxRatePpm,
+        openFeeMicros: optionalDecimal(fee, 'card') ?? base.openFeeMicros,
+        atmRatePpm: optionalRatePpm(fee, 'atm') ?? base.atmRatePpm,
+        spendDailyMicros: optionalDecimal(limit, 'spendDaily') ?? base.spendDailyMicros,
+        minimalDepositMicros: optionalDecimal(limit, 'minimalDeposit') ?? base.minimalDepositMicros,
+        enabled: optionalBoolean(body, 'enabled') ?? base.enabled,
+        inventory: optionalInteger(body, 'inventory') ?? base.inventory,
+        provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
+      };
+      deps.writes.transaction(() => putBin(deps, next));
+      return c.json(binAdminView(next));
+    },
+  };
 }

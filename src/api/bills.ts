@@ -1,31 +1,28 @@
-import { Hono } from 'hono';
 import { getBin } from '../domain/bins.js';
 import { getOwnedCard } from '../domain/cards.js';
 import type { ServerDeps } from '../server-deps.js';
 import { listBills, type BillScope } from '../domain/transactions.js';
-import { caughtUpNow } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import { catchUp } from '../http/command.js';
+import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString } from '../http/validate.js';
 import { OK } from '../http/envelope.js';
 import { billView } from './views.js';
 
 const DEFAULT_PAGE_SIZE = 20;
 
-export function billRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>().post('/list', async (c) => {
-    const body = await readJsonObject(c);
+export const billHandlers = (deps: ServerDeps): Handlers => ({
+  'POST /v1/bill/list': (c, body) => {
     const cardId = optionalString(body, 'cardId');
     const binId = optionalString(body, 'binId');
     const pageNumber = optionalInteger(body, 'pageNumber') ?? 1;
     const pageSize = optionalInteger(body, 'pageSize') ?? DEFAULT_PAGE_SIZE;
     const accountId = c.get('account').id;
-    caughtUpNow(c, deps);
+    catchUp(c, deps);
     let scope: BillScope = { accountId };
     if (cardId !== undefined) scope = { cardId: getOwnedCard(deps, accountId, cardId).id };
     // An unknown BIN is 4004 (spec error catalogue), as strict as an unknown cardId; a disabled one can be read.
-    else if (binId !== undefined) scope = { accountId, binId: getBin(deps.db, binId).id };
-    const page = listBills(deps.db, scope, pageNumber, pageSize);
+    else if (binId !== undefined) scope = { accountId, binId: getBin(deps, binId).id };
+    const page = listBills(deps, scope, pageNumber, pageSize);
     return c.json({
       ...OK,
       transactions: page.rows.map(billView),
@@ -33,5 +30,5 @@ export function billRoutes(deps: ServerDeps) {
       totalPages: page.totalPages,
       totalElements: page.totalElements,
     });
-  });
-}
+  },
+});

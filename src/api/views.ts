@@ -15,22 +15,22 @@ export function cardCreatedView(deps: ServerDeps, card: Card) {
     binId: card.binId,
     cardStatus: card.status,
     maskedCardNo: maskGrouped(card.last4),
-    cardBrand: getBin(deps.db, card.binId).cardNetwork,
+    cardBrand: getBin(deps, card.binId).cardNetwork,
     openFee: microsToJsonNumber(card.openFeeMicros),
   };
 }
 
 function cardBalances(deps: ServerDeps, card: Card) {
   return {
-    availableMicros: balance(deps.db, card.accountId, 'card', card.id),
-    frozenMicros: balance(deps.db, card.accountId, 'held', card.id),
+    availableMicros: balance(deps, card.accountId, 'card', card.id),
+    frozenMicros: balance(deps, card.accountId, 'held', card.id),
   };
 }
 
 /** card/list rows: every card's two balances read in one statement. */
 export function cardListViews(deps: ServerDeps, cards: readonly Card[]) {
   const ids = cards.flatMap((c) => [ledgerId(c.accountId, 'card', c.id), ledgerId(c.accountId, 'held', c.id)]);
-  const balances = balancesOf(deps.db, ids);
+  const balances = balancesOf(deps, ids);
   return cards.map((card, i) =>
     listItem(card, { availableMicros: balances.get(ids[2 * i]!)!, frozenMicros: balances.get(ids[2 * i + 1]!)! }),
   );
@@ -49,7 +49,7 @@ function listItem(card: Card, b: { availableMicros: number; frozenMicros: number
 }
 
 export function cardDetailView(deps: ServerDeps, account: Account, card: Card) {
-  const bin = getBin(deps.db, card.binId);
+  const bin = getBin(deps, card.binId);
   const b = cardBalances(deps, card);
   return {
     cardId: card.id,

@@ -1,49 +1,44 @@
-import { Hono } from 'hono';
+import { ensureDepositAddress } from '../domain/accounts.js';
 import type { ServerDeps } from '../server-deps.js';
-import { ensureDepositAddress } from '../http/deposit-address.js';
 import { pendingDepositsMicros } from '../domain/chain.js';
 import { balance } from '../domain/ledger.js';
 import { formatMicros } from '../domain/money.js';
-import { caughtUpNow } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import { catchUp } from '../http/command.js';
+import type { Handlers } from '../http/router.js';
 import { requiredEnum } from '../http/validate.js';
 import { OK } from '../http/envelope.js';
 import { DomainError } from '../domain/errors.js';
 
-export function walletRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/assetList', async (c) => {
-      await readJsonObject(c);
-      const accountId = c.get('account').id;
-      caughtUpNow(c, deps);
-      return c.json({
-        ...OK,
-        assetList: [
-          {
-            currency: 'USDT',
-            availableAmount: formatMicros(balance(deps.db, accountId, 'wallet')),
-            frozenAmount: formatMicros(pendingDepositsMicros(deps, accountId)),
-            assetType: 'CRYPTO',
-            status: 'ACTIVE',
-          },
-          {
-            currency: 'USDC',
-            availableAmount: '0',
-            frozenAmount: null,
-            assetType: 'CRYPTO',
-            status: null,
-            active: false,
-          },
-        ],
-      });
-    })
-    .post('/getAddress', async (c) => {
-      const body = await readJsonObject(c);
-      requiredEnum(body, 'currency', ['USDT']);
-      const network = requiredEnum(body, 'network', ['TRX']);
-      const address = await ensureDepositAddress(deps, c.get('account').id);
-      if (!address) throw new DomainError('ADDRESS_ERROR');
-      return c.json({ ...OK, address, network });
+export const walletHandlers = (deps: ServerDeps): Handlers => ({
+  'POST /v1/wallet/assetList': (c) => {
+    const accountId = c.get('account').id;
+    catchUp(c, deps);
+    return c.json({
+      ...OK,
+      assetList: [
+        {
+          currency: 'USDT',
+          availableAmount: formatMicros(balance(deps, accountId, 'wallet')),
+          frozenAmount: formatMicros(pendingDepositsMicros(deps, accountId)),
+          assetType: 'CRYPTO',
+          status: 'ACTIVE',
+        },
+        {
+          currency: 'USDC',
+          availableAmount: '0',
+          frozenAmount: null,
+          assetType: 'CRYPTO',
+          status: null,
+          active: false,
+        },
+      ],
     });
-}
+  },
+  'POST /v1/wallet/getAddress': async (c, body) => {
+    requiredEnum(body, 'currency', ['USDT']);
+    const network = requiredEnum(body, 'network', ['TRX']);
+    const address = await ensureDepositAddress(deps, c.get('account').id);
+    if (!address) throw new DomainError('ADDRESS_ERROR');
+    return c.json({ ...OK, address, network });
+  },
+});

@@ -1,8 +1,6 @@
-import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
 import { runCommand } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import type { Handlers } from '../http/router.js';
 import { optionalBoolean, requiredString } from '../http/validate.js';
 import {
   findWebhookConfig,
@@ -27,30 +25,28 @@ function configView(config: WebhookConfig) {
 }
 
 /** /v1/webhook: view, create or update, rotate the secret, remove (spec "Webhook configuration"). */
-export function webhookRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .get('/', (c) => {
-      const config = findWebhookConfig(deps, c.get('account').id);
-      return c.json(config ? configView(config) : { configured: false });
-    })
-    .put('/', async (c) => {
-      // Every check runs before the write, so bad input leaves the stored config as it was.
-      const body = await readJsonObject(c);
-      const url = requiredString(body, 'url');
-      const enabled = optionalBoolean(body, 'enabled');
-      const deliver3dsCode = optionalBoolean(body, 'deliver3dsCode');
-      const problem = await webhookUrlProblem(deps.config, url);
-      if (problem) throw invalidField(problem);
-      const input = { url, enabled, deliver3dsCode };
-      const { config, secret } = runCommand(c, deps, (now) => putWebhookConfig(deps, c.get('account').id, input, now));
-      return c.json(secret === undefined ? configView(config) : { ...configView(config), secret });
-    })
-    .post('/rotate-secret', (c) => {
-      const { config, secret } = runCommand(c, deps, (now) => rotateWebhookSecret(deps, c.get('account').id, now));
-      return c.json({ ...configView(config), secret });
-    })
-    .delete('/', (c) => {
-      runCommand(c, deps, () => removeWebhook(deps, c.get('account').id));
-      return c.json({ ...OK });
-    });
-}
+export const webhookHandlers = (deps: ServerDeps): Handlers => ({
+  'GET /v1/webhook': (c) => {
+    const config = findWebhookConfig(deps, c.get('account').id);
+    return c.json(config ? configView(config) : { configured: false });
+  },
+  'PUT /v1/webhook': async (c, body) => {
+    // Every check runs before the write, so bad input leaves the stored config as it was.
+    const url = requiredString(body, 'url');
+    const enabled = optionalBoolean(body, 'enabled');
+    const deliver3dsCode = optionalBoolean(body, 'deliver3dsCode');
+    const problem = await webhookUrlProblem(deps.config, url);
+    if (problem) throw invalidField(problem);
+    const input = { url, enabled, deliver3dsCode };
+    const { config, secret } = runCommand(c, deps, (now) => putWebhookConfig(deps, c.get('account').id, input, now));
+    return c.json(secret === undefined ? configView(config) : { ...configView(config), secret });
+  },
+  'POST /v1/webhook/rotate-secret': (c) => {
+    const { config, secret } = runCommand(c, deps, (now) => rotateWebhookSecret(deps, c.get('account').id, now));
+    return c.json({ ...configView(config), secret });
+  },
+  'DELETE /v1/webhook': (c) => {
+    runCommand(c, deps, () => removeWebhook(deps, c.get('account').id));
+    return c.json({ ...OK });
+  },
+});

@@ -31,7 +31,7 @@ type Value<O extends OptionSpec> = O['type'] extends 'boolean'
     ? string[] | undefined
     : string | undefined;
 
-export type Values<S extends CommandSpec> = { -readonly [K in keyof S['options']]: Value<S['options'][K]> };
+type Values<S extends CommandSpec> = { -readonly [K in keyof S['options']]: Value<S['options'][K]> };
 
 export type Parsed<S extends CommandSpec> =
   { ok: true; values: Values<S>; positionals: string[] } | { ok: false; exitCode: number };
@@ -43,7 +43,7 @@ export interface Output {
 const HELP: OptionSpec = { type: 'boolean', short: 'h', help: 'show this help' };
 
 /** The usage text: the synopsis, the summary, then one aligned line per option. */
-export function usage(spec: CommandSpec): string {
+function usage(spec: CommandSpec): string {
   const rows = Object.entries({ ...spec.options, help: HELP }).map(([name, o]) => [
     `${o.short ? `-${o.short}, ` : '    '}--${name}${o.arg ? ` ${o.arg}` : ''}`,
     o.help + (o.multiple ? ' (repeatable)' : ''),

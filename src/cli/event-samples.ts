@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { EventEnvelope, EventType } from '../domain/event-types.js';
 
 // A plausible event of each type for `webhook send --type`, shaped as contracts/events says (a test keeps each one
-// valid). Keyed by EventType, so a new event type does not compile until it has a sample here.
+// valid). One per EventType, so a new event type does not compile until it has a sample here.
 
 const transaction = {
   transactionId: 'txn_sample000000000000000000',

@@ -4,6 +4,7 @@ import { readTarget, targetOptions } from './target-options.js';
 import { expandFiles } from '../scenario/glob.js';
 import { consoleReport, fileBlock, fileErrorsReport, junitReport, tapReport } from '../scenario/report.js';
 import { loadAll, runScenarios } from '../scenario/runner.js';
+import { embeddedTarget } from './embedded-target.js';
 
 export const SCENARIO_RUN_SPEC = {
   command: 'card-sandbox scenario run',
@@ -71,6 +72,7 @@ export async function runScenarioRun(argv: string[]): Promise<number> {
   const results = await runScenarios(loaded.scenarios, {
     baseUrl,
     apiKey,
+    embedded: () => embeddedTarget(),
     adminToken: values['admin-token'] ?? (env.SANDBOX_ADMIN_TOKEN || undefined),
     receiverHost: values['receiver-host'],
     concurrency,

@@ -1,16 +1,17 @@
-import type { Config } from '../config.js';
 import { consoleReport, fileErrorsReport } from '../scenario/report.js';
 import { loadAll, runScenarios } from '../scenario/runner.js';
 
+import type { Config } from '../config.js';
+
 /**
- * `serve --seed FILE...`: applies scenario files to the running server, in order, on a running clock. A file that
- * declares `account` gets a fresh account (needs the admin token; its key is printed once); the others act on the
- * ready account (SANDBOX_API_KEY, or the key this start just printed). Any failure stops the server.
+ * Applies scenario files to the running server, in order, on a running clock. A file that declares `account` gets a
+ * fresh account (needs the admin token; its key is printed once); the others act on the ready account
+ * (SANDBOX_API_KEY, or the key this start just printed). Any failure stops the server.
  */
 export async function applySeeds(
   files: string[],
   baseUrl: string,
-  config: Config,
+  config: Pick<Config, 'apiKey' | 'adminToken'>,
   newApiKey: string | undefined,
 ): Promise<boolean> {
   const loaded = await loadAll(files);
@@ -27,7 +28,7 @@ export async function applySeeds(
     freezeClock: false,
     seeding: {
       onAccount(file, accountId, apiKey) {
-        // Shown once, like every key; only its keyed hash is stored.
+        // Shown once, like every key; only its HMAC is stored.
         process.stdout.write(`Seeded account ${accountId} from ${file}\nAPI key (shown once, keep it): ${apiKey}\n`);
       },
     },

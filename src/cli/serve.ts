@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { extname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { ConfigError, configSecrets, loadConfig, FLAGS } from '../config.js';
 import { createLogger } from '../logging/logger.js';
@@ -73,7 +76,7 @@ export async function runServe(argv: string[]): Promise<number> {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   if (server.bootstrap?.newApiKey) {
-    // Shown once on purpose (the README's quick start); only its keyed hash is stored. Written straight to
+    // Shown once on purpose (the README's quick start); only its HMAC is stored. Written straight to
     // stdout, not through the logger, which would mask it.
     process.stdout.write(
       `\nReady account ${server.bootstrap.accountId}\nAPI key (shown once, keep it): ${server.bootstrap.newApiKey}\n\n`,
@@ -81,9 +84,10 @@ export async function runServe(argv: string[]): Promise<number> {
   }
   if (server.bootstrap?.reused) process.stdout.write(reusedAccountHint(server.bootstrap.accountId, server.url, config));
   if (seedFiles.length > 0) {
-    // Imported only for --seed: the scenario runner (yaml, ajv, jsonpath) is a third of the start-up imports.
-    const { applySeeds } = await import('./seed.js');
-    const seeded = await applySeeds(seedFiles, server.url, config, server.bootstrap?.newApiKey);
+    const seeded = await applySeeds(seedFiles, server.url, {
+      SEED_API_KEY: config.apiKey ?? server.bootstrap?.newApiKey ?? '',
+      SEED_ADMIN_TOKEN: config.adminToken ?? '',
+    });
     if (!seeded) {
       await server.close();
       return 1;
@@ -97,4 +101,21 @@ export async function runServe(argv: string[]): Promise<number> {
 
   warmRequestValidators();
   return new Promise<number>(() => {});
+}
+
+/**
+ * Runs seed-process.ts (the scenario runner, as a client) in a process of its own against this server, its output on
+ * ours; true when every file applied.
+ */
+function applySeeds(files: string[], baseUrl: string, credentials: Record<string, string>): Promise<boolean> {
+  const here = fileURLToPath(import.meta.url);
+  const script = here.slice(0, -extname(here).length).replace(/serve$/, 'seed-process') + extname(here);
+  const child = spawn(process.execPath, [...process.execArgv, script, ...files], {
+    env: { ...process.env, SEED_BASE_URL: baseUrl, ...credentials },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return new Promise((resolve) => {
+    child.on('error', () => resolve(false));
+    child.on('exit', (code) => resolve(code === 0));
+  });
 }

@@ -102,7 +102,7 @@ export function apiClient(fetch: AppFetch, credential: { apiKey?: string; adminT
  * (empty, not JSON), the HTTP status and the start of the text.
  */
 function answerOf<B>(status: number, httpOk: boolean, text: string): Answer<B> {
-  let parsed: unknown = {};
+  let parsed: unknown;
   try {
     parsed = text === '' ? {} : JSON.parse(text);
   } catch {

@@ -24,6 +24,25 @@ export interface Operation {
   requestRequired?: boolean;
   /** HTTP status (or "default" for any other error status) -> schema path; null: an empty body. */
   responses: Record<string, string | null>;
+  /** false: the request log does not record it (a read of the log itself, or of what is judged from it). */
+  recorded?: boolean;
+  /** false: injected faults never fall on it (the faults helpers themselves). */
+  faultable?: boolean;
+  /**
+   * What a readiness run makes of it: a `keyed-write` it drops and fails and whose Idempotency-Key it checks, a
+   * `read` it answers with a 429 once; `not-judged` (the run's own operations) is left out of what it judges.
+   * Absent: judged with the rest, never faulted.
+   */
+  readiness?: 'keyed-write' | 'read' | 'not-judged';
+}
+
+/** The paths of the operations whose `readiness` is `judgedAs` (a readiness run's judgement is by path). */
+export function pathsJudgedAs(judgedAs: Operation['readiness'], index = readIndex()): ReadonlySet<string> {
+  return new Set(
+    Object.entries(index.operations)
+      .filter(([, op]) => op.readiness === judgedAs)
+      .map(([key]) => key.slice(key.indexOf(' ') + 1)),
+  );
 }
 
 export interface ContractIndex {
@@ -67,13 +86,6 @@ export function readSchemaFiles(dir = contractsDir()): SchemaFile[] {
   };
   walk(dir);
   return out;
-}
-
-/** `METHOD path` of every operation marked `inFlightExempt` (paths as the index writes them, templates included). */
-export function inFlightExemptOperations(index: ContractIndex = readIndex()): string[] {
-  return Object.entries(index.operations)
-    .filter(([, op]) => op.inFlightExempt === true)
-    .map(([key]) => key);
 }
 
 /** `/admin/v1/accounts/{id}` -> a regular expression matching one path segment per parameter. */

@@ -5,12 +5,12 @@ import {
   setGeneratedAddress,
   updateAccountSettings,
   type AccountRow,
-  type ClockRow,
 } from '../store/accounts.js';
 import { pendingDepositsMicros } from '../store/chain-deposits.js';
 import { assertInTransaction } from '../store/db.js';
 import { DEFAULT_BIN_ID } from './bins.js';
 import type { Deps } from './deps.js';
+import { generateTronAddress } from './deposit-address.js';
 import { DomainError } from './errors.js';
 import { balance, transfer } from './ledger.js';
 
@@ -96,16 +96,17 @@ const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
 
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
 export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {
-  const entered = -(balance(deps.db, accountId, 'seed') + balance(deps.db, accountId, 'chain'));
+  const entered = -(balance(deps, accountId, 'seed') + balance(deps, accountId, 'chain'));
   const pending = pendingDepositsMicros(deps.db, accountId);
   if (entered + pending + amountMicros > MAX_ENTERED_MICROS) throw new DomainError('BALANCE_LIMIT_EXCEEDED');
 }
 
 /** Credits the USDT balance from outside the system (the sandbox's seed). */
-export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): void {
+/** Credits the USDT wallet at once; answers its balance after. */
+export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): number {
   assertInTransaction(deps.db, 'seedBalance');
   assertRoomToEnter(deps, accountId, amountMicros);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'seed' },
     credit: { kind: 'wallet' },
@@ -113,17 +114,7 @@ export function seedBalance(deps: Deps, accountId: string, amountMicros: number,
     reason: 'sandbox.seed',
     atMs,
   });
-}
-
-/** The account time of a row holding the clock columns (lets a caller that already read the row skip a query). */
-export function clockNow(row: ClockRow, wallMs: number): number {
-  return row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
-}
-
-/** The account clock's "now" from the account row; undefined for an unknown account. */
-export function accountClockNow(deps: Deps, id: string): number | undefined {
-  const row = accountRow(deps.db, id);
-  return row && clockNow(row, deps.wallClock());
+  return balance(deps, accountId, 'wallet');
 }
 
 export function findAccount(deps: Deps, id: string): Account | undefined {
@@ -168,7 +159,21 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
 }
 
 /** Records the generated deposit address unless one was set meanwhile. */
-export function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
+function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
   assertInTransaction(deps.db, 'storeGeneratedAddress');
   setGeneratedAddress(deps.db, id, address);
+}
+
+/**
+ * The account's deposit address, generated on first need when the account is in 'auto' mode. Generating awaits
+ * tronweb, so it happens before the transaction that stores it, which this function opens itself (the one domain
+ * function that must await between reading and writing).
+ */
+export async function ensureDepositAddress(deps: Deps, accountId: string): Promise<string | null> {
+  const account = findAccount(deps, accountId);
+  if (!account || account.depositAddressMode === 'none') return null;
+  if (account.depositAddress) return account.depositAddress;
+  const generated = await generateTronAddress();
+  deps.writes.transaction(() => storeGeneratedAddress(deps, accountId, generated));
+  return findAccount(deps, accountId)?.depositAddress ?? null;
 }

@@ -57,7 +57,7 @@ export function accountForKey(deps: Deps, apiKey: string): { accountId: string; 
 export interface Authenticated {
   account: Account;
   keyId: string;
-  /** The request's "now" comes from this while no account row changes (clock.ts, `accountNowSeen`). */
+  /** The request's "now" comes from this while no account row changes (clock.ts, `now`). */
   seen: SeenClock;
 }
 

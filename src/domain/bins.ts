@@ -9,9 +9,10 @@ import {
   upsertBin,
   type BinRow,
 } from '../store/bins.js';
-import { assertInTransaction, type Db } from '../store/db.js';
+import { assertInTransaction } from '../store/db.js';
 import { DomainError } from './errors.js';
 import { formatMicros, formatPpm } from './money.js';
+import type { Deps } from './deps.js';
 
 export const DEFAULT_BIN_ID = 'VISA-EFI-454924';
 
@@ -64,28 +65,31 @@ export const DEFAULT_BIN: Bin = Object.freeze({
 });
 
 /** Creates or replaces a BIN of the catalogue. */
-export function putBin(db: Db, bin: Bin): void {
+export function putBin(deps: Pick<Deps, 'db'>, bin: Bin): void {
+  const { db } = deps;
   assertInTransaction(db, 'putBin');
   upsertBin(db, { ...bin, enabled: bin.enabled ? 1 : 0, provisioning: bin.provisioning ? 1 : 0 });
 }
 
 /** The default BIN exists from the first start on. */
-export function ensureDefaultBin(db: Db): void {
-  if (!findBin(db, DEFAULT_BIN_ID)) putBin(db, DEFAULT_BIN);
+export function ensureDefaultBin(deps: Pick<Deps, 'db'>): void {
+  if (!findBin(deps, DEFAULT_BIN_ID)) putBin(deps, DEFAULT_BIN);
 }
 
-export function findBin(db: Db, id: string): Bin | undefined {
+export function findBin(deps: Pick<Deps, 'db'>, id: string): Bin | undefined {
+  const { db } = deps;
   const row = binRow(db, id);
   return row && toBin(row);
 }
 
-export function getBin(db: Db, id: string): Bin {
-  const bin = findBin(db, id);
+export function getBin(deps: Pick<Deps, 'db'>, id: string): Bin {
+  const bin = findBin(deps, id);
   if (!bin) throw new DomainError('BIN_NOT_FOUND');
   return bin;
 }
 
-export function listBins(db: Db): Bin[] {
+export function listBins(deps: Pick<Deps, 'db'>): Bin[] {
+  const { db } = deps;
   return binRows(db).map(toBin);
 }
 
@@ -95,21 +99,40 @@ export interface Inventory {
 }
 
 /** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
-export function inventoryFor(db: Db, accountId: string, bin: Bin): Inventory {
+function inventoryFor(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Inventory {
+  const { db } = deps;
   const row = accountInventoryRow(db, accountId, bin.id);
   return row
     ? { available: row.available, provisioning: row.provisioning === 1 }
     : { available: bin.inventory, provisioning: bin.provisioning };
 }
 
-export function setAccountInventory(db: Db, accountId: string, binId: string, inv: Inventory): void {
+/** sandbox/v1/inventory: sets this account's view of a BIN's inventory; what is left out keeps its value. */
+export function setInventory(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  binId: string,
+  change: { available?: number; provisioning?: boolean },
+): Inventory {
+  const current = inventoryFor(deps, accountId, getBin(deps, binId));
+  const next = {
+    available: change.available ?? current.available,
+    provisioning: change.provisioning ?? current.provisioning,
+  };
+  setAccountInventory(deps, accountId, binId, next);
+  return next;
+}
+
+function setAccountInventory(deps: Pick<Deps, 'db'>, accountId: string, binId: string, inv: Inventory): void {
+  const { db } = deps;
   assertInTransaction(db, 'setAccountInventory');
   upsertAccountInventory(db, accountId, binId, inv.available, inv.provisioning ? 1 : 0);
 }
 
 /** Takes one card from inventory (4010 while provisioning, 4009 when none is left). */
-export function takeFromInventory(db: Db, accountId: string, bin: Bin): void {
-  const inv = inventoryFor(db, accountId, bin);
+export function takeFromInventory(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): void {
+  const { db } = deps;
+  const inv = inventoryFor(deps, accountId, bin);
   if (inv.provisioning) throw new DomainError('CARD_PROVISIONING');
   if (inv.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
   // The account's own inventory when the sandbox set one, else the BIN's.

@@ -83,13 +83,13 @@ function created(deps: Deps, id: string, accountId: string, nowMs: number): TxnR
 export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, nowMs: number): AuthorizeResult {
   assertInTransaction(deps.db, 'authorize');
   const card = getOwnedCard(deps, accountId, input.cardId);
-  const bin = getBin(deps.db, card.binId);
+  const bin = getBin(deps, card.binId);
   const bill = billAmountMicros(input.amountMicros, input.currency, bin.fxRatePpm);
   const reason: DeclineReason | undefined =
     input.declineReason ??
     (card.status !== 'ACTIVE'
       ? 'CARD_NOT_ACTIVE'
-      : bill > balance(deps.db, accountId, 'card', card.id)
+      : bill > balance(deps, accountId, 'card', card.id)
         ? 'INSUFFICIENT_FUNDS'
         : spentTodayMicros(deps, card.id, nowMs) + bill > bin.spendDailyMicros
           ? 'DAILY_LIMIT_EXCEEDED'
@@ -124,7 +124,7 @@ export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, 
     settle(deps, t, 'CLEARED', nowMs);
     return { ...result, status: 'CLEARED' };
   }
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'card', cardId: card.id },
     credit: { kind: 'held', cardId: card.id },
@@ -164,7 +164,7 @@ export function clearTransaction(
   const t = pendingTransaction(deps, accountId, id, 'cleared');
   const amount = amountMicros ?? t.hold_micros;
   const extra = Math.max(0, amount - t.hold_micros);
-  const available = balance(deps.db, accountId, 'card', t.card_id);
+  const available = balance(deps, accountId, 'card', t.card_id);
   if (extra > available) {
     throw new DomainError(
       'CLEAR_EXCEEDS_AVAILABLE',
@@ -175,21 +175,21 @@ export function clearTransaction(
   const held = { kind: 'held', cardId: t.card_id } as const;
   const card = { kind: 'card', cardId: t.card_id } as const;
   const merchant = { kind: 'merchant' } as const;
-  transfer(deps.db, {
+  transfer(deps, {
     ...common,
     debit: held,
     credit: merchant,
     amountMicros: Math.min(amount, t.hold_micros),
     reason: 'clear',
   });
-  transfer(deps.db, {
+  transfer(deps, {
     ...common,
     debit: held,
     credit: card,
     amountMicros: Math.max(0, t.hold_micros - amount),
     reason: 'clear.release',
   });
-  transfer(deps.db, { ...common, debit: card, credit: merchant, amountMicros: extra, reason: 'clear.extra' });
+  transfer(deps, { ...common, debit: card, credit: merchant, amountMicros: extra, reason: 'clear.extra' });
   deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
   settle(deps, t, 'CLEARED', nowMs, {
     bill_amount_micros: amount,
@@ -201,7 +201,7 @@ export function clearTransaction(
 /** transaction/reverse, and the automatic reversal 7 days after authorisation: the hold returns to the card. */
 export function reverseTransaction(deps: Deps, accountId: string, id: string, nowMs: number): void {
   const t = pendingTransaction(deps, accountId, id, 'reversed');
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'held', cardId: t.card_id },
     credit: { kind: 'card', cardId: t.card_id },
@@ -264,7 +264,7 @@ export function refundTransaction(
   });
   const t = created(deps, refundId, accountId, nowMs);
   addRefunded(deps.db, parent.id, amount);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'merchant' },
     credit: card.status === 'CANCELLED' ? { kind: 'wallet' } : { kind: 'card', cardId: card.id },

@@ -78,7 +78,7 @@ function priceFunding(
   if (amountMicros < minimalMicros) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
   const priced = cardCredit(amountMicros, account.depositFeeRatePpm, openFeeMicros);
   if (priced.creditMicros <= 0) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
-  if (balance(deps.db, account.id, 'wallet') < amountMicros) throw new DomainError('ASSET_NOT_ENOUGH');
+  if (balance(deps, account.id, 'wallet') < amountMicros) throw new DomainError('ASSET_NOT_ENOUGH');
   return priced;
 }
 
@@ -93,8 +93,8 @@ interface Funding {
 /** The wallet pays `credit + fee`: the credit to `to` (reason `reason`), the fee to the fee account (`reason.fee`). */
 function fundFromWallet(deps: Deps, f: Funding, to: TransferInput['credit'], reason: string): void {
   const common = { accountId: f.accountId, ref: f.ref, atMs: f.atMs, debit: { kind: 'wallet' } as const };
-  transfer(deps.db, { ...common, credit: to, amountMicros: f.creditMicros, reason });
-  transfer(deps.db, { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` });
+  transfer(deps, { ...common, credit: to, amountMicros: f.creditMicros, reason });
+  transfer(deps, { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` });
 }
 
 export interface CreateCardInput {
@@ -109,9 +109,9 @@ export interface CreateCardInput {
  */
 export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): Card {
   assertInTransaction(deps.db, 'createCard');
-  const bin = getBin(deps.db, input.binId ?? account.defaultBinId);
+  const bin = getBin(deps, input.binId ?? account.defaultBinId);
   if (!bin.enabled) throw new DomainError('BIN_DISABLED');
-  takeFromInventory(deps.db, account.id, bin);
+  takeFromInventory(deps, account.id, bin);
   const { creditMicros, feeMicros } = priceFunding(
     deps,
     account,
@@ -145,7 +145,7 @@ export function depositToCard(deps: Deps, account: Account, cardId: string, amou
   assertInTransaction(deps.db, 'depositToCard');
   const card = getOwnedCard(deps, account.id, cardId);
   assertMutable(deps, card);
-  const bin = getBin(deps.db, card.binId);
+  const bin = getBin(deps, card.binId);
   const { creditMicros, feeMicros } = priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
   const id = deps.ids.internalId('topup');
   const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
@@ -169,7 +169,7 @@ function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
   const t = settlingTopUp(deps.db, topUpId);
   if (!t) return;
   markTopUpSettled(deps.db, topUpId, nowMs);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId: t.account_id,
     debit: { kind: 'settling' },
     credit: { kind: 'card', cardId: t.card_id },
@@ -206,11 +206,11 @@ function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
   const accountId = cancellingCardAccount(deps.db, cardId);
   if (!accountId) return;
   markCardCancelled(deps.db, cardId);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId,
     debit: { kind: 'card', cardId },
     credit: { kind: 'wallet' },
-    amountMicros: balance(deps.db, accountId, 'card', cardId),
+    amountMicros: balance(deps, accountId, 'card', cardId),
     reason: 'card.cancel.refund',
     ref: cardId,
     atMs: nowMs,

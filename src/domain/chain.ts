@@ -8,8 +8,10 @@ import {
 } from '../store/chain-deposits.js';
 import { assertInTransaction } from '../store/db.js';
 import type { Deps } from './deps.js';
-import { DomainError } from './errors.js';
-import { assertRoomToEnter } from './accounts.js';
+import { DomainError, invalidField } from './errors.js';
+import { assertRoomToEnter, ensureDepositAddress } from './accounts.js';
+import { catchUp } from './clock.js';
+import { generateTronAddress, isTronAddress } from './deposit-address.js';
 import { transfer } from './ledger.js';
 import { formatMicros } from './money.js';
 
@@ -51,7 +53,36 @@ function depositView(d: DepositRow, nowMs: number) {
   };
 }
 
-/** Records a transfer seen on chain; with 19 confirmations already it credits at once. */
+/**
+ * sandbox/v1/chain/transfer: a TRC20 USDT transfer to the account's deposit address (made now if it has none yet),
+ * from `fromAddress` or a fresh address, recorded at the account's caught-up "now". The addresses are awaited before
+ * the transaction that records the transfer.
+ */
+export async function transferOnChain(
+  deps: Deps,
+  accountId: string,
+  given: { amountMicros: number; confirmations: number; txId?: string; fromAddress?: string },
+) {
+  // The schema checks the alphabet and length; only the base58check checksum needs the decoder.
+  if (given.fromAddress !== undefined && !(await isTronAddress(given.fromAddress)))
+    throw invalidField('fromAddress must be a TRON base58check address');
+  const address = await ensureDepositAddress(deps, accountId);
+  if (!address) throw new DomainError('ADDRESS_ERROR');
+  const input = {
+    txId: given.txId ?? deps.ids.hex(32),
+    address,
+    fromAddress: given.fromAddress ?? (await generateTronAddress()),
+    amountMicros: given.amountMicros,
+    confirmations: given.confirmations,
+  };
+  const nowMs = catchUp(deps, accountId);
+  return deps.writes.transaction(() => recordTransfer(deps, accountId, input, nowMs));
+}
+
+/**
+ * Records a transfer seen on chain; with 19 confirmations already it credits at once. In the caller's transaction.
+ * @internal exported for test/domain/ledger-commands.test.ts
+ */
 export function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
   assertInTransaction(deps.db, 'recordTransfer');
   const txId = input.txId.toLowerCase();
@@ -79,7 +110,7 @@ function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: numbe
   const d = depositRow(deps.db, accountId, txId);
   if (!d || d.credited_at_ms !== null) return;
   markDepositCredited(deps.db, accountId, txId, nowMs);
-  transfer(deps.db, {
+  transfer(deps, {
     accountId: d.account_id,
     debit: { kind: 'chain' },
     credit: { kind: 'wallet' },

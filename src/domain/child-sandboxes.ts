@@ -1,6 +1,7 @@
 import { childrenOf, expiredChildIds, insertChildLink, purgeAccount } from '../store/account-purge.js';
 import { assertInTransaction } from '../store/db.js';
-import { createAccount, findAccount, type Account } from './accounts.js';
+import { createAccount, ensureDepositAddress, findAccount, type Account } from './accounts.js';
+import { catchUp } from './clock.js';
 import { issueKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
@@ -36,7 +37,21 @@ export interface SandboxSummary {
 }
 
 /** A child of `parent` with its own key (returned once); refused for a child and beyond 100 live children. */
-export function createSandbox(deps: Deps, parent: Account, input: NewSandbox): CreatedSandbox {
+/**
+ * sandbox/v1/sandboxes/create: a child of `parent`, after the parent's due timers ran, with its deposit address made
+ * (awaited after the transaction that creates it).
+ */
+export async function newChildSandbox(
+  deps: Deps,
+  parent: Account,
+  input: NewSandbox,
+): Promise<CreatedSandbox & { depositAddress: string | null }> {
+  catchUp(deps, parent.id);
+  const created = deps.writes.transaction(() => createSandbox(deps, parent, input));
+  return { ...created, depositAddress: await ensureDepositAddress(deps, created.account.id) };
+}
+
+function createSandbox(deps: Deps, parent: Account, input: NewSandbox): CreatedSandbox {
   assertInTransaction(deps.db, 'createSandbox');
   if (parent.parentAccountId !== null) throw new DomainError('CHILD_CANNOT_CREATE_SANDBOX');
   deleteExpiredSandboxes(deps, parent.id);

@@ -1,4 +1,5 @@
 import {
+  accountRow,
   accountRowsVersion,
   clockFrozenAt,
   freezeClock,
@@ -7,21 +8,17 @@ import {
   type ClockRow,
 } from '../store/accounts.js';
 import { assertInTransaction } from '../store/db.js';
-import { accountClockNow, clockNow } from './accounts.js';
+import { findAccount } from './accounts.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 
 export type ClockMode = 'running' | 'frozen';
 
-/**
- * The account clock: wall time plus an offset, or frozen at an instant (moves only when advanced). An account that is
- * gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
- */
-export function accountNowMs(deps: Deps, accountId: string): number {
-  const now = accountClockNow(deps, accountId);
-  if (now === undefined) throw new DomainError('ACCOUNT_DELETED');
-  return now;
-}
+// The account clock, one per account: wall time plus an offset, or frozen at an instant (it moves only when advanced).
+// Two names for its two uses: `now` reads it; `catchUp` first runs the account's timers that fell due, then reads it.
+
+/** The account time of a row holding the clock columns. */
+const timeOf = (row: ClockRow, wallMs: number) => row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
 
 /** The account row's clock columns as a request read them, and the account-row version they were read at. */
 export interface SeenClock {
@@ -38,27 +35,35 @@ export function seenClock(deps: Pick<Deps, 'db'>, row: ClockRow): SeenClock {
 }
 
 /**
- * `accountNowMs` without reading the row again when no account row has changed since `seen` was read (the common
- * case: a request's "now" comes from the row its authentication read). Exactly what reading the row would answer.
+ * The account's "now". Given `seen` (the clock columns a request's authentication read), the row is not read again
+ * while no account row has changed since, the common case; the answer is exactly what reading the row would give.
+ * An account that is gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
  */
-export function accountNowSeen(deps: Deps, accountId: string, seen: SeenClock | undefined): number {
-  if (seen !== undefined && seen.version === accountRowsVersion(deps.db)) return clockNow(seen.clock, deps.wallClock());
-  return accountNowMs(deps, accountId);
+export function now(deps: Pick<Deps, 'db' | 'wallClock'>, accountId: string, seen?: SeenClock): number {
+  if (seen !== undefined && seen.version === accountRowsVersion(deps.db)) return timeOf(seen.clock, deps.wallClock());
+  const row = accountRow(deps.db, accountId);
+  if (row === undefined) throw new DomainError('ACCOUNT_DELETED');
+  return timeOf(row, deps.wallClock());
 }
 
-export function clockMode(deps: Deps, accountId: string): ClockMode {
+/** Runs the account's timers that are due on its clock (each in its own transaction), then answers its "now". */
+export function catchUp(deps: Deps, accountId: string, seen?: SeenClock): number {
+  deps.jobs.runForegroundDue(accountId, now(deps, accountId, seen));
+  return now(deps, accountId, seen);
+}
+
+function clockMode(deps: Deps, accountId: string): ClockMode {
   const frozen = clockFrozenAt(deps.db, accountId);
   return frozen === null ? 'running' : 'frozen';
 }
 
 /** Switches between running and frozen without a jump: the account's "now" is the same either side. */
-export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): void {
+function setClockMode(deps: Deps, accountId: string, mode: ClockMode, nowMs: number): void {
   assertInTransaction(deps.db, 'setClockMode');
-  const now = accountNowMs(deps, accountId);
   if (mode === 'frozen') {
-    freezeClock(deps.db, accountId, now);
+    freezeClock(deps.db, accountId, nowMs);
   } else {
-    runClock(deps.db, accountId, now - deps.wallClock());
+    runClock(deps.db, accountId, nowMs - deps.wallClock());
   }
 }
 
@@ -66,15 +71,35 @@ export function setClockMode(deps: Deps, accountId: string, mode: ClockMode): vo
 const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
 
 /** Refuses (400) an advance that would take the account clock past MAX_ACCOUNT_TIME_MS; changes nothing. */
-export function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): void {
-  if (accountNowMs(deps, accountId) + deltaMs > MAX_ACCOUNT_TIME_MS) throw new DomainError('CLOCK_LIMIT');
+function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): void {
+  if (now(deps, accountId) + deltaMs > MAX_ACCOUNT_TIME_MS) throw new DomainError('CLOCK_LIMIT');
+}
+
+/** Moves the account clock forward by `deltaMs`, once every job due on the way has run. */
+function shiftClock(deps: Deps, accountId: string, deltaMs: number): void {
+  assertInTransaction(deps.db, 'shiftClock');
+  shiftClockBy(deps.db, accountId, deltaMs);
 }
 
 /**
- * Moves the account clock forward by `deltaMs`. The caller first runs every job that falls due on the way
- * (`jobs.runDue` up to the new "now"), in time order, each at its own due instant.
+ * sandbox/v1/clock: switches running/frozen, then advances, running every job that falls due on the way at its own
+ * instant (webhook attempts included, so they are awaited); answers the clock as it then reads.
  */
-export function shiftClock(deps: Deps, accountId: string, deltaMs: number): void {
-  assertInTransaction(deps.db, 'shiftClock');
-  shiftClockBy(deps.db, accountId, deltaMs);
+export async function setClock(
+  deps: Deps,
+  accountId: string,
+  { mode, advanceMs }: { mode?: ClockMode; advanceMs?: number },
+): Promise<{ nowMs: number; mode: ClockMode }> {
+  if (advanceMs !== undefined) assertAdvanceWithinLimit(deps, accountId, advanceMs);
+  if (mode) {
+    const nowMs = catchUp(deps, accountId);
+    deps.writes.transaction(() => setClockMode(deps, accountId, mode, nowMs));
+  }
+  if (advanceMs !== undefined) {
+    await deps.jobs.runDue(accountId, catchUp(deps, accountId) + advanceMs, { includeBackground: true });
+    // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
+    if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
+    deps.writes.transaction(() => shiftClock(deps, accountId, advanceMs));
+  }
+  return { nowMs: now(deps, accountId), mode: clockMode(deps, accountId) };
 }

@@ -6,6 +6,7 @@ import type { HeldRequests } from './held-requests.js';
 import type { Ids } from './ids.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
+import type { ReadinessPaths } from './readiness-catalogue.js';
 import type { ServerSecret } from './secrets.js';
 
 /** The settings the domain reads (the server's configuration holds them, among others). */
@@ -40,6 +41,8 @@ export interface Deps {
    * demand, never stored in the outbox). Fixed when the deps are made: nothing is added later.
    */
   eventEnrichers: readonly EventEnricher[];
+  /** What contracts/index.json says a readiness run makes of each path: the contract decides, the domain judges. */
+  readinessPaths: ReadinessPaths;
 }
 
 /** The delivery-only fields of one event, or undefined when it has none. */

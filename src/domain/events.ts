@@ -1,4 +1,3 @@
-import type { Db } from '../store/db.js';
 import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../store/events.js';
 import type { Deps } from './deps.js';
 import type { StoredEvent } from './event-bus.js';
@@ -39,13 +38,19 @@ function rowToEvent(r: EventRow): StoredEvent {
   };
 }
 
-export function getEvent(db: Db, accountId: string, id: string): StoredEvent | undefined {
+export function getEvent(deps: Pick<Deps, 'db'>, accountId: string, id: string): StoredEvent | undefined {
+  const { db } = deps;
   const row = eventRow(db, accountId, id);
   return row && rowToEvent(row);
 }
 
 /** Events of an account, newest first. */
-export function listEvents(db: Db, accountId: string, opts: { type?: string; limit: number }): StoredEvent[] {
+export function listEvents(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  opts: { type?: string; limit: number },
+): StoredEvent[] {
+  const { db } = deps;
   return eventRowsOf(db, accountId, opts.type, opts.limit).map(rowToEvent);
 }
 

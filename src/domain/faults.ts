@@ -8,6 +8,7 @@ import {
   takeFaultRow,
   type FaultRow,
 } from '../store/faults.js';
+import type { Deps } from './deps.js';
 
 // Injected faults (sandbox/v1/faults): per account, matched by the full request path, first rule first,
 // each applying to its next `count` matching requests.
@@ -41,13 +42,15 @@ const toRule = (r: FaultRow): FaultRule => ({
 
 /**
  * Per database: false once a query saw the faults table empty, until the next `setFaults` (the only writer that
- * adds rows). Lets every request skip the faults query (bench: 2-4 µs) in the common case. Deletes only make it
+ * adds rows). Lets every request skip the faults query in the common case. Deletes only make it
  * pessimistic, a rolled-back `setFaults` too: then the next request queries again.
  */
 const maybeArmed = new WeakMap<Db, boolean>();
 
 /** Replaces the account's rules with `rules`. */
-export function setFaults(db: Db, accountId: string, rules: FaultRule[]): void {
+/** Replaces the account's fault rules; answers them as they now stand. */
+export function setFaults(deps: Pick<Deps, 'db'>, accountId: string, rules: FaultRule[]): FaultRule[] {
+  const { db } = deps;
   assertInTransaction(db, 'setFaults');
   maybeArmed.delete(db);
   clearFaults(db, accountId);
@@ -63,18 +66,21 @@ export function setFaults(db: Db, accountId: string, rules: FaultRule[]): void {
       hold: r.hold ? 1 : 0,
     });
   }
+  return listFaults(deps, accountId);
 }
 
 /** Removes every rule of the account. */
 export { clearFaults };
 
 /** Rules still armed, in matching order. */
-export function listFaults(db: Db, accountId: string): FaultRule[] {
+function listFaults(deps: Pick<Deps, 'db'>, accountId: string): FaultRule[] {
+  const { db } = deps;
   return armedFaultRows(db, accountId).map(toRule);
 }
 
 /** Whether any account has an armed rule (spent rules are deleted): lets every request skip the key lookup in the common case. */
-export function anyArmedFault(db: Db): boolean {
+export function anyArmedFault(deps: Pick<Deps, 'db'>): boolean {
+  const { db } = deps;
   if (maybeArmed.get(db) === false) return false;
   const armed = anyFaultRow(db);
   maybeArmed.set(db, armed);
@@ -82,7 +88,8 @@ export function anyArmedFault(db: Db): boolean {
 }
 
 /** The first armed rule for this path, counted down by one (atomically: two requests never take the same use). */
-export function takeFault(db: Db, accountId: string, path: string): FaultRule | undefined {
+export function takeFault(deps: Pick<Deps, 'db'>, accountId: string, path: string): FaultRule | undefined {
+  const { db } = deps;
   assertInTransaction(db, 'takeFault');
   const row = takeFaultRow(db, accountId, path);
   // A spent rule is deleted so the table stays empty when no fault is armed.

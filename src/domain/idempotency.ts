@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../store/db.js';
 import {
   deleteKey,
   insertInFlightKey,
@@ -8,6 +7,7 @@ import {
   releaseKey,
   upsertDoneKey,
 } from '../store/idempotency.js';
+import type { Deps } from './deps.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
@@ -75,7 +75,8 @@ export function requestHash(body: unknown): string {
  * completed key expires: an in-flight one belongs to a request still running (start-up releases those left by
  * a crash), and expiring it would let a retry execute the operation a second time.
  */
-export function findKey(db: Db, accountId: string, key: string, nowMs: number): KeyRecord | undefined {
+export function findKey(deps: Pick<Deps, 'db'>, accountId: string, key: string, nowMs: number): KeyRecord | undefined {
+  const { db } = deps;
   const row = keyRow(db, accountId, key);
   if (!row) return undefined;
   if (row.state === 'done' && row.expires_at_ms <= nowMs) {
@@ -92,19 +93,20 @@ export function findKey(db: Db, accountId: string, key: string, nowMs: number): 
 }
 
 export function reserveKey(
-  db: Db,
+  deps: Pick<Deps, 'db'>,
   accountId: string,
   key: string,
   endpoint: string,
   hash: string,
   nowMs: number,
 ): void {
+  const { db } = deps;
   insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS);
 }
 
 /** Stores the 2xx response; call in the transaction of the operation itself. Retention counts from here. */
 export function completeKey(
-  db: Db,
+  deps: Pick<Deps, 'db'>,
   accountId: string,
   key: string,
   endpoint: string,
@@ -112,6 +114,7 @@ export function completeKey(
   response: StoredResponse,
   nowMs: number,
 ): void {
+  const { db } = deps;
   upsertDoneKey(db, accountId, key, {
     endpoint,
     hash,

@@ -51,7 +51,7 @@ export class JobRunner {
   /**
    * Per account, a lower bound of its earliest foreground job's due instant (Infinity: none), learnt from the
    * last look and lowered by every `schedule`. Lets the request path skip the due-jobs query while nothing can
-   * be due (bench: 2-3 µs a request). A bound that is too low only costs a query: deleted or rolled-back jobs
+   * be due. A bound that is too low only costs a query: deleted or rolled-back jobs
    * leave it low, never high. Absent after a restart, so the first request of an account looks.
    */
   private readonly minForegroundDue = new Map<string, number>();

@@ -1,6 +1,6 @@
-import type { Db } from '../store/db.js';
 import { insertTransfer, ledgerBalance, ledgerBalances, moveLedgerAccount } from '../store/ledger.js';
 import { assertMicros } from './money.js';
+import type { Deps } from './deps.js';
 
 // Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
 // ledger account; a balance (credits - debits) is a counter updated in the same transaction. Source accounts
@@ -31,7 +31,8 @@ export interface TransferInput {
 }
 
 /** Posts one transfer; must run inside the caller's transaction. A zero amount posts nothing. */
-export function transfer(db: Db, t: TransferInput): void {
+export function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): void {
+  const { db } = deps;
   assertMicros(t.amountMicros);
   if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
   if (t.amountMicros === 0) return;
@@ -56,12 +57,14 @@ export function transfer(db: Db, t: TransferInput): void {
 }
 
 /** Balance of one ledger account (0 when it has never moved). */
-export function balance(db: Db, accountId: string, kind: LedgerKind, cardId?: string): number {
+export function balance(deps: Pick<Deps, 'db'>, accountId: string, kind: LedgerKind, cardId?: string): number {
+  const { db } = deps;
   return ledgerBalance(db, ledgerId(accountId, kind, cardId)) ?? 0;
 }
 
 /** Balances of many ledger accounts in one statement (0 for one that never moved). */
-export function balancesOf(db: Db, ledgerIds: readonly string[]): Map<string, number> {
+export function balancesOf(deps: Pick<Deps, 'db'>, ledgerIds: readonly string[]): Map<string, number> {
+  const { db } = deps;
   const rows = ledgerBalances(db, ledgerIds);
   const out = new Map<string, number>(ledgerIds.map((id) => [id, 0]));
   for (const [id, micros] of rows) out.set(id, micros);

@@ -1,7 +1,6 @@
 import { canonicalJson } from './idempotency.js';
 import {
   INJECTED_RETRY_AFTER_SECONDS,
-  KEYED_WRITE_PATHS,
   LOOP_LIMIT,
   LOOP_WINDOW_MS,
   outcome,
@@ -33,6 +32,8 @@ export interface WindowLog {
 export interface ApiInput {
   /** The window's requests in the order they were recorded (the run's own routes left out). */
   requests: readonly Logged[];
+  /** The paths of the writes whose key is checked (contracts/index.json, `readiness: keyed-write`). */
+  keyedWrites: ReadonlySet<string>;
   /** The request each armed fault fell on, or null while it has not. */
   faults: { drop: string | null; error: string | null; throttle: string | null };
   /** The recorded JSON body of a request (undefined when it is not there). */
@@ -43,7 +44,7 @@ export interface ApiInput {
 export function evaluateApiChecks(input: ApiInput): CheckOutcome[] {
   const isDrop = (r: Logged) => r.status >= 200 && r.status < 300;
   return [
-    keysOnWrites(input.requests),
+    keysOnWrites(input.requests, input.keyedWrites),
     retryOfFault(input, 'retry-after-dropped-response', input.faults.drop, isDrop),
     retryOfFault(input, 'retry-after-server-error', input.faults.error, (r) => r.status === 500),
     waitAfterThrottle(input.requests, input.faults.throttle),
@@ -51,8 +52,8 @@ export function evaluateApiChecks(input: ApiInput): CheckOutcome[] {
   ];
 }
 
-function keysOnWrites(requests: readonly Logged[]): CheckOutcome {
-  const writes = requests.filter((r) => KEYED_WRITE_PATHS.has(r.path));
+function keysOnWrites(requests: readonly Logged[], keyedWrites: ReadonlySet<string>): CheckOutcome {
+  const writes = requests.filter((r) => keyedWrites.has(r.path));
   if (writes.length === 0) return outcome('idempotency-key-on-writes', 'not_observed');
   const keyless = writes.filter((r) => !r.idempotencyKey).map((r) => r.requestId);
   return outcome('idempotency-key-on-writes', keyless.length ? 'fail' : 'pass', keyless);

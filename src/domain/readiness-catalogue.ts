@@ -54,21 +54,13 @@ export const LOOP_WINDOW_MS = 10_000;
 /** Evidence lists are cut here: enough to find the pattern in the request log. */
 const MAX_EVIDENCE = 20;
 
-/** The writes a run drops and fails, and whose Idempotency-Key it checks. */
-export const KEYED_WRITE_PATHS: ReadonlySet<string> = new Set(['/v1/card/create', '/v1/card/deposit']);
-/** The reads one of which a run answers with a 429. */
-export const READ_PATHS: ReadonlySet<string> = new Set([
-  '/v1/wallet/assetList',
-  '/v1/wallet/getAddress',
-  '/v1/card/binList',
-  '/v1/card/list',
-  '/v1/card/detail',
-  '/v1/card/asset',
-  '/v1/card/sensitiveInfo',
-  '/v1/bill/list',
-]);
-/** The run's own routes are the tool, not the integration: never part of what the checks judge. */
-export const READINESS_PATH_PREFIX = '/sandbox/v1/readiness/';
+/** What contracts/index.json says a run makes of each path (its entries' `readiness`), given to the domain. */
+export interface ReadinessPaths {
+  /** The writes a run drops and fails, and whose Idempotency-Key it checks. */
+  keyedWrites: ReadonlySet<string>;
+  /** The run's own operations: the tool, not the integration, never part of what the checks judge. */
+  notJudged: ReadonlySet<string>;
+}
 
 const link = (id: CheckId) => ` See docs/readiness.md#${id}`;
 

@@ -22,7 +22,6 @@ import { evaluateApiChecks, type WindowLog } from './readiness-api-checks.js';
 import { isSending } from './readiness-sending.js';
 import {
   API_CHECKS,
-  READINESS_PATH_PREFIX,
   RECEIVER_CHECKS,
   noRequestLog,
   type CheckOutcome,
@@ -169,7 +168,7 @@ export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[
 /** Evaluates the API-use checks of a run whose window has ended, once: the stored result never changes after. */
 function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
   if (run.api_checks !== null || run.ends_at_ms > deps.wallClock()) return run;
-  storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(log, run, run.ends_at_ms)));
+  storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, log, run, run.ends_at_ms)));
   windows.delete(deps.db);
   return findRun(deps.db, run.account_id, run.id) ?? run;
 }
@@ -196,7 +195,7 @@ export function runView(deps: Deps, log: WindowLog, run: RunRow): RunView {
   const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
   const api =
     run.api_checks === null
-      ? apiChecksUpTo(log, run, Math.min(run.ends_at_ms, deps.wallClock()))
+      ? apiChecksUpTo(deps, log, run, Math.min(run.ends_at_ms, deps.wallClock()))
       : (JSON.parse(run.api_checks) as CheckOutcome[]);
   return {
     runId: run.id,
@@ -245,10 +244,9 @@ export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, 
 }
 
 /** The API-use checks over the run's window up to `toMs`, from the request log. */
-function apiChecksUpTo(log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
-  const requests = log
-    .requests(run.account_id, run.started_at_ms, toMs)
-    .filter((r) => !r.path.startsWith(READINESS_PATH_PREFIX));
+function apiChecksUpTo(deps: Deps, log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
+  const { keyedWrites, notJudged } = deps.readinessPaths;
+  const requests = log.requests(run.account_id, run.started_at_ms, toMs).filter((r) => !notJudged.has(r.path));
   const bodies = new Map<number, unknown>();
   const bodyOf = (seq: number) => {
     if (!bodies.has(seq)) bodies.set(seq, log.bodyOf(seq));
@@ -256,6 +254,7 @@ function apiChecksUpTo(log: WindowLog, run: RunRow, toMs: number): CheckOutcome[
   };
   return evaluateApiChecks({
     requests,
+    keyedWrites,
     faults: { drop: run.drop_request_id, error: run.error_request_id, throttle: run.throttle_request_id },
     bodyOf,
   });

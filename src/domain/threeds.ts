@@ -1,11 +1,13 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { assertInTransaction } from '../store/db.js';
 import { liveCardCount } from '../store/cards.js';
 import { approveChallenge, challengeIdOfEvent, challengeRow, insertChallenge } from '../store/threeds.js';
 import { getOwnedCard } from './cards.js';
+import { catchUp } from './clock.js';
 import type { Deps, EventEnricher } from './deps.js';
 import { DomainError } from './errors.js';
 import { emitEvent } from './events.js';
+import { merchantFor } from './merchants.js';
 import { formatMicros } from './money.js';
 import type { ServerSecret } from './secrets.js';
 import { findWebhookConfig } from './webhook-config.js';
@@ -36,7 +38,36 @@ export interface ChallengeInput {
 }
 
 /** card/3ds: raises `card.3ds.requested` with the spec's fields; answers the OTP to the simulation caller only. */
-export function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
+/** A plausible payment amount (1.00 to 500.00) for a payment challenge raised without one, fixed by its id. */
+function defaultPaymentMicros(challengeId: string): number {
+  const cents = 100 + (createHash('sha256').update(challengeId).digest().readUInt32BE(0) % 49_901);
+  return cents * 10_000;
+}
+
+/**
+ * sandbox/v1/card/3ds: raises a challenge on a card at the account's caught-up "now". A merchant left out is made up
+ * (awaited before the transaction); a payment always has an amount, a binding shows one only when the caller gave it.
+ */
+export async function challengeCard(
+  deps: Deps,
+  accountId: string,
+  given: Omit<ChallengeInput, 'challengeId' | 'merchant'> & { merchant?: string },
+) {
+  const challengeId = 'tds_' + deps.ids.base62(24);
+  const merchant = given.merchant ?? (await merchantFor(challengeId, {})).merchantName;
+  let { amountMicros, currency } = given;
+  if (given.type === 'payment') {
+    amountMicros ??= defaultPaymentMicros(challengeId);
+    currency ??= 'USD';
+  } else if (amountMicros !== undefined) {
+    currency ??= 'USD';
+  }
+  const input = { ...given, challengeId, merchant, amountMicros, currency };
+  const nowMs = catchUp(deps, accountId);
+  return deps.writes.transaction(() => raiseChallenge(deps, accountId, input, nowMs));
+}
+
+function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
   assertInTransaction(deps.db, 'raiseChallenge');
   const card = getOwnedCard(deps, accountId, input.cardId);
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');

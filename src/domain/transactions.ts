@@ -1,4 +1,3 @@
-import type { Db } from '../store/db.js';
 import {
   billCount,
   billRows,
@@ -8,6 +7,7 @@ import {
   type TxnStatus,
 } from '../store/transactions.js';
 import { microsToJsonNumber } from './money.js';
+import type { Deps } from './deps.js';
 
 export type { BillRow, BillScope, TxnStatus };
 export type ListingStatus = 'COMPLETED' | 'PENDING' | 'FAILED' | 'REVERTED';
@@ -34,7 +34,8 @@ export interface BillPage {
  * (total - k*size, total - (k-1)*size]: one indexed range read however deep the page. A page past the last
  * answers the last page.
  */
-export function listBills(db: Db, scope: BillScope, pageNumber: number, pageSize: number): BillPage {
+export function listBills(deps: Pick<Deps, 'db'>, scope: BillScope, pageNumber: number, pageSize: number): BillPage {
+  const { db } = deps;
   const totalElements = billCount(db, scope);
   const totalPages = Math.ceil(totalElements / pageSize);
   if (totalElements === 0) return { rows: [], totalElements, totalPages: 0, pageNumber: 1, last: true };

@@ -1,5 +1,5 @@
 import type { Deps } from './deps.js';
-import type { StoredEvent } from './events.js';
+import { listEvents, type StoredEvent } from './events.js';
 import { assertInTransaction, type Db } from '../store/db.js';
 import { deleteJobsOfKind } from '../store/jobs.js';
 import { deleteWebhookConfig } from '../store/webhook-config.js';
@@ -31,7 +31,7 @@ const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 
 // The rows as the store reads them, for the webhooks module and the routes.
 export type { AttemptRow, DeliveryRow, DeliveryState };
-export { attemptCount, deliveryForEvent, getDelivery, listAttempts };
+export { getDelivery };
 
 /**
  * The EventBus listener, inside the event's own transaction: an event of an account with an enabled endpoint gets
@@ -116,6 +116,32 @@ export function recordRedelivery(
 }
 
 /** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
+/**
+ * sandbox/v1/events: the outbox of an account, newest first, each event with its delivery (if any) and every attempt
+ * the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries` agree (the delivery row
+ * counts only the scheduled ones, which pace the retries).
+ */
+export function eventsWithDeliveries(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  filter: { type?: string; limit: number },
+): { event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[] {
+  return listEvents(deps, accountId, filter).map((event) => ({
+    event,
+    delivery: deliveryForEvent(deps.db, accountId, event.id),
+    attempts: attemptCount(deps.db, accountId, event.id),
+  }));
+}
+
+/** sandbox/v1/webhook/deliveries: the attempt log of an account (or of one event), newest first. */
+export function deliveryAttempts(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  filter: { eventId?: string; limit: number },
+): AttemptRow[] {
+  return listAttempts(deps.db, accountId, filter);
+}
+
 export function removeWebhook(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'removeWebhook');
   deleteWebhookConfig(deps.db, accountId);

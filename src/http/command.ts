@@ -1,38 +1,30 @@
 import type { Context } from 'hono';
-import { accountNowSeen } from '../domain/clock.js';
+import * as clock from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import { ClientGoneError } from './body-bounds.js';
 import { clientWatch } from './client-gone.js';
 import type { AppEnv, InjectedWait } from './context.js';
 
-// The route's runners. A handler parses and validates its input, then hands the domain command to a runner:
-// the runner brings the account up to its clock (its due timers run first, each in its own transaction) and
-// opens the one SQLite transaction the command runs in. Domain commands never open one themselves.
+// The calling account's clock, as a handler reads it: from the account row its authentication read (read again only
+// if an account row changed since: domain/clock.ts). Every read and write of an account starts at `catchUp`, which
+// runs the account's due timers first; a write then runs in `deps.writes.transaction`, the one transaction runner
+// (store/group-commit.ts). Domain commands never open a transaction themselves.
 
-/**
- * The calling account's "now", from the account row its authentication read (read again only if an account row
- * changed since: clock.ts, `accountNowSeen`).
- */
-export function accountNow(c: Context<AppEnv>, deps: ServerDeps): number {
-  return accountNowSeen(deps, c.get('account').id, c.get('accountSeen'));
+/** The calling account's "now". */
+export function now(c: Context<AppEnv>, deps: ServerDeps): number {
+  return clock.now(deps, c.get('account').id, c.get('accountSeen'));
 }
 
-/** The calling account's "now" after its due timers ran: every read and write of an account starts here. */
-export function caughtUpNow(c: Context<AppEnv>, deps: ServerDeps): number {
-  deps.jobs.runForegroundDue(c.get('account').id, accountNow(c, deps));
-  return accountNow(c, deps);
+/** The calling account's "now" after its due timers ran. */
+export function catchUp(c: Context<AppEnv>, deps: ServerDeps): number {
+  return clock.catchUp(deps, c.get('account').id, c.get('accountSeen'));
 }
 
-/** Runs an operator mutation (no account clock) in one transaction. */
-export function transact<T>(deps: ServerDeps, command: () => T): T {
-  return deps.writes.transact(command);
-}
-
-/** Runs the calling account's unkeyed mutation in one transaction, at the account's caught-up "now". */
+/** Runs the calling account's command in the transaction runner, at the account's caught-up "now". */
 export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (nowMs: number) => T): T {
-  const nowMs = caughtUpNow(c, deps);
-  return transact(deps, () => command(nowMs));
+  const nowMs = catchUp(c, deps);
+  return deps.writes.transaction(() => command(nowMs));
 }
 
 /**

@@ -20,9 +20,11 @@ export interface AppEnv {
     keyId: string;
     /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
     tenantId: string;
+    /** The request body, read and checked against its operation's schema by the route's body step (router.ts). */
+    body: Record<string, unknown>;
     /**
-     * Set by the faults middleware on a keyed endpoint: the wait an injected fault asks of this request, which
-     * `keyed` hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
+     * Set by the faults step of an idempotent operation: the wait an injected fault asks of this request, which the
+     * route hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
     injectedWait?: InjectedWait;
     /**

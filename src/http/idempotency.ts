@@ -10,7 +10,7 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
-import { accountNow, caughtUpNow, runCommand, waitInjected } from './command.js';
+import { catchUp, now, runCommand, waitInjected } from './command.js';
 import type { AppEnv, InjectedWait } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
@@ -19,7 +19,7 @@ const MAX_KEY_LENGTH = 255;
 
 /**
  * Spec rule 3: the key is echoed on every response to a keyed request, including the 400s of body validation
- * that are answered before `idempotent` runs. Only a well-formed key is echoed (a malformed one gets the 400
+ * that are answered before `runKeyed` runs. Only a well-formed key is echoed (a malformed one gets the 400
  * that names it). Register on the keyed endpoints only.
  */
 export function echoIdempotencyKey(): MiddlewareHandler<AppEnv> {
@@ -91,11 +91,11 @@ export async function runKeyed(
   const reserved = wait !== undefined;
   if (wait) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
-    const startMs = caughtUpNow(c, deps);
+    const startMs = catchUp(c, deps);
     purgeExpiredKeys(db, account.id, startMs);
-    const existing = findKey(db, account.id, key, startMs);
+    const existing = findKey(deps, account.id, key, startMs);
     if (existing) return answerExisting(c, key, endpoint, hash, existing);
-    reserveKey(db, account.id, key, endpoint, hash, startMs);
+    reserveKey(deps, account.id, key, endpoint, hash, startMs);
     try {
       await waitInjected(c, deps, wait);
     } catch (err) {
@@ -104,10 +104,10 @@ export async function runKeyed(
       throw err;
     }
   }
-  const outcome = await deps.writes.run(() => {
+  const outcome = await deps.writes.batched(() => {
     // The timers due on the account clock first (each job in a savepoint of its own): they stay done even when the
     // operation then fails.
-    deps.jobs.runForegroundDue(account.id, accountNow(c, deps));
+    deps.jobs.runForegroundDue(account.id, now(c, deps));
     try {
       return keyedTransaction();
     } catch (err) {
@@ -125,11 +125,11 @@ export async function runKeyed(
    * Nothing awaits in between, so no concurrent request can slip between the check and the completion.
    */
   function keyedTransaction(): { replay: KeyRecord } | { stored: StoredResponse } {
-    return deps.writes.transact(() => {
-      const nowMs = accountNow(c, deps);
+    return deps.writes.transaction(() => {
+      const nowMs = now(c, deps);
       if (!reserved) {
         purgeExpiredKeys(db, account.id, nowMs);
-        const existing = findKey(db, account.id, key!, nowMs);
+        const existing = findKey(deps, account.id, key!, nowMs);
         if (existing) return { replay: existing };
       }
       const stored: StoredResponse = {
@@ -137,7 +137,7 @@ export async function runKeyed(
         body: JSON.stringify(operation(nowMs)),
         headers: { 'content-type': 'application/json' },
       };
-      completeKey(db, account.id, key!, endpoint, hash, stored, nowMs);
+      completeKey(deps, account.id, key!, endpoint, hash, stored, nowMs);
       return { stored };
     });
   }

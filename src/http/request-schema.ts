@@ -279,24 +279,11 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
 
 /**
  * The body, checked against the request schema of `operation` (`POST /v1/card/create`); a 400 naming the field.
- * @internal exported for its table of messages (test/contracts/request-schema.test.ts); routes use validateRequestBody
  */
 export function validateBody(operation: string, body: Body): Body {
   const c = compiledFor(operation);
   if (!c.validate(body)) throw invalidField(explain(c, body, c.validate.errors ?? []));
   return body;
-}
-
-/** The body of a request to `method path`, checked against its contract; a route without one is not checked. */
-export function validateRequestBody(method: string, path: string, body: Body): Body {
-  const key = operationOf(method, path);
-  return key === undefined ? body : validateBody(key, body);
-}
-
-/** `POST /admin/v1/accounts/acct_1/keys` -> `POST /admin/v1/accounts/{id}/keys`, for operations with a request body. */
-function operationOf(method: string, path: string): string | undefined {
-  const m = method.toUpperCase();
-  return load().routes.find((r) => r.method === m && r.pattern.test(path))?.key;
 }
 
 /** Compiles every request validator, one per turn of the event loop, so no request waits behind all of them. */

@@ -4,7 +4,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 // limit is still relayed whole; it is only not checked (and not recorded).
 
 /** Bytes of each body kept for checking and recording. */
-export const KEPT_BODY_BYTES = 1024 * 1024;
+const KEPT_BODY_BYTES = 1024 * 1024;
 
 export class BodyCapture {
   private readonly chunks: Buffer[] = [];

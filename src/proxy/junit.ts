@@ -1,6 +1,5 @@
 import { appendFileSync, closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 // JUnit XML for the proxy and replay reports: one test case per exchange. A long run keeps its cases on disk as
 // they come (a day of traffic must not grow the process's memory) and writes the file, counts in front, at the end.
@@ -21,7 +20,7 @@ const xml = (s: string) =>
     .replace(/[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '')
     .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
-export function junitCase(c: JunitCase): string {
+function junitCase(c: JunitCase): string {
   const inner =
     c.failures.map((f) => `      <failure message="${xml(f.message)}">${xml(f.text)}</failure>\n`).join('') +
     (c.skipped !== undefined ? `      <skipped message="${xml(c.skipped)}"/>\n` : '') +
@@ -39,17 +38,13 @@ function head(suite: string, tests: number, failures: number, skipped: number): 
 }
 const TAIL = '  </testsuite>\n</testsuites>\n';
 
-/** A whole report from cases in memory (short runs, tests). */
-export function junitDocument(suite: string, cases: JunitCase[]): string {
-  const failures = cases.filter((c) => c.failures.length > 0).length;
-  const skipped = cases.filter((c) => c.skipped !== undefined).length;
-  return head(suite, cases.length, failures, skipped) + cases.map(junitCase).join('') + TAIL;
-}
-
-/** Cases go to a scratch file as they come; `finish` writes the report. */
+/**
+ * Cases go to a scratch file as they come; `finish` writes the report. The scratch folder sits beside the report, not
+ * in the system's temp folder: a run stopped before `finish` leaves it where its owner looks, not where nobody does.
+ */
 export class JunitWriter {
-  private readonly dir = mkdtempSync(join(tmpdir(), 'card-sandbox-junit-'));
-  private readonly cases = join(this.dir, 'cases.xml');
+  private readonly dir: string;
+  private readonly cases: string;
   private tests = 0;
   private failures = 0;
   private skipped = 0;
@@ -58,6 +53,8 @@ export class JunitWriter {
     private readonly path: string,
     private readonly suite: string,
   ) {
+    this.dir = mkdtempSync(join(dirname(resolve(path)), '.junit-cases-'));
+    this.cases = join(this.dir, 'cases.xml');
     appendFileSync(this.cases, '');
   }
 

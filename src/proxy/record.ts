@@ -6,7 +6,7 @@ import { KEY_HEADERS } from './secrets.js';
 // `proxy --record FILE.jsonl`: one JSON object a line per exchange, redacted, written as each exchange completes
 // (a killed proxy leaves whole lines). `card-sandbox replay` reads the same format.
 
-export interface RecordedMessage {
+interface RecordedMessage {
   /** Lower-case names; the key headers (X-API-KEY, Authorization) are left out, other secrets masked. */
   headers: Record<string, string>;
   /** Parsed JSON when the body is JSON (redacted through its structure), else redacted text; null when empty. */

@@ -7,7 +7,7 @@ import type { IdMap } from './ids.js';
 // depend on the account's state. Identifiers are compared through their mapping; redacted recorded values and
 // timestamps are compared by presence and type only.
 
-export type DivergenceKind = 'status' | 'code' | 'presence' | 'type' | 'enum';
+type DivergenceKind = 'status' | 'code' | 'presence' | 'type' | 'enum';
 
 export interface Divergence {
   kind: DivergenceKind;
@@ -41,7 +41,7 @@ const MAX_SHOWN = 200;
 const MAX_DEPTH = 64;
 
 /** A value as short readable text (JSON), or `(absent)`. */
-export function shown(value: unknown): string {
+function shown(value: unknown): string {
   const text = value === undefined ? '(absent)' : JSON.stringify(value);
   return text.length > MAX_SHOWN ? text.slice(0, MAX_SHOWN - 3) + '...' : text;
 }

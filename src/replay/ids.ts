@@ -12,7 +12,7 @@ const LONG_DIGITS = /^\d{16,}$/;
 /** Letters and digits together, 8 characters or more: BIN ids, chain transaction ids, UUIDs, TRON addresses. */
 const MIXED = /^(?=[^\d]*\d)(?=[^A-Za-z]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_-]{7,127}$/;
 
-export function isIdLike(value: unknown): value is string {
+function isIdLike(value: unknown): value is string {
   return typeof value === 'string' && (PREFIXED.test(value) || LONG_DIGITS.test(value) || MIXED.test(value));
 }
 

@@ -5,7 +5,7 @@ import type { IdMap } from './ids.js';
 // What the replay sends for one recorded exchange, or why it cannot send it faithfully (then the exchange is
 // reported as skipped, with the reason, and never compared).
 
-export interface PlannedRequest {
+interface PlannedRequest {
   method: string;
   path: string;
   headers: Record<string, string>;

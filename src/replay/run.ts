@@ -82,7 +82,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 const route = (path: string) => path.split('?')[0]!;
 
 /** The opening balance the recording's first assetList showed (USDT available), and its first BIN's deposit rate. */
-export function seedFor(summary: ReplayOptions['summary']): { balance: number; depositFeeRate?: string; from: string } {
+function seedFor(summary: ReplayOptions['summary']): { balance: number; depositFeeRate?: string; from: string } {
   const assets = summary.firstAssetList;
   const list = assets && (assets.response.body as { assetList?: unknown }).assetList;
   const usdt = Array.isArray(list) ? list.find((a) => isObject(a) && a.currency === 'USDT') : undefined;
@@ -112,7 +112,7 @@ export function seedFor(summary: ReplayOptions['summary']): { balance: number; d
  * PUT answers no secret, which only a first configuration does): the child gets one too, so the first PUT of the
  * replay is an update there as well.
  */
-export function webhookBefore(summary: ReplayOptions['summary']): string | undefined {
+function webhookBefore(summary: ReplayOptions['summary']): string | undefined {
   const first = summary.firstWebhook;
   if (!first || !isObject(first.response.body)) return undefined;
   const answer = first.response.body;

@@ -26,10 +26,14 @@ import { MAX_BODY_CHARS, toRow } from './rows.js';
 // A crash loses the records not yet written (at most FLUSH_INTERVAL_MS of requests, BUSY_FLUSH_INTERVAL_MS under
 // that load), never anything of the ledger, which commits on its own before the answer is sent.
 
+/** @internal exported, as the two below, for the tests that drive the batches (test/request-log/batches.test.ts) */
 export const KEEP_PER_ACCOUNT = 1000;
-/** Pending records are written at most this long after their request (what a crash may lose). */
+/** Pending records are written at most this long after their request (what a crash may lose). @internal */
 export const FLUSH_INTERVAL_MS = 1000;
-/** After a batch in which an account sent more than KEEP_PER_ACCOUNT requests, the next is written this long after. */
+/**
+ * After a batch in which an account sent more than KEEP_PER_ACCOUNT requests, the next is written this long after.
+ * @internal
+ */
 export const BUSY_FLUSH_INTERVAL_MS = 4000;
 /** All accounts together: past this many pending records they are written at once (bounds the memory). */
 const MAX_PENDING = 20_000;
@@ -103,7 +107,7 @@ export class RequestLog {
   /**
    * The timer's batch: taken now, written in slices of at most SLICE_MS with the event loop free in between. Written
    * whole, a batch of a few thousand records (a flooding tenant's 429s, each redacted and serialised) held every
-   * tenant's requests for 50 ms or more once a second: the noisy-neighbour run's p99.
+   * tenant's requests once a second: the noisy-neighbour run's p99 (bench:hosted).
    */
   private flushInSlices(): void {
     this.take();

@@ -4,12 +4,11 @@ import type { CapturedRequest } from './captured-request.js';
 // One account's request-log records waiting for their batch (request-log.ts): its newest `keep`, encoded in a
 // circular buffer outside the JS heap that reuses the bytes of the records it pushes out.
 // Held as strings, every record of a busy key lived long enough to be copied by two young-generation collections and
-// then marked and swept in the old one (bench: a server that held them without writing cost 10-25 % more than one
-// without the log, one that captured and dropped them 0-5 %). Encoded into bytes, a record costs nothing while it
-// waits, but where the bytes go matters as much: appended through one buffer for the whole batch, each 3.6 KB
-// card/list answer went to memory untouched for 4 s, and writing it took 30-50 us inside the server against 0.5 us in
-// a loop; a batch that covered a quarter of a second took 4-6 us. The circle keeps the bytes of a busy account at
-// about 1,000 records, reused in turn.
+// then marked and swept in the old one, most of the log's cost. Encoded into bytes, a record costs nothing while it
+// waits, but where the bytes go matters as much: appended through one buffer for the whole batch, each answer went to
+// memory untouched for seconds and writing it cost far more inside the server than in a loop; bytes written recently
+// are cheap to write again. The circle keeps the bytes of a busy account at about 1,000 records, reused in turn
+// (the figures: bench/code-figures.md).
 
 /** Space for a record that waits: the fixed part, a length per string, at most 3 UTF-8 bytes per UTF-16 unit. */
 const FIXED = 8 + 8 + 2; // atMs and latencyMs (float64), status (uint16)

@@ -18,7 +18,7 @@ export interface RequestSummary {
   replayed: boolean;
 }
 
-export interface RecordedMessage {
+interface RecordedMessage {
   headers: Record<string, string>;
   /** The redacted JSON body; a string when it was truncated or could not be recorded; null when there was none. */
   body: unknown;

@@ -4,12 +4,17 @@ import { loadScenario } from './load.js';
 import { Receiver } from './receiver.js';
 import type { FileResult } from './results.js';
 import { ScenarioRun, type RunOptions } from './run.js';
-import { inProcessTarget, remoteTarget, type Target } from './target.js';
+import { remoteTarget, type Target } from './target.js';
 import { ScenarioFileError, type Scenario } from './types.js';
 
 export interface RunnerOptions extends RunOptions {
-  /** Without it, each file runs against its own in-process sandbox on :memory:. */
+  /** Without it, each file runs against a sandbox of its own that `embedded` starts. */
   baseUrl?: string;
+  /**
+   * Starts a private sandbox for one file (the command line's embeddedTarget): the runner is a client and starts no
+   * server itself.
+   */
+  embedded?: () => Promise<Target>;
   apiKey?: string;
   adminToken?: string;
   /** The host the sandbox uses to reach the receiver (default 127.0.0.1). */
@@ -80,9 +85,9 @@ async function runOne(
 ): Promise<FileResult> {
   let target: Target;
   try {
-    target = opts.baseUrl
-      ? remoteTarget(opts.baseUrl, opts.apiKey, opts.adminToken, children)
-      : await inProcessTarget();
+    if (opts.baseUrl) target = remoteTarget(opts.baseUrl, opts.apiKey, opts.adminToken, children);
+    else if (opts.embedded) target = await opts.embedded();
+    else throw new Error('no base URL, and no sandbox of its own to start');
   } catch (err) {
     const message = `cannot start the sandbox: ${err instanceof Error ? err.message : String(err)}`;
     return {

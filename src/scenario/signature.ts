@@ -8,7 +8,7 @@ const REASONS = {
 
 /**
  * Why a delivery's signature does not verify (undefined when it does), with the same verifier partners import,
- * so the receiver proves the sandbox against the published one: HMAC-SHA256 keyed with the whole secret over
+ * so the receiver proves the sandbox against the published one: HMAC-SHA256 with the whole secret as key over
  * `<t>.<raw body>`, constant-time compare, 300 s tolerance on the wall clock.
  */
 export function signatureProblem(secret: string, header: string | undefined, rawBody: Buffer): string | undefined {

@@ -1,11 +1,8 @@
-import { Hono } from 'hono';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
-import { createSandbox, deleteSandbox, listSandboxes, type NewSandbox } from '../domain/child-sandboxes.js';
+import { deleteSandbox, listSandboxes, newChildSandbox, type NewSandbox } from '../domain/child-sandboxes.js';
 import { runCommand } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { ensureDepositAddress } from '../http/deposit-address.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import type { Handlers } from '../http/router.js';
 import {
   optionalAmount,
   optionalBoolean,
@@ -30,23 +27,21 @@ function readNewSandbox(body: Body): NewSandbox {
 }
 
 /** sandboxes/create, sandboxes/list, sandboxes/delete: child accounts of the caller's, for isolated runs. */
-export function sandboxesRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/sandboxes/create', async (c) => {
-      const input = readNewSandbox(await readJsonObject(c));
-      const created = runCommand(c, deps, () => createSandbox(deps, c.get('account'), input));
-      const depositAddress = await ensureDepositAddress(deps, created.account.id);
+export function sandboxesHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/sandboxes/create': async (c, body) => {
+      const input = readNewSandbox(body);
+      const created = await newChildSandbox(deps, c.get('account'), input);
       return c.json({
         ...OK,
         accountId: created.account.id,
         apiKey: created.apiKey,
         keyId: created.keyId,
-        depositAddress,
+        depositAddress: created.depositAddress,
         expiresAt: iso(created.expiresAtMs),
       });
-    })
-    .post('/sandboxes/list', async (c) => {
-      await readJsonObject(c);
+    },
+    'POST /sandbox/v1/sandboxes/list': async (c) => {
       const sandboxes = runCommand(c, deps, () => listSandboxes(deps, c.get('account').id)).map((s) => ({
         accountId: s.accountId,
         name: s.name,
@@ -54,11 +49,11 @@ export function sandboxesRoutes(deps: ServerDeps) {
         expiresAt: iso(s.expiresAtMs),
       }));
       return c.json({ ...OK, sandboxes });
-    })
-    .post('/sandboxes/delete', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/sandboxes/delete': async (c, body) => {
       const accountId = requiredString(body, 'accountId');
       runCommand(c, deps, () => deleteSandbox(deps, c.get('account').id, accountId));
       return c.json({ ...OK });
-    });
+    },
+  };
 }

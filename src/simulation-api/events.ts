@@ -1,13 +1,11 @@
-import { Hono } from 'hono';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { EVENT_TYPES } from '../domain/event-types.js';
-import { listEvents, toEnvelope } from '../domain/events.js';
-import { caughtUpNow } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import { toEnvelope } from '../domain/events.js';
+import { catchUp } from '../http/command.js';
+import type { Handlers } from '../http/router.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
-import { attemptCount, deliveryForEvent } from '../domain/webhook-deliveries.js';
+import { eventsWithDeliveries } from '../domain/webhook-deliveries.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -15,25 +13,21 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * events: the outbox of this account, newest first, each with its delivery state. The data is the outbox's, so
  * delivery-only fields (the 3DS code) never appear here.
  */
-export function eventsRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>().post('/events', async (c) => {
-    const body = await readJsonObject(c);
-    const type = optionalEnum(body, 'type', EVENT_TYPES);
-    const limit = optionalInteger(body, 'limit') ?? 100;
-    const accountId = c.get('account').id;
-    caughtUpNow(c, deps);
-    const events = listEvents(deps.db, accountId, { type, limit }).map((e) => {
-      const d = deliveryForEvent(deps.db, accountId, e.id);
-      // Every attempt the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries`
-      // agree (the delivery row counts only the scheduled ones, which pace the retries).
-      const attempts = attemptCount(deps.db, accountId, e.id);
-      return {
-        ...toEnvelope(e),
-        delivery: d
-          ? { state: d.state, attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
-          : { state: 'none', attempts, nextAttemptAt: null },
-      };
-    });
-    return c.json({ ...OK, events });
-  });
+export function eventsHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/events': async (c, body) => {
+      const type = optionalEnum(body, 'type', EVENT_TYPES);
+      const limit = optionalInteger(body, 'limit') ?? 100;
+      catchUp(c, deps);
+      const events = eventsWithDeliveries(deps, c.get('account').id, { type, limit }).map(
+        ({ event, delivery: d, attempts }) => ({
+          ...toEnvelope(event),
+          delivery: d
+            ? { state: d.state, attempts, nextAttemptAt: iso(d.next_attempt_at_ms) }
+            : { state: 'none', attempts, nextAttemptAt: null },
+        }),
+      );
+      return c.json({ ...OK, events });
+    },
+  };
 }

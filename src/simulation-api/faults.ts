@@ -1,10 +1,8 @@
-import { Hono } from 'hono';
 import type { ServerDeps } from '../server-deps.js';
-import { clearFaults, listFaults, setFaults, type FaultRule } from '../domain/faults.js';
+import { clearFaults, setFaults, type FaultRule } from '../domain/faults.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import type { Handlers } from '../http/router.js';
 import { optionalBoolean, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
 
 /** One rule of a body contracts/sandbox/faults.request.json has checked (shape, bounds and which rules combine). */
@@ -29,25 +27,23 @@ function toRule(raw: Body): FaultRule {
 
 /**
  * faults (replaces this account's rules), faults/release (lets the requests it holds go on) and faults/clear (removes
- * the rules and releases what they hold).
+ * the rules and lets what they hold go on).
  */
-export function faultRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/faults', async (c) => {
-      const rules = ((await readJsonObject(c)).rules as Body[]).map(toRule);
+export function faultHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/faults': async (c, body) => {
+      const rules = (body.rules as Body[]).map(toRule);
       const accountId = c.get('account').id;
-      runCommand(c, deps, () => setFaults(deps.db, accountId, rules));
-      return c.json({ ...OK, rules: listFaults(deps.db, accountId) });
-    })
-    .post('/faults/release', async (c) => {
-      await readJsonObject(c);
+      return c.json({ ...OK, rules: runCommand(c, deps, () => setFaults(deps, accountId, rules)) });
+    },
+    'POST /sandbox/v1/faults/release': async (c) => {
       return c.json({ ...OK, released: deps.heldRequests.release(c.get('account').id) });
-    })
-    .post('/faults/clear', async (c) => {
-      await readJsonObject(c);
+    },
+    'POST /sandbox/v1/faults/clear': async (c) => {
       const accountId = c.get('account').id;
       runCommand(c, deps, () => clearFaults(deps.db, accountId));
       deps.heldRequests.release(accountId);
       return c.json({ ...OK });
-    });
+    },
+  };
 }

@@ -1,50 +1,34 @@
-import { Hono } from 'hono';
+import type { Handlers } from '../http/router.js';
 import type { ServerDeps } from '../server-deps.js';
-import type { AppEnv } from '../http/context.js';
-import { apiKeyAuth } from '../http/middleware/auth.js';
-import { chainRoutes } from './chain.js';
-import { faults } from '../http/middleware/faults.js';
-import { declaredLengthLimit } from '../http/middleware/json-body.js';
-import { rateLimit } from '../http/middleware/rate-limit.js';
-import { tenantBudget } from '../http/middleware/tenant-budget.js';
-import { clockRoutes } from './clock.js';
-import { eventsRoutes } from './events.js';
-import { faultRoutes } from './faults.js';
-import { inventoryRoutes } from './inventory.js';
-import { readinessRoutes } from './readiness.js';
-import { requestsRoutes } from './requests.js';
-import { resetRoutes } from './reset.js';
-import { sandboxesRoutes } from './child-sandboxes.js';
-import { threeDsRoutes } from './threeds.js';
-import { transactionRoutes } from './transactions.js';
-import { walletSeedRoutes } from './wallet-seed.js';
-import { webhookSandboxRoutes } from './webhook.js';
+import { chainHandlers } from './chain.js';
+import { sandboxesHandlers } from './child-sandboxes.js';
+import { clockHandlers } from './clock.js';
+import { eventsHandlers } from './events.js';
+import { faultHandlers } from './faults.js';
+import { inventoryHandlers } from './inventory.js';
+import { readinessHandlers } from './readiness.js';
+import { requestsHandlers } from './requests.js';
+import { resetHandlers } from './reset.js';
+import { threeDsHandlers } from './threeds.js';
+import { transactionHandlers } from './transactions.js';
+import { walletSeedHandlers } from './wallet-seed.js';
+import { webhookSandboxHandlers } from './webhook.js';
 
-/** Each simulation helper is a module of routes; adding a helper is adding it here. */
-const modules: ((deps: ServerDeps) => Hono<AppEnv>)[] = [
-  walletSeedRoutes,
-  clockRoutes,
-  inventoryRoutes,
-  resetRoutes,
-  eventsRoutes,
-  webhookSandboxRoutes,
-  transactionRoutes,
-  chainRoutes,
-  threeDsRoutes,
-  faultRoutes,
-  sandboxesRoutes,
-  requestsRoutes,
-  readinessRoutes,
-];
-
-/** The simulation API under /sandbox/v1: the account's X-API-KEY, acting only on that account. */
-export function sandboxApi(deps: ServerDeps) {
-  const api = new Hono<AppEnv>();
-  api.use('*', apiKeyAuth(deps));
-  api.use('*', tenantBudget(deps));
-  api.use('*', rateLimit(deps));
-  api.use('*', declaredLengthLimit());
-  api.use('*', faults(deps));
-  for (const routes of modules) api.route('/', routes(deps));
-  return api;
+/** The simulation API's handlers by operation (contracts/index.json); app.ts gives them their pipeline. */
+export function sandboxHandlers(deps: ServerDeps): Handlers {
+  return {
+    ...walletSeedHandlers(deps),
+    ...clockHandlers(deps),
+    ...inventoryHandlers(deps),
+    ...resetHandlers(deps),
+    ...eventsHandlers(deps),
+    ...webhookSandboxHandlers(deps),
+    ...transactionHandlers(deps),
+    ...chainHandlers(deps),
+    ...threeDsHandlers(deps),
+    ...faultHandlers(deps),
+    ...sandboxesHandlers(deps),
+    ...requestsHandlers(deps),
+    ...readinessHandlers(deps),
+  };
 }

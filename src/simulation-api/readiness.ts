@@ -1,4 +1,3 @@
-import { Hono } from 'hono';
 import { DomainError, invalidField } from '../domain/errors.js';
 import {
   DEFAULT_WINDOW_SECONDS,
@@ -13,11 +12,10 @@ import {
 import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness-sending.js';
 import { tenantOf } from '../domain/tenants.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
-import { transact } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
+
+import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import { windowLog } from '../request-log/window.js';
 import type { ServerDeps } from '../server-deps.js';
@@ -35,11 +33,10 @@ function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | un
  * readiness/run, get, stop and list (docs/readiness.md): a run grades the partner's side of the integration, its
  * webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults.
  */
-export function readinessRoutes(deps: ServerDeps) {
+export function readinessHandlers(deps: ServerDeps): Handlers {
   const log = windowLog(deps);
-  return new Hono<AppEnv>()
-    .post('/readiness/run', async (c) => {
-      const body = await readJsonObject(c);
+  return {
+    'POST /sandbox/v1/readiness/run': async (c, body) => {
       const webhookUrl = optionalString(body, 'webhookUrl');
       const windowSeconds = optionalInteger(body, 'windowSeconds') ?? DEFAULT_WINDOW_SECONDS;
       // The same policy as PUT /v1/webhook: a hosted sandbox never posts into its own network.
@@ -56,7 +53,7 @@ export function readinessRoutes(deps: ServerDeps) {
         c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));
         return errorResponse(c, new DomainError('READINESS_SENDING_LIMIT'));
       }
-      const { run, deliveries } = transact(deps, () =>
+      const { run, deliveries } = deps.writes.transaction(() =>
         startRun(deps, {
           accountId,
           windowSeconds,
@@ -73,22 +70,22 @@ export function readinessRoutes(deps: ServerDeps) {
       }
       if (deps.config.backgroundJobs) settleAtWindowEnd(deps, log, run);
       return c.json({ ...OK, ...runView(deps, log, run) });
-    })
-    .post('/readiness/get', async (c) => {
-      const runId = requiredString(await readJsonObject(c), 'runId');
+    },
+    'POST /sandbox/v1/readiness/get': async (c, body) => {
+      const runId = requiredString(body, 'runId');
       return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, c.get('account').id, runId)) });
-    })
-    .post('/readiness/stop', async (c) => {
-      const runId = requiredString(await readJsonObject(c), 'runId');
+    },
+    'POST /sandbox/v1/readiness/stop': async (c, body) => {
+      const runId = requiredString(body, 'runId');
       const accountId = c.get('account').id;
       stopRun(deps, accountId, runId);
       // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
       await deliveriesSent(deps, runId);
       return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, accountId, runId)) });
-    })
-    .post('/readiness/list', async (c) => {
-      await readJsonObject(c);
+    },
+    'POST /sandbox/v1/readiness/list': async (c) => {
       const runs = listRuns(deps, log, c.get('account').id).map((run) => runView(deps, log, run));
       return c.json({ ...OK, runs });
-    });
+    },
+  };
 }

@@ -1,10 +1,8 @@
-import { Hono } from 'hono';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getRequest, listRequests } from '../request-log/queries.js';
-import type { AppEnv } from '../http/context.js';
+import type { Handlers } from '../http/router.js';
 import { DomainError, invalidField } from '../domain/errors.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
 import { optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
 
 const DEFAULT_LIMIT = 50;
@@ -34,10 +32,9 @@ function ensureOn(deps: ServerDeps): void {
 }
 
 /** requests (summaries, newest first, paged) and requests/get (one full record) of the caller's request log. */
-export function requestsRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/requests', async (c) => {
-      const body = await readJsonObject(c);
+export function requestsHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/requests': async (c, body) => {
       const filter = {
         limit: optionalInteger(body, 'limit') ?? DEFAULT_LIMIT,
         path: optionalString(body, 'path'),
@@ -51,9 +48,8 @@ export function requestsRoutes(deps: ServerDeps) {
         requests: page.requests,
         nextCursor: page.nextSeq === null ? null : encodeCursor(page.nextSeq),
       });
-    })
-    .post('/requests/get', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/requests/get': async (c, body) => {
       const requestId = requiredString(body, 'requestId');
       ensureOn(deps);
       const record = getRequest(deps, c.get('account').id, requestId);
@@ -61,5 +57,6 @@ export function requestsRoutes(deps: ServerDeps) {
       // The answer's own code would clash with the envelope's: it is named responseCode here.
       const { code, ...rest } = record;
       return c.json({ ...OK, ...rest, responseCode: code });
-    });
+    },
+  };
 }

@@ -1,4 +1,3 @@
-import { Hono } from 'hono';
 import {
   DECLINE_REASONS,
   authorize,
@@ -12,8 +11,7 @@ import { merchantFor } from '../domain/merchants.js';
 import { microsToJsonNumber } from '../domain/money.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import type { Handlers } from '../http/router.js';
 import {
   optionalAmount,
   optionalEnum,
@@ -32,10 +30,9 @@ function authorisationAmount(body: Body): number {
 }
 
 /** The merchant side of card transactions: authorise, clear, reverse, refund. */
-export function transactionRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/card/authorize', async (c) => {
-      const body = await readJsonObject(c);
+export function transactionHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/card/authorize': async (c, body) => {
       const cardId = requiredString(body, 'cardId');
       const amountMicros = authorisationAmount(body);
       const currency = optionalEnum(body, 'currency', FX_CURRENCIES) ?? 'USD';
@@ -59,26 +56,25 @@ export function transactionRoutes(deps: ServerDeps) {
         billCurrency: 'USD',
         ...merchant,
       });
-    })
-    .post('/transaction/clear', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/transaction/clear': async (c, body) => {
       const id = requiredString(body, 'transactionId');
       const amountMicros = optionalAmount(body, 'amount', CARD_DECIMALS);
       runCommand(c, deps, (now) => clearTransaction(deps, c.get('account').id, id, amountMicros, now));
       return c.json({ ...OK, transactionId: id, status: 'CLEARED' });
-    })
-    .post('/transaction/reverse', async (c) => {
-      const id = requiredString(await readJsonObject(c), 'transactionId');
+    },
+    'POST /sandbox/v1/transaction/reverse': async (c, body) => {
+      const id = requiredString(body, 'transactionId');
       runCommand(c, deps, (now) => reverseTransaction(deps, c.get('account').id, id, now));
       return c.json({ ...OK, transactionId: id, status: 'CANCELLED' });
-    })
-    .post('/transaction/refund', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/transaction/refund': async (c, body) => {
       const id = requiredString(body, 'transactionId');
       const amountMicros = optionalAmount(body, 'amount', CARD_DECIMALS);
       const refundId = runCommand(c, deps, (now) =>
         refundTransaction(deps, c.get('account').id, id, amountMicros, now),
       );
       return c.json({ ...OK, transactionId: refundId, refundOf: id, status: 'REFUND' });
-    });
+    },
+  };
 }

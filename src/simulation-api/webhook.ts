@@ -1,15 +1,10 @@
-import { Hono } from 'hono';
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
-import { getEvent } from '../domain/events.js';
-import { caughtUpNow } from '../http/command.js';
-import type { AppEnv } from '../http/context.js';
-import { readJsonObject } from '../http/middleware/json-body.js';
+import { catchUp } from '../http/command.js';
+import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import { redeliver } from '../webhooks/attempt.js';
-import { findWebhookConfig } from '../domain/webhook-config.js';
-import { listAttempts, type AttemptRow } from '../domain/webhook-deliveries.js';
-import { DomainError } from '../domain/errors.js';
+import { deliveryAttempts, type AttemptRow } from '../domain/webhook-deliveries.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -30,28 +25,20 @@ function attemptView(a: Omit<AttemptRow, 'id'>) {
 }
 
 /** webhook/deliveries (the attempt log, newest first) and webhook/redeliver (one more attempt, now). */
-export function webhookSandboxRoutes(deps: ServerDeps) {
-  return new Hono<AppEnv>()
-    .post('/webhook/deliveries', async (c) => {
-      const body = await readJsonObject(c);
+export function webhookSandboxHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/webhook/deliveries': async (c, body) => {
       const eventId = optionalString(body, 'eventId');
       const limit = optionalInteger(body, 'limit') ?? 100;
-      caughtUpNow(c, deps);
-      const deliveries = listAttempts(deps.db, c.get('account').id, { eventId, limit }).map(attemptView);
+      catchUp(c, deps);
+      const deliveries = deliveryAttempts(deps, c.get('account').id, { eventId, limit }).map(attemptView);
       return c.json({ ...OK, deliveries });
-    })
-    .post('/webhook/redeliver', async (c) => {
-      const body = await readJsonObject(c);
+    },
+    'POST /sandbox/v1/webhook/redeliver': async (c, body) => {
       const eventId = requiredString(body, 'eventId');
       const accountId = c.get('account').id;
-      const nowMs = caughtUpNow(c, deps);
-      const event = getEvent(deps.db, accountId, eventId);
-      if (!event) throw new DomainError('EVENT_NOT_FOUND');
-      const config = findWebhookConfig(deps, accountId);
-      if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
-      if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
-      if (!c.get('account').delivers) throw new DomainError('DELIVERIES_OFF');
-      const attempt = await redeliver(deps, event, nowMs);
+      const attempt = await redeliver(deps, accountId, eventId, catchUp(c, deps));
       return c.json({ ...OK, delivery: attemptView(attempt) });
-    });
+    },
+  };
 }

@@ -53,9 +53,8 @@ export function insertAccount(db: Db, r: NewAccountRow): void {
   );
 }
 
-// No cache in front of this read: a bench (app.request(), loaded 2-core machine) showed none at the request level
-// (assetList 274 vs 283 µs, card/create 499 vs 504 µs median of 6), and the cache made every writer of the row
-// remember to invalidate it.
+// No cache in front of this read: it gained nothing measurable at the request level (bench/code-figures.md), and it
+// made every writer of the row remember to invalidate it.
 /** The account by id, clock columns included: read on every request. */
 export function accountRow(db: Db, id: string): FullAccountRow | undefined {
   return sql(db, 'SELECT * FROM accounts WHERE id = ?').get(id) as FullAccountRow | undefined;

@@ -1,7 +1,7 @@
 import type { FullAccountRow } from './accounts.js';
 import { sql, type Db } from './db.js';
 
-// SQL of API keys: only a keyed hash of each key is stored.
+// SQL of API keys: only an HMAC of each key is stored.
 
 export interface ApiKeyRow {
   id: string;

@@ -4,9 +4,8 @@ import type { Db } from './db.js';
 
 /**
  * WAL checkpoints on a worker thread with its own connection, off the request path. With SQLite's automatic
- * checkpoint (every 1,000 pages) the committing request copied the WAL into the database and ran its fsyncs:
- * in a microbenchmark of keyed deposits on a file database that was 172 µs a transaction against 127 µs with
- * this worker. The worker runs PASSIVE checkpoints (they never block the writer or wait on readers).
+ * checkpoint (every 1,000 pages) the committing request copied the WAL into the database and ran its fsyncs, a
+ * large share of a keyed write's cost (bench/code-figures.md). The worker runs PASSIVE checkpoints (they never block the writer or wait on readers).
  *
  * The main connection keeps an automatic checkpoint as a backstop at BACKSTOP_PAGES: a writer that never pauses
  * can keep the WAL from restarting (it only restarts when a commit finds every frame copied back), and then the

@@ -10,8 +10,8 @@ export function openDb(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // Only a new, empty file takes it (an existing database keeps its page size). A write dirties a dozen
-  // scattered B-tree pages, each written whole to the WAL: 2 KiB pages cut a keyed deposit's server CPU by
-  // about 10 % (bench: 329 -> 296-303 us), with reads unchanged (bill/list on 1,000,000 rows 114 -> 111 us).
+  // scattered B-tree pages, each written whole to the WAL: smaller pages cut a keyed deposit's server CPU, with reads
+  // unchanged (bench/code-figures.md).
   db.pragma('page_size = 2048');
   // WAL lets readers run beside the single writer; NORMAL is durable across process crashes
   // (only an OS crash can lose the last commits), which is the failure a sandbox must survive.

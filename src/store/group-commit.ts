@@ -1,7 +1,7 @@
 import { transaction, type Db } from './db.js';
 
 // Group commit: the writes handed over within one turn of the event loop share one transaction and one commit.
-// `run` queues a write without executing it; at the end of the turn (setImmediate) `flush` opens one transaction,
+// `batched` queues a write without executing it; at the end of the turn (setImmediate) `flush` opens one transaction,
 // runs every queued write in a savepoint of its own (a write that throws rolls back alone and its caller gets the
 // error) and commits once. Only then are the callers' promises settled, so nobody can answer before their write is
 // committed, and since the flush runs from start to end without yielding, no other code ever sees a write of the
@@ -39,12 +39,12 @@ export class GroupCommit {
   }
 
   /** Runs `write` in a transaction of its own now (a savepoint when one is open): for what cannot wait a turn. */
-  transact<T>(write: () => T): T {
+  transaction<T>(write: () => T): T {
     return transaction(this.db, write);
   }
 
   /** Runs `write` (synchronous) in this turn's batch; resolves with its result once the batch has committed. */
-  run<T>(write: () => T): Promise<T> {
+  batched<T>(write: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ write, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {

@@ -1,11 +1,32 @@
-import { microsFromJsonNumber, parseDecimal } from '../domain/money.js';
+// The harness reads money with a parser of its own: sharing the server's would let a parsing bug pass its own test.
 
-/** Micro-units of a decimal string or JSON number as the target wrote it; NaN when it is neither. */
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/** Micro-units of a decimal string or JSON number as the target wrote it; NaN when it is neither, or not money. */
 export function micros(value: unknown): number {
-  // The decimal text of the number, never float arithmetic (a figure with more than 6 places is NaN: not money).
-  if (typeof value === 'number') return microsFromJsonNumber(value) ?? NaN;
-  if (typeof value !== 'string') return NaN;
-  return parseDecimal(value) ?? NaN;
+  if (typeof value === 'number') return numberMicros(value);
+  return typeof value === 'string' ? decimalMicros(value) : NaN;
+}
+
+/** A non-negative decimal with at most 6 places (trailing zeros aside), exactly, with big integers. */
+function decimalMicros(text: string): number {
+  const m = DECIMAL.exec(text);
+  if (!m) return NaN;
+  const places = (m[2] ?? '').replace(/0+$/, '');
+  if (places.length > 6) return NaN;
+  const units = BigInt(m[1]!) * 1_000_000n + BigInt(places.padEnd(6, '0'));
+  const n = Number(units);
+  return Number.isSafeInteger(n) ? n : NaN;
+}
+
+/**
+ * A JSON number: a literal of at most 15 significant digits (every amount the API can carry) is recovered exactly by
+ * rounding its double to 15 significant digits; that text, its padding zeros dropped, is then the amount.
+ */
+function numberMicros(value: number): number {
+  if (!Number.isFinite(value) || value < 0) return NaN;
+  const text = value.toPrecision(15);
+  return text.includes('e') ? NaN : decimalMicros(text);
 }
 
 /**

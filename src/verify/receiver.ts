@@ -48,8 +48,8 @@ export class Receiver {
 }
 
 /**
- * The spec's verifier, written from the spec alone (not the server's signing code): HMAC-SHA256 keyed with the whole
- * secret over `<t>.<raw body>`, hex in v1, constant-time comparison, timestamp within the tolerance.
+ * The spec's verifier, written from the spec alone (not the server's signing code): HMAC-SHA256 with the whole
+ * secret as key, over `<t>.<raw body>`, hex in v1, constant-time comparison, timestamp within the tolerance.
  */
 export function signatureProblem(header: string | undefined, raw: Buffer, secret: string, nowS: number): string | null {
   if (!header) return 'no signature header';

@@ -1,8 +1,9 @@
 import { findAccount } from '../domain/accounts.js';
-import { accountNowMs } from '../domain/clock.js';
+import * as accountClock from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
 import type { Job } from '../domain/jobs.js';
+import { DomainError } from '../domain/errors.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
 import {
   closeDelivery,
@@ -75,7 +76,7 @@ function attemptOf(event: StoredEvent, sent: Sent, atMs: number, redelivery: boo
 export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<void> {
   const delivery = getDelivery(deps.db, Number(job.ref));
   if (!delivery || delivery.state !== 'pending') return;
-  const event = getEvent(deps.db, delivery.account_id, delivery.event_id);
+  const event = getEvent(deps, delivery.account_id, delivery.event_id);
   const config = findWebhookConfig(deps, delivery.account_id);
   if (!event || !config) return deps.db.transaction(() => closeDelivery(deps, delivery, 'cancelled'))();
   // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it. An account made to
@@ -83,7 +84,7 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
   if (!config.enabled || findAccount(deps, delivery.account_id)?.delivers === false) {
     return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
   }
-  const atMs = Math.max(job.dueAtMs, accountNowMs(deps, delivery.account_id));
+  const atMs = Math.max(job.dueAtMs, accountClock.now(deps, delivery.account_id));
   const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
   deps.logger.debug(
     { eventId: event.id, type: event.type, statusCode: sent.statusCode, error: sent.error, latencyMs: sent.latencyMs },
@@ -93,9 +94,18 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
 }
 
 /** /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule (recordRedelivery says what follows). */
-export async function redeliver(deps: ServerDeps, event: StoredEvent, atMs: number): Promise<Omit<AttemptRow, 'id'>> {
-  const config = findWebhookConfig(deps, event.accountId);
-  if (!config) throw new Error('redeliver without a webhook config');
+export async function redeliver(
+  deps: ServerDeps,
+  accountId: string,
+  eventId: string,
+  atMs: number,
+): Promise<Omit<AttemptRow, 'id'>> {
+  const event = getEvent(deps, accountId, eventId);
+  if (!event) throw new DomainError('EVENT_NOT_FOUND');
+  const config = findWebhookConfig(deps, accountId);
+  if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
+  if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
+  if (findAccount(deps, accountId)?.delivers === false) throw new DomainError('DELIVERIES_OFF');
   const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);
   return recordRedelivery(deps, attemptOf(event, sent, atMs, true), sent.error === null);
 }

@@ -1,5 +1,5 @@
 import { getAccount } from '../domain/accounts.js';
-import { accountNowMs } from '../domain/clock.js';
+import * as accountClock from '../domain/clock.js';
 import { recordAttempt, type PlannedDelivery } from '../domain/readiness.js';
 import type { ReceiverCheckId } from '../domain/readiness-catalogue.js';
 import type { ServerDeps } from '../server-deps.js';
@@ -29,7 +29,7 @@ function signedFor(
   const body = JSON.stringify(envelope);
   switch (check) {
     case 'receiver-rejects-bad-signature':
-      // Well formed, but keyed with a secret the receiver does not have.
+      // Well formed, but signed with a secret the receiver does not have.
       return { body, signature: signatureHeader(`whsec_${deps.ids.base62(32)}`, t, body) };
     case 'receiver-rejects-stale-timestamp':
       return { body, signature: signatureHeader(secret, t - STALE_SECONDS, body) };
@@ -85,7 +85,7 @@ export async function sendReadinessDeliveries(
 ): Promise<void> {
   try {
     const account = getAccount(deps, run.accountId);
-    const created = Math.floor(accountNowMs(deps, run.accountId) / 1000);
+    const created = Math.floor(accountClock.now(deps, run.accountId) / 1000);
     await Promise.all(
       run.deliveries.map(async (d) => {
         const envelope = {

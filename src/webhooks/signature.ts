@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 
-/** The hex HMAC-SHA256 of `<t>.<body>` keyed with the whole secret string (prefix included), as the spec says. */
+/** The hex HMAC-SHA256 of `<t>.<body>` with the whole secret string as key (prefix included), as the spec says. */
 function signatureHex(secret: string, timestampSeconds: number, rawBody: string | Uint8Array): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestampSeconds}.`).update(rawBody).digest('hex');
 }

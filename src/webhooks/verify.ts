@@ -26,7 +26,7 @@ export type VerifyWebhookSignatureResult =
 const V1 = /^[0-9a-f]{64}$/;
 
 /**
- * Checks a webhook signature: HMAC-SHA256 keyed with the secret over `<t>.<raw body>`, compared in constant time.
+ * Checks a webhook signature: HMAC-SHA256 with the secret as key over `<t>.<raw body>`, compared in constant time.
  * Timestamps further than the tolerance from `now`, in either direction, are refused (replays and clock abuse).
  */
 export function verifyWebhookSignature(input: VerifyWebhookSignatureInput): VerifyWebhookSignatureResult {

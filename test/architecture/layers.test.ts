@@ -71,12 +71,14 @@ const ANY = ['*'];
 export const LAYERS: readonly Layer[] = [
   // The command line composes everything.
   { name: 'Entry', holds: /^cli\/|^index\.ts$/, mayImport: ANY },
-  // Harnesses the command line runs (scenario runner, verify, proxy, replay): they talk HTTP; the scenario runner
-  // may also start a sandbox in-process.
+  // Clients that judge an implementation (scenario runner, verify, proxy, replay): they talk HTTP and share no code
+  // with what they judge (no domain, store, HTTP layer or server start-up, not even a pure value such as the money
+  // parser), so a bug there cannot pass its own test. They read the contracts, redact what they keep, and verify
+  // webhook signatures with the verifier partners import.
   {
     name: 'Tools',
     holds: /^(scenario|verify|proxy|replay)\//,
-    mayImport: ['Tools', 'Server', 'Http', 'Config', 'Webhooks', 'Contracts', 'Redaction', 'Values'],
+    mayImport: ['Tools', 'Contracts', 'Redaction', 'PartnerVerifier'],
   },
   // Starting a server: the database, the domain's wiring, the HTTP app, the timers, shutdown.
   {
@@ -122,6 +124,8 @@ export const LAYERS: readonly Layer[] = [
   })),
   // The console acts through the public API only: it reads no domain state, only pure values (money, fees).
   { name: 'Console', holds: /^console\//, mayImport: ['Console', 'Http', 'Config', 'Contracts', 'Values'] },
+  // The webhook verifier partners import (`card-issuing-sandbox/webhooks`): node:crypto only.
+  { name: 'PartnerVerifier', holds: /^webhooks\/verify\.ts$/, mayImport: [] },
   { name: 'Webhooks', holds: /^webhooks\//, mayImport: ['Webhooks', 'Config', 'Domain', 'Redaction'] },
   { name: 'RequestLog', holds: /^request-log\//, mayImport: ['RequestLog', 'Domain', 'Store', 'Redaction'] },
   // The domain knows no HTTP: plain functions over a store.
@@ -264,6 +268,48 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
       `domain/cards.ts:${lines + 3}: db.prepare('SELECT 1');`,
       `domain/cards.ts:${lines + 4}: deps.db.pragma('foreign_keys = OFF');`,
     ]);
+  });
+
+  it.each(['scenario', 'verify', 'proxy', 'replay'])(
+    'clients share no code with what they judge: a planted import from src/%s into domain, store or http is found',
+    (tool) => {
+      const from = [...graph.keys()].find((f) => f.startsWith(`${tool}/`))!;
+      for (const into of ['domain/money.ts', 'store/db.ts', 'http/errors.ts', 'server.ts']) {
+        const planted = new Map(graph);
+        planted.set(from, [...graph.get(from)!, into]);
+        expect(layerViolations(planted)).toEqual([`${from} (Tools) imports ${into} (${layerOf(into)!.name})`]);
+      }
+    },
+  );
+
+  it('serve loads no scenario code: nothing serve.ts reaches, statically or by import(), is under src/scenario', () => {
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const target of graph.get(file) ?? []) visit(target);
+    };
+    visit('cli/serve.ts');
+    expect(reached.has('server.ts')).toBe(true);
+    expect([...reached].filter((f) => f.startsWith('scenario/'))).toEqual([]);
+  });
+
+  it('one server start-up: only server.ts creates the app and listens', () => {
+    const texts = sourceTexts();
+    const starts = [...texts].filter(([, text]) => /\bcreateApp\(|\bserve\(\s*\{/.test(text)).map(([f]) => f);
+    expect(starts.sort()).toEqual(['app.ts', 'server.ts']);
+  });
+
+  it('comments carry no benchmark figures: no µs or req/s in src (they live in bench/)', () => {
+    const FIGURE = /\d\s*(µs|us\b|req\/s)/;
+    const found = [...sourceTexts()].flatMap(([file, text]) =>
+      file === 'contracts/api-types.d.ts'
+        ? []
+        : text.split('\n').flatMap((line, i) => (FIGURE.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+    expect(FIGURE.test('// 2 KiB pages cut it (bench: 329 -> 296 us)')).toBe(true);
+    expect(FIGURE.test('// at about 150 µs each')).toBe(true);
   });
 
   it('the circle check bites: a two-file circle is found', () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -59,7 +59,10 @@ beforeAll(async () => {
   await post('/v1/card/create', { amount: 30, currency: 'USDT', alias: 'mine' });
   await post('/v1/webhook', { url: 'http://127.0.0.1:9/partner-hooks', enabled: true }, 'PUT');
 });
-afterAll(() => sandbox && stop(sandbox));
+afterAll(async () => {
+  if (sandbox) await stop(sandbox);
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('runs against a running sandbox with only an API key', () => {
   it('scenario run and verify --allow-mutations leave the caller’s cards, balance and webhook exactly as they were, runs at once not seeing each other', async () => {

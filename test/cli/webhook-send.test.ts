@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, dirname } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, sampleEvent } from '../../src/cli/event-samples.js';
 import { validateEvent } from '../../src/contracts/registry.js';
@@ -41,6 +41,7 @@ describe('card-sandbox webhook send', () => {
     writeFileSync(file, raw);
     const r = await send(['--file', file, '--header-prefix', 'Acme']);
     expect(r.code, r.stderr).toBe(0);
+    rmSync(dirname(file), { recursive: true, force: true });
     expect(app.deliveries[0]).toMatchObject({ rawBody: raw, verified: true });
     expect(app.deliveries[0].headers).toMatchObject({
       'acme-event-id': 'evt_custom',

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { ROOT } from '../cli/cli-process.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 // Shared by the console's browser tests: a Chromium driven by playwright-core, a test sandbox listening on a loopback
@@ -34,7 +35,9 @@ type Found = { executablePath: string; args: string[]; source: string } | { unav
 
 /**
  * The browser, first found of: CHROMIUM_PATH, the system's /usr/bin/chromium, the Chromium that `npm install` brings
- * (@sparticuz/chromium, unpacked into the temporary directory on first use; it ships a Linux x64 build only).
+ * (@sparticuz/chromium, which ships a Linux x64 build only). It unpacks into the temp folder; here it is pointed at a
+ * cache of its own (node_modules/.cache/chromium, kept between runs like ESLint's), so a test run's temp folder ends
+ * as it began and the browser is unpacked once, not once per run.
  */
 async function findChromium(): Promise<Found> {
   const given = process.env.CHROMIUM_PATH;
@@ -50,9 +53,18 @@ async function findChromium(): Promise<Found> {
     };
   }
   try {
-    const { default: sparticuz } = await import('@sparticuz/chromium');
-    const args = [...new Set([...sparticuz.args.filter((a) => !WEAKENING.has(a)), ...OUR_ARGS])];
-    return { executablePath: await sparticuz.executablePath(), args, source: '@sparticuz/chromium' };
+    const tmp = process.env.TMPDIR;
+    const cache = join(ROOT, 'node_modules/.cache/chromium');
+    mkdirSync(cache, { recursive: true });
+    process.env.TMPDIR = cache;
+    try {
+      const { default: sparticuz } = await import('@sparticuz/chromium');
+      const args = [...new Set([...sparticuz.args.filter((a) => !WEAKENING.has(a)), ...OUR_ARGS])];
+      return { executablePath: await sparticuz.executablePath(), args, source: '@sparticuz/chromium' };
+    } finally {
+      if (tmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = tmp;
+    }
   } catch (err) {
     return { unavailable: `@sparticuz/chromium could not unpack its browser: ${(err as Error).message}` };
   }

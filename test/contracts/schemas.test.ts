@@ -43,7 +43,12 @@ describe('contracts/', () => {
   });
 
   it('an operation has only the fields the index declares, and inFlightExempt marks what releases holds and the operator API', () => {
-    const fields = ['tag', 'summary', 'security', 'idempotent', 'inFlightExempt', 'request', 'requestRequired'];
+    const fields = ['tag', 'summary', 'security', 'idempotent', 'request', 'requestRequired'].concat([
+      'recorded',
+      'faultable',
+      'readiness',
+      'inFlightExempt',
+    ]);
     const operations = Object.entries(readIndex(dir).operations);
     for (const [key, op] of operations) {
       expect(

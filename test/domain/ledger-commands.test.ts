@@ -73,7 +73,7 @@ type Balances = Partial<Record<LedgerKind, number>>;
 const CASES: { name: string; act: (w: World) => void | Promise<void>; balances: Balances }[] = [
   {
     name: 'seed credits the wallet from the seed source',
-    act: (w) => w.run((now) => seedBalance(w.deps, w.account.id, 50 * U, now)),
+    act: (w) => void w.run((now) => seedBalance(w.deps, w.account.id, 50 * U, now)),
     balances: { seed: -1050 * U, wallet: 1050 * U },
   },
   {

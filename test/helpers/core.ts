@@ -58,7 +58,7 @@ export async function holdNext(sb: TestSandbox, acct: AccountHandle, path: strin
 
 /** Events of the account, oldest first (what a webhook receiver would have seen, in order). */
 export function eventsOf(sb: TestSandbox, accountId: string, type?: string): StoredEvent[] {
-  return listEvents(sb.deps.db, accountId, { type, limit: 1000 }).reverse();
+  return listEvents(sb.deps, accountId, { type, limit: 1000 }).reverse();
 }
 
 /** card/create that must succeed; returns the card id. */

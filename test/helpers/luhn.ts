@@ -1,6 +1,6 @@
 // The Luhn check (ISO/IEC 7812-1), written here from its definition for the tests' oracles, never taken from the code
 // that makes or masks card numbers: from the right, every second digit doubled (its digits summed), and the total a
-// multiple of ten. Checked against published vectors in test/http/cards.test.ts.
+// multiple of ten. Checked against published vectors in test/cards/responses.test.ts.
 
 export function luhnValid(number: string): boolean {
   const total = [...number].reverse().reduce((sum, ch, i) => {

@@ -82,15 +82,15 @@ describe('group commit: the keyed writes of one turn share a commit', () => {
     const writes = new GroupCommit(db);
     const insert = (v: number) => () => db!.prepare('INSERT INTO t (v) VALUES (?)').run(v);
     const outcomes = await Promise.allSettled([
-      writes.run(insert(1)),
+      writes.batched(insert(1)),
       // What SQLite does to the whole transaction on some errors (a full disk, an I/O error).
-      writes.run(() => db!.exec('ROLLBACK')),
-      writes.run(insert(3)),
+      writes.batched(() => db!.exec('ROLLBACK')),
+      writes.batched(insert(3)),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(db.prepare('SELECT COUNT(*) FROM t').pluck().get()).toBe(0);
     // The next turn's batch commits as usual.
-    await writes.run(insert(4));
+    await writes.batched(insert(4));
     expect(db.prepare('SELECT v FROM t').pluck().all()).toEqual([4]);
   });
 });

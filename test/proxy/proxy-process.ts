@@ -1,9 +1,16 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { spawnCli, type ServeProcess } from '../cli/cli-process.js';
 
-// The compiled `card-sandbox proxy` as a partner runs it, with every output going to a file of a fresh folder.
+// The compiled `card-sandbox proxy` as a partner runs it, with every output going to a file of a fresh folder. The
+// folders go when the test file that made them is done (this module is evaluated once per test file).
+
+const folders: string[] = [];
+afterAll(() => {
+  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 export interface ProxyProcess extends ServeProcess {
   url: string;
@@ -14,6 +21,7 @@ export interface ProxyProcess extends ServeProcess {
 
 export async function startProxyCli(target: string, extra: string[] = []): Promise<ProxyProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'proxy-cli-'));
+  folders.push(dir);
   const files = { report: join(dir, 'report.jsonl'), junit: join(dir, 'junit.xml'), record: join(dir, 'record.jsonl') };
   const proc = spawnCli([
     'proxy',

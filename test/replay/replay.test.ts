@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,9 +17,12 @@ const KEY = `sk_sandbox_replay${'0'.repeat(30)}KEY`;
 let sandbox: ServeProcess & { url: string };
 let recordingKey: string;
 let asCaller: Call;
+/** Where this file's reports, JUnit files and hand-made recordings go; removed at the end. */
+let dir: string;
 
 beforeAll(async () => {
   ensureBuilt();
+  dir = mkdtempSync(join(tmpdir(), 'replay-'));
   sandbox = await startSandbox(KEY, { SANDBOX_SEED_BALANCE: '1000' });
   asCaller = client(sandbox.url, KEY);
   // The recorded traffic is another account's (a partner's production account, in real use).
@@ -28,6 +31,7 @@ beforeAll(async () => {
 }, 300_000);
 afterAll(async () => {
   if (sandbox) await stop(sandbox);
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const replayCli = (file: string, extra: string[] = [], key = KEY, url = sandbox.url) =>
@@ -89,8 +93,8 @@ describe('card-sandbox replay', () => {
 
   it("replays a recording of the sandbox with no divergence, leaves the caller's balance, cards, events and children as they were, and gives the same report twice", async () => {
     const before = await callerState();
-    const reports = [join(tmpdir(), `replay-a-${process.pid}.jsonl`), join(tmpdir(), `replay-b-${process.pid}.jsonl`)];
-    const junit = join(tmpdir(), `replay-${process.pid}.xml`);
+    const reports = [join(dir, 'replay-a.jsonl'), join(dir, 'replay-b.jsonl')];
+    const junit = join(dir, 'replay.xml');
     const first = await replayCli(recording, ['--report', reports[0]!, '--junit', junit]);
     expect(first.code, first.stdout + first.stderr).toBe(0);
     expect(first.stdout).toMatch(/replay: 18 exchanges, 18 compared, 0 skipped; 0 divergences in 0 exchanges/);
@@ -119,7 +123,7 @@ describe('card-sandbox replay', () => {
         recordingKey,
         cardFlow,
       );
-      const report = join(tmpdir(), `replay-drift-${process.pid}.jsonl`);
+      const report = join(dir, 'replay-drift.jsonl');
       const r = await replayCli(drifted, ['--report', report]);
       expect(r.code, r.stderr).toBe(1);
       const found = jsonLines(readFileSync(report, 'utf8')).flatMap((l) =>
@@ -203,7 +207,7 @@ describe('card-sandbox replay', () => {
     expect(refused.stderr + refused.stdout).not.toContain('sk_sandbox_not_a_key');
 
     expect((await runCli(['replay', '--base-url', sandbox.url, '--api-key', KEY])).code).toBe(2);
-    const notRecording = join(tmpdir(), `not-a-recording-${process.pid}.jsonl`);
+    const notRecording = join(dir, 'not-a-recording.jsonl');
     writeFileSync(notRecording, '{"seq": 1}\n');
     const bad = await replayCli(notRecording);
     expect(bad.code).toBe(2);

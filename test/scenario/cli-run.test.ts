@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ beforeAll(() => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'scenario-cli-'));
 });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('scenario run DIR', () => {
   it('runs every *.yaml and *.yml under the directory, nested ones included, and nothing else', async () => {

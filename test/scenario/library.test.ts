@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import { expandFiles } from '../../src/scenario/glob.js';
 import { consoleReport } from '../../src/scenario/report.js';
+import { embeddedTarget } from '../../src/cli/embedded-target.js';
 import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -11,7 +12,7 @@ async function runLibrary(opts: RunnerOptions = {}) {
   const loaded = await loadAll(files);
   if (!loaded.ok) throw new Error(loaded.errors.map((e) => e.message).join('\n'));
   const started = performance.now();
-  const results = await runScenarios(loaded.scenarios, opts);
+  const results = await runScenarios(loaded.scenarios, { embedded: () => embeddedTarget(), ...opts });
   const failed = results.filter((r) => !r.ok);
   // The duration only labels the failure report; how fast the library runs is not asserted (a busy machine is slow).
   expect(failed, consoleReport(failed, Math.round(performance.now() - started))).toEqual([]);

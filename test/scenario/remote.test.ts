@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import { embeddedTarget } from '../../src/cli/embedded-target.js';
 import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 
@@ -21,7 +22,10 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'remote-'));
   server = await startServer({ config });
 });
-afterEach(() => server.close());
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** The sandbox as a target without child sandboxes (an older version) shows it: /sandbox/v1/sandboxes/* answer 404. */
 async function withoutChildSandboxes(target: string): Promise<{ url: string; server: Server }> {
@@ -135,7 +139,7 @@ describe('docs/scenarios.md', () => {
   it('its complete example passes, embedded', async () => {
     const doc = readFileSync('docs/scenarios.md', 'utf8');
     const example = /## A complete example\n\n```yaml\n([\s\S]*?)```/.exec(doc)![1];
-    const r = await run(example, {});
+    const r = await run(example, { embedded: () => embeddedTarget() });
     expect(r.steps.filter((s) => !s.ok)).toEqual([]);
     expect(r.steps.length).toBeGreaterThanOrEqual(8);
   });

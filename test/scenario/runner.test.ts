@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runScenarioCommand } from '../../src/cli/scenario.js';
 import { loadScenario } from '../../src/scenario/load.js';
 import { consoleReport, junitReport, tapReport } from '../../src/scenario/report.js';
+import { embeddedTarget } from '../../src/cli/embedded-target.js';
 import { loadAll, runScenarios } from '../../src/scenario/runner.js';
 import { ScenarioFileError } from '../../src/scenario/types.js';
 
@@ -17,12 +18,13 @@ const write = (name: string, text: string) => {
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'scenario-'));
 });
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function runFile(text: string, name = 'case.yaml') {
   const file = write(name, text);
   const loaded = await loadAll([file], dir);
   if (!loaded.ok) throw loaded.errors[0];
-  return (await runScenarios(loaded.scenarios))[0];
+  return (await runScenarios(loaded.scenarios, { embedded: () => embeddedTarget() }))[0];
 }
 
 describe('scenario format', () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -24,6 +24,7 @@ beforeEach(async () => {
 afterEach(async () => {
   vi.restoreAllMocks();
   await server.close();
+  rmSync(dir, { recursive: true, force: true });
 });
 
 const post = async (path: string, body: unknown, key = config.apiKey!) =>

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -113,7 +113,10 @@ function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
 describe('expectWebhook', () => {
   let fake: { server: Server; url: string };
   let dir: string;
-  afterEach(() => new Promise<void>((r) => fake.server.close(() => r())));
+  afterEach(async () => {
+    await new Promise<void>((r) => fake.server.close(() => r()));
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   async function run(secret: string, text: string) {
     fake = await fakeSandbox(secret);

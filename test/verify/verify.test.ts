@@ -93,8 +93,9 @@ describe('card-sandbox verify', () => {
     expect(c.text.out).toContain(`request: curl -si -X POST '${url}/v1/card/detail' -H "X-API-KEY: $API_KEY"`);
     expect(c.text.out).toContain('answer (HTTP 404): {"error":"nope"}');
     expect(c.text.out).not.toContain('live-key');
-    const { readFileSync } = await import('node:fs');
+    const { readFileSync, rmSync } = await import('node:fs');
     const xml = readFileSync(junitFile, 'utf8');
+    rmSync(junitFile);
     expect(xml).toMatch(/<testsuite name="card-sandbox verify" tests="\d+" failures="[1-9]\d*"/);
     expect(xml).not.toContain('live-key');
   });

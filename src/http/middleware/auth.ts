@@ -3,12 +3,13 @@ import { authenticate } from '../../domain/api-keys.js';
 import { expireIfDue } from '../../domain/child-sandboxes.js';
 import { tenantOf } from '../../domain/tenants.js';
 import type { ServerDeps } from '../../server-deps.js';
-import { transact } from '../command.js';
+
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { DomainError } from '../../domain/errors.js';
 import { claimConnection } from '../connection-guard.js';
-import { clientAddress, MAX_FAILURES, MAX_NETWORK_FAILURES, operatorThrottleOf } from '../failure-throttle.js';
+import { MAX_FAILURES, MAX_NETWORK_FAILURES, operatorThrottleOf } from '../../domain/failure-throttle.js';
+import { clientAddress } from '../client-address.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
@@ -27,7 +28,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     if (!found) throw new DomainError('AUTH_FAILED');
     const { account } = found;
     // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
-    if (account.expiresAtMs !== null && transact(deps, () => expireIfDue(deps, account)))
+    if (account.expiresAtMs !== null && deps.writes.transaction(() => expireIfDue(deps, account)))
       throw new DomainError('AUTH_FAILED');
     c.set('account', account);
     c.set('accountSeen', found.seen);
@@ -75,7 +76,7 @@ export function credentialsThrottled(waitSeconds: number, what = 'operator token
 }
 
 function constantTimeEqual(deps: ServerDeps, a: string, b: string): boolean {
-  // Comparing keyed hashes keeps the comparison constant-time whatever the lengths.
+  // Comparing HMACs keeps the comparison constant-time whatever the lengths.
   const ha = deps.secret.hmac('admin-token', a);
   const hb = deps.secret.hmac('admin-token', b);
   return ha.equals(hb) && a.length === b.length;

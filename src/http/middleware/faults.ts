@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults.js';
 import type { ServerDeps } from '../../server-deps.js';
-import { transact, waitInjected } from '../command.js';
+import { waitInjected } from '../command.js';
 import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
 
@@ -14,19 +14,17 @@ const INJECTED_MESSAGE = 'Injected fault';
  * and the rate limit: a faulted request is an authenticated request that spends the key's budget like any other.
  * `latencyMs` is the network's: the request waits that long on the wall clock, whatever the account clock does;
  * `hold` keeps it until the account releases it (faults/release, faults/clear, reset), so a test decides when it goes
- * on. On a keyed endpoint (`keyedPaths`) the wait is handed to the idempotency runner, which waits after reserving
- * the key, so a concurrent retry sees 4212. `respond` answers without executing; `dropResponse` executes and commits,
- * then resets the connection without an answer. The faults helpers themselves are never faulted.
+ * on. On an idempotent operation the wait is handed to the idempotency runner, which waits after reserving the key,
+ * so a concurrent retry sees 4212. `respond` answers without executing; `dropResponse` executes and commits, then
+ * resets the connection without an answer. Operations the contract marks `faultable: false` (the faults helpers
+ * themselves) are never given this step.
  */
-export function faults(
-  deps: ServerDeps,
-  { keyedPaths = new Set<string>() }: { keyedPaths?: ReadonlySet<string> } = {},
-): MiddlewareHandler<AppEnv> {
+export function faults(deps: ServerDeps, { idempotent = false } = {}): MiddlewareHandler<AppEnv> {
   return async function faults(c, next) {
     const path = c.req.path;
-    if (path.startsWith('/sandbox/v1/faults') || !anyArmedFault(deps.db)) return next();
+    if (!anyArmedFault(deps)) return next();
     const accountId = c.get('account').id;
-    const fault = transact(deps, () => takeFault(deps.db, accountId, path));
+    const fault = deps.writes.transaction(() => takeFault(deps, accountId, path));
     if (!fault) return next();
     const wait: InjectedWait | undefined =
       fault.hold || fault.latencyMs > 0 ? { latencyMs: fault.latencyMs, hold: fault.hold } : undefined;
@@ -37,7 +35,7 @@ export function faults(
       return c.json(body, httpStatus as ContentfulStatusCode);
     }
     if (wait) {
-      if (keyedPaths.has(path)) c.set('injectedWait', wait);
+      if (idempotent) c.set('injectedWait', wait);
       else await waitInjected(c, deps, wait);
     }
     await next();

@@ -4,7 +4,7 @@ import type { Body } from '../validate.js';
 import { DomainError, invalidField } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
 import { readBoundedBody, type BodyBounds } from '../body-bounds.js';
-import { validateRequestBody } from '../request-schema.js';
+import { validateBody } from '../request-schema.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -16,7 +16,7 @@ const TAKES_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * (GET, HEAD, DELETE, ...) is refused at once, unread, and its connection closed: Node would otherwise read and drop
  * it for as long as the client sends (3 GB in 5 s on `GET /healthz`). Bodies over 1 MiB get a 413 `{code: 400}`
  * before they are read whole: a declared Content-Length from the header alone, and the connection closed after the
- * answer: here, or on the APIs under `keyedPrefixes` by `declaredLengthLimit`, mounted after their key check and
+ * answer: here, or on the APIs under `budgetedPrefixes` by `declaredLengthLimit`, mounted after their key check and
  * rate limit, so that a tenant sending oversized declarations spends its own budget and meets its held 429s like any
  * other request (bench:hosted: at once, before the key, one such tenant made 1,300 refusals a second). A chunked
  * body is read by whoever reads it, within its bounds: a JSON one chunk by chunk (`readJsonObject`), after the key; a
@@ -24,7 +24,7 @@ const TAKES_BODY = new Set(['POST', 'PUT', 'PATCH']);
  * answer is given without reading a chunked or large body (no key, a 404) closes the connection after it, so the
  * rest is never read.
  */
-export function jsonBodyLimit({ keyedPrefixes = [] as readonly string[] } = {}): MiddlewareHandler {
+export function jsonBodyLimit({ budgetedPrefixes = [] as readonly string[] } = {}): MiddlewareHandler {
   return async function jsonBodyLimit(c, next) {
     if (!TAKES_BODY.has(c.req.method)) {
       const declared = declaredLength(c);
@@ -35,7 +35,7 @@ export function jsonBodyLimit({ keyedPrefixes = [] as readonly string[] } = {}):
     }
     const length = declaredLength(c);
     if (length !== undefined) {
-      if (length > MAX_BODY_BYTES && !keyedPrefixes.some((prefix) => c.req.path.startsWith(prefix))) {
+      if (length > MAX_BODY_BYTES && !budgetedPrefixes.some((prefix) => c.req.path.startsWith(prefix))) {
         return refuseDeclared(c);
       }
       await next();
@@ -75,7 +75,7 @@ const MAX_UNREAD_BYTES = 64 * 1024;
 /**
  * Closes the connection after an answer given without reading a large body (a 401, a 429, a 404): Node would
  * otherwise read and drop the whole body to keep the connection, and a tenant flooding 1 MB bodies past its rate
- * limit made the server drain about 180 MB a second (bench:hosted). A body read by `readJsonObject`, whole or up
+ * limit made the server drain its bodies at full speed (bench:hosted). A body read by `readJsonObject`, whole or up
  * to its refusal, is left alone.
  */
 function closeIfUnread(c: Context): void {
@@ -107,11 +107,11 @@ async function bodyText(c: Context): Promise<string> {
 }
 
 /**
- * The request body as a JSON object, checked against its operation's request schema in contracts/ (the one source of
- * what a body may hold); wrong content type, bad JSON, a body too deep to parse cheaply, a non-object or a body its
- * schema refuses is a 400 (too large: 413).
+ * The request body as a JSON object, checked against the request schema of `operation` in contracts/ (the one source
+ * of what a body may hold); wrong content type, bad JSON, a body too deep to parse cheaply, a non-object or a body
+ * its schema refuses is a 400 (too large: 413).
  */
-export async function readJsonObject(c: Context): Promise<Body> {
+export async function readJsonObject(c: Context, operation: string): Promise<Body> {
   if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw invalidField('Content-Type must be application/json');
   const text = await bodyText(c);
   let value: unknown;
@@ -123,11 +123,11 @@ export async function readJsonObject(c: Context): Promise<Body> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidField('request body must be a JSON object');
   }
-  return validateRequestBody(c.req.method, c.req.path, value as Body);
+  return validateBody(operation, value as Body);
 }
 
 /** For an operation whose body may be left out: no body is `{}`, a body is read and checked as `readJsonObject` does. */
-export async function readOptionalJsonObject(c: Context): Promise<Body> {
+export async function readOptionalJsonObject(c: Context, operation: string): Promise<Body> {
   // bodyText keeps what it read in Hono's cache, so readJsonObject reads the same text again without the stream.
-  return (await bodyText(c)) === '' ? {} : readJsonObject(c);
+  return (await bodyText(c)) === '' ? {} : readJsonObject(c, operation);
 }

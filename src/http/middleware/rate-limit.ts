@@ -25,7 +25,7 @@ const MAX_HELD_PER_TENANT = 64;
 
 /**
  * A request spends one token, and one more per this many bytes of its body: what a request costs the server is
- * mostly its bytes (a 1 MB body refused for its nesting cost 2.5 ms of reading, a small read 0.3 ms), so a key's
+ * mostly its bytes (a large body costs many small reads' worth of reading: bench/code-figures.md), so a key's
  * budget bounds its bytes as well as its requests. No legitimate body of this API comes near it.
  */
 const BYTES_PER_TOKEN = 64 * 1024;

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/errors.js';
 import { takeArmedFault } from '../../domain/readiness.js';
-import { INJECTED_RETRY_AFTER_SECONDS, KEYED_WRITE_PATHS, READ_PATHS } from '../../domain/readiness-catalogue.js';
+import { INJECTED_RETRY_AFTER_SECONDS } from '../../domain/readiness-catalogue.js';
 import type { ServerDeps } from '../../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
@@ -10,14 +10,13 @@ import { errorResponse } from '../errors.js';
  * The faults a readiness run arms on its account for its window (docs/readiness.md), beside the account's own
  * (sandbox/v1/faults, which they never show in nor clear): the first keyed card/create or card/deposit that succeeds
  * loses its answer (executed and committed, then the connection is reset, as `dropResponse` does); the next keyed
- * one after that gets a 500 without executing; the first read gets a 429 with Retry-After. Mount after the account's
- * own faults, on /v1.
+ * one after that gets a 500 without executing; the first read gets a 429 with Retry-After. A step of the operations
+ * whose contract entry names what a run makes of them (`readiness`), after the account's own faults.
  */
-export function readinessFaults(deps: ServerDeps): MiddlewareHandler<AppEnv> {
+export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'read'): MiddlewareHandler<AppEnv> {
   return async function readinessFaults(c, next) {
-    const path = c.req.path;
-    const keyedWrite = KEYED_WRITE_PATHS.has(path) && Boolean(c.req.header('idempotency-key'));
-    if (!keyedWrite && !READ_PATHS.has(path)) return next();
+    const keyedWrite = judgedAs === 'keyed-write' && Boolean(c.req.header('idempotency-key'));
+    if (!keyedWrite && judgedAs !== 'read') return next();
     const take = (kind: 'drop' | 'error' | 'throttle') =>
       takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
     if (!keyedWrite) {

@@ -5,22 +5,13 @@ import type { HeaderText } from '../../request-log/captured-request.js';
 import { requestLogOf } from '../../request-log/log.js';
 import type { AppEnv } from '../context.js';
 
-/**
- * Reads of the log itself are not recorded: `logs tail` polling it would otherwise fill the log with itself. Nor are
- * reads of readiness runs, which are judged from the log: polling one must not push out the requests it judges.
- */
-const NOT_RECORDED = new Set([
-  '/sandbox/v1/requests',
-  '/sandbox/v1/requests/get',
-  '/sandbox/v1/readiness/get',
-  '/sandbox/v1/readiness/list',
-]);
 /** A body the handler left unread is read for the record only up to this size (a 413 is never read). */
 const MAX_UNREAD_BODY_BYTES = 64 * 1024;
 
 /**
- * Records every request authenticated to an account (mounted on /v1 and /sandbox/v1) in that account's request
- * log. It only takes a few flat strings here: the headers joined in one, the body text the handler already read,
+ * Records every request authenticated to an account in that account's request log: a step of every /v1 and
+ * /sandbox/v1 operation but those the contract marks `recorded: false` (reads of the log itself, which `logs tail`
+ * polls, and of readiness runs, which are judged from the log and must not push out what they judge). It only takes a few flat strings here: the headers joined in one, the body text the handler already read,
  * the answer's body string. No Headers, Request or socket object, nor an array of header strings, is kept: a
  * pending record lives up to a second, so what it holds is promoted to the old generation, and the cost of that
  * grows with the number of objects (bench: holding records was most of the log's cost on small reads; building
@@ -32,7 +23,6 @@ export function requestLog(deps: Deps): MiddlewareHandler<AppEnv> {
     const startMs = performance.now();
     const atMs = deps.wallClock();
     await next();
-    if (NOT_RECORDED.has(c.req.path)) return;
     const apiKey = c.req.header('x-api-key');
     // Set by the auth middleware; an answer given before it (an injected fault) is attributed by the key.
     const owner = c.get('account')

@@ -1,6 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Socket } from 'node:net';
-import { inFlightExemptOperations, operationRoutes, readIndex } from '../../contracts/files.js';
 import { DomainError } from '../../domain/errors.js';
 import type { ServerDeps } from '../../server-deps.js';
 import { claimConnection } from '../connection-guard.js';
@@ -43,11 +42,13 @@ export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: 
   return { inFlight: inFlight.get(tenantId) ?? 0, connections: connections.get(tenantId) ?? 0 };
 }
 
-/** Mount after `apiKeyAuth` (which names the tenant) and before the rate limit (whose held 429s it counts). */
-export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
+/**
+ * Mount after `apiKeyAuth` (which names the tenant) and before the rate limit (whose held 429s it counts). With
+ * `inFlight: false` (an operation the contract marks `inFlightExempt`) only the connection bound applies.
+ */
+export function tenantBudget(deps: ServerDeps, { inFlight: counted = true } = {}): MiddlewareHandler<AppEnv> {
   const { maxInFlight, maxConnections } = deps.config.tenant;
   const { inFlight, connections, owner, current } = holdingsOf(deps);
-  const exempt = exemptFromInFlight();
   return async function tenantBudget(c, next) {
     if (deps.config.mode !== 'hosted') return next();
     const tenant = c.get('tenantId');
@@ -66,14 +67,14 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       });
     }
     // Outside the budget: never refused, never counted (the rate limit and the connection bound still hold them).
-    if (exempt(c.req.method, c.req.path)) return next();
+    if (!counted) return next();
     const running = inFlight.get(tenant) ?? 0;
     if (running >= maxInFlight) return refuse(c, `${maxInFlight} requests in flight`);
     inFlight.set(tenant, running + 1);
-    let counted = true;
+    let counting = true;
     const uncount = () => {
-      if (!counted) return;
-      counted = false;
+      if (!counting) return;
+      counting = false;
       decrement(inFlight, tenant);
     };
     if (socket) current.set(socket, uncount);
@@ -84,15 +85,6 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       uncount();
     }
   };
-}
-
-/** Whether `METHOD path` is an operation contracts/index.json marks `inFlightExempt`. */
-function exemptFromInFlight(): (method: string, path: string) => boolean {
-  const index = readIndex();
-  const keys = new Set(inFlightExemptOperations(index));
-  const templated = operationRoutes(index).filter((r) => keys.has(r.key) && r.key.includes('{'));
-  return (method, path) =>
-    keys.has(`${method} ${path}`) || templated.some((r) => r.method === method && r.pattern.test(path));
 }
 
 function decrement(counts: Map<string, number>, tenant: string): void {

@@ -1,4 +1,3 @@
-import type { Context } from 'hono';
 import { clientOf, networkOf } from './address-groups.js';
 
 // Failed credentials (admin tokens, operator sign-ins, API-key sign-ins at the console), counted on the wall clock
@@ -130,15 +129,6 @@ export class FailureThrottle {
   remembered(): { clients: number; networks: number } {
     return { clients: this.clients.size, networks: this.networks.size };
   }
-}
-
-/**
- * The address of the connection a request came on; undefined for an in-process request (the console's own calls,
- * which it throttles by its browser's address instead).
- */
-export function clientAddress(c: Context): string | undefined {
-  const incoming = (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming;
-  return incoming?.socket ? (incoming.socket.remoteAddress ?? 'unknown') : undefined;
 }
 
 const throttles = new WeakMap<object, { operator: FailureThrottle; keySignIn: FailureThrottle }>();

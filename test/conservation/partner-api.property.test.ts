@@ -40,8 +40,8 @@ async function partnerView(sb: TestSandbox, key: string, accountId: string) {
     frozenAmount: number;
   }[];
   const onCards = cards.reduce((s, c) => s + micros(c.availableBalance) + micros(c.frozenAmount), 0);
-  const settling = balance(sb.deps.db, accountId, 'settling');
-  const fees = balance(sb.deps.db, accountId, 'fee');
+  const settling = balance(sb.deps, accountId, 'settling');
+  const fees = balance(sb.deps, accountId, 'fee');
   return { wallet, onCards, settling, fees };
 }
 
