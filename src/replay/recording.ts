@@ -134,7 +134,10 @@ export async function scanRecording(file: string): Promise<RecordingSummary> {
   return summary;
 }
 
-/** The whole recording in request order (tests and small recordings; the CLI streams instead). */
+/**
+ * The whole recording in request order (the CLI streams instead).
+ * @internal exported for the replay property test, which compares the replay's outcomes with every recorded line
+ */
 export async function readRecording(file: string): Promise<RecordedExchange[]> {
   const out: RecordedExchange[] = [];
   for await (const x of readExchanges(file)) out.push(x);

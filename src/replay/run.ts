@@ -50,7 +50,7 @@ export interface ReplayOptions {
 }
 
 /** What became of the child sandbox: deleted, found already gone, or left (and why). */
-export type ChildFate = { deleted: true; alreadyGone?: true } | { deleted: false; why: string };
+type ChildFate = { deleted: true; alreadyGone?: true } | { deleted: false; why: string };
 
 export interface ReplayResult {
   childAccountId: string;
