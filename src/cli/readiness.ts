@@ -84,6 +84,7 @@ function intro(run: RunView, baseUrl: string): string {
     '  - create cards and top them up (card/create, card/deposit): one answer will be lost, one will be a 500',
     '  - read (card/list, wallet/assetList, bill/list ...): one read gets a 429 with Retry-After: 2',
     '  - set the inventory to 0 (sandbox/v1/inventory) and call card/create: how does it handle 4009?',
+    '  - run traffic (sandbox/v1/traffic/start), then post what your ledger says of each card (sandbox/v1/readiness/ledger)',
     'Waiting for the window to end; Ctrl-C ends it now.',
     '',
   ].join('\n');

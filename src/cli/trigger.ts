@@ -3,23 +3,25 @@ import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { requireTarget, targetOptions } from './target-options.js';
 import { CliFailure, SandboxClient } from './client.js';
 import { EVENT_TYPES, isEventType } from './event-samples.js';
+import { isNetworkCase, NETWORK_CASES, runNetworkCase, type NetworkCase } from './trigger-cases.js';
 
 // `card-sandbox trigger EVENT_TYPE`: makes the sandbox emit one real event of that type through the partner and
 // simulation APIs (seeding, issuing a card, authorising... whatever the event needs), then finds its id in
-// /sandbox/v1/events. The event is delivered to the account's webhook like any other.
+// /sandbox/v1/events. The event is delivered to the account's webhook like any other. `card-sandbox trigger CASE`
+// plays one of the card network's hard cases (trigger-cases.ts) and prints the ids of the events it sent.
 
 export const TRIGGER_SPEC = {
   command: 'card-sandbox trigger',
-  synopsis: 'EVENT_TYPE --base-url URL --api-key KEY [--card ID] | trigger --list',
+  synopsis: '(EVENT_TYPE | CASE) --base-url URL --api-key KEY [--card ID] | trigger --list',
   summary:
-    'Makes the sandbox emit one event of the type (creating what it needs: a seeded wallet, a card, an authorisation) and prints its id.',
+    'Makes the sandbox emit one event of the type (creating what it needs: a seeded wallet, a card, an authorisation) and prints its id; or plays a card network hard case and prints the ids of its events.',
   allowPositionals: true,
   options: {
     ...targetOptions(),
     card: { type: 'string', arg: 'ID', help: 'act on this card instead of issuing a new one (not for card.created)' },
     list: { type: 'boolean', help: 'list the event types' },
   },
-  footer: `event types: ${EVENT_TYPES.join(', ')}\nexit codes: 0 the event was emitted, 1 a call failed, 2 usage, 3 unreachable or the key refused`,
+  footer: `event types: ${EVENT_TYPES.join(', ')}\nhard cases: ${NETWORK_CASES.join(', ')}\nexit codes: 0 the event was emitted, 1 a call failed, 2 usage, 3 unreachable or the key refused`,
 } as const satisfies CommandSpec;
 
 const MERCHANT = 'card-sandbox trigger';
@@ -32,15 +34,15 @@ export async function runTrigger(argv: string[]): Promise<number> {
   if (!parsed.ok) return parsed.exitCode;
   const { values, positionals } = parsed;
   if (values.list) {
-    process.stdout.write(`${EVENT_TYPES.join('\n')}\n`);
+    process.stdout.write(`${[...EVENT_TYPES, ...NETWORK_CASES].join('\n')}\n`);
     return 0;
   }
   const [type, ...extra] = positionals;
   const problem =
     type === undefined
-      ? 'an EVENT_TYPE is required (trigger --list shows them)'
-      : !isEventType(type)
-        ? `unknown event type ${JSON.stringify(type)}; one of ${EVENT_TYPES.join(', ')}`
+      ? 'an EVENT_TYPE or a CASE is required (trigger --list shows them)'
+      : !isEventType(type) && !isNetworkCase(type)
+        ? `unknown event type or case ${JSON.stringify(type)}; one of ${[...EVENT_TYPES, ...NETWORK_CASES].join(', ')}`
         : extra.length > 0
           ? `one event type at a time (got ${positionals.length})`
           : type === 'card.created' && values.card
@@ -51,6 +53,13 @@ export async function runTrigger(argv: string[]): Promise<number> {
   if ('problem' in target) return usageError(TRIGGER_SPEC, target.problem).exitCode;
   try {
     const client = new SandboxClient(target.baseUrl, target.apiKey);
+    if (isNetworkCase(type!)) {
+      const played = await triggerCase(client, type, values.card);
+      process.stdout.write(
+        `${type} ${played.eventIds.join(' ')} (card ${played.cardId}, transaction ${played.transactionId})\n`,
+      );
+      return 0;
+    }
     const { eventId, cardId } = await trigger(client, type as EventType, values.card);
     process.stdout.write(`${type} ${eventId} (card ${cardId})\n`);
     return 0;
@@ -102,6 +111,20 @@ export async function trigger(
     }
     await client.post('/sandbox/v1/clock', { advanceSeconds: 10 });
   }
+}
+
+/** Plays a hard case; answers the ids of the transaction events it sent, oldest first. */
+export async function triggerCase(client: SandboxClient, name: NetworkCase, givenCard?: string) {
+  // /sandbox/v1/events lists newest first.
+  const seen = async () =>
+    (((await client.post('/sandbox/v1/events', { limit: 1000 })).events ?? []) as { id: string; type: string }[])
+      .filter((e) => e.type.startsWith('transaction.'))
+      .reverse();
+  const before = new Set((await seen()).map((e) => e.id));
+  const cardId = givenCard ?? (await issueCard(client));
+  const transactionId = await runNetworkCase(client, name, cardId);
+  const eventIds = (await seen()).filter((e) => !before.has(e.id)).map((e) => e.id);
+  return { cardId, transactionId, eventIds };
 }
 
 async function events(client: SandboxClient, type: EventType, limit: number): Promise<{ id: string }[]> {

@@ -23,6 +23,12 @@ export function money(value: unknown): string {
   return moneyMicros(m);
 }
 
+/** Whether an API amount is below zero (a card a clearing left in debt). */
+export function belowZero(value: unknown): boolean {
+  const m = micros(value);
+  return m !== null && m < 0;
+}
+
 /** Micro-units as "1,234.50" (a minus sign for negatives). */
 function moneyMicros(m: number): string {
   const text = formatCents(m);

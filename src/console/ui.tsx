@@ -1,5 +1,5 @@
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
-import { isoOf, money, when } from './format.js';
+import { belowZero, isoOf, money, when } from './format.js';
 
 // The few components every page shares, so all pages look and behave alike: forms and their fields, action
 // buttons, tables, badges, amounts and times.
@@ -102,6 +102,10 @@ const TONES: Record<string, string> = {
   REVERTED: '',
   REFUND: '',
 };
+
+/** Said beside a balance below zero: a clearing the card could not cover left it in debt. */
+export const BelowZero: FC<{ value: unknown }> = ({ value }) =>
+  belowZero(value) ? <span class="badge bad">Below zero</span> : null;
 
 export const Badge: FC<{ value: unknown }> = ({ value }) => (
   <span class={`badge ${TONES[String(value)] ?? ''}`}>{String(value ?? '—')}</span>

@@ -329,6 +329,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/transaction/increment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Raise a PENDING authorisation (an increment) */
+    post: operations['postSandboxV1TransactionIncrement'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/transaction/clear': {
     parameters: {
       query?: never;
@@ -338,7 +355,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Clear a PENDING authorisation */
+    /** Clear a PENDING authorisation: in full, for less, for more (below zero if it must), or in parts (final: false) */
     post: operations['postSandboxV1TransactionClear'];
     delete?: never;
     options?: never;
@@ -355,7 +372,7 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Reverse a PENDING authorisation */
+    /** Reverse a PENDING authorisation, in full or in part */
     post: operations['postSandboxV1TransactionReverse'];
     delete?: never;
     options?: never;
@@ -372,8 +389,76 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Refund a CLEARED transaction */
+    /** Refund a CLEARED purchase, or credit a card with no purchase behind it */
     post: operations['postSandboxV1TransactionRefund'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/transaction/force-post': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** A clearing with no authorisation before it (a force post) */
+    post: operations['postSandboxV1TransactionForcePost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/traffic/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Schedule seeded card network traffic on the account clock */
+    post: operations['postSandboxV1TrafficStart'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/traffic/stop': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel what a traffic run has not sent */
+    post: operations['postSandboxV1TrafficStop'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/sandbox/v1/traffic/list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** The account's traffic runs */
+    post: operations['postSandboxV1TrafficList'];
     delete?: never;
     options?: never;
     head?: never;
@@ -806,6 +891,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/readiness/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Post what your ledger says of your cards, compared with card/asset (the check ledger-agrees) */
+    post: operations['postSandboxV1ReadinessLedger'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/readiness/stop': {
     parameters: {
       query?: never;
@@ -1169,7 +1271,8 @@ export interface components {
       /** @constant */
       code?: 0;
       message?: string;
-      availableAmount: components['schemas']['common.decimal-string'];
+      /** @description below zero when a clearing the card could not cover left it in debt (a deposit covers the debt first) */
+      availableAmount: components['schemas']['common.signed-decimal-string'];
       frozenAmount: components['schemas']['common.decimal-string'];
       /** @constant */
       currency: 'USD';
@@ -2105,7 +2208,8 @@ export interface components {
         | 'retry-after-dropped-response'
         | 'retry-after-server-error'
         | 'waits-retry-after'
-        | 'no-tight-loop-on-inventory';
+        | 'no-tight-loop-on-inventory'
+        | 'ledger-agrees';
       title: string;
       /**
        * @description not_observed: nothing in the run to judge by (never a pass).
@@ -2140,6 +2244,38 @@ export interface components {
     /** readiness/get request */
     'sandbox.readiness.get.request': {
       runId: string;
+    };
+    /** readiness/ledger request: what the partner's own ledger says of its cards */
+    'sandbox.readiness.ledger.request': {
+      cards: {
+        cardId: string;
+        /** @description as card/asset writes it (at most 6 decimal places); below zero for a card in debt */
+        availableAmount: string;
+        /** @description as card/asset writes it (at most 6 decimal places) */
+        frozenAmount: string;
+      }[];
+    };
+    /** readiness/ledger response: the post compared with card/asset, kept on the running run */
+    'sandbox.readiness.ledger.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      runId: components['schemas']['sandbox.readiness.run']['runId'];
+      /** @enum {unknown} */
+      result: 'pass' | 'fail';
+      /** @description each card whose figures differ from card/asset's at the moment of the post */
+      differences: {
+        cardId: string;
+        posted: {
+          availableAmount: components['schemas']['common.signed-decimal-string'];
+          frozenAmount: components['schemas']['common.decimal-string'];
+        };
+        actual: {
+          availableAmount: components['schemas']['common.signed-decimal-string'];
+          frozenAmount: components['schemas']['common.decimal-string'];
+        };
+      }[];
     };
     /** readiness/list request */
     'sandbox.readiness.list.request': Record<string, never>;
@@ -2346,10 +2482,116 @@ export interface components {
         expiresAt: components['schemas']['common.timestamp'];
       }[];
     };
+    /** traffic/list request */
+    'sandbox.traffic.list.request': Record<string, never>;
+    /** traffic/list response */
+    'sandbox.traffic.list.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description the account's newest runs (at most 10), newest first */
+      runs: components['schemas']['sandbox.traffic.run'][];
+    };
+    /** A traffic run */
+    'sandbox.traffic.run': {
+      trafficId: string;
+      /**
+       * @description done: every message has run
+       * @enum {unknown}
+       */
+      status: 'running' | 'stopped' | 'done';
+      seed: number;
+      cardIds: string[];
+      days: number;
+      perCardPerDay: number;
+      /** @description account time */
+      startedAt: components['schemas']['common.timestamp'];
+      /** @description the messages the run schedules, by kind (expiry: authorisations left to expire) */
+      scheduled: {
+        authorization: number;
+        decline: number;
+        increment: number;
+        partialReversal: number;
+        reversal: number;
+        clearing: number;
+        partialClearing: number;
+        multiClearing: number;
+        overClearing: number;
+        forcePost: number;
+        refund: number;
+        unlinkedRefund: number;
+        expiry: number;
+      };
+    };
+    /** traffic/start request */
+    'sandbox.traffic.start.request': {
+      /** @description the cards to drive; the account's ACTIVE cards when left out (at most 20) */
+      cardIds?: string[];
+      /** @description days of account time, from now */
+      days: number;
+      /** @description stories a card a day: each a purchase (or credit) with its follow-up messages */
+      perCardPerDay: number;
+      /** @description the same seed, cards' starting balances and clock give the same messages, amounts and merchants; drawn and answered when left out */
+      seed?: number;
+      /** @description weights of the kinds of story (0 to 1000); those left out keep their default */
+      mix?: {
+        clearing?: number;
+        overClearing?: number;
+        increment?: number;
+        partialReversal?: number;
+        reversal?: number;
+        multiClearing?: number;
+        refund?: number;
+        decline?: number;
+        expiry?: number;
+        forcePost?: number;
+        unlinkedRefund?: number;
+      };
+    };
+    /** traffic/start response: the run (contracts/sandbox/traffic/run.json) */
+    'sandbox.traffic.start.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      trafficId: components['schemas']['sandbox.traffic.run']['trafficId'];
+      status: components['schemas']['sandbox.traffic.run']['status'];
+      seed: components['schemas']['sandbox.traffic.run']['seed'];
+      cardIds: components['schemas']['sandbox.traffic.run']['cardIds'];
+      days: components['schemas']['sandbox.traffic.run']['days'];
+      perCardPerDay: components['schemas']['sandbox.traffic.run']['perCardPerDay'];
+      startedAt: components['schemas']['sandbox.traffic.run']['startedAt'];
+      scheduled: components['schemas']['sandbox.traffic.run']['scheduled'];
+    };
+    /** traffic/stop request */
+    'sandbox.traffic.stop.request': {
+      trafficId: string;
+    };
+    /** traffic/stop response: the run (contracts/sandbox/traffic/run.json), stopped */
+    'sandbox.traffic.stop.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      trafficId: components['schemas']['sandbox.traffic.run']['trafficId'];
+      status: components['schemas']['sandbox.traffic.run']['status'];
+      seed: components['schemas']['sandbox.traffic.run']['seed'];
+      cardIds: components['schemas']['sandbox.traffic.run']['cardIds'];
+      days: components['schemas']['sandbox.traffic.run']['days'];
+      perCardPerDay: components['schemas']['sandbox.traffic.run']['perCardPerDay'];
+      startedAt: components['schemas']['sandbox.traffic.run']['startedAt'];
+      scheduled: components['schemas']['sandbox.traffic.run']['scheduled'];
+      /** @description jobs cancelled: messages not sent, and days not begun (one each) */
+      cancelled: number;
+    };
     /** transaction/clear request */
     'sandbox.transaction.clear.request': {
       transactionId: string;
+      /** @description USD; a final clearing defaults to the hold and may be more (a tip: taken from available, below zero if it must); a partial clearing takes at most the hold */
       amount?: components['schemas']['common.card-amount'];
+      /** @description true when left out; false: a partial clearing, a transaction of its own, while the authorisation stays PENDING with the rest */
+      final?: boolean;
     };
     /** transaction/clear response */
     'sandbox.transaction.clear.response': {
@@ -2357,15 +2599,102 @@ export interface components {
       code: 0;
       /** @constant */
       message: 'ok';
+      /** @description the authorisation cleared, or the new transaction of a partial clearing */
       transactionId: string;
       /** @constant */
       status: 'CLEARED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @description a partial clearing: the authorisation, PENDING with the rest */
+      authorization?: components['schemas']['sandbox.transaction.outcome'];
     };
-    /** transaction/refund request */
-    'sandbox.transaction.refund.request': {
+    /** transaction/force-post request */
+    'sandbox.transaction.force-post.request': {
+      cardId: string;
+      /** @description in the merchant's currency */
+      amount: components['schemas']['common.card-amount'];
+      /**
+       * @description the merchant's currency; USD when left out
+       * @enum {unknown}
+       */
+      currency?: 'USD' | 'EUR' | 'GBP' | 'JPY' | 'SGD' | 'HKD' | 'CNY';
+      merchantName?: string;
+      /** @description ISO 3166 alpha-2 */
+      merchantCountry?: string;
+      mccCategory?: string;
+    };
+    /** transaction/force-post response */
+    'sandbox.transaction.force-post.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description the new transaction, first seen CLEARED */
       transactionId: string;
-      amount?: components['schemas']['common.card-amount'];
+      /** @constant */
+      status: 'CLEARED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @constant */
+      billCurrency: 'USD';
+      merchantName: string;
+      merchantCountry: string;
+      mccCategory: string;
     };
+    /** transaction/increment request */
+    'sandbox.transaction.increment.request': {
+      transactionId: string;
+      /** @description the extra amount in USD (the bill currency) */
+      amount: components['schemas']['common.card-amount'];
+    };
+    /** transaction/increment response */
+    'sandbox.transaction.increment.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description the authorisation */
+      transactionId: string;
+      /**
+       * @description PENDING: the hold grew by the amount; DECLINED: the increment was declined and nothing changed (the authorisation stays PENDING as it was)
+       * @enum {unknown}
+       */
+      status: 'PENDING' | 'DECLINED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @enum {unknown} */
+      declineReason?: 'CARD_NOT_ACTIVE' | 'INSUFFICIENT_FUNDS' | 'DAILY_LIMIT_EXCEEDED';
+    };
+    /** A transaction as a simulation answer shows it */
+    'sandbox.transaction.outcome': {
+      /** @description the transaction */
+      transactionId: string;
+      /** @enum {unknown} */
+      status: 'PENDING' | 'CLEARED' | 'DECLINED' | 'CANCELLED' | 'REFUND';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+    };
+    /**
+     * transaction/refund request
+     * @description Either transactionId (a refund of a CLEARED purchase) or cardId with amount and merchant fields (a refund with no purchase behind it, a goodwill credit).
+     */
+    'sandbox.transaction.refund.request':
+      | {
+          transactionId?: string;
+          cardId?: string;
+          /** @description USD; with transactionId, what remains of the clearing when left out */
+          amount?: components['schemas']['common.card-amount'];
+          merchantName?: string;
+          /** @description ISO 3166 alpha-2 */
+          merchantCountry?: string;
+          mccCategory?: string;
+        }
+      | {
+          transactionId: unknown;
+        }
+      | {
+          cardId: unknown;
+        };
     /** transaction/refund response */
     'sandbox.transaction.refund.response': {
       /** @constant */
@@ -2374,13 +2703,18 @@ export interface components {
       message: 'ok';
       /** @description the new refund transaction */
       transactionId: string;
-      refundOf?: string;
       /** @constant */
       status: 'REFUND';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
+      /** @description the purchase refunded; absent for a refund with no purchase */
+      refundOf?: string;
     };
     /** transaction/reverse request */
     'sandbox.transaction.reverse.request': {
       transactionId: string;
+      /** @description USD; below the hold: a partial reversal (the hold shrinks, still PENDING); left out or the whole hold: CANCELLED */
+      amount?: components['schemas']['common.card-amount'];
     };
     /** transaction/reverse response */
     'sandbox.transaction.reverse.response': {
@@ -2388,9 +2722,12 @@ export interface components {
       code: 0;
       /** @constant */
       message: 'ok';
+      /** @description the authorisation */
       transactionId: string;
-      /** @constant */
-      status: 'CANCELLED';
+      /** @enum {unknown} */
+      status: 'PENDING' | 'CANCELLED';
+      /** @description the transaction's bill amount (USD) as it now stands */
+      billAmount: number;
     };
     /** wallet/seed request */
     'sandbox.wallet.seed.request': {
@@ -4614,6 +4951,103 @@ export interface operations {
       };
     };
   };
+  postSandboxV1TransactionIncrement: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.transaction.increment.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.transaction.increment.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
   postSandboxV1TransactionClear: {
     parameters: {
       query?: never;
@@ -4832,6 +5266,404 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['sandbox.transaction.refund.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TransactionForcePost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.transaction.force-post.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.transaction.force-post.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TrafficStart: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.traffic.start.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.traffic.start.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TrafficStop: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.traffic.stop.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.traffic.stop.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1TrafficList: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.traffic.list.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.traffic.list.response'];
         };
       };
       /** @description Business or validation error */
@@ -7338,6 +8170,113 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['sandbox.readiness.run.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1ReadinessLedger: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.readiness.ledger.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.readiness.ledger.response'];
         };
       };
       /** @description Business or validation error */

@@ -191,12 +191,26 @@ export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen:
   emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', { cardId });
 }
 
-/** card/cancel: CANCELLING now; CANCELLED with the balance returned to the wallet `cancelSeconds` later. */
+/**
+ * card/cancel: CANCELLING now; CANCELLED with the balance returned to the wallet `cancelSeconds` later. A card
+ * below zero (a clearing left it in debt) has its debt paid from the USDT wallet now, or is refused with 3001.
+ */
 export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): void {
   assertInTransaction(deps.db, 'cancelCard');
   const card = getOwnedCard(deps, accountId, cardId);
   assertMutable(deps, card);
   if (hasPendingAuthorisation(deps.db, cardId)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
+  const debt = -Math.min(0, balance(deps, accountId, 'card', cardId));
+  if (debt > balance(deps, accountId, 'wallet')) throw new DomainError('ASSET_NOT_ENOUGH');
+  transfer(deps, {
+    accountId,
+    debit: { kind: 'wallet' },
+    credit: { kind: 'card', cardId },
+    amountMicros: debt,
+    reason: 'card.cancel.debt',
+    ref: cardId,
+    atMs: nowMs,
+  });
   markCardCancelling(deps.db, cardId);
   deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
 }

@@ -53,8 +53,10 @@ const ERRORS = {
   TRANSACTION_FULLY_REFUNDED: { code: INVALID, message: 'transaction is already fully refunded' },
   /** Detail: the most that may be refunded. */
   REFUND_EXCEEDS_REMAINING: { code: INVALID, message: 'amount exceeds what remains refundable' },
-  /** Detail: the hold plus the card's available balance. */
-  CLEAR_EXCEEDS_AVAILABLE: { code: INVALID, message: "amount exceeds the hold plus the card's available balance" },
+  /** Detail: the hold. */
+  PARTIAL_CLEARING_EXCEEDS_HOLD: { code: INVALID, message: "amount exceeds the authorisation's hold" },
+  /** Detail: the hold. */
+  REVERSAL_EXCEEDS_HOLD: { code: INVALID, message: "amount exceeds the authorisation's hold" },
   CLOCK_LIMIT: {
     code: INVALID,
     message:
@@ -87,12 +89,31 @@ const ERRORS = {
   },
   REQUEST_NOT_FOUND: { code: 404, message: 'no request with this requestId in the request log of this account' },
   REQUEST_LOG_OFF: { code: INVALID, message: 'the request log is turned off on this server (--request-log off)' },
+  // Traffic runs (docs/design.md section 15).
+  TRAFFIC_NOT_FOUND: { code: 404, message: 'no traffic run with this trafficId for this account' },
+  TRAFFIC_NO_CARDS: {
+    code: INVALID,
+    message: 'the account has no ACTIVE card: create one (card/create) or name cardIds',
+  },
+  /** Detail: how many ACTIVE cards, and the most a run takes. */
+  TRAFFIC_TOO_MANY_CARDS: { code: INVALID, message: 'a traffic run takes at most 20 cards: name them in cardIds' },
+  /** Detail: the tenant's live runs and stories, and the limits. */
+  TRAFFIC_LIMIT: {
+    code: INVALID,
+    message: "this tenant's live traffic runs are at their limit: stop one (traffic/stop)",
+  },
+  TRAFFIC_EMPTY_MIX: { code: INVALID, message: 'mix gives every kind a weight of 0: give at least one a weight' },
   // Readiness runs (docs/readiness.md).
   READINESS_RUN_NOT_FOUND: { code: 404, message: 'no readiness run with this runId for this account' },
   READINESS_SENDING_LIMIT: {
     code: 429,
     message:
       'this tenant already has 10 readiness runs whose test deliveries are on the wire, the limit: retry after Retry-After seconds',
+  },
+  READINESS_NO_RUN: {
+    code: INVALID,
+    message:
+      'no readiness run of this account is running: start one (readiness/run) and post your ledger during its window',
   },
   /** Detail: the running run's id and when its window ends. */
   READINESS_RUN_RUNNING: {

@@ -35,3 +35,16 @@ export function proportionalMicros(amountMicros: number, partMicros: number, who
   const centScaled = BigInt(wholeMicros) * BigInt(MICROS_PER_CENT);
   return Number(((scaled * 2n + centScaled) / (centScaled * 2n)) * BigInt(MICROS_PER_CENT));
 }
+
+/**
+ * The merchant-currency amount of a USD bill amount: the inverse of billAmountMicros, rounded half up to the cent.
+ * For a clearing of an authorisation whose hold was cleared in parts down to 0: no amount is left to scale from.
+ */
+export function transactionAmountMicros(billMicros: number, currency: string, fxFeePpm: number): number {
+  if (currency === 'USD') return billMicros;
+  const rate = FX_RATES_PPM[currency];
+  if (rate === undefined) throw new Error(`no FX rate for ${currency}`);
+  const scaled = BigInt(billMicros) * BigInt(PPM) * BigInt(PPM);
+  const centScaled = BigInt(rate) * BigInt(PPM + fxFeePpm) * BigInt(MICROS_PER_CENT);
+  return Number(((scaled * 2n + centScaled) / (centScaled * 2n)) * BigInt(MICROS_PER_CENT));
+}

@@ -78,9 +78,20 @@ export class JobRunner {
 
   /** Runs, in due order, every job of the account due at or before `untilMs`, including jobs they schedule. */
   async runDue(accountId: string, untilMs: number, opts: { includeBackground: boolean }): Promise<void> {
+    // While an advance sends the account's webhook attempts in order, the timer leaves them to it.
+    const owns = opts.includeBackground && !this.inOrder.has(accountId);
+    if (owns) this.inOrder.add(accountId);
+    try {
+      await this.runDueFrom(accountId, untilMs, opts.includeBackground);
+    } finally {
+      if (owns) this.inOrder.delete(accountId);
+    }
+  }
+
+  private async runDueFrom(accountId: string, untilMs: number, includeBackground: boolean): Promise<void> {
     let sliceStartMs = performance.now();
     for (;;) {
-      const job = this.next(accountId, untilMs, opts.includeBackground);
+      const job = this.next(accountId, untilMs, includeBackground);
       if (!job) return;
       await this.execute(job);
       // Every tenant shares this thread: a clock advance over a long backlog (1,500 expiring holds took 1.3 s) gives
@@ -135,6 +146,16 @@ export class JobRunner {
     return p.finally(() => this.inFlight.delete(p));
   }
 
+  private async runInOrder(accountId: string, jobs: readonly Job[]): Promise<void> {
+    this.inOrder.add(accountId);
+    try {
+      // A stopping runner starts nothing more.
+      for (const job of jobs) if (this.timer) await this.execute(job);
+    } finally {
+      this.inOrder.delete(accountId);
+    }
+  }
+
   /** Starts the wall-clock timer that runs due jobs of running clocks even when no request arrives. */
   start(intervalMs = 200): void {
     if (this.timer) return;
@@ -154,13 +175,24 @@ export class JobRunner {
     await Promise.race([Promise.allSettled([...this.inFlight]), grace]);
   }
 
+  /** Accounts whose background jobs are running, one after another (their webhook attempts, in event order). */
+  private readonly inOrder = new Set<string>();
+
   private poll(): void {
     if (this.polling) return;
     this.polling = true;
     try {
       const rows = dueJobs(this.deps.db, this.deps.wallClock());
-      // Claimed jobs cannot run twice, so the timer never waits on a slow webhook receiver.
-      for (const row of rows) void this.execute(toJob(row));
+      // An account's background jobs (its webhook attempts) run one after another, in due order, so a receiver
+      // that answers 2xx sees the account's events in the order they happened; accounts run side by side, and
+      // the timer never waits on a slow receiver. An account whose chain still runs is picked up by a later poll.
+      const chains = new Map<string, Job[]>();
+      for (const job of rows.map(toJob)) {
+        if (!this.kinds.get(job.kind)?.background) void this.execute(job);
+        else if (!this.inOrder.has(job.accountId))
+          chains.set(job.accountId, [...(chains.get(job.accountId) ?? []), job]);
+      }
+      for (const [accountId, jobs] of chains) void this.runInOrder(accountId, jobs);
     } catch (err) {
       this.deps.logger.error({ err }, 'job poll failed');
     } finally {

@@ -4,11 +4,14 @@ import type { Deps } from './deps.js';
 
 // Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
 // ledger account; a balance (credits - debits) is a counter updated in the same transaction. Source accounts
-// (seed, chain) go negative as money enters the system; every other account must never go below zero.
+// (seed, chain, goodwill) go negative as money enters the system; every other account must never go below zero,
+// except a card's available balance, which a clearing alone may overdraw (docs/design.md section 15: the network
+// has paid the merchant, so a clearing is never declined, and what the card cannot cover is its debt).
 
-export type LedgerKind = 'seed' | 'chain' | 'wallet' | 'settling' | 'fee' | 'merchant' | 'card' | 'held';
+export type LedgerKind = 'seed' | 'chain' | 'goodwill' | 'wallet' | 'settling' | 'fee' | 'merchant' | 'card' | 'held';
 
-const SOURCES: ReadonlySet<LedgerKind> = new Set(['seed', 'chain']);
+/** `goodwill`: credits the network grants with no purchase behind them (a refund with no purchase). */
+const SOURCES: ReadonlySet<LedgerKind> = new Set(['seed', 'chain', 'goodwill']);
 
 /** The ledger account of a kind: per card for `card` and `held`, per partner account otherwise. */
 export function ledgerId(accountId: string, kind: LedgerKind, cardId?: string): string {
@@ -28,6 +31,8 @@ export interface TransferInput {
   reason: string;
   ref?: string;
   atMs: number;
+  /** A clearing's debit of a card: it may take the card's available balance below zero. */
+  overdraw?: boolean;
 }
 
 /** Posts one transfer; must run inside the caller's transaction. A zero amount posts nothing. */
@@ -37,10 +42,11 @@ export function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): void {
   if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
   if (t.amountMicros === 0) return;
   if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
+  if (t.overdraw && t.debit.kind !== 'card') throw new Error(`only a card may be overdrawn (${t.reason})`);
   // Each side's counter moves (its ledger account made on first use), then the transfer row naming both.
   const debitId = ledgerId(t.accountId, t.debit.kind, t.debit.cardId);
   const after = moveLedgerAccount(db, debitId, t.accountId, t.debit.kind, -t.amountMicros);
-  if (after < 0 && !SOURCES.has(t.debit.kind)) {
+  if (after < 0 && !SOURCES.has(t.debit.kind) && !t.overdraw) {
     throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
   }
   const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);

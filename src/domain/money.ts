@@ -18,6 +18,13 @@ export function parseDecimal(text: string, maxDecimals = 6): number | null {
   return Number.isSafeInteger(micros) ? micros : null;
 }
 
+/** Parses a decimal string that may carry a leading minus sign ("-12.5"); null when it is not one. */
+export function parseSignedDecimal(text: string, maxDecimals = 6): number | null {
+  const negative = text.startsWith('-');
+  const micros = parseDecimal(negative ? text.slice(1) : text, maxDecimals);
+  return micros === null ? null : negative ? -micros : micros;
+}
+
 /**
  * Reads a JSON number as micro-units. JSON.parse already made it a double; for a literal of at most
  * 15 significant digits (every valid amount) the shortest round-trip text of that double is the literal

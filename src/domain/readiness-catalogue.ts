@@ -29,9 +29,12 @@ export const API_CHECKS = [
   'no-tight-loop-on-inventory',
 ] as const;
 
+/** Judged from what the partner posts of its own ledger (readiness/ledger). */
+export const LEDGER_CHECK = 'ledger-agrees';
+
 export type ReceiverCheckId = (typeof RECEIVER_CHECKS)[number];
 export type ApiCheckId = (typeof API_CHECKS)[number];
-export type CheckId = ReceiverCheckId | ApiCheckId;
+export type CheckId = ReceiverCheckId | ApiCheckId | typeof LEDGER_CHECK;
 
 const TITLES: Record<CheckId, string> = {
   'receiver-accepts-signed': 'Receiver answers 2xx to a correctly signed delivery within 10 s',
@@ -44,6 +47,7 @@ const TITLES: Record<CheckId, string> = {
   'retry-after-server-error': 'After a 500, the retry reuses the same key and body',
   'waits-retry-after': 'After a 429, the next request waits at least Retry-After',
   'no-tight-loop-on-inventory': 'After a 4009 or 4010, the call is not repeated in a tight loop',
+  'ledger-agrees': 'The ledger built from your webhook events agrees with card/asset',
 };
 
 /** The Retry-After, in seconds, of the 429 a run injects. */
@@ -85,6 +89,8 @@ const FAIL_ADVICE: Record<CheckId, string> = {
     'After a 429, wait the Retry-After seconds before the next request (a shared budget: pause every worker).',
   'no-tight-loop-on-inventory':
     'After 4009 stop and alert (inventory needs the issuer); after 4010 retry with a growing delay, not at once.',
+  'ledger-agrees':
+    'Fold every transaction event by its status and billAmount as they stand after the change (PENDING holds, CLEARED spends, REFUND credits; DECLINED and CANCELLED count nothing), in the order they arrive.',
 };
 
 /** What to exercise during the window so that the check has something to observe. */
@@ -108,6 +114,8 @@ const UNOBSERVED_ADVICE: Record<CheckId, string> = {
     'Make a read (wallet/assetList, card/list, bill/list ...) during the window, and carry on after its 429.',
   'no-tight-loop-on-inventory':
     'Set the inventory to 0 (sandbox/v1/inventory) and call card/create during the window, as your code would in production.',
+  'ledger-agrees':
+    'Run traffic (sandbox/v1/traffic/start), advance the clock, then post what your ledger says of each card (sandbox/v1/readiness/ledger) during the window.',
 };
 
 /** Receiver checks of a run without a receiver: nothing could be signed. */
@@ -116,8 +124,15 @@ const NO_RECEIVER_ADVICE =
 /** API checks on a server that keeps no request log. */
 const NO_LOG_ADVICE = 'This server runs with the request log off (--request-log off): API-use checks read it.';
 
-export function outcome(id: CheckId, result: CheckResult, evidence: readonly string[] = []): CheckOutcome {
-  const advice = result === 'pass' ? null : (result === 'fail' ? FAIL_ADVICE[id] : UNOBSERVED_ADVICE[id]) + link(id);
+export function outcome(
+  id: CheckId,
+  result: CheckResult,
+  evidence: readonly string[] = [],
+  /** What was seen, told before the advice of a failure. */
+  finding = '',
+): CheckOutcome {
+  const advice =
+    result === 'pass' ? null : finding + (result === 'fail' ? FAIL_ADVICE[id] : UNOBSERVED_ADVICE[id]) + link(id);
   return { id, title: TITLES[id], result, evidence: evidence.slice(0, MAX_EVIDENCE), advice };
 }
 

@@ -27,6 +27,7 @@ import {
   type CheckOutcome,
   type ReceiverCheckId,
 } from './readiness-catalogue.js';
+import { ledgerCheck } from './readiness-ledger.js';
 import { evaluateReceiverChecks, type ReadinessAttempt, type ReceiverDelivery } from './readiness-receiver-checks.js';
 
 // Readiness runs (docs/readiness.md): a window of wall time in which the run arms three faults on the account and
@@ -125,6 +126,7 @@ export function startRun(
     throttle_request_id: null,
     // Without a request log there is nothing to judge API use by: the window closes at once, nothing is armed.
     api_checks: input.requestLog ? null : JSON.stringify(API_CHECKS.map(noRequestLog)),
+    ledger_check: null,
   };
   insertRun(deps.db, run);
   const deliveries: PlannedDelivery[] =
@@ -203,7 +205,7 @@ export function runView(deps: Deps, log: WindowLog, run: RunRow): RunView {
     startedAt: iso(run.started_at_ms),
     endsAt: iso(run.ends_at_ms),
     receiver: run.receiver_url,
-    checks: [...evaluateReceiverChecks(deliveries), ...api],
+    checks: [...evaluateReceiverChecks(deliveries), ...api, ledgerCheck(run.ledger_check)],
     deliveries: deliveries.map((d) => ({
       deliveryId: d.id,
       check: d.check,

@@ -1,12 +1,14 @@
-import { registerCardTransactionJobs } from './card-transactions.js';
+import { registerCardTransactionJobs } from './reversals.js';
 import { registerChain } from './chain.js';
 import type { Deps, EventEnricher } from './deps.js';
 import { otpField } from './threeds.js';
+import { registerTrafficJobs } from './traffic.js';
 
 /** Wires the simulation modules' jobs into the domain. */
 export function registerSimulation(deps: Deps): void {
   registerCardTransactionJobs(deps);
   registerChain(deps);
+  registerTrafficJobs(deps);
 }
 
 /** The simulation's delivery-only event fields: the 3DS code. */

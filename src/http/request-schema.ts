@@ -37,6 +37,8 @@ const SPECIAL: Record<string, string> = {
   'fee.card': 'must be a decimal string, e.g. "100"',
   'limit.spendDaily': 'must be a decimal string, e.g. "100"',
   'limit.minimalDeposit': 'must be a decimal string, e.g. "100"',
+  'cards[].availableAmount': 'must be a decimal string with at most 6 decimal places, e.g. "-12.5"',
+  'cards[].frozenAmount': 'must be a decimal string with at most 6 decimal places, e.g. "12.5"',
 };
 
 /**
@@ -52,6 +54,15 @@ const OBJECT_RULES: Record<string, { anyOf?: string; not?: Record<string, string
     },
   },
   'rules[].respond': { required: 'needs httpStatus (400-599) and code' },
+};
+
+/** Cross-field rules of a whole body, each the whole message naming its field (by its schema file under contracts/). */
+const BODY_RULES: Record<string, { anyOf?: string; not?: string | Record<string, string> }> = {
+  'sandbox/transaction/refund.request.json': {
+    anyOf:
+      'transactionId is required (a refund of a purchase), or cardId with amount (a refund with no purchase behind it)',
+    not: 'transactionId cannot come with cardId or merchant fields: a refund of a purchase is to its card, from its merchant',
+  },
 };
 
 interface Compiled {
@@ -186,6 +197,8 @@ function mustBe(s: Schema, fieldLabel: string, value: unknown, required: boolean
       return `${fieldLabel} must be an object`;
     case 'array':
       if (!Array.isArray(value)) return `${fieldLabel} must be an array`;
+      if (keyword === 'minItems') return `${fieldLabel} must hold at least ${s.minItems} entries`;
+      if (keyword === 'uniqueItems') return `${fieldLabel} must not name the same entry twice`;
       return `${fieldLabel} must hold at most ${s.maxItems} entries`;
   }
   return special ? `${fieldLabel} ${special}` : `${fieldLabel} is invalid`;
@@ -258,17 +271,22 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
   const first = [...(own.length ? own : errors)].sort(compare)[0]!;
   const path = parts(first.instancePath);
   const objectLabel = label(path);
-  if (first.keyword === 'required') {
+  if (first.keyword === 'required' || first.keyword === 'dependentRequired') {
     const missing = (first.params as { missingProperty: string }).missingProperty;
-    const rule = OBJECT_RULES[generic(objectLabel)]?.required;
+    const rule = first.keyword === 'required' ? OBJECT_RULES[generic(objectLabel)]?.required : undefined;
     if (rule) return `${objectLabel} ${rule}`;
     return `${label([...path, missing])} is required`;
   }
-  const rules = OBJECT_RULES[generic(objectLabel)];
-  if (first.keyword === 'anyOf' && rules?.anyOf) return `${objectLabel} ${rules.anyOf}`;
+  const rules =
+    path.length === 0 ? BODY_RULES[c.schema.$id.slice(load().index.base.length)] : OBJECT_RULES[generic(objectLabel)];
+  const worded = (rule: string) => (path.length === 0 ? rule : `${objectLabel} ${rule}`);
+  if (first.keyword === 'anyOf' && rules?.anyOf) return worded(rules.anyOf);
   if (first.keyword === 'not' && rules?.not) {
-    const rule = Object.entries(rules.not).find(([end]) => first.schemaPath.endsWith(end))?.[1];
-    if (rule) return `${objectLabel} ${rule}`;
+    const rule =
+      typeof rules.not === 'string'
+        ? rules.not
+        : Object.entries(rules.not).find(([end]) => first.schemaPath.endsWith(end))?.[1];
+    if (rule) return worded(rule);
   }
   const s = schemaAt(c, path) ?? {};
   const parent = schemaAt(c, path.slice(0, -1));

@@ -1,4 +1,4 @@
-import { microsFromJsonNumber, parseDecimal, parseRatePpm } from '../domain/money.js';
+import { microsFromJsonNumber, parseDecimal, parseRatePpm, parseSignedDecimal } from '../domain/money.js';
 
 // Typed reads of a request body that readJsonObject has already checked against its contract
 // (http/request-schema.ts: the schemas of contracts/ are the one source of what a body may hold, and of every 400
@@ -54,6 +54,28 @@ export function optionalInteger(body: Body, field: string): number | undefined {
   return v;
 }
 
+export function requiredInteger(body: Body, field: string): number {
+  const v = optionalInteger(body, field);
+  if (v === undefined) throw unchecked(field, 'an integer');
+  return v;
+}
+
+export function optionalStringList(body: Body, field: string): string[] | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw unchecked(field, 'a list of strings');
+  return v as string[];
+}
+
+/** An object of integers by name (the schema names the keys and bounds the values). */
+export function optionalIntegerMap(body: Body, field: string): Record<string, number> | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw unchecked(field, 'an object');
+  for (const [k, n] of Object.entries(v)) if (!Number.isInteger(n)) throw unchecked(`${field}.${k}`, 'an integer');
+  return v as Record<string, number>;
+}
+
 export function optionalBoolean(body: Body, field: string): boolean | undefined {
   const v = body[field];
   if (v === undefined) return undefined;
@@ -76,4 +98,20 @@ export function optionalDecimal(body: Body, field: string): number | undefined {
   const micros = parseDecimal(v);
   if (micros === null) throw unchecked(field, 'a decimal string with at most 6 decimal places');
   return micros;
+}
+
+/** A decimal string that may be negative ("-12.5") as integer micro-units. */
+export function requiredSignedDecimal(body: Body, field: string): number {
+  const micros = parseSignedDecimal(requiredString(body, field));
+  if (micros === null) throw unchecked(field, 'a signed decimal string with at most 6 decimal places');
+  return micros;
+}
+
+/** A list of objects (the schema says what each holds). */
+export function requiredObjectList(body: Body, field: string): Body[] {
+  const v = body[field];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'object' && x !== null && !Array.isArray(x))) {
+    throw unchecked(field, 'a list of objects');
+  }
+  return v as Body[];
 }

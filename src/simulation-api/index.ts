@@ -10,6 +10,7 @@ import { readinessHandlers } from './readiness.js';
 import { requestsHandlers } from './requests.js';
 import { resetHandlers } from './reset.js';
 import { threeDsHandlers } from './threeds.js';
+import { trafficHandlers } from './traffic.js';
 import { transactionHandlers } from './transactions.js';
 import { walletSeedHandlers } from './wallet-seed.js';
 import { webhookSandboxHandlers } from './webhook.js';
@@ -24,6 +25,7 @@ export function sandboxHandlers(deps: ServerDeps): Handlers {
     ...eventsHandlers(deps),
     ...webhookSandboxHandlers(deps),
     ...transactionHandlers(deps),
+    ...trafficHandlers(deps),
     ...chainHandlers(deps),
     ...threeDsHandlers(deps),
     ...faultHandlers(deps),

@@ -9,14 +9,21 @@ import {
   startRun,
   stopRun,
 } from '../domain/readiness.js';
+import { postLedger } from '../domain/readiness-ledger.js';
 import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness-sending.js';
 import { tenantOf } from '../domain/tenants.js';
 import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
-
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
-import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
+import { runCommand } from '../http/command.js';
+import {
+  optionalInteger,
+  optionalString,
+  requiredObjectList,
+  requiredSignedDecimal,
+  requiredString,
+} from '../http/validate.js';
 import { windowLog } from '../request-log/window.js';
 import type { ServerDeps } from '../server-deps.js';
 import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
@@ -30,8 +37,9 @@ function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | un
 }
 
 /**
- * readiness/run, get, stop and list (docs/readiness.md): a run grades the partner's side of the integration, its
- * webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults.
+ * readiness/run, get, stop, list and ledger (docs/readiness.md): a run grades the partner's side of the integration,
+ * its webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults,
+ * and its ledger by what it posts of it.
  */
 export function readinessHandlers(deps: ServerDeps): Handlers {
   const log = windowLog(deps);
@@ -82,6 +90,15 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
       await deliveriesSent(deps, runId);
       return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, accountId, runId)) });
+    },
+    'POST /sandbox/v1/readiness/ledger': async (c, body) => {
+      const cards = requiredObjectList(body, 'cards').map((card) => ({
+        cardId: requiredString(card, 'cardId'),
+        availableMicros: requiredSignedDecimal(card, 'availableAmount'),
+        frozenMicros: requiredSignedDecimal(card, 'frozenAmount'),
+      }));
+      const post = { requestId: c.get('requestId'), cards };
+      return c.json({ ...OK, ...runCommand(c, deps, () => postLedger(deps, c.get('account').id, post)) });
     },
     'POST /sandbox/v1/readiness/list': async (c) => {
       const runs = listRuns(deps, log, c.get('account').id).map((run) => runView(deps, log, run));

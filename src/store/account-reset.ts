@@ -1,13 +1,21 @@
 import { sql, type Db } from './db.js';
 
 /**
- * Part of the sandbox reset: the account's cards, money, transactions, events, timers, idempotency keys and BIN
+ * Part of the sandbox reset: the account's cards, money, transactions, events, timers, traffic runs, idempotency keys and BIN
  * inventory overrides, with the counters that number them. Its API keys, clock and webhook endpoint stay. Runs
  * after the modules' own reset hooks (deliveries, deposits, challenges, faults), whose rows may refer to cards and
  * transactions.
  */
 export function resetAccountRows(db: Db, accountId: string): void {
-  for (const table of ['transactions', 'topups', 'events', 'jobs', 'idempotency_keys', 'account_bin_inventory']) {
+  for (const table of [
+    'transactions',
+    'topups',
+    'events',
+    'jobs',
+    'idempotency_keys',
+    'account_bin_inventory',
+    'traffic_runs',
+  ]) {
     sql(db, `DELETE FROM ${table} WHERE account_id = ?`).run(accountId);
   }
   sql(db, 'DELETE FROM transfers WHERE account_id = ?').run(accountId);

@@ -63,3 +63,22 @@ export function dueJobs(db: Db, wallMs: number): JobRow[] {
      ORDER BY j.due_at_ms, j.id LIMIT 100`,
   ).all(wallMs) as JobRow[];
 }
+
+/** Deletes the account's jobs of the given kinds whose ref starts with `prefix`; answers how many. */
+export function deleteJobsByRefPrefix(db: Db, accountId: string, kindsJson: string, prefix: string): number {
+  return sql(
+    db,
+    `DELETE FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?)) AND substr(ref, 1, ?) = ?`,
+  ).run(accountId, kindsJson, prefix.length, prefix).changes;
+}
+
+/** How many of the account's jobs of the given kinds have a ref starting with `prefix`. */
+export function countJobsByRefPrefix(db: Db, accountId: string, kindsJson: string, prefix: string): number {
+  return sql(
+    db,
+    `SELECT COUNT(*) FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
+       AND substr(ref, 1, ?) = ?`,
+  )
+    .pluck()
+    .get(accountId, kindsJson, prefix.length, prefix) as number;
+}

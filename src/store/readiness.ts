@@ -12,6 +12,8 @@ export interface RunRow {
   error_request_id: string | null;
   throttle_request_id: string | null;
   api_checks: string | null;
+  /** JSON of the partner's last ledger post and how it compared (migration 061); null without one. */
+  ledger_check: string | null;
 }
 
 export interface DeliveryRow {
@@ -91,6 +93,11 @@ export function storeApiChecks(db: Db, runId: string, json: string): boolean {
     sql(db, 'UPDATE readiness_runs SET api_checks = ? WHERE id = ? AND api_checks IS NULL').run(json, runId).changes ===
     1
   );
+}
+
+/** Stores the comparison of the partner's ledger post, replacing an earlier one. */
+export function storeLedgerCheck(db: Db, runId: string, json: string): void {
+  sql(db, 'UPDATE readiness_runs SET ledger_check = ? WHERE id = ?').run(json, runId);
 }
 
 /** Keeps the account's newest `keep` runs and their deliveries. */

@@ -95,6 +95,24 @@ export function settleTransactionRow(db: Db, next: TxnRow): void {
   ).run(next);
 }
 
+/**
+ * A PENDING authorisation's amounts after an increment, a partial reversal or a partial clearing: its bill amount
+ * is its hold, and the merchant amount follows. False when it was no longer PENDING.
+ */
+export function setPendingAmounts(
+  db: Db,
+  id: string,
+  amounts: { billMicros: number; transactionMicros: number },
+): boolean {
+  return (
+    sql(
+      db,
+      `UPDATE transactions SET bill_amount_micros = @bill, hold_micros = @bill, transaction_amount_micros = @txn
+         WHERE id = @id AND status = 'PENDING'`,
+    ).run({ id, bill: amounts.billMicros, txn: amounts.transactionMicros }).changes === 1
+  );
+}
+
 export function addRefunded(db: Db, id: string, amountMicros: number): void {
   sql(db, 'UPDATE transactions SET refunded_micros = refunded_micros + ? WHERE id = ?').run(amountMicros, id);
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/cli/event-samples.js';
+import { NETWORK_CASES } from '../../src/cli/trigger-cases.js';
 import { ensureBuilt, runCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
 
 const KEY = 'sk_test_trigger_cli_key_000000000000000000';
@@ -20,10 +21,10 @@ async function events(type: string): Promise<{ id: string; type: string; data: R
 }
 
 describe('card-sandbox trigger', () => {
-  it('--list prints the seven event types', async () => {
+  it('--list prints the seven event types, then the card network hard cases', async () => {
     const r = await runCli(['trigger', '--list']);
     expect(r.code).toBe(0);
-    expect(r.stdout.trim().split('\n')).toEqual(EVENT_TYPES);
+    expect(r.stdout.trim().split('\n')).toEqual([...EVENT_TYPES, ...NETWORK_CASES]);
   });
 
   it.each(EVENT_TYPES)('trigger %s makes the sandbox emit one event of that type and prints its id', async (type) => {
@@ -33,6 +34,33 @@ describe('card-sandbox trigger', () => {
     expect(printedType).toBe(type);
     const found = (await events(type)).find((e) => e.id === id);
     expect(found?.type).toBe(type);
+  });
+
+  /** What each hard case sends, as [type, status, previousStatus]: every transaction event after the first sight. */
+  const SENT: Record<(typeof NETWORK_CASES)[number], string[]> = {
+    increment: ['transaction.created PENDING -', 'transaction.updated PENDING PENDING'],
+    'partial-reversal': ['transaction.created PENDING -', 'transaction.updated PENDING PENDING'],
+    'partial-clearing': [
+      'transaction.created PENDING -',
+      'transaction.created CLEARED -',
+      'transaction.updated PENDING PENDING',
+    ],
+    'over-clearing': ['transaction.created PENDING -', 'transaction.updated CLEARED PENDING'],
+    'force-post': ['transaction.created CLEARED -'],
+    'unlinked-refund': ['transaction.created PENDING -', 'transaction.updated REFUND PENDING'],
+    'negative-balance': ['transaction.created CLEARED -'],
+  };
+
+  it.each(NETWORK_CASES)('trigger %s plays the hard case and prints the ids of the events it sent', async (name) => {
+    const r = await runCli(['trigger', name, '--base-url', sandbox.url, '--api-key', KEY]);
+    expect(r.code, r.stderr).toBe(0);
+    const [, printed, ids, cardId] =
+      /^(\S+) ((?:evt_\w+ ?)+) \(card (\S+), transaction txn_\w+\)$/m.exec(r.stdout) ?? [];
+    expect(printed).toBe(name);
+    const all = [...(await events('transaction.created')), ...(await events('transaction.updated'))];
+    const sent = ids!.split(' ').map((id) => all.find((e) => e.id === id)!);
+    expect(sent.map((e) => `${e.type} ${e.data.status} ${e.data.previousStatus ?? '-'}`)).toEqual(SENT[name]);
+    expect(sent.every((e) => e.data.cardId === cardId)).toBe(true);
   });
 
   it('--card acts on the given card', async () => {

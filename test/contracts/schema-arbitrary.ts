@@ -62,7 +62,7 @@ export function valid(schema: Schema, fileId: string): fc.Arbitrary<unknown> {
   const { schema: s, fileId: id } = resolve(schema, fileId);
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
   if ('const' in s) return fc.constant(s.const);
-  if (Array.isArray(s.anyOf)) return fc.oneof(...s.anyOf.map((b: Schema) => valid(b, id)));
+  if (Array.isArray(s.anyOf) && s.type !== 'object') return fc.oneof(...s.anyOf.map((b: Schema) => valid(b, id)));
   switch (s.type) {
     case 'string':
       return string(s);
@@ -77,7 +77,9 @@ export function valid(schema: Schema, fileId: string): fc.Arbitrary<unknown> {
       return fc.array(valid(s.items, id), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 3, 3) });
     case 'object': {
       const props = Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, valid(v as Schema, id)]));
-      return fc.record(props, { requiredKeys: s.required ?? [] });
+      // An object's anyOf names fields one of which it needs (a refund: transactionId, or cardId): each a branch.
+      const needs: string[][] = Array.isArray(s.anyOf) ? s.anyOf.map((b: Schema) => b.required ?? []) : [[]];
+      return fc.oneof(...needs.map((extra) => fc.record(props, { requiredKeys: [...(s.required ?? []), ...extra] })));
     }
   }
   return fc.constant(null);

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createAccount, seedBalance, type Account } from '../../src/domain/accounts.js';
-import {
-  authorize,
-  clearTransaction,
-  refundTransaction,
-  reverseTransaction,
-} from '../../src/domain/card-transactions.js';
+import { authorize, incrementAuthorisation } from '../../src/domain/authorisations.js';
+import { clearTransaction, forcePost } from '../../src/domain/clearings.js';
+import { refundTransaction } from '../../src/domain/refunds.js';
+import { reverseTransaction } from '../../src/domain/reversals.js';
 import { cancelCard, createCard, depositToCard } from '../../src/domain/cards.js';
 import { recordTransfer } from '../../src/domain/chain.js';
 import type { Deps } from '../../src/domain/deps.js';
@@ -27,7 +25,7 @@ function balancesByKind(db: Deps['db'], accountId: string): Record<string, numbe
   const rows = db
     .prepare('SELECT kind, SUM(balance_micros) AS total FROM ledger_accounts WHERE account_id = ? GROUP BY kind')
     .all(accountId) as { kind: LedgerKind; total: number }[];
-  const kinds: LedgerKind[] = ['seed', 'chain', 'wallet', 'settling', 'fee', 'merchant', 'card', 'held'];
+  const kinds: LedgerKind[] = ['seed', 'chain', 'goodwill', 'wallet', 'settling', 'fee', 'merchant', 'card', 'held'];
   const held = new Map(rows.map((r) => [r.kind, r.total]));
   return Object.fromEntries(kinds.map((k) => [k, held.get(k) ?? 0]));
 }
@@ -120,7 +118,9 @@ const CASES: { name: string; act: (w: World) => void | Promise<void>; balances: 
     act: async (w) => {
       withCard(w);
       const id = await authorized(w, 10);
-      w.run((now) => clearTransaction(w.deps, w.account.id, id, 8 * U, now));
+      w.run((now) =>
+        clearTransaction(w.deps, w.account.id, { transactionId: id, amountMicros: 8 * U, final: true }, now),
+      );
     },
     balances: { card: 90 * U, held: 0, merchant: 8 * U },
   },
@@ -129,7 +129,7 @@ const CASES: { name: string; act: (w: World) => void | Promise<void>; balances: 
     act: async (w) => {
       withCard(w);
       const id = await authorized(w, 10);
-      w.run((now) => reverseTransaction(w.deps, w.account.id, id, now));
+      w.run((now) => reverseTransaction(w.deps, w.account.id, { transactionId: id }, now));
     },
     balances: { card: 98 * U, held: 0, merchant: 0 },
   },
@@ -138,10 +138,82 @@ const CASES: { name: string; act: (w: World) => void | Promise<void>; balances: 
     act: async (w) => {
       withCard(w);
       const id = await authorized(w, 10);
-      w.run((now) => clearTransaction(w.deps, w.account.id, id, undefined, now));
-      w.run((now) => refundTransaction(w.deps, w.account.id, id, 4 * U, now));
+      w.run((now) => clearTransaction(w.deps, w.account.id, { transactionId: id, final: true }, now));
+      w.run((now) => refundTransaction(w.deps, w.account.id, { transactionId: id, amountMicros: 4 * U }, now));
     },
     balances: { card: 92 * U, held: 0, merchant: 6 * U },
+  },
+  {
+    name: 'transaction/increment moves the extra from the card into the hold',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      w.run((now) => incrementAuthorisation(w.deps, w.account.id, { transactionId: id, amountMicros: 5 * U }, now));
+    },
+    balances: { card: 83 * U, held: 15 * U },
+  },
+  {
+    name: 'a partial transaction/reverse returns that part of the hold to the card',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      w.run((now) => reverseTransaction(w.deps, w.account.id, { transactionId: id, amountMicros: 3 * U }, now));
+    },
+    balances: { card: 91 * U, held: 7 * U },
+  },
+  {
+    name: 'a partial transaction/clear posts that part of the hold to the merchant and holds the rest',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      const part = { transactionId: id, amountMicros: 4 * U, final: false, partId: w.deps.ids.transactionId() };
+      w.run((now) => clearTransaction(w.deps, w.account.id, part, now));
+    },
+    balances: { card: 88 * U, held: 6 * U, merchant: 4 * U },
+  },
+  {
+    name: 'transaction/clear for more than hold + available overdraws the card: the network paid the merchant',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      w.run((now) =>
+        clearTransaction(w.deps, w.account.id, { transactionId: id, amountMicros: 150 * U, final: true }, now),
+      );
+    },
+    balances: { card: -52 * U, held: 0, merchant: 150 * U },
+  },
+  {
+    name: 'transaction/force-post takes a clearing with no hold from the card, below zero if it must',
+    act: async (w) => {
+      withCard(w);
+      const input = { transactionId: w.deps.ids.transactionId(), cardId: w.cardId, amountMicros: 120 * U };
+      const merchant = await merchantFor(input.transactionId, {});
+      w.run((now) => forcePost(w.deps, w.account.id, { ...input, currency: 'USD', merchant }, now));
+    },
+    balances: { card: -22 * U, merchant: 120 * U },
+  },
+  {
+    name: 'a refund with no purchase credits the card from the goodwill source, leaving the merchant untouched',
+    act: async (w) => {
+      withCard(w);
+      const refundId = w.deps.ids.transactionId();
+      const input = { cardId: w.cardId, amountMicros: 7 * U, refundId, merchant: await merchantFor(refundId, {}) };
+      w.run((now) => refundTransaction(w.deps, w.account.id, input, now));
+    },
+    balances: { goodwill: -7 * U, card: 105 * U, merchant: 0 },
+  },
+  {
+    name: 'card/cancel of a card in debt pays the debt from the wallet at once; nothing is left to return',
+    act: async (w) => {
+      withCard(w);
+      const id = await authorized(w, 10);
+      w.run((now) =>
+        clearTransaction(w.deps, w.account.id, { transactionId: id, amountMicros: 130 * U, final: true }, now),
+      );
+      w.run((now) => cancelCard(w.deps, w.account.id, w.cardId, now));
+      w.after(5);
+    },
+    balances: { wallet: 868 * U, card: 0, merchant: 130 * U },
   },
   {
     name: 'a chain transfer with 19 confirmations credits the wallet from the chain source at once',
@@ -195,8 +267,19 @@ const REFUSALS: { name: string; act: (w: World) => unknown; error: ErrorName }[]
   },
   {
     name: 'transaction/clear of an unknown transaction',
-    act: (w) => w.run((now) => clearTransaction(w.deps, w.account.id, 'txn_nope', undefined, now)),
+    act: (w) => w.run((now) => clearTransaction(w.deps, w.account.id, { transactionId: 'txn_nope', final: true }, now)),
     error: 'TRANSACTION_NOT_FOUND',
+  },
+  {
+    name: 'card/cancel of a card whose debt the wallet cannot pay',
+    act: (w) => {
+      withCard(w);
+      const forced = { transactionId: 'txn_force', cardId: w.cardId, amountMicros: 1000 * U, currency: 'USD' };
+      const merchant = { merchantName: 'AIRLINE', merchantCountry: 'US', mccCategory: 'Travel' };
+      w.run((now) => forcePost(w.deps, w.account.id, { ...forced, merchant }, now));
+      w.run((now) => cancelCard(w.deps, w.account.id, w.cardId, now));
+    },
+    error: 'ASSET_NOT_ENOUGH',
   },
 ];
 

@@ -76,3 +76,5 @@ export const API_CHECKS = [
   'waits-retry-after',
   'no-tight-loop-on-inventory',
 ];
+
+export const LEDGER_CHECKS = ['ledger-agrees'];

@@ -60,8 +60,8 @@ describe('card-sandbox readiness', () => {
     const r = await runCli(args('--window', '1'));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^Readiness run rdy_\w{24} started: the window ends at \d\d:\d\d:\d\d UTC \(1 s\)\.$/m);
-    expect(r.stdout.match(/^NOT OBSERVED {2}/gm)).toHaveLength(10);
-    expect(r.stdout).toMatch(/^0 passed, 0 failed, 10 not observed/m);
+    expect(r.stdout.match(/^NOT OBSERVED {2}/gm)).toHaveLength(11);
+    expect(r.stdout).toMatch(/^0 passed, 0 failed, 11 not observed/m);
   });
 
   it('exits 0 when no check fails: the JUnit file passes the receiver checks and skips what was not observed', async () => {
@@ -76,9 +76,9 @@ describe('card-sandbox readiness', () => {
       const r = await interrupted(['--junit', junit]);
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.stdout).toMatch(/^PASS {10}Receiver refuses a delivery with a bad signature$/m);
-      expect(r.stdout).toMatch(/^5 passed, 0 failed, 5 not observed/m);
+      expect(r.stdout).toMatch(/^5 passed, 0 failed, 6 not observed/m);
       const xml = readFileSync(junit, 'utf8');
-      expect(xml).toMatch(/<testsuite name="card-sandbox readiness rdy_\w{24}" tests="10" failures="0" skipped="5">/);
+      expect(xml).toMatch(/<testsuite name="card-sandbox readiness rdy_\w{24}" tests="11" failures="0" skipped="6">/);
       expect(testcases(xml)).toEqual([
         'receiver-accepts-signed',
         'receiver-rejects-bad-signature',
@@ -90,8 +90,9 @@ describe('card-sandbox readiness', () => {
         'retry-after-server-error',
         'waits-retry-after',
         'no-tight-loop-on-inventory',
+        'ledger-agrees',
       ]);
-      expect(xml.match(/<skipped message="[^"]*See docs\/readiness\.md#[a-z-]+"\/>/g)).toHaveLength(5);
+      expect(xml.match(/<skipped message="[^"]*See docs\/readiness\.md#[a-z-]+"\/>/g)).toHaveLength(6);
     } finally {
       await rx.close();
     }
@@ -107,9 +108,9 @@ describe('card-sandbox readiness', () => {
       expect(r.stdout).toMatch(
         /^FAIL {10}Receiver refuses a delivery with a bad signature\n {14}evidence: rdl_\w{24} \(HTTP 200, \d+ ms\)\n {14}advice: .*See docs\/readiness\.md#receiver-rejects-bad-signature$/m,
       );
-      expect(r.stdout).toMatch(/^2 passed, 3 failed, 5 not observed/m);
+      expect(r.stdout).toMatch(/^2 passed, 3 failed, 6 not observed/m);
       const xml = readFileSync(junit, 'utf8');
-      expect(xml).toMatch(/tests="10" failures="3" skipped="5"/);
+      expect(xml).toMatch(/tests="11" failures="3" skipped="6"/);
       expect(xml).toMatch(/<failure message="[^"]*constant time[^"]*">evidence: rdl_\w{24} \(HTTP 200, \d+ ms\)/);
     } finally {
       await rx.close();

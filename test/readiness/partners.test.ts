@@ -1,8 +1,19 @@
 import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
+import { PartnerLedger } from '../helpers/partner-ledger.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { API_CHECKS, RECEIVER_CHECKS, check, listen, results, startRun, stopRun, type Report } from './calls.js';
+import {
+  API_CHECKS,
+  LEDGER_CHECKS,
+  RECEIVER_CHECKS,
+  check,
+  listen,
+  results,
+  startRun,
+  stopRun,
+  type Report,
+} from './calls.js';
 import {
   CarelessClient,
   GoodClient,
@@ -45,8 +56,11 @@ const transport = async () => ({
   sleep: async (ms: number) => void (sb.wall.ms += ms),
 });
 
-/** What a partner's test run exercises in the window: writes, a read, then card/create against an empty inventory. */
-async function exercise(client: GoodClient | CarelessClient): Promise<void> {
+/**
+ * What a partner's test run exercises in the window: writes, a read, then card/create against an empty inventory.
+ * Answers the card it made.
+ */
+async function exercise(client: GoodClient | CarelessClient): Promise<string> {
   const created = await client.createCard(20);
   expect(created.status).toBe(200);
   expect((await client.deposit(created.body.cardId, 5)).status).toBe(200);
@@ -55,6 +69,23 @@ async function exercise(client: GoodClient | CarelessClient): Promise<void> {
   await client.createCard(20).catch((err: unknown) => {
     if (!(err instanceof OutOfInventory)) throw err;
   });
+  return created.body.cardId;
+}
+
+/**
+ * The good partner proves its ledger: a day of traffic on its card, the events its receiver processed folded into
+ * its ledger with what it funded (20 and a top-up of 5 at the account's 0 % fee), posted to readiness/ledger.
+ */
+async function postLedgerAfterTraffic(rx: PartnerReceiver, cardId: string): Promise<void> {
+  expect((await sim(sb, acct.apiKey, 'traffic/start', { days: 1, perCardPerDay: 8, seed: 2 })).status).toBe(200);
+  await sb.advance(acct.apiKey, 2 * 86_400);
+  const ledger = new PartnerLedger();
+  ledger.fund(cardId, 25_000_000);
+  ledger.fold(rx.events);
+  const { available, frozen } = ledger.asset(cardId);
+  const figure = (micros: number) => String(micros / 1_000_000);
+  const cards = [{ cardId, availableAmount: figure(available), frozenAmount: figure(frozen) }];
+  expect((await sim(sb, acct.apiKey, 'readiness/ledger', { cards })).body).toMatchObject({ result: 'pass' });
 }
 
 /** Each evidence id opens: a request id in the request log, a delivery id among the report's deliveries. */
@@ -81,15 +112,16 @@ describe('a good integration', () => {
       const run = await startRun(sb, acct.apiKey);
       expect(run).toMatchObject({ status: 'running', receiver: rx.url });
       const client = new GoodClient(await transport());
-      await exercise(client);
+      const cardId = await exercise(client);
+      await postLedgerAfterTraffic(rx, cardId);
       const report = await stopRun(sb, acct.apiKey, run.runId);
       expect(report.status).toBe('done');
       expect(results(report)).toEqual(
-        Object.fromEntries([...RECEIVER_CHECKS, ...API_CHECKS].map((id) => [id, 'pass'])),
+        Object.fromEntries([...RECEIVER_CHECKS, ...API_CHECKS, ...LEDGER_CHECKS].map((id) => [id, 'pass'])),
       );
       for (const c of report.checks) expect(c.advice, c.id).toBeNull();
       // The duplicate was processed once and acknowledged twice; the three forged ones were never processed.
-      expect(rx.processed).toHaveLength(2);
+      expect(rx.processed.filter((id) => report.deliveries.some((d) => d.eventId === id))).toHaveLength(2);
       expect(rx.answered.filter((s) => s === 400)).toHaveLength(3);
       // The dropped create was replayed, not made twice: one card from the retries, the 4009 made none.
       expect((await client.read('/v1/card/list')).body.cardList).toHaveLength(1);

@@ -134,6 +134,8 @@ export interface PartnerReceiver {
   url: string;
   /** Event ids processed (once each). */
   processed: string[];
+  /** The events processed, in the order they arrived: what the partner's ledger is folded from. */
+  events: { type: string; data: Record<string, unknown> }[];
   /** Every request it got: the status it answered. */
   answered: number[];
   close(): Promise<void>;
@@ -141,7 +143,7 @@ export interface PartnerReceiver {
 
 /** A receiver on loopback; `handle` decides the status from the raw body and the headers. */
 async function receiver(handle: (raw: Buffer, req: IncomingMessage) => number): Promise<PartnerReceiver> {
-  const r = { processed: [], answered: [] } as unknown as PartnerReceiver;
+  const r = { processed: [], answered: [], events: [] } as unknown as PartnerReceiver;
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -172,9 +174,12 @@ export function goodReceiver(secret: () => string, nowSeconds: () => number): Pr
     const given = Buffer.from(fields.v1 ?? '', 'hex');
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 400;
     if (!Number.isInteger(t) || Math.abs(nowSeconds() - t) > 300) return 400;
-    const { id } = JSON.parse(raw.toString('utf8')) as { id: string };
+    const event = JSON.parse(raw.toString('utf8')) as PartnerReceiver['events'][number] & { id: string };
     // Processed once; a duplicate is still acknowledged, or the sender retries it for hours.
-    if (!r.processed.includes(id)) r.processed.push(id);
+    if (!r.processed.includes(event.id)) {
+      r.processed.push(event.id);
+      r.events.push(event);
+    }
     return 200;
   });
   return promise.then((made) => (r = made));

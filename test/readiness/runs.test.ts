@@ -3,7 +3,7 @@ import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it, sandboxTest } from '../helpers/fixtures.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver } from '../webhooks/receiver.js';
-import { API_CHECKS, RECEIVER_CHECKS, getRun, results, startRun, stopRun } from './calls.js';
+import { API_CHECKS, LEDGER_CHECKS, RECEIVER_CHECKS, getRun, results, startRun, stopRun } from './calls.js';
 
 // readiness/run, get, stop and list as a partner calls them: ids, windows, refusals, and what a run leaves alone.
 
@@ -15,7 +15,7 @@ const readiness = (key: string, op: 'run' | 'get' | 'stop' | 'list', body: unkno
   sb.post(key, `/sandbox/v1/readiness/${op}`, body);
 
 describe('sandbox/v1/readiness/run', () => {
-  it('starts a run of 600 s of wall time by default, with an rdy_ id and all ten checks', async () => {
+  it('starts a run of 600 s of wall time by default, with an rdy_ id and all eleven checks', async () => {
     const run = await startRun(sb, acct.apiKey);
     expect(run).toMatchObject({
       runId: expect.stringMatching(/^rdy_[0-9A-Za-z]{24}$/),
@@ -25,7 +25,7 @@ describe('sandbox/v1/readiness/run', () => {
       receiver: null,
       deliveries: [],
     });
-    expect(run.checks.map((c) => c.id)).toEqual([...RECEIVER_CHECKS, ...API_CHECKS]);
+    expect(run.checks.map((c) => c.id)).toEqual([...RECEIVER_CHECKS, ...API_CHECKS, ...LEDGER_CHECKS]);
   });
 
   it('with no traffic and no webhook observes nothing: every check not_observed, never pass', async () => {

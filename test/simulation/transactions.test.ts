@@ -161,13 +161,20 @@ describe('transaction/clear', () => {
     ]);
   });
 
-  it('clearing for more (a tip) takes the extra from available, and beyond hold + available is 400', async () => {
+  it('clearing for more (a tip) takes the extra from available, and beyond hold + available takes the card below zero', async () => {
     const { transactionId } = (await authorize({ amount: 40 })).body;
-    const tooMuch = await sim(sb, key, 'transaction/clear', { transactionId, amount: 100.01 });
-    expect(tooMuch.status).toBe(400);
-    expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '60', frozenAmount: '40' });
     expect((await sim(sb, key, 'transaction/clear', { transactionId, amount: 45 })).status).toBe(200);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '55', frozenAmount: '0' });
+    const second = (await authorize({ amount: 50 })).body.transactionId;
+    const beyond = await sim(sb, key, 'transaction/clear', { transactionId: second, amount: 105.01 });
+    expect(beyond.body).toEqual({
+      code: 0,
+      message: 'ok',
+      transactionId: second,
+      status: 'CLEARED',
+      billAmount: 105.01,
+    });
+    expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '-50.01', frozenAmount: '0' });
   });
 
   it('moves once: clearing a reversed transaction is 400 naming the current state, and nothing changes', async () => {

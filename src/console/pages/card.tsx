@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import type { Schema } from '../api.js';
-import { last4, money, numberField, topUpPreview } from '../format.js';
+import { belowZero, last4, money, numberField, topUpPreview } from '../format.js';
 import { done, enc, failed, kept, notFound, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { ActionButton, Badge, Field, Panel, PostForm, Time } from '../ui.js';
+import { ActionButton, Badge, BelowZero, Field, Panel, PostForm, Time } from '../ui.js';
 import { BillTable, Pager, type Bill } from './views.js';
 
 // One card (/console/cards/:cardId): its state and balances, its actions, its details on demand, top-up with the
@@ -38,7 +38,13 @@ const CardSummary: FC<{ card: Card; base: string; csrf: string }> = ({ card, bas
     <dl class="props">
       <dt>Available</dt>
       <dd class="amount" data-testid="card-available">
-        {money(card.availableBalance)} {card.currency}
+        {money(card.availableBalance)} {card.currency} <BelowZero value={card.availableBalance} />
+        {belowZero(card.availableBalance) && (
+          <p class="hint" data-testid="card-debt">
+            A clearing took this card below zero: it declines every authorisation until a top-up covers the debt (a
+            top-up pays the debt first); cancelling it pays the debt from the USDT balance.
+          </p>
+        )}
       </dd>
       <dt>Held</dt>
       <dd class="amount">

@@ -1,7 +1,7 @@
 import type { Schema } from '../api.js';
 import { last4, money } from '../format.js';
 import { enc } from '../page.js';
-import { Amount, Badge, Empty, Table, Time } from '../ui.js';
+import { Amount, Badge, BelowZero, Empty, Table, Time } from '../ui.js';
 
 // Views shared by several pages: card tiles and rows, bill/list tables, pagers.
 
@@ -27,7 +27,9 @@ export const CardTiles = ({ cards, aliases }: { cards: readonly CardRow[]; alias
         <div class="alias">{cardName(card, aliases)}</div>
         <div class="st">{card.cardStatus}</div>
         <div class="pan">•••• {last4(card.maskedCardNo)}</div>
-        <div class="bal">{money(card.availableBalance)} USD</div>
+        <div class="bal">
+          {money(card.availableBalance)} USD <BelowZero value={card.availableBalance} />
+        </div>
       </a>
     ))}
   </div>
@@ -50,7 +52,9 @@ export const CardTable = ({ cards, aliases }: { cards: readonly CardRow[]; alias
           <td>
             <Badge value={card.cardStatus} />
           </td>
-          <Amount value={card.availableBalance} currency={card.currency} />
+          <td class="num">
+            {money(card.availableBalance)} {card.currency} <BelowZero value={card.availableBalance} />
+          </td>
           <td class="num hide-sm">{money(card.frozenAmount)}</td>
         </tr>
       )}

@@ -169,6 +169,59 @@ export async function runFlow(opts: {
     (await client.POST('/sandbox/v1/transaction/reverse', { body: { transactionId: auth2.transactionId } })).data,
     'reverse',
   );
+  // The network's hard cases: an increment, a part cleared on its own, a force post, a refund with no purchase.
+  const auth3 = must((await client.POST('/sandbox/v1/card/authorize', { body: { cardId, amount: 4 } })).data, 'auth3');
+  const raised = must(
+    (
+      await client.POST('/sandbox/v1/transaction/increment', {
+        body: { transactionId: auth3.transactionId, amount: 1 },
+      })
+    ).data,
+    'increment',
+  );
+  if (raised.status !== 'PENDING' || raised.billAmount !== 5) throw new Error('increment not approved');
+  const part = must(
+    (
+      await client.POST('/sandbox/v1/transaction/clear', {
+        body: { transactionId: auth3.transactionId, amount: 2, final: false },
+      })
+    ).data,
+    'clear part',
+  );
+  if (part.authorization === undefined || part.authorization.billAmount !== 3) throw new Error('no rest pending');
+  must(
+    (await client.POST('/sandbox/v1/transaction/reverse', { body: { transactionId: auth3.transactionId, amount: 1 } }))
+      .data,
+    'reverse part',
+  );
+  must(
+    (await client.POST('/sandbox/v1/transaction/clear', { body: { transactionId: auth3.transactionId, final: true } }))
+      .data,
+    'clear rest',
+  );
+  must(
+    (await client.POST('/sandbox/v1/transaction/force-post', { body: { cardId, amount: 1.5, currency: 'EUR' } })).data,
+    'force-post',
+  );
+  const goodwill = must(
+    (await client.POST('/sandbox/v1/transaction/refund', { body: { cardId, amount: 0.5 } })).data,
+    'goodwill',
+  );
+  if (goodwill.refundOf !== undefined) throw new Error('a refund with no purchase names one');
+  const traffic = must(
+    (
+      await client.POST('/sandbox/v1/traffic/start', {
+        body: { cardIds: [cardId], days: 1, perCardPerDay: 2, seed: 1 },
+      })
+    ).data,
+    'traffic/start',
+  );
+  must((await client.POST('/sandbox/v1/traffic/list', { body: {} })).data, 'traffic/list');
+  const stopped = must(
+    (await client.POST('/sandbox/v1/traffic/stop', { body: { trafficId: traffic.trafficId } })).data,
+    'traffic/stop',
+  );
+  if (stopped.status !== 'stopped') throw new Error('traffic not stopped');
   const challenge = must(
     (await client.POST('/sandbox/v1/card/3ds', { body: { cardId, type: 'payment' } })).data,
     '3ds',
@@ -229,11 +282,22 @@ export async function runFlow(opts: {
   if (logged === undefined) throw new Error('no request logged');
   must((await client.POST('/sandbox/v1/requests/get', { body: { requestId: logged.requestId } })).data, 'requests/get');
 
-  // A readiness run: its test deliveries go to the webhook above (nothing listens: each one fails at once).
+  // A readiness run: its test deliveries go to the webhook above (nothing listens: each one fails at once). The
+  // ledger posted is card/asset's own, read before the run (the run answers its first read with a 429).
+  const asset = must((await client.POST('/v1/card/asset', { body: { cardId } })).data, 'asset again');
   const run = must((await client.POST('/sandbox/v1/readiness/run', { body: { windowSeconds: 60 } })).data, 'run');
   must((await client.POST('/sandbox/v1/readiness/get', { body: { runId: run.runId } })).data, 'readiness/get');
+  const posted = must(
+    (
+      await client.POST('/sandbox/v1/readiness/ledger', {
+        body: { cards: [{ cardId, availableAmount: asset.availableAmount, frozenAmount: asset.frozenAmount }] },
+      })
+    ).data,
+    'readiness/ledger',
+  );
+  if (posted.result !== 'pass') throw new Error('the ledger posted from card/asset does not agree with it');
   const report = must((await client.POST('/sandbox/v1/readiness/stop', { body: { runId: run.runId } })).data, 'stop');
-  if (report.status !== 'done' || report.checks.length !== 10) throw new Error('readiness run not done');
+  if (report.status !== 'done' || report.checks.length !== 11) throw new Error('readiness run not done');
   must((await client.POST('/sandbox/v1/readiness/list', { body: {} })).data, 'readiness/list');
 
   // Clean up.

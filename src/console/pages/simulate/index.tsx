@@ -7,21 +7,37 @@ import { DepositOnChain, depositOnChain } from './deposit.js';
 import { Faults, removeFaults, setFaults } from './faults.js';
 import { Inventory, inventory } from './inventory.js';
 import { Purchase, purchase } from './purchase.js';
+import {
+  ClearAmount,
+  clearAmount,
+  ForcePost,
+  forcePost,
+  Increment,
+  increment,
+  PartialReversal,
+  pendingOptions,
+  GoodwillCredit,
+  goodwillCredit,
+  reversePart,
+} from './network.js';
 import { ThreeDSChallenge, threeDSChallenge } from './three-ds.js';
+import { startTraffic, stopTraffic, Traffic } from './traffic.js';
 import { CardTransactions, clear, latestByTransaction, RECENT_TRANSACTIONS, refund, reverse } from './transactions.js';
 
-// Simulate: the simulation API (/sandbox/v1) behind one form each, and the transactions still to settle. Each form
-// is a component with its handler, in a module of its own; this page lays them out.
+// Simulate: the simulation API (/sandbox/v1) behind one form each, the transactions still to settle, the card
+// network's hard cases and traffic. Each form is a component with its handler, in a module of its own; this page lays
+// them out.
 
 /** What the forms show: the cards and BINs to choose from, the deposits seen, the transactions to settle. */
 async function simulationState(c: Ctx) {
   const api = c.get('api');
-  const [cards, bins, deposits, created, updated] = await Promise.all([
+  const [cards, bins, deposits, created, updated, traffic] = await Promise.all([
     api.post('/v1/card/list', {}),
     api.post('/v1/card/binList', {}),
     api.post('/sandbox/v1/chain/deposits', {}),
     api.post('/sandbox/v1/events', { type: 'transaction.created', limit: RECENT_TRANSACTIONS * 3 }),
     api.post('/sandbox/v1/events', { type: 'transaction.updated', limit: RECENT_TRANSACTIONS * 3 }),
+    api.post('/sandbox/v1/traffic/list', {}),
   ]);
   const cardList = cards.ok ? cards.body.cardList : [];
   const aliases = c.get('aliases');
@@ -34,6 +50,7 @@ async function simulationState(c: Ctx) {
       ...(updated.ok ? updated.body.events : []),
       ...(created.ok ? created.body.events : []),
     ]),
+    trafficRuns: traffic.ok ? traffic.body.runs : [],
   };
 }
 
@@ -42,6 +59,7 @@ async function simulatePage(c: Ctx) {
   const csrf = c.get('session').csrf;
   const s = await simulationState(c);
   const form = (name: string) => ({ csrf, values: kept(flash, name) });
+  const pending = pendingOptions(s.transactions);
   const body = (
     <>
       <div class="split">
@@ -49,6 +67,18 @@ async function simulatePage(c: Ctx) {
         <Purchase {...form('purchase')} cards={s.cardOptions} />
       </div>
       <CardTransactions transactions={s.transactions} last4Of={s.last4Of} csrf={csrf} />
+      <div class="split">
+        <Increment {...form('increment')} pending={pending} />
+        <PartialReversal {...form('reverse-part')} pending={pending} />
+      </div>
+      <div class="split">
+        <ClearAmount {...form('clear-amount')} pending={pending} />
+        <ForcePost {...form('force-post')} cards={s.cardOptions} />
+      </div>
+      <div class="split">
+        <GoodwillCredit {...form('goodwill')} cards={s.cardOptions} />
+        <Traffic {...form('traffic')} cards={s.cardOptions} runs={s.trafficRuns} />
+      </div>
       <div class="split">
         <ThreeDSChallenge {...form('3ds')} cards={s.cardOptions} />
         <AdvanceClock {...form('clock')} />
@@ -70,6 +100,13 @@ export function simulateRoutes() {
     .post('/clear', clear)
     .post('/reverse', reverse)
     .post('/refund', refund)
+    .post('/increment', increment)
+    .post('/reverse-part', reversePart)
+    .post('/clear-amount', clearAmount)
+    .post('/force-post', forcePost)
+    .post('/goodwill', goodwillCredit)
+    .post('/traffic', startTraffic)
+    .post('/traffic/stop', stopTraffic)
     .post('/3ds', threeDSChallenge)
     .post('/clock', advanceClock)
     .post('/inventory', inventory)

@@ -5,7 +5,7 @@ import { field, simulation, TO, type FormProps } from './simulation.js';
 
 // Purchase: a merchant's authorisation on a card (sandbox/v1/card/authorize), approved or declined as asked.
 
-const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'SGD', 'HKD', 'CNY'].map((c) => [c, c] as const);
+export const CURRENCIES = ['USD', 'EUR', 'GBP', 'JPY', 'SGD', 'HKD', 'CNY'].map((c) => [c, c] as const);
 const DECLINE_REASONS = [
   ['', 'None (approve if possible)'],
   ...['DO_NOT_HONOR', 'SUSPECTED_FRAUD', 'INVALID_CVV', 'EXPIRED_CARD', 'MERCHANT_BLOCKED', 'INSUFFICIENT_FUNDS'].map(

@@ -1,0 +1,63 @@
+import { tenantOf } from '../domain/tenants.js';
+import { listTraffic, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic.js';
+import { STORY_KINDS, type StoryKind } from '../domain/traffic-plan.js';
+import { catchUp, runCommand } from '../http/command.js';
+import type { Handlers } from '../http/router.js';
+import { OK } from '../http/envelope.js';
+import {
+  optionalInteger,
+  optionalIntegerMap,
+  optionalStringList,
+  requiredInteger,
+  requiredString,
+  type Body,
+} from '../http/validate.js';
+import type { ServerDeps } from '../server-deps.js';
+
+const view = (t: TrafficView) => ({
+  trafficId: t.trafficId,
+  status: t.status,
+  seed: t.seed,
+  cardIds: t.cardIds,
+  days: t.days,
+  perCardPerDay: t.perCardPerDay,
+  startedAt: new Date(t.startedAtMs).toISOString(),
+  scheduled: t.scheduled,
+});
+
+/** The weights the body gives (its schema names the kinds and bounds each), by story kind. */
+function mixOf(body: Body): Partial<Record<StoryKind, number>> | undefined {
+  const given = optionalIntegerMap(body, 'mix');
+  if (given === undefined) return undefined;
+  return Object.fromEntries(STORY_KINDS.flatMap((k) => (given[k] === undefined ? [] : [[k, given[k]]])));
+}
+
+/** traffic/start, stop and list (docs/design.md section 15): card network traffic on the account clock. */
+export function trafficHandlers(deps: ServerDeps): Handlers {
+  return {
+    'POST /sandbox/v1/traffic/start': async (c, body) => {
+      const account = c.get('account');
+      const input = {
+        cardIds: optionalStringList(body, 'cardIds'),
+        days: requiredInteger(body, 'days'),
+        perCardPerDay: requiredInteger(body, 'perCardPerDay'),
+        // A run without a seed gets one, answered so that it can be replayed.
+        seed: optionalInteger(body, 'seed') ?? Number.parseInt(deps.ids.hex(4), 16),
+        mix: mixOf(body),
+      };
+      const run = runCommand(c, deps, (now) =>
+        startTraffic(deps, { id: account.id, tenantId: tenantOf(account) }, input, now),
+      );
+      return c.json({ ...OK, ...view(run) });
+    },
+    'POST /sandbox/v1/traffic/stop': async (c, body) => {
+      const trafficId = requiredString(body, 'trafficId');
+      const r = runCommand(c, deps, (now) => stopTraffic(deps, c.get('account').id, trafficId, now));
+      return c.json({ ...OK, ...view(r), cancelled: r.cancelled });
+    },
+    'POST /sandbox/v1/traffic/list': async (c) => {
+      catchUp(c, deps);
+      return c.json({ ...OK, runs: listTraffic(deps, c.get('account').id).map(view) });
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { sql, type Db } from './db.js';
+
+// SQL of traffic runs (migration 032). The runs' messages are jobs (store/jobs.ts), their refs starting with the
+// run's id.
+
+export interface TrafficRunRow {
+  id: string;
+  account_id: string;
+  seed: number;
+  days: number;
+  per_card_per_day: number;
+  /** JSON weights by story kind. */
+  mix: string;
+  /** JSON [{cardId, typicalMicros}]. */
+  cards: string;
+  /** JSON counts by message kind. */
+  scheduled: string;
+  stories: number;
+  started_at_ms: number;
+  stopped_at_ms: number | null;
+}
+
+export function insertTrafficRun(db: Db, r: TrafficRunRow): void {
+  sql(
+    db,
+    `INSERT INTO traffic_runs (id, account_id, seed, days, per_card_per_day, mix, cards, scheduled, stories,
+       started_at_ms, stopped_at_ms)
+     VALUES (@id, @account_id, @seed, @days, @per_card_per_day, @mix, @cards, @scheduled, @stories, @started_at_ms,
+       @stopped_at_ms)`,
+  ).run(r);
+}
+
+export function findTrafficRun(db: Db, accountId: string, id: string): TrafficRunRow | undefined {
+  return sql(db, 'SELECT * FROM traffic_runs WHERE id = ? AND account_id = ?').get(id, accountId) as
+    TrafficRunRow | undefined;
+}
+
+/** The account's newest runs, newest first. */
+export function trafficRunsOf(db: Db, accountId: string, limit: number): TrafficRunRow[] {
+  return sql(db, 'SELECT * FROM traffic_runs WHERE account_id = ? ORDER BY rowid DESC LIMIT ?').all(
+    accountId,
+    limit,
+  ) as TrafficRunRow[];
+}
+
+export function markTrafficStopped(db: Db, id: string, atMs: number): void {
+  sql(db, 'UPDATE traffic_runs SET stopped_at_ms = ? WHERE id = ? AND stopped_at_ms IS NULL').run(atMs, id);
+}
+
+/** Keeps the account's newest `keep` runs. */
+export function trimTrafficRuns(db: Db, accountId: string, keep: number): void {
+  sql(
+    db,
+    `DELETE FROM traffic_runs WHERE account_id = ? AND rowid NOT IN
+       (SELECT rowid FROM traffic_runs WHERE account_id = ? ORDER BY rowid DESC LIMIT ?)`,
+  ).run(accountId, accountId, keep);
+}
+
+/**
+ * The runs of the tenant (the account `tenantId` and its child sandboxes) that still have messages to send: not
+ * stopped, with a job of one of the kinds left.
+ */
+export function liveTrafficRuns(db: Db, tenantId: string, kindsJson: string): TrafficRunRow[] {
+  return sql(
+    db,
+    `SELECT r.* FROM traffic_runs r JOIN accounts a ON a.id = r.account_id
+       WHERE (a.id = @tenant OR a.parent_account_id = @tenant) AND r.stopped_at_ms IS NULL
+         AND EXISTS (SELECT 1 FROM jobs j WHERE j.account_id = r.account_id
+           AND j.kind IN (SELECT value FROM json_each(@kinds)) AND substr(j.ref, 1, length(r.id) + 1) = r.id || ':')`,
+  ).all({ tenant: tenantId, kinds: kindsJson }) as TrafficRunRow[];
+}

@@ -1,0 +1,53 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect } from 'vitest';
+import { newCard, outbox, putWebhookConfig, sim } from '../helpers/core.js';
+import { fundedTest as it } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
+
+// docs/design.md section 15: an account's events go out in the order they happened, so a receiver that answers 2xx
+// sees them in that order and a ledger folded by arrival is right. Here the wall-clock timer delivers them (no clock
+// advance awaits each attempt) to a receiver that takes its time to answer: the account never has two deliveries on
+// the wire at once, and they arrive in the outbox's order.
+
+describe('webhook deliveries sent by the timer', () => {
+  it("go out one at a time per account, in the order the account's events happened", async ({ sb, acct }) => {
+    const arrived: string[] = [];
+    let inFlight = 0;
+    let mostInFlight = 0;
+    const server = createServer((req, res) => {
+      inFlight++;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        arrived.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id);
+        // An answer that takes a while leaves room for a second delivery to start, were they sent side by side.
+        setTimeout(() => {
+          inFlight--;
+          res.end('ok');
+        }, 5);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      expect((await putWebhookConfig(sb, acct.apiKey, { url })).status).toBe(200);
+      const cardId = await newCard(sb, acct.apiKey, 50);
+      for (let i = 0; i < 6; i++) {
+        await sim(sb, acct.apiKey, 'card/authorize', { cardId, amount: 1 });
+        await sb.post(acct.apiKey, `/v1/card/${i % 2 === 0 ? 'freeze' : 'unfreeze'}`, { cardId });
+      }
+      const sent = outbox(sb, acct.accountId).map((e) => e.id);
+      expect(sent.length).toBeGreaterThan(12);
+      sb.deps.jobs.start(10);
+      await waitFor('every event delivered', () => arrived.length >= sent.length);
+      expect(arrived).toEqual(sent);
+      expect(mostInFlight).toBe(1);
+    } finally {
+      await sb.deps.jobs.stop(0);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
