@@ -8,7 +8,7 @@ import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { operatorThrottleOf } from './domain/failure-throttle.js';
+import { keySignInThrottleOf, operatorThrottleOf } from './domain/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth, metricsAuth } from './http/middleware/auth.js';
 import { MetricsExposition, RequestMetrics } from './http/metrics.js';
@@ -41,13 +41,15 @@ export function createApp(deps: ServerDeps) {
   const log = deps.config.requestLog && requestLog(deps);
   const auth = apiKeyAuth(deps);
   const budget = tenantBudget(deps);
+  // What lets held requests go (and the operator API) is outside the in-flight budget: a tenant can always release.
+  const budgetOutsideInFlight = tenantBudget(deps, { inFlight: false });
   const rate = rateLimit(deps);
   const length = declaredLengthLimit();
   const tenantSteps = (route: Route) => [
     requests.label(route),
     route.operation.recorded !== false && log,
     auth,
-    budget,
+    route.operation.inFlightExempt ? budgetOutsideInFlight : budget,
     rate,
     route.operation.maxBodyBytes === undefined ? length : declaredLengthLimit(route.operation.maxBodyBytes),
     route.operation.faultable !== false && faults(deps, { idempotent: route.operation.idempotent }),
@@ -113,6 +115,7 @@ export function createApp(deps: ServerDeps) {
             // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
             fetch: (path: string, init: RequestInit) => app.request(path, init),
             operatorThrottle: operatorThrottleOf(deps),
+            keySignInThrottle: keySignInThrottleOf(deps),
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
             tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
             onSessionsFull: () => deps.meter.refused('sessions'),
