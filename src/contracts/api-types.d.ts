@@ -2744,6 +2744,8 @@ export interface components {
         respondMessage: string | null;
         /** @enum {unknown} */
         dropResponse: 0 | 1;
+        /** @enum {unknown} */
+        hold: 0 | 1;
       }[];
       trafficRuns: {
         id: string;
