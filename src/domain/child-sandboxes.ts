@@ -6,7 +6,7 @@ import { issueKey } from './api-keys.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 import type { SnapshotDocument } from './snapshot-export.js';
-import { asSnapshotInvalid, loadSnapshot, type LoadedSnapshot } from './snapshot-import.js';
+import { asSnapshotInvalid, assertRoomForSnapshot, loadSnapshot, type LoadedSnapshot } from './snapshot-import.js';
 
 // Child sandboxes (docs/design.md section 12): accounts a caller makes for itself, without the operator token, so
 // a test run or a CI job works in isolation and never touches the caller's own account.
@@ -55,7 +55,8 @@ export async function newChildSandbox(
 
 /**
  * sandbox/v1/snapshot/import: a child of `parent` holding a snapshot, made and loaded in one transaction (a snapshot
- * that does not hold together leaves no child), then its deposit address when the snapshot's was taken.
+ * that does not hold together, or past what the parent's children may hold, leaves no child), then its deposit
+ * address when the snapshot's was taken.
  */
 export async function importSnapshotAsChild(
   deps: Deps,
@@ -66,6 +67,8 @@ export async function importSnapshotAsChild(
   const created = asSnapshotInvalid(() =>
     deps.writes.transaction(() => {
       const child = createSandbox(deps, parent, { name: doc.account.name });
+      const others = childrenOf(deps.db, parent.id).flatMap((r) => (r.id === child.account.id ? [] : [r.id]));
+      assertRoomForSnapshot(deps, others, doc);
       return { ...child, ...loadSnapshot(deps, doc, child.account.id) };
     }),
   );

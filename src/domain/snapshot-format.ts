@@ -9,6 +9,12 @@ export const SNAPSHOT_VERSION = 1;
 /** What one snapshot may hold: the export refuses past them, the import never reads past them. */
 export const MAX_SNAPSHOT_ROWS = 50_000;
 export const MAX_SNAPSHOT_BYTES = 8 * 1024 * 1024;
+/**
+ * What a tenant's child sandboxes may hold together, in rows of a snapshot's tables, for an import to make one more:
+ * four snapshots of the largest size. Without it, one exported snapshot imported into each of the 100 children a
+ * parent may have kept 5,000,000 rows for 100 requests.
+ */
+export const MAX_TENANT_SNAPSHOT_ROWS = 200_000;
 
 /** One table of the account's state as a section of the document: an array of its rows, columns camelCased. */
 export interface SectionSpec {

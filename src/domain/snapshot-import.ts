@@ -1,6 +1,7 @@
 import { accountHoldingAddress, rememberBootstrapAccount } from '../store/accounts.js';
 import { assertInTransaction } from '../store/db.js';
 import {
+  accountRowCount,
   insertRows,
   loadAccountRow,
   pendingDeliveries,
@@ -16,7 +17,13 @@ import { issueKey } from './api-keys.js';
 import { findBin, putBin } from './bins.js';
 import { checkSnapshot } from './snapshot-check.js';
 import type { SnapshotDocument } from './snapshot-export.js';
-import { ATTEMPT_JOB_KIND, camel, SNAPSHOT_SECTIONS, type SectionSpec } from './snapshot-format.js';
+import {
+  ATTEMPT_JOB_KIND,
+  camel,
+  MAX_TENANT_SNAPSHOT_ROWS,
+  SNAPSHOT_SECTIONS,
+  type SectionSpec,
+} from './snapshot-format.js';
 import { remapTakenIds } from './snapshot-ids.js';
 import { newSealedSecret } from './webhook-config.js';
 
@@ -96,6 +103,34 @@ export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId:
     ...(webhookSecret !== undefined && { webhookSecret }),
     ...(taken && { depositAddressTaken: address }),
   };
+}
+
+/** The rows a document holds, section by section (the webhook endpoint is one). */
+function documentRows(doc: SnapshotDocument): number {
+  let n = 0;
+  for (const { section } of SNAPSHOT_SECTIONS) {
+    const value = doc[section];
+    n += Array.isArray(value) ? value.length : value ? 1 : 0;
+  }
+  return n;
+}
+
+/**
+ * Refuses to load `doc` into a new child of a parent whose other children (`children`) already hold, with the
+ * document's rows, more than MAX_TENANT_SNAPSHOT_ROWS: checked in the loading transaction, before a row is written.
+ */
+export function assertRoomForSnapshot(deps: Pick<Deps, 'db'>, children: readonly string[], doc: SnapshotDocument) {
+  const incoming = documentRows(doc);
+  const tables = SNAPSHOT_SECTIONS.map((s) => s.table);
+  let held = 0;
+  for (const id of children) held += accountRowCount(deps.db, tables, id);
+  if (held + incoming > MAX_TENANT_SNAPSHOT_ROWS) {
+    throw new DomainError(
+      'SNAPSHOT_TOO_LARGE',
+      `this account's child sandboxes hold ${held} rows and the snapshot ${incoming}: together they may hold at most ` +
+        `${MAX_TENANT_SNAPSHOT_ROWS} (delete a child with sandboxes/delete first)`,
+    );
+  }
 }
 
 /**

@@ -295,6 +295,49 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     expect(cardId).toBeTruthy();
   });
 
+  it("bounds what a tenant's children hold: an import taking them past 200,000 rows together is a 400 and makes no child", async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted' } });
+    const acct = await sb.account({ balance: 100 });
+    await newCard(sb, acct.apiKey, 10);
+    const exported = JSON.parse(await exportText(sb, acct));
+    const child = (await sb.post(acct.apiKey, '/sandbox/v1/sandboxes/create', {})).body as { accountId: string };
+    // The child's rows of the snapshot's tables, counted by the test itself, filled to one row past the bound.
+    const count = () =>
+      SNAPSHOT_TABLES.reduce(
+        (n, table) =>
+          n +
+          (
+            sb!.deps.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ?`).get(child.accountId) as {
+              n: number;
+            }
+          ).n,
+        0,
+      );
+    const incoming = rowsOfDocument(exported);
+    const insert = sb.deps.db.prepare(
+      "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
+    );
+    const fill = 200_001 - incoming - count();
+    sb.deps.db.transaction(() => {
+      for (let i = 0; i < fill; i++) insert.run(`evt_bulk${i}`, child.accountId);
+    })();
+    const held = count();
+    expect(held + incoming).toBe(200_001);
+
+    const refused = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', exported);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain(
+      `this account's child sandboxes hold ${held} rows and the snapshot ${incoming}: together they may hold at most 200000`,
+    );
+    expect(((await sim(sb, acct.apiKey, 'sandboxes/list')).body.sandboxes as unknown[]).length).toBe(1);
+
+    // The same snapshot loads once the child holding those rows is gone.
+    expect((await sb.post(acct.apiKey, '/sandbox/v1/sandboxes/delete', { accountId: child.accountId })).status).toBe(
+      200,
+    );
+    expect((await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', exported)).status).toBe(200);
+  });
+
   it('leaves snapshot/export and snapshot/import out of the request log', async () => {
     sb = createTestSandbox();
     const acct = await sb.account({ balance: 1 });
@@ -324,6 +367,35 @@ describe('POST /sandbox/v1/snapshot/import', () => {
 });
 
 type Doc = Record<string, any>;
+
+/** The tables whose rows a snapshot holds (docs/developer-tools.md, "What it holds"). */
+const SNAPSHOT_TABLES = [
+  'account_bin_inventory',
+  'cards',
+  'topups',
+  'transactions',
+  'ledger_accounts',
+  'transfers',
+  'events',
+  'jobs',
+  'webhook_configs',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'chain_deposits',
+  'threeds_challenges',
+  'faults',
+  'traffic_runs',
+];
+
+/** The rows a snapshot document holds: every array section's rows, and its webhook endpoint when it has one. */
+function rowsOfDocument(d: Doc): number {
+  const skip = new Set(['bins', 'sequences']);
+  return Object.entries(d).reduce(
+    (n, [key, value]) =>
+      n + (Array.isArray(value) && !skip.has(key) ? value.length : key === 'webhook' && value ? 1 : 0),
+    0,
+  );
+}
 
 /** Moves `micros` from the seed into the wallet in the document itself, books balanced. */
 function bump(d: Doc, micros: number) {
