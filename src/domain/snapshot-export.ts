@@ -107,7 +107,7 @@ export function exportSnapshot(deps: Deps, accountId: string, nowMs: number): { 
   return { text, doc };
 }
 
-/** @internal the columns each section holds, for the test that holds the schema to the tables */
+/** The columns a section's rows hold in the document (the import writes back each of them). */
 export function sectionColumns(deps: Pick<Deps, 'db'>, spec: SectionSpec): string[] {
   return tableColumns(deps.db, spec.table).filter(
     (c) => c !== 'account_id' && c !== spec.serial && !spec.omit?.includes(c),

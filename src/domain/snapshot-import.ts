@@ -7,7 +7,6 @@ import {
   pendingDeliveries,
   putSequences,
   rememberSnapshotAccount,
-  tableColumns,
   type Row,
 } from '../store/snapshot.js';
 import type { Deps } from './deps.js';
@@ -16,7 +15,7 @@ import { createAccount } from './accounts.js';
 import { issueKey } from './api-keys.js';
 import { findBin, putBin } from './bins.js';
 import { checkSnapshot } from './snapshot-check.js';
-import type { SnapshotDocument } from './snapshot-export.js';
+import { sectionColumns, type SnapshotDocument } from './snapshot-export.js';
 import {
   ATTEMPT_JOB_KIND,
   camel,
@@ -39,10 +38,7 @@ export interface LoadedSnapshot {
 /** A document row as the table's row: its columns by name, JSON columns as text, the account's id. */
 function toTableRow(deps: Pick<Deps, 'db'>, spec: SectionSpec, row: Row, accountId: string, path: string): Row {
   const out: Row = { account_id: accountId };
-  const columns = tableColumns(deps.db, spec.table).filter(
-    (c) => c !== 'account_id' && c !== spec.serial && !spec.omit?.includes(c),
-  );
-  for (const column of columns) {
+  for (const column of sectionColumns(deps, spec)) {
     const value = row[camel(column)];
     if (value === undefined) throw new DomainError('SNAPSHOT_INVALID', `${path}.${camel(column)} is required`);
     out[column] = spec.json?.includes(column) ? JSON.stringify(value) : value;

@@ -277,6 +277,14 @@ export async function runFlow(opts: {
     (await client.POST('/sandbox/v1/sandboxes/delete', { body: { accountId: child.accountId } })).data,
     'sandboxes/delete',
   );
+  // Snapshots: the account as one document, loaded as it came into a child of its own.
+  const snapshot = must((await client.POST('/sandbox/v1/snapshot/export', { body: {} })).data, 'snapshot/export');
+  const copy = must((await client.POST('/sandbox/v1/snapshot/import', { body: snapshot })).data, 'snapshot/import');
+  if (copy.changedIds[cardId] === undefined) throw new Error('the copy kept an id its parent holds');
+  must(
+    (await client.POST('/sandbox/v1/sandboxes/delete', { body: { accountId: copy.accountId } })).data,
+    'delete the copy',
+  );
   const log = must((await client.POST('/sandbox/v1/requests', { body: { limit: 10 } })).data, 'requests');
   const logged = log.requests[0];
   if (logged === undefined) throw new Error('no request logged');
