@@ -58,17 +58,22 @@ export function signatureOf(deps: Pick<Deps, 'secret'>, doc: Record<string, unkn
   return deps.secret.hmac('account-snapshot', canonicalJson(signed)).toString('hex');
 }
 
+/** The rows of the account's state a snapshot of it would hold (counted on indexes, before anything is built). */
+export function snapshotRows(deps: Pick<Deps, 'db'>, accountId: string): number {
+  return accountRowCount(
+    deps.db,
+    SNAPSHOT_SECTIONS.map((s) => s.table),
+    accountId,
+  );
+}
+
 /**
  * snapshot/export: the account's whole state at `nowMs` (its caught-up "now"), signed by this server. Refused
  * (before it is built) past MAX_SNAPSHOT_ROWS rows, and past MAX_SNAPSHOT_BYTES once written.
  */
 export function exportSnapshot(deps: Deps, accountId: string, nowMs: number): { text: string; doc: SnapshotDocument } {
   const { db } = deps;
-  const rows = accountRowCount(
-    db,
-    SNAPSHOT_SECTIONS.map((s) => s.table),
-    accountId,
-  );
+  const rows = snapshotRows(deps, accountId);
   if (rows > MAX_SNAPSHOT_ROWS) {
     throw new DomainError(
       'SNAPSHOT_TOO_LARGE',

@@ -35,5 +35,10 @@ export interface AppEnv {
      * is read; false when the budget is spent (rate-limit.ts).
      */
     spendBodyBytes?: (bytes: number) => boolean;
+    /**
+     * Hosted mode: spends `tokens` more of the tenant's rate-limit budget for work the request's own token does not
+     * cover (a snapshot export, by its rows), before it is done; the seconds to wait when the budget lacks them.
+     */
+    spendTokens?: (tokens: number) => { ok: true } | { ok: false; waitSeconds: number };
   };
 }

@@ -302,17 +302,7 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     const exported = JSON.parse(await exportText(sb, acct));
     const child = (await sb.post(acct.apiKey, '/sandbox/v1/sandboxes/create', {})).body as { accountId: string };
     // The child's rows of the snapshot's tables, counted by the test itself, filled to one row past the bound.
-    const count = () =>
-      SNAPSHOT_TABLES.reduce(
-        (n, table) =>
-          n +
-          (
-            sb!.deps.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ?`).get(child.accountId) as {
-              n: number;
-            }
-          ).n,
-        0,
-      );
+    const count = () => rowsHeld(sb!, child.accountId);
     const incoming = rowsOfDocument(exported);
     const insert = sb.deps.db.prepare(
       "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
@@ -336,6 +326,29 @@ describe('POST /sandbox/v1/snapshot/import', () => {
       200,
     );
     expect((await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', exported)).status).toBe(200);
+  });
+
+  it("hosted mode: an export pays a request of the tenant's budget per 1,000 rows before it is built; past the budget a 429", async () => {
+    sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 40 } });
+    const acct = await sb.account({ balance: 100 });
+    const insert = sb.deps.db.prepare(
+      "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
+    );
+    sb.deps.db.transaction(() => {
+      for (let i = 0; i < 15_000; i++) insert.run(`evt_bulk${i}`, acct.accountId);
+    })();
+    const rows = rowsHeld(sb, acct.accountId);
+    // The wall clock stands still in this sandbox: no budget comes back between the calls.
+    const exports: number[] = [];
+    for (let i = 0; i < 3; i++) exports.push((await sb.post(acct.apiKey, '/sandbox/v1/snapshot/export')).status);
+    // 40 a second: each export spends 1 + 15; the third finds 8 left (after its own 1), fewer than its 15.
+    expect(exports).toEqual([200, 200, 429]);
+    const refused = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/export');
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    expect(refused.body.message).toContain(`a snapshot of ${rows} rows costs one request of the budget per 1000 rows`);
+    // What the refusals left is still the tenant's: a read goes through.
+    expect((await sb.post(acct.apiKey, '/v1/wallet/assetList')).status).toBe(200);
   });
 
   it('leaves snapshot/export and snapshot/import out of the request log', async () => {
@@ -386,6 +399,20 @@ const SNAPSHOT_TABLES = [
   'faults',
   'traffic_runs',
 ];
+
+/** The rows of the snapshot's tables an account holds, counted with SQL of the test's own. */
+function rowsHeld(sandbox: TestSandbox, accountId: string): number {
+  return SNAPSHOT_TABLES.reduce(
+    (n, table) =>
+      n +
+      (
+        sandbox.deps.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ?`).get(accountId) as {
+          n: number;
+        }
+      ).n,
+    0,
+  );
+}
 
 /** The rows a snapshot document holds: every array section's rows, and its webhook endpoint when it has one. */
 function rowsOfDocument(d: Doc): number {

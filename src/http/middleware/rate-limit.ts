@@ -95,6 +95,16 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       return errorResponse(c, rateLimited(perSecond));
     }
     bucket.tokens -= cost;
+    c.set('spendTokens', (tokens) => {
+      refill(bucket);
+      const wanted = Math.min(perSecond, tokens);
+      if (bucket.tokens < wanted) {
+        deps.meter.refused('rate');
+        return { ok: false, waitSeconds: Math.max(1, Math.ceil((wanted - bucket.tokens) / perSecond)) };
+      }
+      bucket.tokens -= wanted;
+      return { ok: true };
+    });
     if (declared === undefined)
       c.set(
         'spendBodyBytes',
