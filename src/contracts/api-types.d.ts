@@ -2541,17 +2541,17 @@ export interface components {
      * @description An account's whole state. Amounts are micro-units (integers), times Unix milliseconds on the account clock, rates parts per million; card numbers, CVVs, OTPs, API keys and webhook secrets are never in it.
      */
     'sandbox.snapshot.snapshot': {
-      /** @constant */
+      /** @enum {unknown} */
       code?: 0;
       message?: string;
       /**
        * @description what this document is; checked first, with the version
-       * @constant
+       * @enum {unknown}
        */
       format: 'card-sandbox/account-snapshot';
       /**
        * @description the version of this document's shape: a server reads its own version only (a document of another version is refused before any other field is read)
-       * @constant
+       * @enum {unknown}
        */
       version: 1;
       /**
@@ -2687,6 +2687,7 @@ export interface components {
       }[];
       /** @description the webhook endpoint, without its signing secret */
       webhook: {
+        /** Format: uri */
         url: string;
         /** @enum {unknown} */
         enabled: 0 | 1;

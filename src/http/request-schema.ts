@@ -216,8 +216,23 @@ function mustBe(s: Schema, fieldLabel: string, value: unknown, required: boolean
       if (keyword === 'uniqueItems') return `${fieldLabel} must not name the same entry twice`;
       return `${fieldLabel} must hold at most ${s.maxItems} entries`;
   }
-  return special ? `${fieldLabel} ${special}` : `${fieldLabel} is invalid`;
+  if (special) return `${fieldLabel} ${special}`;
+  // A choice of types (a snapshot's webhook: an object, or null when none was set), worded as the choice.
+  if (Array.isArray(s.anyOf) && s.anyOf.every((b: Schema) => typeof b.type === 'string')) {
+    return `${fieldLabel} must be ${s.anyOf.map((b: Schema) => TYPE_WORDS[b.type as string] ?? b.type).join(' or ')}`;
+  }
+  return `${fieldLabel} is invalid`;
 }
+
+const TYPE_WORDS: Record<string, string> = {
+  object: 'an object',
+  array: 'an array',
+  string: 'a string',
+  integer: 'an integer',
+  number: 'a number',
+  boolean: 'a boolean',
+  null: 'null',
+};
 
 /** Edit distance, for "did you mean": a misspelt simulation parameter is the usual unknown field. */
 function distance(a: string, b: string): number {
@@ -311,14 +326,16 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
 }
 
 /**
- * A document's `format` and `version` (constants of its schema), when given and not this server's, are named before
+ * A document's `format` and `version` (each the one value of its schema's enum), when given and not this server's, are named before
  * any other problem: a document of another kind or version is told so, not picked apart by fields its version never
  * had (one without them is judged as any body: an unknown field first, then the missing ones).
  */
 function documentKindFirst(c: Compiled, body: Body): void {
   const properties = resolve(c.schema, c.schema.$id).schema.properties ?? {};
   for (const field of ['format', 'version']) {
-    const expected = (properties[field] as Schema | undefined)?.const;
+    // The one value its schema allows (an enum of one: Postman and other importers refuse `const` in a request).
+    const allowed = (properties[field] as Schema | undefined)?.enum as unknown[] | undefined;
+    const expected = allowed?.length === 1 ? allowed[0] : undefined;
     if (expected === undefined || !(field in body) || body[field] === expected) continue;
     throw invalidField(
       field === 'version'

@@ -48,6 +48,8 @@ describe('contracts/', () => {
       'faultable',
       'readiness',
       'inFlightExempt',
+      'maxBodyBytes',
+      'maxBodyValues',
     ]);
     const operations = Object.entries(readIndex(dir).operations);
     for (const [key, op] of operations) {

@@ -28,9 +28,10 @@ export interface World {
 
 /**
  * The API reference pages answer HTML and static files by design; they take no input to fuzz. The console and the
- * `/` redirect to it are pages for people (tested in test/console), not API answers.
+ * `/` redirect to it are pages for people (tested in test/console), not API answers. `/metrics` answers Prometheus's
+ * text format by design (test/ops/metrics.test.ts).
  */
-const DOCUMENTATION = /^\/(docs|openapi\.json|console|$)/;
+const DOCUMENTATION = /^\/(docs|openapi\.json|console|metrics$|$)/;
 
 /**
  * Routes left out of fuzzing: fault injection exists to make later calls answer 5xx or drop the connection on
