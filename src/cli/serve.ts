@@ -13,6 +13,9 @@ import { SnapshotFileError } from '../runtime.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
+/** How long after listening the request validators are compiled (server.ts warms tronweb as long after). */
+const WARM_UP_AFTER_MS = 250;
+
 export const SERVE_SPEC = {
   command: 'card-sandbox serve',
   synopsis: '[options]',
@@ -111,7 +114,10 @@ export async function runServe(argv: string[]): Promise<number> {
     'card sandbox listening',
   );
 
-  warmRequestValidators();
+  // Off the start-up path, as the server's own warm-ups (server.ts): ajv is some 230 modules, loaded synchronously once
+  // its import resolves, and a first /healthz arriving just then waited for all of them. A body checked before then
+  // loads them itself.
+  setTimeout(warmRequestValidators, WARM_UP_AFTER_MS).unref();
   return new Promise<number>(() => {});
 }
 
