@@ -17,6 +17,7 @@ import { getBin, takeFromInventory } from './bins.js';
 import { derivePan } from './card-data.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
+import { cardChangedData, cardCreatedData } from './event-data.js';
 import { emitEvent } from './events.js';
 import { cardCredit } from './fees.js';
 import { balance, transfer, type TransferInput } from './ledger.js';
@@ -133,7 +134,7 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
   });
   const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
   fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
-  emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
+  emitEvent(deps, account.id, nowMs, 'card.created', cardCreatedData({ cardId: id, binId: bin.id }));
   return getOwnedCard(deps, account.id, id);
 }
 
@@ -188,7 +189,7 @@ export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen:
   const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
   if (card.status !== from) return;
   setCardStatus(deps.db, cardId, to);
-  emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', { cardId });
+  emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', cardChangedData(cardId));
 }
 
 /**
@@ -229,7 +230,7 @@ function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
     ref: cardId,
     atMs: nowMs,
   });
-  emitEvent(deps, accountId, nowMs, 'card.cancelled', { cardId });
+  emitEvent(deps, accountId, nowMs, 'card.cancelled', cardChangedData(cardId));
 }
 
 export function registerCardJobs(deps: Deps): void {

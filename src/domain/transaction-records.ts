@@ -15,7 +15,7 @@ import type { Merchant } from './merchants.js';
 import { DomainError } from './errors.js';
 import { emitEvent } from './events.js';
 import { proportionalMicros } from './fx.js';
-import { transactionEventData } from './transactions.js';
+import { transactionEventData } from './event-data.js';
 
 // What every network message shares (docs/design.md sections 6 and 15): a transaction row and the event that
 // reports it, written together. Every event carries the transaction's whole state after the change (its status and
