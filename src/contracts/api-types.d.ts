@@ -2180,8 +2180,10 @@ export interface components {
        * @enum {unknown}
        */
       result: 'pass' | 'fail' | 'not_observed';
-      /** @description Request ids (sandbox/v1/requests/get) or readiness delivery ids (rdl_..., in deliveries) the result rests on. */
+      /** @description Request ids (sandbox/v1/requests/get) or readiness delivery ids (rdl_..., in deliveries) the result rests on: the first 20 of them. */
       evidence: string[];
+      /** @description How many more ids the result rests on beyond the 20 listed (0 when none was left out). */
+      evidenceOmitted: number;
       /** @description One line: what to change (fail) or what to exercise (not_observed), ending with its docs section; null on a pass. */
       advice: string | null;
     };
@@ -2265,6 +2267,13 @@ export interface components {
       startedAt: components['schemas']['common.timestamp'];
       /** @description The end of the window: planned while it runs, the stop time after readiness/stop. */
       endsAt: components['schemas']['common.timestamp'];
+      /** @description The run keeps its whole window even once every check is decided (readiness/run fullWindow). */
+      fullWindow: boolean;
+      /**
+       * @description What ended the window: its end came, readiness/stop (the API, the console or the CLI's Ctrl-C), or every check was decided; null while the window runs (and for runs written before this field).
+       * @enum {unknown}
+       */
+      endedBy: 'window' | 'stop' | 'decided' | null;
       /** @description Where the test deliveries went; null when the account has no webhook (nothing could be signed). */
       receiver: string | null;
       checks: components['schemas']['sandbox.readiness.check'][];
@@ -2284,10 +2293,12 @@ export interface components {
        */
       webhookUrl?: string;
       /**
-       * @description Wall-clock seconds of the window the API-use checks judge (readiness/stop ends it sooner).
+       * @description Wall-clock seconds of the window the API-use checks judge (readiness/stop ends it sooner, and so does every check being decided, unless fullWindow).
        * @default 600
        */
       windowSeconds: number;
+      /** @description Default false. Keep the whole window even once every check is decided (pass or fail; ledger-agrees only on a pass). Without it the run ends at the first read that finds every check decided. */
+      fullWindow?: boolean;
     };
     /** readiness/run, readiness/get and readiness/stop response: one run (contracts/sandbox/readiness/run.json) */
     'sandbox.readiness.run.response': {
@@ -2299,6 +2310,8 @@ export interface components {
       status: components['schemas']['sandbox.readiness.run']['status'];
       startedAt: components['schemas']['sandbox.readiness.run']['startedAt'];
       endsAt: components['schemas']['sandbox.readiness.run']['endsAt'];
+      fullWindow: components['schemas']['sandbox.readiness.run']['fullWindow'];
+      endedBy: components['schemas']['sandbox.readiness.run']['endedBy'];
       receiver: components['schemas']['sandbox.readiness.run']['receiver'];
       checks: components['schemas']['sandbox.readiness.run']['checks'];
       deliveries: components['schemas']['sandbox.readiness.run']['deliveries'];

@@ -8,6 +8,7 @@ import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
 import { readiness } from './060-readiness.js';
 import { readinessLedger } from './061-readiness-ledger.js';
+import { readinessEnd } from './062-readiness-end.js';
 
 export interface Migration {
   version: number;
@@ -29,4 +30,5 @@ export const migrations: Migration[] = [
   requestLogTenant,
   readiness,
   readinessLedger,
+  readinessEnd,
 ].sort((a, b) => a.version - b.version);
