@@ -3,7 +3,6 @@ import {
   billRows,
   type BillRow,
   type BillScope,
-  type TxnRow,
   type TxnStatus,
 } from '../store/transactions.js';
 import type { Deps } from './deps.js';
