@@ -72,7 +72,6 @@ function sampleData(type: EventType, nowMs: number): Record<string, unknown> {
   }
 }
 
-
 export { EVENT_TYPES };
 
 export function isEventType(value: string): value is EventType {

@@ -19,7 +19,6 @@ export function isNetworkCase(value: string): value is NetworkCase {
   return (NETWORK_CASES as readonly string[]).includes(value);
 }
 
-
 /** An authorisation that must be approved: its transaction id. */
 async function authorize(client: SandboxClient, cardId: string, amount: number): Promise<string> {
   const auth = await client.post('/sandbox/v1/card/authorize', { cardId, amount, ...sampleMerchant() });

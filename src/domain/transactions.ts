@@ -1,10 +1,4 @@
-import {
-  billCount,
-  billRows,
-  type BillRow,
-  type BillScope,
-  type TxnStatus,
-} from '../store/transactions.js';
+import { billCount, billRows, type BillRow, type BillScope, type TxnStatus } from '../store/transactions.js';
 import type { Deps } from './deps.js';
 
 export type { BillRow, BillScope, TxnStatus };
