@@ -9,7 +9,7 @@ import type { AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { operatorThrottleOf } from './domain/failure-throttle.js';
+import { keySignInThrottleOf, operatorThrottleOf } from './domain/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth } from './http/middleware/auth.js';
 import { faults } from './http/middleware/faults.js';
@@ -38,12 +38,14 @@ export function createApp(deps: ServerDeps) {
   const log = deps.config.requestLog && requestLog(deps);
   const auth = apiKeyAuth(deps);
   const budget = tenantBudget(deps);
+  // What lets held requests go (and the operator API) is outside the in-flight budget: a tenant can always release.
+  const budgetOutsideInFlight = tenantBudget(deps, { inFlight: false });
   const rate = rateLimit(deps);
   const length = declaredLengthLimit();
   const tenantSteps = ({ operation }: Route) => [
     operation.recorded !== false && log,
     auth,
-    budget,
+    operation.inFlightExempt ? budgetOutsideInFlight : budget,
     rate,
     length,
     operation.faultable !== false && faults(deps, { idempotent: operation.idempotent }),
@@ -89,6 +91,7 @@ export function createApp(deps: ServerDeps) {
         wallClock: deps.wallClock,
         fetch,
         operatorThrottle: operatorThrottleOf(deps),
+        keySignInThrottle: keySignInThrottleOf(deps),
         // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
         tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
       }),

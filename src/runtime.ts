@@ -6,10 +6,9 @@ import { createAccount, findAccount } from './domain/accounts.js';
 import { findKeyByValue, issueKey } from './domain/api-keys.js';
 import { ensureDefaultBin } from './domain/bins.js';
 import { registerCardJobs } from './domain/cards.js';
-import { readClock } from './domain/clock.js';
-import { ClockWaiters } from './domain/clock-waiters.js';
 import type { ServerDeps } from './server-deps.js';
 import { EventBus } from './domain/event-bus.js';
+import { HeldRequests } from './domain/held-requests.js';
 import { releaseAllInFlight } from './store/idempotency.js';
 import { Ids, type RandomSource } from './domain/ids.js';
 import { JobRunner } from './domain/jobs.js';
@@ -49,7 +48,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     wallClock,
     jobs: new JobRunner({ db, logger, wallClock }),
     writes: new GroupCommit(db),
-    clockWaiters: new ClockWaiters((accountId) => readClock({ db, wallClock }, accountId)),
+    heldRequests: new HeldRequests(wallClock),
     events: new EventBus(),
     logger,
     redactor: new Redactor(configSecrets(config)),

@@ -6,6 +6,7 @@ import type { ServerDeps } from './server-deps.js';
 import { warmUpTronweb } from './domain/deposit-address.js';
 import { requestLogOf } from './request-log/log.js';
 import { startSandboxSweeper } from './domain/child-sandboxes.js';
+import { connectionLimits, guardConnections, type ConnectionLimits } from './http/connection-guard.js';
 import { drainHttpServer } from './lifecycle/drain.js';
 import { bootstrapAccount, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
 import { startCheckpointer, truncateWal } from './store/checkpointer.js';
@@ -15,6 +16,8 @@ export interface RunningServer {
   port: number;
   deps: ServerDeps;
   bootstrap: Bootstrap | undefined;
+  /** Hosted mode: the connection caps, derived from the process's open-file limit at start. */
+  connections: ConnectionLimits | undefined;
   /**
    * Graceful stop: no new connections, in-flight requests and background deliveries get `graceMs` to finish
    * (then they are cut and `cut` is true), then the WAL is checkpointed and the database closed.
@@ -47,8 +50,13 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     );
   });
   (server as Server).keepAliveTimeout = limits.keepAliveTimeoutMs;
+  let connections: ConnectionLimits | undefined;
+  if (deps.config.mode === 'hosted') {
+    connections = guardConnections(server as Server, deps, connectionLimits(limits.maxConnections)).limits;
+  } else if (limits.maxConnections > 0) {
+    (server as Server).maxConnections = limits.maxConnections;
+  }
   cutSilentConnections(server as Server, limits.headersTimeoutMs);
-  if (limits.maxConnections > 0) (server as Server).maxConnections = limits.maxConnections;
   const { port } = server.address() as AddressInfo;
   if (deps.config.backgroundJobs) deps.jobs.start();
   const stopSweeper = deps.config.backgroundJobs ? startSandboxSweeper(deps) : undefined;
@@ -61,6 +69,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     port,
     deps,
     bootstrap,
+    connections,
     close: (graceMs = deps.config.shutdownGraceSeconds * 1000) =>
       (closing ??= (async () => {
         stopSweeper?.();

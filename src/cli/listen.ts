@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../webhooks/verify.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { CliFailure, SandboxClient } from './client.js';
+import { showSecret } from './output.js';
 import { readTarget, requireTarget, targetOptions } from './target-options.js';
 
 // `card-sandbox listen`: a local webhook receiver for partners (like `stripe listen`): verifies each delivery with
@@ -230,8 +231,8 @@ export async function runListen(argv: string[]): Promise<number> {
     }
     out(`Ready: listening on ${listener.url}, the webhook of ${target.baseUrl} points here. Ctrl-C to stop.`);
   } else {
-    // Only the secret's prefix is ever printed when the partner gave it.
-    out(`Ready: listening on ${listener.url} (secret ${given!.slice(0, 14)}...). Ctrl-C to stop.`);
+    // Only the secret's prefix is ever printed when the partner gave it (the API shows it too, as secretPrefix).
+    showSecret(`Ready: listening on ${listener.url} (secret ${given!.slice(0, 14)}...). Ctrl-C to stop.`);
   }
   return new Promise<number>(() => {});
 }
@@ -252,6 +253,6 @@ async function pointWebhookHere(client: SandboxClient, url: string, out: (line: 
     );
   }
   if (!secret) throw new CliFailure('the sandbox answered no webhook secret', 1);
-  out(`Webhook secret (verify forwarded deliveries with it): ${secret}`);
+  showSecret(`Webhook secret (verify forwarded deliveries with it): ${secret}`);
   return secret;
 }

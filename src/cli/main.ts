@@ -49,6 +49,11 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`card-sandbox: unknown command ${JSON.stringify(name)}\n\n${USAGE}`);
     return 2;
   }
+  // `serve` writes through its logger, which redacts, and prints the ready account's key once on purpose.
+  if (name !== 'serve') {
+    const { commandRedactor, redactOutput } = await import('./output.js');
+    redactOutput(commandRedactor(rest, process.env));
+  }
   return (await load())(rest);
 }
 

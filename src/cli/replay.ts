@@ -1,17 +1,17 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { JunitWriter } from '../proxy/junit.js';
-import { readRecording, RecordingError } from '../replay/recording.js';
+import { readExchanges, RecordingError, scanRecording, type RecordingSummary } from '../replay/recording.js';
 import {
   divergenceBlock,
   outcomeCase,
   reportLine,
   skippedLine,
   summaryLine,
-  totals,
+  Tally,
   valueLine,
 } from '../replay/report.js';
-import { replay, type Outcome } from '../replay/run.js';
+import { replay, type ReplayResult } from '../replay/run.js';
 import { ChildRefused, KeyRefused, TargetUnreachable } from '../verify/http.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { requireTarget, targetOptions } from './target-options.js';
@@ -20,7 +20,7 @@ export const REPLAY_SPEC = {
   command: 'card-sandbox replay',
   synopsis: 'FILE.jsonl --base-url URL --api-key KEY [--report FILE.jsonl] [--junit FILE]',
   summary:
-    "Replays a recording made by `card-sandbox proxy --record` against a sandbox, in a child sandbox it creates and deletes (the key's own account never changes), and compares each answer with the recorded one: status, code, field presence, JSON types and enum values are divergences; other values are reported apart.",
+    "Replays a recording made by `card-sandbox proxy --record` against a sandbox, in a child sandbox it creates and deletes (the key's own account never changes, and the child delivers nothing), and compares each answer with the recorded one: status, code, field presence, JSON types and enum values are divergences; other values are reported apart.",
   allowPositionals: true,
   options: {
     ...targetOptions({
@@ -36,8 +36,10 @@ export const REPLAY_SPEC = {
     'timeout-ms': { type: 'string', arg: 'N', help: 'longest wait for one answer (default 30000)' },
   },
   footer:
-    'exit status: 0 no divergence; 1 divergences; 2 usage error (or a file that is not a recording);\n' +
-    '3 the target is unreachable, refused the key, or cannot make a child sandbox; 130 interrupted',
+    'exit status: 0 no divergence; 1 divergences; 2 usage error, or a file that is not a recording the replay can\n' +
+    'send (checked whole before anything is sent); 3 the target is unreachable, refused the key, cannot make a child\n' +
+    'sandbox, or its child sandbox could not be deleted (its id is printed); 130 interrupted (Ctrl-C: the exchange\n' +
+    'under way finishes; a second Ctrl-C abandons it; the child is deleted either way)',
 } as const satisfies CommandSpec;
 
 const SHOWN_VALUE_LINES = 20;
@@ -55,9 +57,10 @@ export async function runReplay(argv: string[]): Promise<number> {
     return usageError(REPLAY_SPEC, '--timeout-ms must be a positive integer').exitCode;
   }
   const file = positionals[0]!;
-  let recording;
+  // The whole file is read (streamed) and judged before anything is sent: a malformed line sends nothing.
+  let summary: RecordingSummary;
   try {
-    recording = await readRecording(file);
+    summary = await scanRecording(file);
   } catch (err) {
     const why = err instanceof RecordingError ? err.message : (err as Error).message;
     process.stderr.write(`card-sandbox replay: ${file} is not a recording: ${why}\n`);
@@ -67,54 +70,90 @@ export async function runReplay(argv: string[]): Promise<number> {
   const out = (text: string) => void process.stdout.write(text + '\n');
   if (values.report) writeFileSync(values.report, '');
   const junit = values.junit ? new JunitWriter(values.junit, 'card-sandbox replay') : undefined;
-  const outcomes: Outcome[] = [];
+  const tally = new Tally();
+  const differences: string[] = [];
+  // The first Ctrl-C lets the exchange under way finish; a second abandons it. Either way the child is deleted: the
+  // handler stays until the end, so no further Ctrl-C can kill the process with its child alive.
   const stop = new AbortController();
-  const onSignal = () => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  out(`Replaying ${recording.length} exchanges from ${basename(file)} against ${target.baseUrl}`);
+  const hurry = new AbortController();
+  const onSignal = () => {
+    if (stop.signal.aborted) return hurry.abort();
+    stop.abort();
+    process.stderr.write(
+      'card-sandbox replay: interrupted: finishing the exchange under way (Ctrl-C again abandons it); ' +
+        'the child sandbox is deleted either way\n',
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  out(`Replaying ${summary.exchanges} exchanges from ${basename(file)} against ${target.baseUrl}`);
   try {
     const result = await replay({
       ...target,
-      recording,
+      exchanges: readExchanges(file),
+      summary,
       name: `replay of ${basename(file)}`,
       timeoutMs: timeout === undefined ? undefined : Number(timeout),
       signal: stop.signal,
+      hurry: hurry.signal,
       onOutcome(o) {
-        outcomes.push(o);
+        tally.add(o);
         for (const d of o.divergences) out(divergenceBlock(o, d));
         if (o.skipped !== undefined) out(skippedLine(o));
         if (values.report) appendFileSync(values.report, reportLine(o) + '\n');
         junit?.add(outcomeCase(o));
+        for (const v of o.values) if (differences.length < SHOWN_VALUE_LINES) differences.push(valueLine(o, v));
       },
     });
-    const differences = outcomes.flatMap((o) => o.values.map((v) => valueLine(o, v)));
-    if (differences.length > 0) {
+    const t = tally.totals;
+    if (t.values > 0) {
       out('Value differences (not failures; values depend on the account):');
-      for (const line of differences.slice(0, SHOWN_VALUE_LINES)) out(line);
-      if (differences.length > SHOWN_VALUE_LINES) {
-        out(
-          `  ... and ${differences.length - SHOWN_VALUE_LINES} more${values.report ? ` (all in ${values.report})` : ''}`,
-        );
+      for (const line of differences) out(line);
+      if (t.values > SHOWN_VALUE_LINES) {
+        out(`  ... and ${t.values - SHOWN_VALUE_LINES} more${values.report ? ` (all in ${values.report})` : ''}`);
       }
     }
-    const t = totals(outcomes);
-    out(summaryLine(t));
-    out(`Ran in child sandbox ${result.childAccountId} (deleted), seeded with ${result.seeded}.`);
+    if (!result.failure) out(summaryLine(t));
+    const childLeft = reportChild(result, out);
+    if (result.failure) return failed(result.failure);
+    if (childLeft) return 3;
     if (result.interrupted) {
       out('Interrupted: the rest of the recording was not replayed.');
       return 130;
     }
     return t.divergences > 0 ? 1 : 0;
   } catch (err) {
-    if (err instanceof TargetUnreachable || err instanceof KeyRefused || err instanceof ChildRefused) {
-      process.stderr.write(`card-sandbox replay: ${err.message}\n`);
-      return 3;
-    }
-    throw err;
+    return failed(err);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     junit?.finish();
   }
+}
+
+/** Says what became of the child sandbox; true when it is still there. */
+function reportChild(result: ReplayResult, out: (text: string) => void): boolean {
+  const { child, childAccountId, seeded } = result;
+  if (child.deleted) {
+    out(
+      `Ran in child sandbox ${childAccountId} (${child.alreadyGone ? 'already gone' : 'deleted'}), seeded with ${seeded}.`,
+    );
+    return false;
+  }
+  const expires = result.childExpiresAt ? `; it deletes itself at ${result.childExpiresAt}` : '';
+  process.stderr.write(
+    `card-sandbox replay: could not delete child sandbox ${childAccountId} (${child.why}): delete it with ` +
+      `POST /sandbox/v1/sandboxes/delete {"accountId": "${childAccountId}"}${expires}\n`,
+  );
+  out(`Ran in child sandbox ${childAccountId} (NOT deleted), seeded with ${seeded}.`);
+  return true;
+}
+
+/** A replay that could not go on: the target's doing is exit 3, anything else is thrown on. */
+function failed(err: unknown): number {
+  if (err instanceof TargetUnreachable || err instanceof KeyRefused || err instanceof ChildRefused) {
+    process.stderr.write(`card-sandbox replay: ${err.message}\n`);
+    return 3;
+  }
+  throw err;
 }

@@ -94,7 +94,10 @@ export async function runServe(argv: string[]): Promise<number> {
     }
   }
   const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
-  logger.info({ url: server.url, ...pages, db: config.dbPath, mode: config.mode }, 'card sandbox listening');
+  logger.info(
+    { url: server.url, ...pages, db: config.dbPath, mode: config.mode, connections: server.connections },
+    'card sandbox listening',
+  );
 
   warmRequestValidators();
   return new Promise<number>(() => {});

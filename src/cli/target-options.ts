@@ -47,7 +47,8 @@ export function requireTarget(
 ): Target | { problem: string } {
   const { baseUrl, apiKey } = readTarget(values, env);
   if (!baseUrl) return { problem: '--base-url URL (or SANDBOX_BASE_URL) is required' };
-  if (!/^https?:\/\/[^/]/.test(baseUrl)) return { problem: '--base-url must be an http(s) URL' };
+  if (!/^https?:\/\/[^/]/.test(baseUrl) || !URL.canParse(baseUrl))
+    return { problem: '--base-url must be an http(s) URL' };
   if (!apiKey) return { problem: '--api-key KEY (or SANDBOX_API_KEY) is required' };
   return { baseUrl, apiKey };
 }

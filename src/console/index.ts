@@ -1,4 +1,5 @@
 import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { Config } from '../config.js';
 import type { FailureThrottle } from '../domain/failure-throttle.js';
 import { apiClient, type AppFetch } from './api.js';
@@ -17,6 +18,8 @@ import { webhookRoutes } from './pages/webhooks.js';
 import { clearedCookie, cookieValue, csrfMatches, SessionStore } from './session.js';
 
 const ASSET_HEADERS = { 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' };
+/** The largest console form read (a session's forms are a few hundred bytes; its JSON fields a few KB). */
+const MAX_FORM_BYTES = 1024 * 1024;
 const SIGN_IN = '/console/signin';
 
 export interface ConsoleOptions {
@@ -26,6 +29,8 @@ export interface ConsoleOptions {
   fetch: AppFetch;
   /** Failed operator sign-ins count with failed admin tokens, per client address. */
   operatorThrottle: FailureThrottle;
+  /** Failed API-key sign-ins, per client address. */
+  keySignInThrottle: FailureThrottle;
   /** The tenant of a working API key; undefined once the key stops working (revoked, its sandbox deleted). */
   tenantOfKey: (apiKey: string) => string | undefined;
 }
@@ -47,6 +52,7 @@ export function consoleRoutes(opts: ConsoleOptions) {
       sessions,
       fetch: opts.fetch,
       operatorThrottle: opts.operatorThrottle,
+      keySignInThrottle: opts.keySignInThrottle,
       operatorEnabled,
       tenantOfKey: opts.tenantOfKey,
     }),
@@ -76,7 +82,8 @@ export function consoleRoutes(opts: ConsoleOptions) {
 
 /**
  * The session of the request's cookie, its API client and the alias cache, for the handlers after it; no session
- * goes to sign-in, and a POST whose CSRF token is not the session's is refused (its form, minus the token, is kept).
+ * goes to sign-in (its form unread), a form past MAX_FORM_BYTES is a 413, and a POST whose CSRF token is not the
+ * session's is refused (its form, minus the token, is kept).
  */
 function signedIn(opts: {
   sessions: SessionStore;
@@ -84,6 +91,11 @@ function signedIn(opts: {
   tenantOfKey: ConsoleOptions['tenantOfKey'];
 }): MiddlewareHandler<ConsoleEnv> {
   const aliases = new Map<string, string | null>();
+  // Read only once a session is known: a form without one is never read (the app closes its connection instead).
+  const formLimit = bodyLimit({
+    maxSize: MAX_FORM_BYTES,
+    onError: (c) => c.html('<!DOCTYPE html><title>Refused</title><p>Form too large.</p>', 413, PAGE_HEADERS),
+  });
   return async function signedIn(c, next) {
     let session = opts.sessions.find(cookieValue(c.req.header('cookie')));
     // A session whose key stopped working (revoked, or its child sandbox deleted) ends here, not 8 hours later.
@@ -93,6 +105,9 @@ function signedIn(opts: {
     }
     if (!session) return c.redirect(SIGN_IN, c.req.method === 'GET' ? 302 : 303);
     if (c.req.method === 'POST') {
+      let withinLimit = false;
+      const refused = await formLimit(c, async () => void (withinLimit = true));
+      if (!withinLimit) return refused as Response;
       const raw = await c.req.parseBody();
       if (!csrfMatches(session, raw._csrf)) {
         return c.html('<!DOCTYPE html><title>Refused</title><p>Form expired: reload the page.</p>', 403, PAGE_HEADERS);

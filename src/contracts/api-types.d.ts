@@ -533,6 +533,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/faults/release': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Let the requests a fault holds go on */
+    post: operations['postSandboxV1FaultsRelease'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/faults/clear': {
     parameters: {
       query?: never;
@@ -2093,14 +2110,27 @@ export interface components {
       /** @constant */
       message: 'ok';
     };
+    /** faults/release request */
+    'sandbox.faults.release.request': Record<string, never>;
+    /** faults/release response: how many held requests went on */
+    'sandbox.faults.release.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description The requests of this account a fault held (a hold or a latency) that now go on. */
+      released: number;
+    };
     /** faults request (replaces the account's rules) */
     'sandbox.faults.request': {
       rules: ({
         path: string;
         /** @description default 1 */
         count?: number;
-        /** @description default 0 */
+        /** @description default 0; wall time, whatever the account clock does */
         latencyMs?: number;
+        /** @description default false; true: the request waits until POST /sandbox/v1/faults/release (or faults/clear, or reset) */
+        hold?: boolean;
         respond?: {
           httpStatus: number;
           code: number;
@@ -2113,6 +2143,10 @@ export interface components {
             latencyMs: number;
           }
         | {
+            /** @enum {unknown} */
+            hold: true;
+          }
+        | {
             respond: unknown;
           }
         | {
@@ -2120,6 +2154,7 @@ export interface components {
             dropResponse: true;
           }
       ) &
+        unknown &
         unknown))[];
     };
     /** faults response: the armed rules */
@@ -2138,6 +2173,7 @@ export interface components {
           message?: string;
         };
         dropResponse: boolean;
+        hold: boolean;
       }[];
     };
     /** inventory request */
@@ -2418,6 +2454,8 @@ export interface components {
        * @default 86400
        */
       ttlSeconds: number;
+      /** @description default true; false: the child delivers nothing (no webhook attempt, no readiness delivery), whatever its webhook configuration, as card-sandbox replay makes its children */
+      deliveries?: boolean;
     };
     /** sandboxes/create response (the key is shown once) */
     'sandbox.sandboxes.create.response': {
@@ -6027,6 +6065,103 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['sandbox.faults.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1FaultsRelease: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.faults.release.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.faults.release.response'];
         };
       };
       /** @description Business or validation error */

@@ -13,6 +13,11 @@ export interface Operation {
   summary: string;
   security: 'apiKey' | 'adminToken' | 'none';
   idempotent: boolean;
+  /**
+   * Outside the tenant's in-flight budget, never refused by it nor counted in it (what releases held requests, and
+   * the operator API), so a tenant can always let go of what it holds.
+   */
+  inFlightExempt?: boolean;
   /** Schema path of the request body; null: the request has no body. */
   request: string | null;
   /** false: the body may be left out (the server takes none or `{}`). */

@@ -26,6 +26,8 @@ export interface Account {
   /** Set on a child sandbox (docs/design.md section 12): its parent, and when it expires (wall time). */
   parentAccountId: string | null;
   expiresAtMs: number | null;
+  /** False: the account delivers nothing, no webhook attempt and no readiness delivery (a child made so). */
+  delivers: boolean;
 }
 
 /** The account a row of the accounts table holds. */
@@ -40,6 +42,7 @@ export const toAccount = (r: AccountRow): Account => ({
   createdAtMs: r.created_at_ms,
   parentAccountId: r.parent_account_id,
   expiresAtMs: r.expires_at_ms,
+  delivers: r.deliveries !== 0,
 });
 
 export interface NewAccount {
@@ -49,6 +52,8 @@ export interface NewAccount {
   /** 'auto' makes a TRON address (lazily, see deposit-address.ts), null means none, else a fixed address. */
   depositAddress: 'auto' | null | string;
   balanceMicros?: number;
+  /** False: the account delivers nothing (default true). */
+  delivers?: boolean;
 }
 
 /** A deposit address names one account (a chain transfer to it must credit exactly one): a taken one is a 400. */
@@ -73,6 +78,7 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
     deposit_address: mode === 'fixed' ? (input.depositAddress as string) : null,
     default_bin_id: DEFAULT_BIN_ID,
     created_at_ms: now,
+    deliveries: input.delivers === false ? 0 : 1,
   });
   if (input.balanceMicros) seedBalance(deps, id, input.balanceMicros, now);
   return getAccount(deps, id);

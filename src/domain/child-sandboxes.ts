@@ -18,6 +18,8 @@ export interface NewSandbox {
   /** Defaults to the parent's rate, so a run in a child sees the fees its parent sees. */
   depositFeeRatePpm?: number;
   ttlSeconds?: number;
+  /** False: the child delivers nothing, whatever its webhook configuration (a replay's child). */
+  delivers?: boolean;
 }
 
 export interface CreatedSandbox {
@@ -61,6 +63,7 @@ function createSandbox(deps: Deps, parent: Account, input: NewSandbox): CreatedS
     requireIdempotencyKey: parent.requireIdempotencyKey,
     depositAddress: 'auto',
     balanceMicros: input.balanceMicros,
+    delivers: input.delivers,
   });
   insertChildLink(deps.db, created.id, parent.id, expiresAtMs);
   const key = issueKey(deps, created.id);
@@ -94,8 +97,8 @@ export function deleteSandbox(deps: Deps, parentId: string, childId: string): vo
 function deleteAccount(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'deleteAccount');
   purgeAccount(deps.db, accountId);
-  // A request held on its clock would wait for a clock that no longer moves: it goes on, and finds no account.
-  deps.clockWaiters.wake(accountId);
+  // A request a fault holds would wait for a release that can no longer come: it ends, and finds no account.
+  deps.heldRequests.deleted(accountId);
 }
 
 /** Whether the account is a child past its expiry (wall time); such an account is deleted here and now. */

@@ -2,7 +2,6 @@ import {
   accountRow,
   accountRowsVersion,
   clockFrozenAt,
-  clockRow,
   freezeClock,
   runClock,
   shiftClockBy,
@@ -53,15 +52,6 @@ export function catchUp(deps: Deps, accountId: string, seen?: SeenClock): number
   return now(deps, accountId, seen);
 }
 
-/** The account's "now" and whether its clock runs with wall time; undefined for an unknown account. */
-export function readClock(
-  deps: Pick<Deps, 'db' | 'wallClock'>,
-  accountId: string,
-): { nowMs: number; running: boolean } | undefined {
-  const row = clockRow(deps.db, accountId);
-  return row && { nowMs: timeOf(row, deps.wallClock()), running: row.clock_frozen_at_ms === null };
-}
-
 function clockMode(deps: Deps, accountId: string): ClockMode {
   const frozen = clockFrozenAt(deps.db, accountId);
   return frozen === null ? 'running' : 'frozen';
@@ -104,15 +94,12 @@ export async function setClock(
   if (mode) {
     const nowMs = catchUp(deps, accountId);
     deps.writes.transaction(() => setClockMode(deps, accountId, mode, nowMs));
-    deps.clockWaiters.wake(accountId);
   }
   if (advanceMs !== undefined) {
     await deps.jobs.runDue(accountId, catchUp(deps, accountId) + advanceMs, { includeBackground: true });
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
     if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
     deps.writes.transaction(() => shiftClock(deps, accountId, advanceMs));
-    // Requests held by a latency fault whose time has come go on, at the account's new "now".
-    deps.clockWaiters.wake(accountId);
   }
   return { nowMs: now(deps, accountId), mode: clockMode(deps, accountId) };
 }

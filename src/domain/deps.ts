@@ -1,8 +1,8 @@
 import type { Redactor } from '../redaction/redactor.js';
 import type { Db } from '../store/db.js';
 import type { GroupCommit } from '../store/group-commit.js';
-import type { ClockWaiters } from './clock-waiters.js';
 import type { EventBus, StoredEvent } from './event-bus.js';
+import type { HeldRequests } from './held-requests.js';
 import type { Ids } from './ids.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
@@ -30,8 +30,8 @@ export interface Deps {
   jobs: JobRunner;
   /** The writes of one event-loop turn, committed together (store/group-commit.ts): the keyed writes' runner. */
   writes: GroupCommit;
-  /** What waits in memory on an account clock (a request a latency fault holds). */
-  clockWaiters: ClockWaiters;
+  /** The requests an injected fault holds in memory (a hold until released, a latency on the wall clock). */
+  heldRequests: HeldRequests;
   events: EventBus;
   logger: Logger;
   /** Redaction by value, knowing the server's own secrets (admin token, bootstrap key): for what the domain keeps. */

@@ -72,6 +72,10 @@ const ERRORS = {
   EVENT_NOT_FOUND: { code: INVALID, message: 'eventId: no such event for this account' },
   WEBHOOK_NOT_CONFIGURED: { code: INVALID, message: 'no webhook is configured: PUT /v1/webhook first' },
   WEBHOOK_DISABLED: { code: INVALID, message: 'the webhook is disabled: enable it to deliver' },
+  DELIVERIES_OFF: {
+    code: INVALID,
+    message: 'this child sandbox delivers nothing (it was created with deliveries: false)',
+  },
   BIN_DIGITS_FIXED: { code: INVALID, message: 'bin cannot change once cards are issued on this BIN' },
   // Developer tools (docs/design.md section 12).
   SANDBOX_NOT_FOUND: { code: 404, message: 'no such sandbox' },

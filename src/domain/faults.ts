@@ -19,6 +19,8 @@ export interface FaultRule {
   latencyMs: number;
   respond?: { httpStatus: number; code: number; message?: string };
   dropResponse: boolean;
+  /** Held until the account releases it (faults/release, faults/clear, reset), instead of for a latency. */
+  hold: boolean;
 }
 
 const toRule = (r: FaultRow): FaultRule => ({
@@ -35,6 +37,7 @@ const toRule = (r: FaultRow): FaultRule => ({
       }
     : {}),
   dropResponse: r.drop_response === 1,
+  hold: r.hold === 1,
 });
 
 /**
@@ -60,6 +63,7 @@ export function setFaults(deps: Pick<Deps, 'db'>, accountId: string, rules: Faul
       respond_code: r.respond?.code ?? null,
       respond_message: r.respond?.message ?? null,
       drop_response: r.dropResponse ? 1 : 0,
+      hold: r.hold ? 1 : 0,
     });
   }
   return listFaults(deps, accountId);

@@ -2,7 +2,9 @@ import type { Context } from 'hono';
 import * as clock from '../domain/clock.js';
 import { DomainError } from '../domain/errors.js';
 import type { ServerDeps } from '../server-deps.js';
-import type { AppEnv } from './context.js';
+import { ClientGoneError } from './body-bounds.js';
+import { clientWatch } from './client-gone.js';
+import type { AppEnv, InjectedWait } from './context.js';
 
 // The calling account's clock, as a handler reads it: from the account row its authentication read (read again only
 // if an account row changed since: domain/clock.ts). Every read and write of an account starts at `catchUp`, which
@@ -26,9 +28,15 @@ export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (no
 }
 
 /**
- * Holds the request until the calling account's clock reads `atMs` (a latency fault). An account deleted meanwhile
- * (a child sandbox) leaves a request whose key no longer authenticates, answered as such.
+ * Holds the request as its fault asks (domain/held-requests.ts). An account deleted meanwhile (a child sandbox)
+ * leaves a request whose key no longer authenticates, answered as such; a client that has gone leaves a request
+ * nobody waits for, abandoned here (answered 499, which nobody receives).
  */
-export async function holdUntil(c: Context<AppEnv>, deps: ServerDeps, atMs: number): Promise<void> {
-  if (!(await deps.clockWaiters.until(c.get('account').id, atMs))) throw new DomainError('ACCOUNT_DELETED');
+export async function waitInjected(c: Context<AppEnv>, deps: ServerDeps, wait: InjectedWait): Promise<void> {
+  const end = await deps.heldRequests.hold(c.get('account').id, {
+    untilWallMs: wait.hold ? undefined : deps.wallClock() + wait.latencyMs,
+    watchClient: clientWatch(c),
+  });
+  if (end === 'deleted') throw new DomainError('ACCOUNT_DELETED');
+  if (end === 'gone') throw new ClientGoneError();
 }

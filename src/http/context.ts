@@ -2,6 +2,13 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
 import type { SeenClock } from '../domain/clock.js';
 
+/** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
+export interface InjectedWait {
+  latencyMs: number;
+  /** Held until the account releases it (faults/release, faults/clear, reset). */
+  hold: boolean;
+}
+
 /** Per-request values set by middleware. */
 export interface AppEnv {
   Bindings: HttpBindings;
@@ -16,10 +23,10 @@ export interface AppEnv {
     /** The request body, read and checked against its operation's schema by the route's body step (router.ts). */
     body: Record<string, unknown>;
     /**
-     * Set by the faults step of an idempotent operation: the latency an injected fault asks of this request, which
-     * the route hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
+     * Set by the faults step of an idempotent operation: the wait an injected fault asks of this request, which the
+     * route hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
-    injectedLatencyMs?: number;
+    injectedWait?: InjectedWait;
     /**
      * Hosted mode, a body without a declared length: spends the key's rate-limit budget for `bytes` more of it as it
      * is read; false when the budget is spent (rate-limit.ts).

@@ -10,8 +10,8 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
-import { catchUp, holdUntil, now, runCommand } from './command.js';
-import type { AppEnv } from './context.js';
+import { catchUp, now, runCommand, waitInjected } from './command.js';
+import type { AppEnv, InjectedWait } from './context.js';
 import { DomainError, invalidField } from '../domain/errors.js';
 
 const KEY_PATTERN = /^[\x20-\x7e]+$/;
@@ -50,16 +50,16 @@ function readKey(c: Context<AppEnv>): string | undefined {
   return key;
 }
 
-/** A keyed call: its endpoint, the body its key is bound to, and how long an injected fault holds it in flight. */
+/** A keyed call: its endpoint, the body its key is bound to, and what an injected fault holds it in flight for. */
 export interface KeyedCall {
   endpoint: string;
   body: unknown;
   /**
-   * 0: the key check, the operation and its stored response commit in one transaction. Above 0: the key is
-   * reserved (in flight) first, then the call is held until the account clock has moved this far, so a concurrent
-   * retry sees 4212 meanwhile.
+   * None: the key check, the operation and its stored response commit in one transaction. Given: the key is
+   * reserved (in flight) first, then the call waits (a latency, or a hold until released), so a concurrent retry
+   * sees 4212 meanwhile. A call abandoned during its wait (its client gone) frees its key: it never ran.
    */
-  latencyMs: number;
+  wait: InjectedWait | undefined;
 }
 
 /**
@@ -73,14 +73,14 @@ export interface KeyedCall {
 export async function runKeyed(
   c: Context<AppEnv>,
   deps: ServerDeps,
-  { endpoint, body, latencyMs }: KeyedCall,
+  { endpoint, body, wait }: KeyedCall,
   operation: (nowMs: number) => object,
 ): Promise<Response> {
   const account = c.get('account');
   const key = readKey(c);
   if (key === undefined) {
     if (account.requireIdempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
-    if (latencyMs > 0) await holdUntil(c, deps, catchUp(c, deps) + latencyMs);
+    if (wait) await waitInjected(c, deps, wait);
     return c.json(runCommand(c, deps, operation), 200);
   }
   c.header('Idempotency-Key', key);
@@ -88,14 +88,21 @@ export async function runKeyed(
   const { db } = deps;
   const hash = requestHash(body);
 
-  if (latencyMs > 0) {
+  const reserved = wait !== undefined;
+  if (wait) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
     const startMs = catchUp(c, deps);
     purgeExpiredKeys(db, account.id, startMs);
     const existing = findKey(deps, account.id, key, startMs);
     if (existing) return answerExisting(c, key, endpoint, hash, existing);
     reserveKey(deps, account.id, key, endpoint, hash, startMs);
-    await holdUntil(c, deps, startMs + latencyMs);
+    try {
+      await waitInjected(c, deps, wait);
+    } catch (err) {
+      // Abandoned before it ran (its client gone, its account deleted): the key is free for a retry.
+      releaseKey(db, account.id, key);
+      throw err;
+    }
   }
   const outcome = await deps.writes.batched(() => {
     // The timers due on the account clock first (each job in a savepoint of its own): they stay done even when the
@@ -105,7 +112,7 @@ export async function runKeyed(
       return keyedTransaction();
     } catch (err) {
       // Failed results are not stored: the key is free for a retry.
-      if (latencyMs > 0) releaseKey(db, account.id, key);
+      if (reserved) releaseKey(db, account.id, key);
       return { failed: err };
     }
   });
@@ -120,7 +127,7 @@ export async function runKeyed(
   function keyedTransaction(): { replay: KeyRecord } | { stored: StoredResponse } {
     return deps.writes.transaction(() => {
       const nowMs = now(c, deps);
-      if (latencyMs === 0) {
+      if (!reserved) {
         purgeExpiredKeys(db, account.id, nowMs);
         const existing = findKey(deps, account.id, key!, nowMs);
         if (existing) return { replay: existing };

@@ -41,14 +41,23 @@ const SPECIAL: Record<string, string> = {
   'cards[].frozenAmount': 'must be a decimal string with at most 6 decimal places, e.g. "12.5"',
 };
 
-/** Cross-field rules of an object, worded (by the object's label with `[i]` as `[]`). */
-const OBJECT_RULES: Record<string, { anyOf?: string; not?: string; required?: string }> = {
-  'rules[]': { anyOf: 'needs latencyMs, respond or dropResponse', not: 'cannot both respond and drop the response' },
+/**
+ * Cross-field rules of an object, worded (by the object's label with `[i]` as `[]`); `not` by the end of its schema
+ * path, when an object has several.
+ */
+const OBJECT_RULES: Record<string, { anyOf?: string; not?: Record<string, string>; required?: string }> = {
+  'rules[]': {
+    anyOf: 'needs latencyMs, hold, respond or dropResponse',
+    not: {
+      'allOf/1/not': 'cannot both respond and drop the response',
+      'allOf/2/not': 'cannot both hold and wait a latencyMs (a hold ends when released)',
+    },
+  },
   'rules[].respond': { required: 'needs httpStatus (400-599) and code' },
 };
 
 /** Cross-field rules of a whole body, each the whole message naming its field (by its schema file under contracts/). */
-const BODY_RULES: Record<string, { anyOf?: string; not?: string }> = {
+const BODY_RULES: Record<string, { anyOf?: string; not?: string | Record<string, string> }> = {
   'sandbox/transaction/refund.request.json': {
     anyOf:
       'transactionId is required (a refund of a purchase), or cardId with amount (a refund with no purchase behind it)',
@@ -270,9 +279,14 @@ function explain(c: Compiled, body: Body, errors: ErrorObject[]): string {
   }
   const rules =
     path.length === 0 ? BODY_RULES[c.schema.$id.slice(load().index.base.length)] : OBJECT_RULES[generic(objectLabel)];
-  if (first.keyword === 'not' || (first.keyword === 'anyOf' && rules?.anyOf)) {
-    const rule = rules?.[first.keyword === 'not' ? 'not' : 'anyOf'];
-    if (rule) return path.length === 0 ? rule : `${objectLabel} ${rule}`;
+  const worded = (rule: string) => (path.length === 0 ? rule : `${objectLabel} ${rule}`);
+  if (first.keyword === 'anyOf' && rules?.anyOf) return worded(rules.anyOf);
+  if (first.keyword === 'not' && rules?.not) {
+    const rule =
+      typeof rules.not === 'string'
+        ? rules.not
+        : Object.entries(rules.not).find(([end]) => first.schemaPath.endsWith(end))?.[1];
+    if (rule) return worded(rule);
   }
   const s = schemaAt(c, path) ?? {};
   const parent = schemaAt(c, path.slice(0, -1));

@@ -136,6 +136,6 @@ function handlerStep(deps: ServerDeps, route: Route, handler: Handler): Step {
   return async (c: Context<AppEnv>) => {
     const body = c.get('body');
     const run = await handler.command(c, body);
-    return runKeyed(c, deps, { endpoint, body, latencyMs: c.get('injectedLatencyMs') ?? 0 }, run);
+    return runKeyed(c, deps, { endpoint, body, wait: c.get('injectedWait') }, run);
   };
 }

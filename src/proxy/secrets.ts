@@ -9,16 +9,22 @@ import { isSecretName } from '../redaction/secret-names.js';
 export const KEY_HEADERS = new Set(['x-api-key', 'authorization', 'proxy-authorization']);
 
 const MAX_DEPTH = 32;
-/** A bound on what is remembered, so a long run cannot grow without limit (the oldest go first). */
-const MAX_LEARNT = 10_000;
+/**
+ * Bounds on what is remembered, so a long run cannot grow without limit (the oldest go first). Credentials (key
+ * headers, and the values given at the start) and what bodies carry are remembered apart: an answer with more than
+ * 10,000 secret-named fields once pushed the relayed key out of a shared table, and it went on unmasked.
+ */
+const MAX_CREDENTIALS = 10_000;
+const MAX_FROM_BODIES = 10_000;
 
 export class SecretWatch {
-  private learnt = new Set<string>();
+  private credentials = new Set<string>();
+  private fromBodies = new Set<string>();
   private current: Redactor;
 
   constructor(known: Iterable<string> = []) {
     this.current = new Redactor(known);
-    this.learn(known);
+    this.learn(known, 'credentials');
   }
 
   /** The redactor that masks everything learnt so far. */
@@ -37,7 +43,7 @@ export class SecretWatch {
       const scheme = /^\s*\S+\s+(\S+)\s*$/.exec(value);
       if (scheme) found.push(scheme[1]!);
     }
-    this.learn(found);
+    this.learn(found, 'credentials');
   }
 
   /** Every string under a secret name (`secret`, `apiKey`, `token`, ...) anywhere in a parsed JSON body. */
@@ -51,14 +57,17 @@ export class SecretWatch {
       }
     };
     walk(body, 0);
-    this.learn(found);
+    this.learn(found, 'fromBodies');
   }
 
-  private learn(values: Iterable<string>): void {
-    const fresh = [...values].filter((v) => v.trim() !== '' && !this.learnt.has(v));
+  private learn(values: Iterable<string>, into: 'credentials' | 'fromBodies'): void {
+    const known = (v: string) => this.credentials.has(v) || this.fromBodies.has(v);
+    const fresh = [...values].filter((v) => v.trim() !== '' && !known(v));
     if (fresh.length === 0) return;
-    for (const v of fresh) this.learnt.add(v);
-    if (this.learnt.size > MAX_LEARNT) this.learnt = new Set([...this.learnt].slice(-MAX_LEARNT));
-    this.current = new Redactor(this.learnt);
+    const bound = into === 'credentials' ? MAX_CREDENTIALS : MAX_FROM_BODIES;
+    const set = this[into];
+    for (const v of fresh) set.add(v);
+    if (set.size > bound) this[into] = new Set([...set].slice(-bound));
+    this.current = new Redactor([...this.credentials, ...this.fromBodies]);
   }
 }

@@ -1,21 +1,31 @@
 import { mayHoldCardNumber, maskCardNumbers } from './card-numbers.js';
+import { decodeEscapes, hasEscape } from './encodings.js';
+import { KnownValues } from './known-values.js';
+import { censorMarkup } from './markup.js';
 import { isSecretName } from './secret-names.js';
 
 // Redaction by value: the one mechanism behind the request log, the server log, the console and the proxy's
 // outputs (docs/design.md, "Redaction by value"). A secret is found wherever it sits (the path, the query, any
 // header, any body field, a message) by what it is, not only by where it is expected:
-// - by shape: our API keys (`sk_sandbox_...`), webhook secrets (`whsec_...`), card numbers in any spelling
-//   (card-numbers.ts);
+// - by shape: our API keys (`sk_sandbox_...`), webhook secrets (`whsec_...`), in any letter case and in base64, card
+//   numbers in any spelling (card-numbers.ts);
 // - by value: the secrets the caller knows (the admin token, the bootstrap key, the key of the request being
-//   recorded, the keys and secrets a proxy saw go by), in every form a text may carry them (as written, JSON-escaped,
-//   percent-encoded);
+//   recorded, the keys and secrets a proxy saw go by), in every form a text may carry them (as written in any letter
+//   case, JSON-escaped, percent-encoded, base64);
 // - by name: a value under a secret name (secret-names.ts) is censored whole, whatever it holds: the only way to
-//   find short secrets such as a CVV or an OTP.
+//   find short secrets such as a CVV or an OTP; in XML elements and multipart parts too (markup.ts).
+// Whatever a text percent-encodes is read decoded as well (encodings.ts): a secret found there is shown decoded and
+// masked, and a URL part that does not decode at all is masked whole, never kept raw.
 
 export const REDACTED = '[REDACTED]';
 
-const API_KEY = /sk_sandbox_[A-Za-z0-9]+/g;
-const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_-]+/g;
+const API_KEY = /sk_sandbox_[A-Za-z0-9]+/gi;
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_-]+/gi;
+const SHAPE_PREFIX = /sk_sandbox_|whsec_/i;
+/** Cheap look for an XML element or a multipart part that may be named as a secret (markup.ts does the work). */
+const MARKUP_HINT = /<\/|form-data/i;
+/** One scan for what sends a text the slow way: a shape's prefix, a percent-escape, markup. */
+const SLOW_WAY = /sk_sandbox_|whsec_|%[0-9A-Fa-f]{2}|<\/|form-data/i;
 /**
  * A name and its `=` or `:` in free text (`name=value`, `name: value`, `"name":"value"`: a query string, a header
  * value, a message). The name's quote is captured so that a bare value after a JSON key is replaced by a quoted one
@@ -29,14 +39,17 @@ const NAME_THEN_SEPARATOR = /(?<![A-Za-z0-9_.-])(["']?)([A-Za-z][A-Za-z0-9_.-]{0
  * pass run only then. Written to miss no such name, and to pass over the names every answer has (`code`, `cardId`,
  * `maskedCardNo`, `keyId`).
  */
-const NAME_HINT = new RegExp(
+const SECRET_WORDS =
   '(?:(?:secret|password|passwd|passphrase|token|api[-_.]?key|authorization|cookie|signature|private[-_.]?key' +
-    '|cvv|cvc|cvn|card[-_.]?code|security[-_.]?code)[\\w.-]{0,64}' +
-    '|csc|cvd|cv2|cav2|cid2?|verification[-_.]?(?:code|value)|otp' +
-    '|one[-_.]?time[-_.]?(?:password|code)|pan|(?<!masked)card[-_.]?(?:no|num|number)|(?:pan|account)[-_.]?number' +
-    '|expir[\\w.-]{0,32}date)["\']?\\s*[:=]',
-  'i',
-);
+  '|cvv|cvc|cvn|card[-_.]?code|security[-_.]?code)[\\w.-]{0,64}' +
+  '|csc|cvd|cv2|cav2|cid2?|verification[-_.]?(?:code|value)|otp' +
+  '|one[-_.]?time[-_.]?(?:password|code)|pan|(?<!masked)card[-_.]?(?:no|num|number)|(?:pan|account)[-_.]?number' +
+  '|expir[\\w.-]{0,32}date)';
+const NAME_HINT = new RegExp(`${SECRET_WORDS}["']?\\s*[:=]`, 'i');
+/** An XML element or a multipart part named with a secret word (then markup.ts looks at it properly). */
+const MARKUP_NAME_HINT = new RegExp(`<[\\w.:-]{0,64}${SECRET_WORDS}|name\\s*=\\s*"[\\w.-]{0,64}${SECRET_WORDS}`, 'i');
+/** Levels of percent-encoding looked through (`%2573` is `%73` is `s`). */
+const DECODE_LEVELS = 3;
 /** Values shorter than this are never masked by value: they would mask ordinary text. */
 const MIN_VALUE_LENGTH = 8;
 const MAX_DEPTH = 32;
@@ -46,23 +59,15 @@ const NAMES_REMEMBERED = 1_000;
 const LONG_NUMBER = 1e14;
 
 export class Redactor {
-  /** Each known value in every form it is looked for, longest first (a value inside another is masked after it). */
-  private readonly forms: readonly string[];
+  private readonly known: KnownValues;
   private readonly values: readonly string[];
   /** Field names as `text` redacts them: the same few names come back on every record (bounded). */
   private readonly names = new Map<string, string>();
 
   constructor(values: Iterable<string | null | undefined> = []) {
-    const forms = new Set<string>();
     const kept: string[] = [];
-    for (const value of values) {
-      if (typeof value !== 'string' || value.length < MIN_VALUE_LENGTH) continue;
-      kept.push(value);
-      forms.add(value);
-      forms.add(JSON.stringify(value).slice(1, -1));
-      forms.add(encodeURIComponent(value));
-    }
-    this.forms = [...forms].sort((a, b) => b.length - a.length);
+    for (const value of values) if (typeof value === 'string' && value.length >= MIN_VALUE_LENGTH) kept.push(value);
+    this.known = new KnownValues(kept, REDACTED);
     this.values = kept;
   }
 
@@ -80,22 +85,39 @@ export class Redactor {
   mayHold(text: string): boolean {
     return (
       mayHoldCardNumber(text) ||
-      text.includes('sk_sandbox_') ||
-      text.includes('whsec_') ||
       NAME_HINT.test(text) ||
-      this.holdsKnownValue(text)
+      this.known.holds(text) ||
+      (SLOW_WAY.test(text) &&
+        (SHAPE_PREFIX.test(text) || hasEscape(text) || (MARKUP_HINT.test(text) && MARKUP_NAME_HINT.test(text))))
     );
   }
 
-  /** Free text with every secret masked: known values, keys, webhook secrets, card numbers, named values. */
+  /**
+   * Free text with every secret masked: known values, keys, webhook secrets (as written, in any case, in base64), card
+   * numbers, named values (`name=value`, XML elements, multipart parts), and whatever its percent-escapes hide.
+   */
   text(text: string): string {
     if (!this.mayHold(text)) return text;
-    let out = text;
-    for (const form of this.forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-    if (out.includes('sk_sandbox_')) out = out.replace(API_KEY, `sk_sandbox_${REDACTED}`);
-    if (out.includes('whsec_')) out = out.replace(WEBHOOK_SECRET, `whsec_${REDACTED}`);
+    const out = this.maskAsWritten(text);
+    // What percent-escapes hide, read decoded: where that holds a secret, the decoded text masked is what is shown.
+    let decoded = out;
+    for (let level = 0; level < DECODE_LEVELS && hasEscape(decoded); level++) decoded = decodeEscapes(decoded);
+    if (decoded !== out) {
+      const masked = this.maskAsWritten(decoded);
+      if (masked !== decoded) return masked;
+    }
+    return out;
+  }
+
+  private maskAsWritten(text: string): string {
+    let out = this.known.masked(text);
+    if (SHAPE_PREFIX.test(out)) {
+      out = out.replace(API_KEY, (key) => `${key.slice(0, 11)}${REDACTED}`);
+      out = out.replace(WEBHOOK_SECRET, (secret) => `${secret.slice(0, 6)}${REDACTED}`);
+    }
     out = maskCardNumbers(out);
     if (NAME_HINT.test(out)) out = censorNamedValues(out);
+    if (MARKUP_HINT.test(out) && MARKUP_NAME_HINT.test(out)) out = censorMarkup(out, REDACTED);
     return out;
   }
 
@@ -177,16 +199,26 @@ export class Redactor {
         const name = eq < 0 ? pair : pair.slice(0, eq);
         const maskedName = this.decodedText(name);
         if (eq < 0) return maskedName;
-        const value = isSecretName(decode(name)) ? REDACTED : this.decodedText(pair.slice(eq + 1));
+        const value = isSecretName(decode(name) ?? name) ? REDACTED : this.decodedText(pair.slice(eq + 1));
         return `${maskedName}=${value}`;
       })
       .join('&');
     return `${maskedPath}?${maskedQuery}`;
   }
 
-  /** A URL component redacted as written; when its decoded form holds a secret, that form redacted. */
+  /**
+   * A URL component redacted as written; when its decoded form holds a secret, that form redacted. A component that
+   * does not decode (a bad escape such as `%ZZ`) is read with its good escapes decoded; one whose bytes are not even
+   * UTF-8 is masked whole: what cannot be read is not kept raw.
+   */
   private decodedText(component: string): string {
     const decoded = decode(component);
+    if (decoded === undefined) {
+      const loose = decodeEscapes(component.replace(/\+/g, ' '));
+      if (loose.includes('\ufffd') && !component.includes('\ufffd')) return REDACTED;
+      const masked = this.text(loose);
+      return masked !== loose ? masked : this.text(component);
+    }
     if (decoded !== component) {
       const masked = this.text(decoded);
       if (masked !== decoded) return masked;
@@ -209,11 +241,6 @@ export class Redactor {
     const text = BigInt(value).toString();
     const masked = maskCardNumbers(text);
     return masked === text ? value : masked;
-  }
-
-  private holdsKnownValue(text: string): boolean {
-    for (const form of this.forms) if (text.includes(form)) return true;
-    return false;
   }
 }
 
@@ -254,11 +281,12 @@ function bareValueEnd(text: string, from: number): number {
   return i;
 }
 
-function decode(component: string): string {
+/** The component percent-decoded (`+` a space); undefined when it does not decode (a bad escape, bytes not UTF-8). */
+function decode(component: string): string | undefined {
   if (!component.includes('%') && !component.includes('+')) return component;
   try {
     return decodeURIComponent(component.replace(/\+/g, ' '));
   } catch {
-    return component;
+    return undefined;
   }
 }

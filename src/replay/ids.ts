@@ -16,6 +16,21 @@ function isIdLike(value: unknown): value is string {
   return typeof value === 'string' && (PREFIXED.test(value) || LONG_DIGITS.test(value) || MIXED.test(value));
 }
 
+/**
+ * Identifiers remembered of each kind: a recording of millions of lines must not grow the replay's memory with it. An
+ * id first seen more than this many ids ago is forgotten (oldest first): a later request naming it is skipped, with
+ * its reason, as one naming an id the replay cannot supply.
+ */
+const MAX_IDS = 100_000;
+
+/** Keeps `set` within MAX_IDS by forgetting its oldest entries. */
+function trim<T>(set: Set<T>): void {
+  for (const key of set) {
+    if (set.size <= MAX_IDS) break;
+    set.delete(key);
+  }
+}
+
 /** Keys whose value names something the account's own history made (it cannot be chosen by the client). */
 const STATE_KEYS = new Set(['cardId', 'transactionId', 'challengeId', 'eventId']);
 
@@ -37,6 +52,7 @@ export class IdMap {
   /** Notes the id-like values of a recorded request, before its answer is compared. */
   noteRequest(value: unknown): void {
     for (const s of strings(value)) if (isIdLike(s) && !this.created.has(s)) this.fromRequests.add(s);
+    trim(this.fromRequests);
   }
 
   /** Notes the id-like values of a recorded answer that had nothing to be compared with. */
@@ -55,6 +71,12 @@ export class IdMap {
     if (isIdLike(replayed) && !this.taken.has(replayed)) {
       this.images.set(recorded, replayed);
       this.taken.add(replayed);
+      // The oldest mapping goes, with the image it took.
+      for (const [old, image] of this.images) {
+        if (this.images.size <= MAX_IDS) break;
+        this.images.delete(old);
+        this.taken.delete(image);
+      }
       return true;
     }
     return recorded === replayed;
@@ -126,6 +148,7 @@ export class IdMap {
   private firstSeen(value: string): boolean {
     if (!isIdLike(value) || this.fromRequests.has(value) || this.created.has(value)) return false;
     this.created.add(value);
+    trim(this.created);
     return true;
   }
 }

@@ -42,16 +42,22 @@ export interface Totals {
   values: number;
 }
 
-export function totals(outcomes: Outcome[]): Totals {
-  const compared = outcomes.filter((o) => o.skipped === undefined);
-  return {
-    exchanges: outcomes.length,
-    compared: compared.length,
-    skipped: outcomes.length - compared.length,
-    diverged: compared.filter((o) => o.divergences.length > 0).length,
-    divergences: compared.reduce((n, o) => n + o.divergences.length, 0),
-    values: compared.reduce((n, o) => n + o.values.length, 0),
-  };
+/** The totals of a replay, counted as its outcomes come (none is kept: a recording may be millions of lines). */
+export class Tally {
+  readonly totals: Totals = { exchanges: 0, compared: 0, skipped: 0, diverged: 0, divergences: 0, values: 0 };
+
+  add(o: Outcome): void {
+    const t = this.totals;
+    t.exchanges++;
+    if (o.skipped !== undefined) {
+      t.skipped++;
+      return;
+    }
+    t.compared++;
+    if (o.divergences.length > 0) t.diverged++;
+    t.divergences += o.divergences.length;
+    t.values += o.values.length;
+  }
 }
 
 export function summaryLine(t: Totals): string {

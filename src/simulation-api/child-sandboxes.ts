@@ -5,6 +5,7 @@ import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import {
   optionalAmount,
+  optionalBoolean,
   optionalInteger,
   optionalRatePpm,
   optionalString,
@@ -21,6 +22,7 @@ function readNewSandbox(body: Body): NewSandbox {
     balanceMicros: body.balance === 0 ? 0 : optionalAmount(body, 'balance'),
     depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
     ttlSeconds: optionalInteger(body, 'ttlSeconds'),
+    delivers: optionalBoolean(body, 'deliveries'),
   };
 }
 

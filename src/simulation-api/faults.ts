@@ -14,6 +14,7 @@ function toRule(raw: Body): FaultRule {
     count: optionalInteger(raw, 'count') ?? 1,
     latencyMs: optionalInteger(raw, 'latencyMs') ?? 0,
     dropResponse: optionalBoolean(raw, 'dropResponse') ?? false,
+    hold: optionalBoolean(raw, 'hold') ?? false,
     ...(respond && {
       respond: {
         httpStatus: optionalInteger(respond, 'httpStatus')!,
@@ -24,7 +25,10 @@ function toRule(raw: Body): FaultRule {
   };
 }
 
-/** faults (replaces this account's rules) and faults/clear. */
+/**
+ * faults (replaces this account's rules), faults/release (lets the requests it holds go on) and faults/clear (removes
+ * the rules and lets what they hold go on).
+ */
 export function faultHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/faults': async (c, body) => {
@@ -32,8 +36,13 @@ export function faultHandlers(deps: ServerDeps): Handlers {
       const accountId = c.get('account').id;
       return c.json({ ...OK, rules: runCommand(c, deps, () => setFaults(deps, accountId, rules)) });
     },
+    'POST /sandbox/v1/faults/release': async (c) => {
+      return c.json({ ...OK, released: deps.heldRequests.release(c.get('account').id) });
+    },
     'POST /sandbox/v1/faults/clear': async (c) => {
-      runCommand(c, deps, () => clearFaults(deps.db, c.get('account').id));
+      const accountId = c.get('account').id;
+      runCommand(c, deps, () => clearFaults(deps.db, accountId));
+      deps.heldRequests.release(accountId);
       return c.json({ ...OK });
     },
   };

@@ -56,7 +56,8 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       const accountId = account.id;
       const tenantId = tenantOf(account);
       settleOpenRun(deps, log, accountId);
-      const receiver = receiverOf(deps, accountId, webhookUrl);
+      // An account made to deliver nothing (a replay's child sandbox) has no receiver: its receiver checks are not observed.
+      const receiver = account.delivers ? receiverOf(deps, accountId, webhookUrl) : undefined;
       if (receiver && runsSending(deps, tenantId) >= MAX_SENDING_PER_TENANT) {
         // Each run's deliveries end within two webhook timeouts (the duplicate's two attempts).
         c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));

@@ -9,7 +9,10 @@ export function resetHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/reset': async (c, body) => {
       const balanceMicros = body.balance === undefined ? 0 : requiredAmount(body, 'balance');
-      runCommand(c, deps, (now) => resetAccount(deps, c.get('account').id, balanceMicros, now));
+      const accountId = c.get('account').id;
+      runCommand(c, deps, (now) => resetAccount(deps, accountId, balanceMicros, now));
+      // Requests a fault held go on after the reset, into the wiped world (their rules are gone with it).
+      deps.heldRequests.release(accountId);
       return c.json({ ...OK });
     },
   };

@@ -14,6 +14,8 @@ export interface AccountRow {
   created_at_ms: number;
   parent_account_id: string | null;
   expires_at_ms: number | null;
+  /** 0: the account delivers nothing (a child sandbox made so). */
+  deliveries: number;
 }
 
 /** The account clock's columns: wall time plus an offset, or frozen at an instant. */
@@ -37,7 +39,7 @@ export function insertAccount(db: Db, r: NewAccountRow): void {
   sql(
     db,
     `INSERT INTO accounts (id, name, deposit_fee_rate_ppm, require_idempotency_key, deposit_address_mode,
-       deposit_address, default_bin_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+       deposit_address, default_bin_id, created_at_ms, deliveries) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.id,
     r.name,
@@ -47,6 +49,7 @@ export function insertAccount(db: Db, r: NewAccountRow): void {
     r.deposit_address,
     r.default_bin_id,
     r.created_at_ms,
+    r.deliveries,
   );
 }
 
@@ -110,11 +113,6 @@ export function watchAccountRows(db: Db): void {
 /** The current version of account and key rows; NaN on a connection nobody watches (it equals nothing: read again). */
 export function accountRowsVersion(db: Db): number {
   return rowVersions.get(db)?.n ?? NaN;
-}
-
-export function clockRow(db: Db, id: string): ClockRow | undefined {
-  return sql(db, 'SELECT clock_offset_ms, clock_frozen_at_ms FROM accounts WHERE id = ?').get(id) as
-    ClockRow | undefined;
 }
 
 /** The instant a frozen clock shows; null for a running clock, undefined for an unknown account. */

@@ -11,13 +11,14 @@ export interface FaultRow {
   respond_code: number | null;
   respond_message: string | null;
   drop_response: number;
+  hold: number;
 }
 
 export function insertFault(db: Db, accountId: string, f: Omit<FaultRow, 'id'>): void {
   sql(
     db,
-    `INSERT INTO faults (account_id, path, remaining, latency_ms, respond_status, respond_code, respond_message, drop_response)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO faults (account_id, path, remaining, latency_ms, respond_status, respond_code, respond_message, drop_response, hold)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     accountId,
     f.path,
@@ -27,6 +28,7 @@ export function insertFault(db: Db, accountId: string, f: Omit<FaultRow, 'id'>):
     f.respond_code,
     f.respond_message,
     f.drop_response,
+    f.hold,
   );
 }
 

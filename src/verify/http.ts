@@ -33,6 +33,8 @@ export interface CallOptions {
   apiKey?: string | null;
   /** A raw body, sent as is (malformed JSON checks). */
   raw?: string;
+  /** Aborts the exchange under way (besides the target's timeout). */
+  signal?: AbortSignal;
 }
 
 export async function call(target: Target, method: string, path: string, opts: CallOptions = {}): Promise<Exchange> {
@@ -53,7 +55,9 @@ export async function call(target: Target, method: string, path: string, opts: C
       headers: requestHeaders,
       body: requestBody,
       redirect: 'manual',
-      signal: AbortSignal.timeout(target.timeoutMs),
+      signal: opts.signal
+        ? AbortSignal.any([AbortSignal.timeout(target.timeoutMs), opts.signal])
+        : AbortSignal.timeout(target.timeoutMs),
     });
   } catch (err) {
     throw new TargetUnreachable(`${method} ${new URL(path, target.baseUrl)}: ${networkCause(err)}`);

@@ -1,3 +1,4 @@
+import { findAccount } from '../domain/accounts.js';
 import * as accountClock from '../domain/clock.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
@@ -78,8 +79,11 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
   const event = getEvent(deps, delivery.account_id, delivery.event_id);
   const config = findWebhookConfig(deps, delivery.account_id);
   if (!event || !config) return deps.db.transaction(() => closeDelivery(deps, delivery, 'cancelled'))();
-  // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it.
-  if (!config.enabled) return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+  // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it. An account made to
+  // deliver nothing (a replay's child sandbox) ends its deliveries the same way.
+  if (!config.enabled || findAccount(deps, delivery.account_id)?.delivers === false) {
+    return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+  }
   const atMs = Math.max(job.dueAtMs, accountClock.now(deps, delivery.account_id));
   const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
   deps.logger.debug(
@@ -101,6 +105,7 @@ export async function redeliver(
   const config = findWebhookConfig(deps, accountId);
   if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
   if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
+  if (findAccount(deps, accountId)?.delivers === false) throw new DomainError('DELIVERIES_OFF');
   const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);
   return recordRedelivery(deps, attemptOf(event, sent, atMs, true), sent.error === null);
 }

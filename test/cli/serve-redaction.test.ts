@@ -59,4 +59,47 @@ describe('card-sandbox serve: the server secrets are redacted by value', () => {
     expect(bytes).not.toContain(ADMIN);
     expect(bytes).not.toContain(KEY);
   });
+
+  it('keeps them out of stdout in any case and encoding: beside a bad escape, %-encoded, upper-cased, base64, as a header name', async () => {
+    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN, SANDBOX_API_KEY: KEY });
+    const proc = await startServe(['serve', '--port', '0', '--db', ':memory:', '--log-level', 'debug'], { env });
+    const percentAll = (text: string) =>
+      [...Buffer.from(text)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
+    const paths = [
+      `/v1/${encodeURIComponent(ADMIN)}%ZZ`,
+      `/v1/a%ZZ${percentAll(KEY)}`,
+      `/v1/${ADMIN.toUpperCase()}`,
+      `/v1/%C0%AF${percentAll(ADMIN)}`,
+    ];
+    try {
+      for (const path of paths) {
+        const res = await fetch(proc.url + path, {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            [ADMIN]: 'as a header name',
+            'X-Basic': `Basic ${Buffer.from(`user:${KEY}`).toString('base64')}`,
+            'X-Encoded': percentAll(ADMIN),
+          },
+          body: '{}',
+        });
+        expect(res.status).toBe(401);
+      }
+    } finally {
+      await stop(proc);
+    }
+    const lines = proc.stdout();
+    const completed = lines.split('\n').filter((l) => l.includes('"request completed"') && l.includes('"status":401'));
+    expect(completed).toHaveLength(paths.length);
+    for (const secret of [ADMIN, KEY]) {
+      for (const form of [
+        secret,
+        secret.toUpperCase(),
+        percentAll(secret),
+        Buffer.from(`user:${KEY}`).toString('base64'),
+      ]) {
+        expect(lines.toLowerCase()).not.toContain(form.toLowerCase());
+      }
+    }
+  });
 });

@@ -216,4 +216,24 @@ describe('sign-in guards', () => {
     sb.wall.ms += 60_000;
     expect((await adminCall(ADMIN_TOKEN)).status).toBe(404);
   });
+
+  it('throttles failed API-key sign-ins per client address: 429 after 10 a minute, the right key included', async () => {
+    sb = createTestSandbox();
+    const acct = await sb.account();
+    const guess = (apiKey: string) => request(sb.server).post('/console/signin').type('form').send({ apiKey });
+    for (let i = 0; i < 10; i++) expect((await guess(`sk_sandbox_guess${i}`)).status).toBe(400);
+    const throttled = await guess(acct.apiKey);
+    expect(throttled.status).toBe(429);
+    expect(throttled.text).toContain('Too many failed API keys from this address or its network');
+    expect(throttled.headers['set-cookie']).toBeUndefined();
+    expect(Number(throttled.headers['retry-after'])).toBeGreaterThan(0);
+    // The operator's sign-in counts apart: a partner's typos never lock the operator out.
+    const operator = await request(sb.server)
+      .post('/console/operator/signin')
+      .type('form')
+      .send({ adminToken: ADMIN_TOKEN });
+    expect(operator.status).toBe(303);
+    sb.wall.ms += 60_000;
+    expect((await guess(acct.apiKey)).status).toBe(303);
+  });
 });

@@ -62,7 +62,7 @@ describe('request validation from contracts/', () => {
     [
       'POST /sandbox/v1/faults',
       { rules: [{ path: '/v1/card/asset' }] },
-      'rules[0] needs latencyMs, respond or dropResponse',
+      'rules[0] needs latencyMs, hold, respond or dropResponse',
     ],
     [
       'POST /sandbox/v1/faults',

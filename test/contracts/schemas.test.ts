@@ -42,6 +42,37 @@ describe('contracts/', () => {
     for (const p of named) expect(existsSync(join(dir, p)), p).toBe(true);
   });
 
+  it('an operation has only the fields the index declares, and inFlightExempt marks what releases holds and the operator API', () => {
+    const fields = ['tag', 'summary', 'security', 'idempotent', 'request', 'requestRequired'].concat([
+      'recorded',
+      'faultable',
+      'readiness',
+      'inFlightExempt',
+    ]);
+    const operations = Object.entries(readIndex(dir).operations);
+    for (const [key, op] of operations) {
+      expect(
+        Object.keys(op).filter((f) => ![...fields, 'responses'].includes(f)),
+        key,
+      ).toEqual([]);
+      expect([undefined, true], key).toContain(op.inFlightExempt);
+    }
+    // Written out, not derived: a partner's way out of a full budget is a contract, changed on purpose only.
+    const releasing = [
+      'POST /sandbox/v1/clock',
+      'POST /sandbox/v1/faults/clear',
+      'POST /sandbox/v1/faults/release',
+      'POST /sandbox/v1/reset',
+    ];
+    const operator = operations.map(([key]) => key).filter((key) => key.split(' ')[1]!.startsWith('/admin/v1/'));
+    expect(
+      operations
+        .filter(([, op]) => op.inFlightExempt)
+        .map(([key]) => key)
+        .sort(),
+    ).toEqual([...releasing, ...operator].sort());
+  });
+
   it('no contract file is hidden from commits by .gitignore', (ctx) => {
     const paths = readSchemaFiles(dir).map((f) => join(dir, f.path));
     const r = spawnSync('git', ['check-ignore', '--no-index', ...paths], { cwd: dir, encoding: 'utf8' });

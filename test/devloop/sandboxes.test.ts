@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { walletAvailable } from '../helpers/core.js';
@@ -20,6 +22,50 @@ async function child(body: Record<string, unknown> = {}) {
 }
 
 describe('sandbox/v1/sandboxes/create', () => {
+  it('a child created with deliveries: false delivers nothing: no webhook attempt, no redelivery, no readiness delivery', async () => {
+    let received = 0;
+    const receiver = createServer((req, res) => {
+      received++;
+      req.resume();
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const withWebhook = async (deliveries: boolean) => {
+      const c = await child({ balance: 50, deliveries });
+      const put = await sb.request
+        .put('/v1/webhook')
+        .set('X-API-KEY', c.apiKey)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ url, enabled: true }));
+      expect(put.status).toBe(200);
+      expect((await sb.post(c.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).status).toBe(200);
+      await sb.advance(c.apiKey, 60);
+      return c;
+    };
+    try {
+      // The receiver works: an ordinary child's event reaches it.
+      await withWebhook(true);
+      expect(received).toBeGreaterThan(0);
+      received = 0;
+      const quiet = await withWebhook(false);
+      const events = (await sb.post(quiet.apiKey, '/sandbox/v1/events', {})).body.events as { id: string }[];
+      expect(events.length).toBeGreaterThan(0);
+      const redelivered = await sb.post(quiet.apiKey, '/sandbox/v1/webhook/redeliver', { eventId: events[0]!.id });
+      expect(redelivered.body).toEqual({
+        code: 400,
+        message: 'this child sandbox delivers nothing (it was created with deliveries: false)',
+      });
+      const run = await sb.post(quiet.apiKey, '/sandbox/v1/readiness/run', { webhookUrl: url, windowSeconds: 1 });
+      expect(run.status).toBe(200);
+      expect(run.body.receiver).toBeNull();
+      await sb.advance(quiet.apiKey, 86_400);
+      expect(received).toBe(0);
+    } finally {
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    }
+  });
+
   it('makes a child account with its own key, balance and deposit address, expiring after 24 h by default', async () => {
     const res = await sandboxes(parent.apiKey, 'create', { name: 'ci-run-1', balance: 25 });
     expect(res.status).toBe(200);

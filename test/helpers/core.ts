@@ -39,21 +39,20 @@ export function sim(sb: TestSandbox, key: string, path: string, body: Record<str
   return sb.post(key, `/sandbox/v1/${path}`, body);
 }
 
-/** How far a held request's latency fault reaches on the account clock (the most a fault allows). */
-const HOLD_SECONDS = 60;
-
 /**
- * Holds the account's next request to `path` until the test releases it: a latency fault on the frozen account
- * clock keeps it waiting (a keyed call with its key in flight) until the clock is advanced past its latency, so a
- * race is decided by the test, however slow the machine. `held()` resolves once the request is waiting.
+ * Holds the account's next request to `path` until the test releases it: a `hold` fault keeps it waiting (a keyed
+ * call with its key in flight) until faults/release, so a race is decided by the test, however slow the machine.
+ * `held()` resolves once the request is waiting.
  */
 export async function holdNext(sb: TestSandbox, acct: AccountHandle, path: string) {
-  expect((await sim(sb, acct.apiKey, 'clock', { mode: 'frozen' })).status).toBe(200);
-  const rule = { path, latencyMs: HOLD_SECONDS * 1000 };
-  expect((await sim(sb, acct.apiKey, 'faults', { rules: [rule] })).status).toBe(200);
+  expect((await sim(sb, acct.apiKey, 'faults', { rules: [{ path, hold: true }] })).status).toBe(200);
   return {
-    held: () => waitFor(`a request to ${path} held`, () => sb.deps.clockWaiters.heldCount(acct.accountId) > 0),
-    release: () => sb.advance(acct.apiKey, HOLD_SECONDS),
+    held: () => waitFor(`a request to ${path} held`, () => sb.deps.heldRequests.heldCount(acct.accountId) > 0),
+    release: async () => {
+      const res = await sim(sb, acct.apiKey, 'faults/release');
+      expect(res.status).toBe(200);
+      return res.body.released as number;
+    },
   };
 }
 

@@ -42,10 +42,10 @@ describe('faults after the rate limit (hosted mode)', () => {
     // The nine beyond the budget are answered while the three within it are still held on the account clock.
     await waitFor(
       'nine answers and three held',
-      () => statuses.length === 9 && sb.deps.clockWaiters.heldCount(accountId) === 3,
+      () => statuses.length === 9 && sb.deps.heldRequests.heldCount(accountId) === 3,
     );
     expect(statuses).toEqual(Array(9).fill(429));
-    // The account clock runs on the test's wall clock: 200 ms of it release the held three.
+    // A latency is wall time: 200 ms of the test's wall clock release the held three.
     sb.wall.ms += 200;
     await Promise.all(answers);
     expect(statuses.slice(9)).toEqual([200, 200, 200]);

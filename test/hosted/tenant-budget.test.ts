@@ -2,6 +2,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
+import { heldRefusals } from '../../src/http/middleware/rate-limit.js';
 import { waitFor } from '../helpers/wait.js';
 import { HOSTED_ADMIN_TOKEN, startHosted, untilClosed, type HostedServer } from './server.js';
 
@@ -144,6 +145,28 @@ describe('hosted mode: a tenant is one budget', () => {
   });
 });
 
+describe('hosted mode: a request whose client has gone', () => {
+  it('stops counting in flight at once, while what it still does (a held 429) goes on', async () => {
+    server = await startHosted({}, 'info', 1, {
+      tenant: { ...DEFAULT_CONFIG.tenant, maxInFlight: 4 },
+      rateLimitHoldMs: 30_000,
+    });
+    const tenant = await tenantWith(0);
+    // One request a second: of five sent together, the budget's one token answers one, the others' 429s are held.
+    const sent = await Promise.all(Array.from({ length: 5 }, () => held(tenant.apiKey, '/v1/card/list')));
+    for (const request of sent) void request.finish();
+    const holding = await waitFor('held 429s in flight', async () => {
+      const n = heldRefusals(server!.deps, tenant.accountId);
+      return n >= 3 && (await usage(tenant.accountId)).inFlight === n && n;
+    });
+    expect(holding).toBeLessThanOrEqual(4);
+    // The client hangs up: nobody waits for those answers, so they count no more, though their timers still run.
+    for (const s of sockets) s.destroy();
+    await waitFor('nothing in flight', async () => (await usage(tenant.accountId)).inFlight === 0);
+    expect(heldRefusals(server!.deps, tenant.accountId)).toBe(holding);
+  });
+});
+
 describe("hosted mode: a deleted child's request in flight", () => {
   const paths: [string, unknown][] = [
     ['/v1/card/create', { amount: 10, currency: 'USDT' }],
@@ -160,7 +183,9 @@ describe("hosted mode: a deleted child's request in flight", () => {
     const tenant = await tenantWith(1);
     const child = tenant.children[0]!;
     const request = await held(child.apiKey, path, JSON.stringify(body));
-    await waitFor('the request in flight', async () => (await usage(tenant.accountId)).inFlight === 1);
+    // Its connection is the tenant's once the request passed authentication (clock and reset count in no in-flight
+    // budget, so the connection, not the in-flight count, says so).
+    await waitFor('the request authenticated', async () => (await usage(tenant.accountId)).connections === 1);
     const deleted = await call('/sandbox/v1/sandboxes/delete', {
       key: tenant.apiKey,
       body: { accountId: child.accountId },

@@ -89,11 +89,9 @@ describe('Idempotency: a keyed request whose server is killed (SIGKILL), then re
     // Committed before the kill; its answer counts as lost on the way to the client.
     const committed = await call(first, '/v1/card/create', body, as('committed'));
     expect(committed.status).toBe(200);
-    // Held by a latency fault on the frozen account clock after reserving its key: nothing advances the clock, so it
-    // never finishes.
+    // Held by a hold fault after reserving its key: nothing releases it, so it never finishes.
     const sandbox = (path: string, b: unknown) => call(first, `/sandbox/v1/${path}`, b, { 'x-api-key': key });
-    expect((await sandbox('clock', { mode: 'frozen' })).status).toBe(200);
-    expect((await sandbox('faults', { rules: [{ path: '/v1/card/create', latencyMs: 60_000 }] })).status).toBe(200);
+    expect((await sandbox('faults', { rules: [{ path: '/v1/card/create', hold: true }] })).status).toBe(200);
     const pending = call(first, '/v1/card/create', body, as('in-flight')).catch(() => 'lost');
     const peek = new Database(dbPath, { readonly: true, fileMustExist: true });
     try {

@@ -247,8 +247,8 @@ async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
   );
 }
 
-// Real concurrency, decided by the test: the first request is held by a latency fault on the frozen account clock,
-// its key in flight, until the test advances the clock (holdNext in test/helpers/core.ts).
+// Real concurrency, decided by the test: the first request is held by a `hold` fault, its key in flight, until the
+// test releases it with faults/release (holdNext in test/helpers/core.ts).
 describe('Idempotency rule 4: 4212 while the first request is in flight', () => {
   it('a concurrent retry gets HTTP 409 code 4212; after the first completes the retry replays', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
@@ -412,10 +412,11 @@ describe('Idempotency: an in-flight key never expires under the request that hol
   });
 
   it('a request held across a 25 h advance executes once when released; its retry replays', async () => {
-    await holdNext(sb, acct, '/v1/card/create');
+    const hold = await holdNext(sb, acct, '/v1/card/create');
     const first = keyed('slow', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'slow');
     await sb.advance(acct.apiKey, 25 * 3600);
+    expect(await hold.release()).toBe(1);
     expect((await first).status).toBe(200);
     const retry = await keyed('slow', '/v1/card/create', CREATE);
     expect(retry.headers['idempotent-replayed']).toBe('true');

@@ -133,4 +133,52 @@ describe('card-sandbox proxy redacts every output', () => {
       expect(text, output).not.toContain('abcdefghijklmnopqrstuvwxyz0123');
     }
   }, 120_000);
+
+  it('a CVV in multipart and XML bodies, and a key relayed before an answer of 10,001 secret-named fields, stay out of every output', async () => {
+    const key = `prodlike-${Date.now().toString(36)}-relayed-key`;
+    const flood = JSON.stringify(
+      Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`secret${i}`, `v${i}x`])),
+    );
+    const target: Server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        const headers = { 'X-Request-Id': 'req_hostile' };
+        if (req.url === '/v1/xml') {
+          res.writeHead(200, { ...headers, 'Content-Type': 'application/xml' });
+          return res.end('<card><number>1</number><card:cvv xmlns:card="x"><![CDATA[456]]></card:cvv></card>');
+        }
+        if (req.url === '/v1/flood')
+          return res.writeHead(200, { ...headers, 'Content-Type': 'application/json' }).end(flood);
+        res.writeHead(404, { ...headers, 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ code: 404, message: `No route for POST ${req.url}` }));
+      });
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise((resolve) => target.close(resolve)));
+    const proxy = await startProxyCli(`http://127.0.0.1:${(target.address() as AddressInfo).port}`, [
+      '--max-requests',
+      '4',
+    ]);
+    const post = (path: string, body: string, contentType: string) =>
+      fetch(proxy.url + path, { method: 'POST', headers: { 'Content-Type': contentType, 'X-API-KEY': key }, body });
+    const boundary = 'b0undary';
+    const multipart =
+      `--${boundary}\r\nContent-Disposition: form-data; name="cardNo"\r\n\r\n4549248271441391\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="cvv"\r\n\r\n123\r\n--${boundary}--\r\n`;
+    await post('/v1/upload', multipart, `multipart/form-data; boundary=${boundary}`);
+    await post('/v1/xml', '<payment><cvc2>789</cvc2></payment>', 'application/xml');
+    await post('/v1/flood', '{}', 'application/json');
+    // After the flood, the key shows where no header name marks it: a path the target echoes.
+    await post(`/v1/echo/${key}`, '{}', 'application/json');
+    await proxy.exited;
+    for (const [output, text] of Object.entries(proxy.outputs())) {
+      expect(text.includes(key), `${output} holds the relayed key`).toBe(false);
+      expect(text, output).not.toMatch(/name="cvv"\\r\\n\\r\\n123|name="cvv"\r\n\r\n123/);
+      expect(text, output).not.toContain('4549248271441391');
+      expect(text, output).not.toMatch(/>(?:<!\[CDATA\[)?(?:456|789)/);
+    }
+    const record = jsonLines(proxy.outputs().record);
+    expect(record.map((l) => l.path)).toEqual(['/v1/upload', '/v1/xml', '/v1/flood', '/v1/echo/[REDACTED]']);
+    expect(record[1]!.request.body).toBe('<payment><cvc2>[REDACTED]</cvc2></payment>');
+  }, 120_000);
 });

@@ -175,6 +175,21 @@ describe('card-sandbox readiness', () => {
     expect(unobserved.join('\n')).toMatch(/No 4009 or 4010 in the window\./);
   });
 
+  it('prints the receiver URL redacted: a card number in its path, a key and a secret in its query', async () => {
+    const port = await freePort();
+    const key = 'sk_sandbox_receiverKey0123456789abcdefghijkl';
+    const receiver = `http://127.0.0.1:${port}/hooks/4549-2403-7220-9645/in?apiKey=${key}&secret=hunter2-hunter2`;
+    // Test deliveries are signed with the account's webhook secret: it needs a webhook configured.
+    await configure(`http://127.0.0.1:${port}/configured`);
+    const r = await runCli(args('--window', '1', '--webhook-url', receiver));
+    // Nothing listens there: the receiver checks fail, or are not observed within the 1 s window (exit 1 or 0);
+    // what matters here is what was printed.
+    expect([0, 1], r.stderr).toContain(r.code);
+    const printed = r.stdout + r.stderr;
+    expect(printed).toContain(`to http://127.0.0.1:${port}/hooks/****-****-****-9645/in?apiKey=`);
+    for (const secret of ['4549-2403-7220', key.slice(11), 'hunter2-hunter2']) expect(printed).not.toContain(secret);
+  });
+
   it('exits 3 when the sandbox is unreachable', async () => {
     const r = await runCli(['readiness', '--base-url', `http://127.0.0.1:${await freePort()}`, '--api-key', KEY]);
     expect(r.code).toBe(3);

@@ -176,7 +176,9 @@ describe("the run's armed faults", () => {
     const run = await startRun(sb, acct.apiKey);
     expect((await sim(sb, acct.apiKey, 'faults/clear')).status).toBe(200);
     const listed = await sim(sb, acct.apiKey, 'faults', { rules: [{ path: '/v1/bill/list', latencyMs: 1 }] });
-    expect(listed.body.rules).toEqual([{ path: '/v1/bill/list', count: 1, latencyMs: 1, dropResponse: false }]);
+    expect(listed.body.rules).toEqual([
+      { path: '/v1/bill/list', count: 1, latencyMs: 1, dropResponse: false, hold: false },
+    ]);
     const throttled = await sb.post(acct.apiKey, '/v1/card/list', {});
     expect([throttled.status, throttled.body.code, throttled.headers['retry-after']]).toEqual([429, 429, '2']);
     expect((await sb.post(acct.apiKey, '/v1/card/list', {})).status).toBe(200);

@@ -42,4 +42,25 @@ describe('redaction of hostile text: linear work, and still right', () => {
     const out = JSON.stringify(redactor.value(JSON.parse(body)));
     expect(out).toContain('"cvv":"[REDACTED]"');
   });
+
+  it('a megabyte of unclosed XML elements and CDATA named as secrets, then a real one', () => {
+    const text = `${'<cvv><![CDATA['.repeat(MB / 14)}<cvv>123</cvv>`;
+    expect(redactor.text(text).endsWith('<cvv>[REDACTED]</cvv>')).toBe(true);
+  });
+
+  it('a megabyte of multipart names without a blank line, then a real part', () => {
+    const text = `form-data; ${'name="cvv"\n'.repeat(MB / 11)}\r\nname="cvv"\r\n\r\n123\r\n--b--`;
+    expect(redactor.text(text)).not.toContain('123');
+  });
+
+  it('a megabyte of percent-escapes, of base64 and of full-width digits', () => {
+    const escapes = '%41'.repeat(MB / 3);
+    expect(redactor.text(escapes)).toBe(escapes);
+    const base64 = Buffer.alloc((MB * 3) / 4, 7).toString('base64');
+    expect(redactor.text(`${base64} ${Buffer.from('sk_sandbox_abcdefghij').toString('base64')}`)).toBe(
+      `${base64} [REDACTED]`,
+    );
+    const digits = '\uff11\uff12 '.repeat(MB / 3);
+    expect(redactor.text(digits)).toBe(digits);
+  });
 });

@@ -7,8 +7,8 @@ import { DEFAULT_CONFIG } from '../../src/config.js';
 import * as registry from '../../src/contracts/registry.js';
 import { ProxyOutputs } from '../../src/proxy/outputs.js';
 import { startProxy } from '../../src/proxy/server.js';
-import { readRecording } from '../../src/replay/recording.js';
-import { replay } from '../../src/replay/run.js';
+import { readExchanges, readRecording, scanRecording } from '../../src/replay/recording.js';
+import { replay, type Outcome } from '../../src/replay/run.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { CheckContext } from '../../src/verify/context.js';
 import type { Model, Real } from '../../src/verify/properties/model.js';
@@ -74,10 +74,19 @@ describe('replay of a recorded model run', () => {
       fc.asyncProperty(checkedCommands(MAX_COMMANDS), async (cmds) => {
         const file = await recordRun(cmds, ++run);
         const recording = await readRecording(file);
-        const result = await replay({ baseUrl: sandbox.url, apiKey: KEY, recording, name: `replay ${run}` });
-        const diverged = result.outcomes.filter((o) => o.divergences.length > 0 || o.skipped !== undefined);
+        const outcomes: Outcome[] = [];
+        const result = await replay({
+          baseUrl: sandbox.url,
+          apiKey: KEY,
+          exchanges: readExchanges(file),
+          summary: await scanRecording(file),
+          name: `replay ${run}`,
+          onOutcome: (o) => outcomes.push(o),
+        });
+        const diverged = outcomes.filter((o) => o.divergences.length > 0 || o.skipped !== undefined);
         expect(diverged, `${cmds.toString()}\n${file}`).toEqual([]);
-        expect(result.outcomes).toHaveLength(recording.length);
+        expect(outcomes).toHaveLength(recording.length);
+        expect(result.child).toEqual({ deleted: true });
       }),
       { numRuns: RUNS },
     );

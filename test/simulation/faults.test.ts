@@ -3,6 +3,7 @@ import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { cardAsset, fundedAccount, holdNext, newCard, sim, walletAvailable } from '../helpers/core.js';
 import { waitFor } from '../helpers/wait.js';
+import { createApp } from '../../src/app.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -45,7 +46,7 @@ describe('faults', () => {
     expect((await cardAsset(sb, key, cardId)).availableAmount).toBe('15');
   });
 
-  it('latencyMs holds a keyed request in flight after its key is reserved, so a concurrent retry gets 4212', async () => {
+  it('hold holds a keyed request in flight after its key is reserved, so a retry gets 4212; faults/release lets it go on', async () => {
     const cardId = await newCard(sb, key, 10);
     const hold = await holdNext(sb, acct, '/v1/card/deposit');
     const headers = { 'Idempotency-Key': 'dep-2' };
@@ -56,37 +57,81 @@ describe('faults', () => {
     const second = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
     expect(second.status).toBe(409);
     expect(second.body.code).toBe(4212);
-    await hold.release();
+    // Account time does not release a hold: a day later it still waits, and nothing ran.
+    await sb.advance(key, 86_400);
+    expect(await walletAvailable(sb, key)).toBe('990');
+    expect(sb.deps.heldRequests.heldCount(acct.accountId)).toBe(1);
+    expect(await hold.release()).toBe(1);
     expect((await first).status).toBe(200);
+    expect(await walletAvailable(sb, key)).toBe('985');
   });
 
-  it('a latency fault holds the request until the account clock passes its latency', async () => {
+  it('latencyMs is wall time: on a frozen clock the request is answered once the wall clock has moved that far', async () => {
     await sim(sb, key, 'clock', { mode: 'frozen' });
-    await faults([{ path: '/v1/card/create', latencyMs: 5000 }]);
+    await faults([{ path: '/v1/card/create', latencyMs: 50 }]);
     let answered = false;
     const held = sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => {
       answered = true;
       return r;
     });
-    await waitFor('the request held', () => sb.deps.clockWaiters.heldCount(acct.accountId) === 1);
-    // 4.999 s of account time: not yet. Nothing ran (the wallet is whole), and the request is still unanswered.
-    await sim(sb, key, 'clock', { advanceSeconds: 4.999 });
+    await waitFor('the request held', () => sb.deps.heldRequests.heldCount(acct.accountId) === 1);
+    // An hour of account time changes nothing: the latency is the network's. Nothing ran (the wallet is whole).
+    await sb.advance(key, 3600);
     expect(await walletAvailable(sb, key)).toBe('1000');
-    expect([answered, sb.deps.clockWaiters.heldCount(acct.accountId)]).toEqual([false, 1]);
-    // The last millisecond releases it, and it runs.
-    await sim(sb, key, 'clock', { advanceSeconds: 0.001 });
+    expect([answered, sb.deps.heldRequests.heldCount(acct.accountId)]).toEqual([false, 1]);
+    // 50 ms of the (test's) wall clock, and it runs.
+    sb.wall.ms += 50;
     expect((await held).status).toBe(200);
     expect(await walletAvailable(sb, key)).toBe('990');
   });
 
-  it('a latency fault on a running clock holds the request until wall time has moved the clock that far', async () => {
-    await faults([{ path: '/v1/wallet/assetList', latencyMs: 5000 }]);
-    const held = walletAvailable(sb, key);
-    await waitFor('the request held', () => sb.deps.clockWaiters.heldCount(acct.accountId) === 1);
-    // The test's wall clock is its own: moving it moves the running account clock; an advance (of 0 s) looks again.
-    sb.wall.ms += 5000;
-    await sim(sb, key, 'clock', { advanceSeconds: 0 });
-    expect(await held).toBe('1000');
+  it.each(['faults/release', 'faults/clear', 'reset'])('%s lets every held request go on', async (path) => {
+    await faults([
+      { path: '/v1/card/list', hold: true, count: 2 },
+      { path: '/v1/wallet/assetList', latencyMs: 60_000 },
+    ]);
+    const answers = [
+      sb.post(key, '/v1/card/list', {}),
+      sb.post(key, '/v1/card/list', {}),
+      sb.post(key, '/v1/wallet/assetList', {}),
+    ].map((r) => r.then((res) => res.status));
+    await waitFor('three requests held', () => sb.deps.heldRequests.heldCount(acct.accountId) === 3);
+    const res = await sim(sb, key, path);
+    expect(res.status).toBe(200);
+    if (path === 'faults/release') expect(res.body).toEqual({ code: 0, message: 'ok', released: 3 });
+    expect(await Promise.all(answers)).toEqual([200, 200, 200]);
+    expect(sb.deps.heldRequests.heldCount(acct.accountId)).toBe(0);
+  });
+
+  it('faults/release with nothing held answers released: 0 and changes nothing', async () => {
+    await faults([{ path: '/v1/card/list', hold: true }]);
+    expect((await sim(sb, key, 'faults/release')).body).toEqual({ code: 0, message: 'ok', released: 0 });
+    const listed = await faults([{ path: '/v1/card/list', hold: true, count: 2 }]);
+    expect(listed.body.rules).toEqual([
+      { path: '/v1/card/list', count: 2, latencyMs: 0, dropResponse: false, hold: true },
+    ]);
+  });
+
+  it('a held request is abandoned when its client goes: its key is freed, and the retry executes once', async () => {
+    const hold = await holdNext(sb, acct, '/v1/card/create');
+    const client = new AbortController();
+    const body = JSON.stringify({ amount: 10, currency: 'USDT' });
+    // In-process, the request's abort signal is its client going away (over a socket: test/hosted/no-lockout).
+    const first = createApp(sb.deps).request('/v1/card/create', {
+      method: 'POST',
+      headers: { 'X-API-KEY': key, 'Content-Type': 'application/json', 'Idempotency-Key': 'gone-1' },
+      body,
+      signal: client.signal,
+    });
+    await hold.held();
+    client.abort();
+    expect((await first).status).toBe(499);
+    expect(sb.deps.heldRequests.heldCount(acct.accountId)).toBe(0);
+    expect(sb.deps.db.prepare("SELECT COUNT(*) FROM idempotency_keys WHERE key = 'gone-1'").pluck().get()).toBe(0);
+    expect(await walletAvailable(sb, key)).toBe('1000');
+    const retry = await sb.post(key, '/v1/card/create', JSON.parse(body), { 'Idempotency-Key': 'gone-1' });
+    expect([retry.status, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
+    expect(await walletAvailable(sb, key)).toBe('990');
   });
 
   it('a request held on a child sandbox that its parent deletes meanwhile is refused as unauthenticated, not a 500', async () => {
@@ -120,13 +165,20 @@ describe('faults', () => {
   it('lists the armed rules, replacing earlier ones', async () => {
     await faults([{ path: '/v1/card/list', respond: { httpStatus: 500, code: 9999 } }]);
     const res = await faults([{ path: '/v1/card/create', latencyMs: 10, count: 3 }]);
-    expect(res.body.rules).toEqual([{ path: '/v1/card/create', count: 3, latencyMs: 10, dropResponse: false }]);
+    expect(res.body.rules).toEqual([
+      { path: '/v1/card/create', count: 3, latencyMs: 10, dropResponse: false, hold: false },
+    ]);
   });
 
   it.each([
     [{}, 'rules is required'],
     [{ rules: [{ path: 'v1/card/list', latencyMs: 1 }] }, 'rules[0].path must be a full request path'],
-    [{ rules: [{ path: '/v1/card/list' }] }, 'rules[0] needs latencyMs, respond or dropResponse'],
+    [{ rules: [{ path: '/v1/card/list' }] }, 'rules[0] needs latencyMs, hold, respond or dropResponse'],
+    [{ rules: [{ path: '/v1/card/list', hold: false }] }, 'rules[0] needs latencyMs, hold, respond or dropResponse'],
+    [
+      { rules: [{ path: '/v1/card/list', hold: true, latencyMs: 5 }] },
+      'rules[0] cannot both hold and wait a latencyMs (a hold ends when released)',
+    ],
     [{ rules: [{ path: '/v1/card/list', respond: { code: 1 } }] }, 'rules[0].respond needs httpStatus'],
     [{ rules: [{ path: '/v1/card/list', latencyMs: 60_001 }] }, 'latencyMs must be an integer'],
   ])('rejects %j with 400', async (body, message) => {

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import type { FC } from 'hono/jsx';
 import type { FailureThrottle } from '../../domain/failure-throttle.js';
 import { clientAddress } from '../../http/client-address.js';
-import { operatorThrottled } from '../../http/middleware/auth.js';
+import { credentialsThrottled } from '../../http/middleware/auth.js';
 import { apiClient, type AppFetch } from '../api.js';
 import { PAGE_HEADERS, type ConsoleEnv } from '../page.js';
 import { crossSite } from '../same-site.js';
@@ -60,6 +60,8 @@ export interface SignInOptions {
   fetch: AppFetch;
   /** Failed operator sign-ins count with failed admin tokens, per client address. */
   operatorThrottle: FailureThrottle;
+  /** Failed API-key sign-ins, per client address. */
+  keySignInThrottle: FailureThrottle;
   /** Whether the server has an operator token (else the operator form is not shown, and no token signs in). */
   operatorEnabled: boolean;
   /** The tenant of a working API key (an account, or the parent of a child sandbox); undefined once it stops working. */
@@ -108,15 +110,31 @@ async function typed(c: Context, name: string): Promise<string> {
 /** What an HTTP header can carry: a credential with any other character is no credential (and no 500). */
 const HEADER_SAFE = /^[\x21-\x7e]*$/;
 
-/** An API key is proven the way a partner proves it: one authenticated read. */
+/** The 429 page of an address past its failed credentials. */
+function throttledView(c: Context, view: View, waitSeconds: number, what: string): Response {
+  const { code, message } = credentialsThrottled(waitSeconds, what);
+  return view(c, 429, { code, message }, { 'Retry-After': String(waitSeconds) });
+}
+
+/**
+ * An API key is proven the way a partner proves it: one authenticated read. Failures count per address (a key is
+ * long and random, but a form that answers at the server's speed is still a guessing machine).
+ */
 const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
+  const address = clientAddress(c) ?? 'local';
+  const wait = opts.keySignInThrottle.waitSeconds(address);
+  if (wait > 0) return throttledView(c, view, wait, 'API keys');
   const apiKey = await typed(c, 'apiKey');
-  if (!HEADER_SAFE.test(apiKey)) return view(c, 400, { code: 11002, message: 'Invalid or revoked API key' });
+  if (!HEADER_SAFE.test(apiKey)) {
+    opts.keySignInThrottle.fail(address);
+    return view(c, 400, { code: 11002, message: 'Invalid or revoked API key' });
+  }
   const answer = await apiClient(opts.fetch, { apiKey }).post('/v1/wallet/assetList', {});
   if (answer.ok) return signedIn(c, opts, view, { apiKey }, '/console');
   const error = apiKey === '' ? { code: 400, message: 'API key is required' } : answer.body;
   // A tenant past its budget is told so as the API tells it: 429 and when to try again.
   if (answer.status === 429) return view(c, 429, error, { 'Retry-After': '1' });
+  if (apiKey !== '' && (answer.status === 401 || answer.status === 403)) opts.keySignInThrottle.fail(address);
   return view(c, 400, error);
 };
 
@@ -124,10 +142,7 @@ const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => 
 const operatorSignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
   const address = clientAddress(c) ?? 'local';
   const wait = opts.operatorThrottle.waitSeconds(address);
-  if (wait > 0) {
-    const { code, message } = operatorThrottled(wait);
-    return view(c, 429, { code, message }, { 'Retry-After': String(wait) });
-  }
+  if (wait > 0) return throttledView(c, view, wait, 'operator tokens');
   const adminToken = await typed(c, 'adminToken');
   if (!HEADER_SAFE.test(adminToken)) {
     opts.operatorThrottle.fail(address);

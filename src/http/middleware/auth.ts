@@ -7,7 +7,8 @@ import type { ServerDeps } from '../../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { DomainError } from '../../domain/errors.js';
-import { MAX_FAILURES, operatorThrottleOf } from '../../domain/failure-throttle.js';
+import { claimConnection } from '../connection-guard.js';
+import { MAX_FAILURES, MAX_NETWORK_FAILURES, operatorThrottleOf } from '../../domain/failure-throttle.js';
 import { clientAddress } from '../client-address.js';
 
 /**
@@ -49,7 +50,7 @@ export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     const wait = address === undefined ? 0 : throttle.waitSeconds(address);
     if (wait > 0) {
       c.header('Retry-After', String(wait));
-      return errorResponse(c, operatorThrottled(wait));
+      return errorResponse(c, credentialsThrottled(wait));
     }
     const header = c.req.header('authorization') ?? '';
     // The auth scheme is case-insensitive (RFC 7235 section 2.1): `bearer` and `BEARER` are `Bearer`.
@@ -58,15 +59,19 @@ export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       if (address !== undefined) throttle.fail(address);
       throw new DomainError('ADMIN_AUTH_FAILED');
     }
+    // The operator's connection is no anonymous one: its token is proven.
+    const socket = c.env?.incoming?.socket;
+    if (socket) claimConnection(deps, socket);
     await next();
   };
 }
 
-/** The 429 of an address past its failed operator credentials. */
-export function operatorThrottled(waitSeconds: number): DomainError {
+/** The 429 of an address past its failed credentials (`what`: "operator tokens", "API keys"). */
+export function credentialsThrottled(waitSeconds: number, what = 'operator tokens'): DomainError {
   return new DomainError(
     'RATE_LIMITED',
-    `Too many failed operator tokens from this address: at most ${MAX_FAILURES} a minute; retry in ${waitSeconds} s`,
+    `Too many failed ${what} from this address or its network: at most ${MAX_FAILURES} a minute per address, ` +
+      `${MAX_NETWORK_FAILURES} per network; retry in ${waitSeconds} s`,
   );
 }
 

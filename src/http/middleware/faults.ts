@@ -3,8 +3,8 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults.js';
 import type { ServerDeps } from '../../server-deps.js';
-import { holdUntil, now } from '../command.js';
-import type { AppEnv } from '../context.js';
+import { waitInjected } from '../command.js';
+import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
 
 const INJECTED_MESSAGE = 'Injected fault';
@@ -12,12 +12,12 @@ const INJECTED_MESSAGE = 'Injected fault';
 /**
  * Applies the calling account's injected faults (sandbox/v1/faults) to its request. Mount after authentication
  * and the rate limit: a faulted request is an authenticated request that spends the key's budget like any other.
- * Latency runs on the account clock, as every timer does: the request is held until the account's clock has moved
- * `latencyMs` past the moment it arrived (with wall time while the clock runs; only by an advance while it is
- * frozen). On an idempotent operation it is handed to the idempotency runner, which holds the request after
- * reserving the key, so a concurrent retry sees 4212. `respond` answers without executing; `dropResponse` executes
- * and commits, then resets the connection without an answer. Operations the contract marks `faultable: false` (the
- * faults helpers themselves) are never given this step.
+ * `latencyMs` is the network's: the request waits that long on the wall clock, whatever the account clock does;
+ * `hold` keeps it until the account releases it (faults/release, faults/clear, reset), so a test decides when it goes
+ * on. On an idempotent operation the wait is handed to the idempotency runner, which waits after reserving the key,
+ * so a concurrent retry sees 4212. `respond` answers without executing; `dropResponse` executes and commits, then
+ * resets the connection without an answer. Operations the contract marks `faultable: false` (the faults helpers
+ * themselves) are never given this step.
  */
 export function faults(deps: ServerDeps, { idempotent = false } = {}): MiddlewareHandler<AppEnv> {
   return async function faults(c, next) {
@@ -26,15 +26,17 @@ export function faults(deps: ServerDeps, { idempotent = false } = {}): Middlewar
     const accountId = c.get('account').id;
     const fault = deps.writes.transaction(() => takeFault(deps, accountId, path));
     if (!fault) return next();
+    const wait: InjectedWait | undefined =
+      fault.hold || fault.latencyMs > 0 ? { latencyMs: fault.latencyMs, hold: fault.hold } : undefined;
     if (fault.respond) {
-      if (fault.latencyMs > 0) await holdUntil(c, deps, now(c, deps) + fault.latencyMs);
+      if (wait) await waitInjected(c, deps, wait);
       const { httpStatus, code, message } = fault.respond;
       const body = errorBody(code, message ?? messageForCode(code) ?? INJECTED_MESSAGE);
       return c.json(body, httpStatus as ContentfulStatusCode);
     }
-    if (fault.latencyMs > 0) {
-      if (idempotent) c.set('injectedLatencyMs', fault.latencyMs);
-      else await holdUntil(c, deps, now(c, deps) + fault.latencyMs);
+    if (wait) {
+      if (idempotent) c.set('injectedWait', wait);
+      else await waitInjected(c, deps, wait);
     }
     await next();
     if (fault.dropResponse) c.env?.incoming?.socket?.destroy();

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import type { Body } from '../validate.js';
 import { DomainError, invalidField } from '../../domain/errors.js';
 import { errorResponse } from '../errors.js';
@@ -9,20 +8,31 @@ import { validateBody } from '../request-schema.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
+/** The methods whose requests may carry a body here; on any other, a body is refused unread. */
+const TAKES_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
 /**
- * Refuses bodies over 1 MiB with 413 `{code: 400}` before they are read whole. A declared Content-Length is
- * checked from the header alone, and the connection closed after the answer: here, or on the APIs under
- * `budgetedPrefixes` by `declaredLengthLimit`, mounted after their key check and rate limit, so that a tenant
- * sending oversized declarations spends its own budget and meets its held 429s like any other request (refused
- * before the key, one such tenant was refused as fast as it could send: bench:hosted). A chunked JSON body is bounded
- * where it is read (`readJsonObject`, chunk by chunk); only a chunked body of another type goes through Hono's streaming limit,
- * because touching `c.req.raw.body` turns @hono/node-server's light request into a full web Request (an eighth of a
- * read's CPU).
+ * Bounds every request body before anything else runs, before any key is known. A body on a method that takes none
+ * (GET, HEAD, DELETE, ...) is refused at once, unread, and its connection closed: Node would otherwise read and drop
+ * it for as long as the client sends (3 GB in 5 s on `GET /healthz`). Bodies over 1 MiB get a 413 `{code: 400}`
+ * before they are read whole: a declared Content-Length from the header alone, and the connection closed after the
+ * answer: here, or on the APIs under `budgetedPrefixes` by `declaredLengthLimit`, mounted after their key check and
+ * rate limit, so that a tenant sending oversized declarations spends its own budget and meets its held 429s like any
+ * other request (bench:hosted: at once, before the key, one such tenant made 1,300 refusals a second). A chunked
+ * body is read by whoever reads it, within its bounds: a JSON one chunk by chunk (`readJsonObject`), after the key; a
+ * console form after its session (console/index.ts). Nothing here reads a body before a key is known: whatever
+ * answer is given without reading a chunked or large body (no key, a 404) closes the connection after it, so the
+ * rest is never read.
  */
 export function jsonBodyLimit({ budgetedPrefixes = [] as readonly string[] } = {}): MiddlewareHandler {
-  const streaming = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
   return async function jsonBodyLimit(c, next) {
-    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    if (!TAKES_BODY.has(c.req.method)) {
+      const declared = declaredLength(c);
+      if (c.req.header('transfer-encoding') === undefined && (declared === undefined || declared === 0)) return next();
+      // Unread, the body leaves the connection unable to carry another request: it is closed after the answer.
+      c.header('Connection', 'close');
+      return errorResponse(c, invalidField(`a ${c.req.method} request takes no body`));
+    }
     const length = declaredLength(c);
     if (length !== undefined) {
       if (length > MAX_BODY_BYTES && !budgetedPrefixes.some((prefix) => c.req.path.startsWith(prefix))) {
@@ -32,12 +42,8 @@ export function jsonBodyLimit({ budgetedPrefixes = [] as readonly string[] } = {
       if (length > MAX_UNREAD_BYTES) closeIfUnread(c);
       return;
     }
-    if (JSON_TYPE.test(c.req.header('content-type') ?? '')) {
-      await next();
-      closeIfUnread(c);
-      return;
-    }
-    return streaming(c, next);
+    await next();
+    closeIfUnread(c);
   };
 }
 
@@ -50,8 +56,6 @@ export function declaredLengthLimit(): MiddlewareHandler {
   };
 }
 
-const tooLarge = (c: Context) => errorResponse(c, new DomainError('PAYLOAD_TOO_LARGE'));
-
 /** The Content-Length of a body sent with one (not chunked), else undefined. */
 export function declaredLength(c: Context): number | undefined {
   const length = c.req.header('content-length');
@@ -62,7 +66,7 @@ export function declaredLength(c: Context): number | undefined {
 function refuseDeclared(c: Context): Response | Promise<Response> {
   // Else Node reads and drops the declared length, however large, until the request timeout.
   c.header('Connection', 'close');
-  return tooLarge(c);
+  return errorResponse(c, new DomainError('PAYLOAD_TOO_LARGE'));
 }
 
 /** A body larger than this that nobody read is not drained after the answer: the connection is closed instead. */

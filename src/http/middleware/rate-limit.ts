@@ -42,6 +42,14 @@ function limiterOf(deps: ServerDeps): Limiter {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
+ * The 429s the tenant holds now (each a timer and its connection).
+ * @internal exported for the test that a held 429 whose client hung up no longer counts in flight
+ */
+export function heldRefusals(deps: ServerDeps, tenantId: string): number {
+  return limiterOf(deps).held.get(tenantId) ?? 0;
+}
+
+/**
  * Hosted mode: a token bucket per tenant on the wall clock (a partner moving its account clock must not buy
  * requests), holding one second of requests as burst. One budget for all the tenant's keys: an account and its
  * child sandboxes share it, so creating children buys no requests. Local mode is unlimited. Mount after

@@ -2,28 +2,37 @@ import type { MiddlewareHandler } from 'hono';
 import type { Socket } from 'node:net';
 import { DomainError } from '../../domain/errors.js';
 import type { ServerDeps } from '../../server-deps.js';
+import { claimConnection } from '../connection-guard.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 
 // Hosted mode: what one tenant (an account and its live child sandboxes) may hold open at once, so that no tenant
 // alone reaches the server's connection cap (docs/hosted.md). Without it one tenant held all 4,096 connections
 // within 9 s: twelve children, each with a 25 s latency fault on card/list, sending 45 requests a second.
-// - Requests in flight: counted from authentication to the answer, a fault's latency and a held 429 included.
+// - Requests in flight: counted from authentication to the answer, a fault's latency and a held 429 included, and
+//   no longer once the client has gone (a client that hangs up on 32 held requests must not lock its tenant out).
 // - Connections: a connection belongs to the tenant of the first request it carries, until it closes.
 // Past either bound the request is refused at once (429, Retry-After: 1) and its connection closed: the refusal
-// costs the server nothing to hold.
+// costs the server nothing to hold. The operations contracts/index.json marks `inFlightExempt` (the clock, faults/
+// release and faults/clear, reset) are outside the in-flight budget, never refused by it nor counted in it, so a
+// tenant can always release what it holds; the rate limit and the connection bound still hold them.
 
 interface Holdings {
   inFlight: Map<string, number>;
   connections: Map<string, number>;
   owner: WeakMap<Socket, string>;
+  /** The request a connection carries now: how it stops counting in flight (one request at a time on HTTP/1.1). */
+  current: WeakMap<Socket, () => void>;
 }
 
 const holdings = new WeakMap<ServerDeps, Holdings>();
 
 function holdingsOf(deps: ServerDeps): Holdings {
   let h = holdings.get(deps);
-  if (!h) holdings.set(deps, (h = { inFlight: new Map(), connections: new Map(), owner: new WeakMap() }));
+  if (!h) {
+    h = { inFlight: new Map(), connections: new Map(), owner: new WeakMap(), current: new WeakMap() };
+    holdings.set(deps, h);
+  }
   return h;
 }
 
@@ -33,10 +42,13 @@ export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: 
   return { inFlight: inFlight.get(tenantId) ?? 0, connections: connections.get(tenantId) ?? 0 };
 }
 
-/** Mount after `apiKeyAuth` (which names the tenant) and before the rate limit (whose held 429s it counts). */
-export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
+/**
+ * Mount after `apiKeyAuth` (which names the tenant) and before the rate limit (whose held 429s it counts). With
+ * `inFlight: false` (an operation the contract marks `inFlightExempt`) only the connection bound applies.
+ */
+export function tenantBudget(deps: ServerDeps, { inFlight: counted = true } = {}): MiddlewareHandler<AppEnv> {
   const { maxInFlight, maxConnections } = deps.config.tenant;
-  const { inFlight, connections, owner } = holdingsOf(deps);
+  const { inFlight, connections, owner, current } = holdingsOf(deps);
   return async function tenantBudget(c, next) {
     if (deps.config.mode !== 'hosted') return next();
     const tenant = c.get('tenantId');
@@ -45,16 +57,32 @@ export function tenantBudget(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       const open = connections.get(tenant) ?? 0;
       if (open >= maxConnections) return refuse(c, `${maxConnections} open connections`);
       owner.set(socket, tenant);
+      claimConnection(deps, socket);
       connections.set(tenant, open + 1);
-      socket.once('close', () => decrement(connections, tenant));
+      // A client that has gone is waited for by nobody: the request its connection carried stops counting in flight
+      // at once, whatever it still does. One listener per connection, not per request.
+      socket.once('close', () => {
+        decrement(connections, tenant);
+        current.get(socket)?.();
+      });
     }
+    // Outside the budget: never refused, never counted (the rate limit and the connection bound still hold them).
+    if (!counted) return next();
     const running = inFlight.get(tenant) ?? 0;
     if (running >= maxInFlight) return refuse(c, `${maxInFlight} requests in flight`);
     inFlight.set(tenant, running + 1);
+    let counting = true;
+    const uncount = () => {
+      if (!counting) return;
+      counting = false;
+      decrement(inFlight, tenant);
+    };
+    if (socket) current.set(socket, uncount);
     try {
       await next();
     } finally {
-      decrement(inFlight, tenant);
+      if (socket && current.get(socket) === uncount) current.delete(socket);
+      uncount();
     }
   };
 }

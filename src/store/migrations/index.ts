@@ -4,8 +4,10 @@ import { webhooks } from './020-webhooks.js';
 import { simulation } from './030-simulation.js';
 import { chainTenantTxId } from './031-chain-tenant-txid.js';
 import { traffic } from './032-traffic.js';
+import { faultHold } from './038-fault-hold.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
+import { childDeliveries } from './058-child-deliveries.js';
 import { readiness } from './060-readiness.js';
 import { readinessLedger } from './061-readiness-ledger.js';
 import { readinessEnd } from './062-readiness-end.js';
@@ -26,8 +28,10 @@ export const migrations: Migration[] = [
   simulation,
   chainTenantTxId,
   traffic,
+  faultHold,
   developerTools,
   requestLogTenant,
+  childDeliveries,
   readiness,
   readinessLedger,
   readinessEnd,

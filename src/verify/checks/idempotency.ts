@@ -3,9 +3,6 @@ import type { Check, CheckContext } from '../context.js';
 import { firstEnabledBin, madeCard, settle, walletMicros, cardAvailable } from '../state.js';
 import { micros } from '../money.js';
 
-/** How long a sandbox's latency fault holds the first request (released sooner by a clock advance). */
-const HOLD_MS = 1500;
-
 /** The spec's idempotency rules 2-4, observed on card/deposit and card/freeze of the card the run created. */
 export const idempotencyChecks: Check[] = [
   {
@@ -66,16 +63,15 @@ export const idempotencyChecks: Check[] = [
       const key = `verify-${randomUUID()}`;
       const send = () => ctx.post('/v1/card/freeze', { cardId }, { headers: { 'Idempotency-Key': key } });
       if (ctx.state.isSandbox) {
-        // Both requests take a latency fault: whichever reserves the key first is held on the account clock, so
-        // the other finds it in flight, whatever order they arrive in. Advancing the clock past the latency then
-        // releases the held one (the sandbox's timers run on the account clock).
+        // Both requests take a hold fault: whichever reserves the key first is held until released, so the other
+        // finds it in flight, whatever order they arrive in; faults/release then lets the held one go on.
         const set = await ctx.post('/sandbox/v1/faults', {
-          rules: [{ path: '/v1/card/freeze', count: 2, latencyMs: HOLD_MS }],
+          rules: [{ path: '/v1/card/freeze', count: 2, hold: true }],
         });
         ctx.require(ctx.expectStatus(set, 200));
         const pair = [send(), send()];
         const early = await Promise.race(pair);
-        await ctx.post('/sandbox/v1/clock', { advanceSeconds: HOLD_MS / 1000 });
+        await ctx.post('/sandbox/v1/faults/release');
         const answers = await Promise.all(pair);
         const held = answers[0] === early ? answers[1]! : answers[0]!;
         await ctx.post('/sandbox/v1/faults/clear');

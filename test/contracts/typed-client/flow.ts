@@ -246,6 +246,8 @@ export async function runFlow(opts: {
   if (faulted.response.status !== 503 || faulted.error === undefined || faulted.error.code !== 9999)
     throw new Error('fault rule did not answer');
   if (armed.rules.length !== 1) throw new Error('rule not armed');
+  const released = must((await client.POST('/sandbox/v1/faults/release', { body: {} })).data, 'faults/release');
+  if (released.released !== 0) throw new Error('nothing was held, yet a release let requests go');
   must((await client.POST('/sandbox/v1/faults/clear', { body: {} })).data, 'faults/clear');
   must((await client.POST('/sandbox/v1/clock', { body: { advanceSeconds: 60 } })).data, 'clock');
   const events = must((await client.POST('/sandbox/v1/events', { body: { limit: 100 } })).data, 'events');
