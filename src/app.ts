@@ -5,7 +5,7 @@ import { partnerHandlers } from './api/index.js';
 import { consoleRoutes } from './console/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
 import type { ServerDeps } from './server-deps.js';
-import type { AppEnv } from './http/context.js';
+import { CONSOLE_CALL, type AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
@@ -82,8 +82,9 @@ export function createApp(deps: ServerDeps) {
   mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (_, handler) => [handler]);
   app.route('/', docsRoutes());
   if (deps.config.console) {
-    // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
-    const fetch = (path: string, init: RequestInit) => app.request(path, init);
+    // The console acts only through this same app's public API, in-process (it can never do what the API cannot);
+    // its calls carry bindings no outside request can, so the request log tells them apart.
+    const fetch = (path: string, init: RequestInit) => app.request(path, init, CONSOLE_CALL);
     app.route(
       '/console',
       consoleRoutes({

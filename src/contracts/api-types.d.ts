@@ -2356,6 +2356,39 @@ export interface components {
     'sandbox.readiness.stop.request': {
       runId: string;
     };
+    /**
+     * What an injected fault did to a recorded request
+     * @description null on a record no fault touched. A request can be held and then lose its answer: wait and answer tell each part.
+     */
+    'sandbox.requests.fault': {
+      /**
+       * @description The account's own faults (sandbox/v1/faults) or its readiness run's.
+       * @enum {unknown}
+       */
+      by: 'faults' | 'readiness';
+      /** @description The wait before the request went on; null when it was not held. */
+      wait: {
+        /**
+         * @description latency: latencyMs of wall time; hold: until faults/release, faults/clear or reset.
+         * @enum {unknown}
+         */
+        kind: 'latency' | 'hold';
+        /** @description Wall milliseconds the request was held. */
+        ms: number;
+        /**
+         * @description elapsed: the latency ran out; released: the account released it; gone: the client left first; deleted: its sandbox was deleted (gone and deleted: the operation never ran).
+         * @enum {unknown}
+         */
+        ended: 'elapsed' | 'released' | 'gone' | 'deleted';
+      } | null;
+      /**
+       * @description What the client got: sent, the operation's own answer; injected, the fault's answer (the operation never ran); dropped, nothing (the operation ran and committed, then the connection was reset).
+       * @enum {unknown}
+       */
+      answer: 'sent' | 'injected' | 'dropped';
+      /** @description The same in one sentence, as logs tail and the console print it. */
+      text: string;
+    } | null;
     /** requests/get request */
     'sandbox.requests.get.request': {
       requestId: string;
@@ -2377,6 +2410,14 @@ export interface components {
       keyId: string | null;
       idempotencyKey: string | null;
       replayed: boolean;
+      /**
+       * @description console: a call the console made for one of its pages; api: any other (an integration's, a tool's).
+       * @enum {unknown}
+       */
+      source: 'api' | 'console';
+      /** @description The answer's Sandbox-Hint header (what the sandbox knows of a failure beyond the spec's message), redacted; null when it had none. */
+      hint: string | null;
+      fault: components['schemas']['sandbox.requests.fault'];
       request: {
         /** @description Redacted: X-API-KEY, Authorization, cookies and secrets read [REDACTED]. */
         headers: {
@@ -2406,6 +2447,11 @@ export interface components {
       path?: string;
       /** @description One HTTP status, or a class such as "4xx". */
       status?: number | string;
+      /**
+       * @description Only the calls the console made for its pages (console), or only every other (api, what an integration sent); both when absent.
+       * @enum {unknown}
+       */
+      source?: 'api' | 'console';
       /** @description nextCursor of the previous page. */
       cursor?: string;
     };
@@ -2427,6 +2473,14 @@ export interface components {
         keyId: string | null;
         idempotencyKey: string | null;
         replayed: boolean;
+        /**
+         * @description console: a call the console made for one of its pages; api: any other (an integration's, a tool's).
+         * @enum {unknown}
+         */
+        source: 'api' | 'console';
+        /** @description The answer's Sandbox-Hint header (what the sandbox knows of a failure beyond the spec's message), redacted; null when it had none. */
+        hint: string | null;
+        fault: components['schemas']['sandbox.requests.fault'];
       }[];
       /** @description null on the last page. */
       nextCursor: string | null;

@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
 import type { SeenClock } from '../domain/clock.js';
+import type { FaultEffect } from '../request-log/captured-request.js';
 
 /** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
 export interface InjectedWait {
@@ -9,9 +10,15 @@ export interface InjectedWait {
   hold: boolean;
 }
 
+/**
+ * The bindings of a request the console makes for one of its pages (`app.request(path, init, CONSOLE_CALL)`): a
+ * request from outside cannot carry them, so the request log tells the console's calls from the partner's by them.
+ */
+export const CONSOLE_CALL = Object.freeze({ fromConsole: true as const });
+
 /** Per-request values set by middleware. */
 export interface AppEnv {
-  Bindings: HttpBindings;
+  Bindings: HttpBindings & { fromConsole?: true };
   Variables: {
     requestId: string;
     account: Account;
@@ -27,6 +34,8 @@ export interface AppEnv {
      * route hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
     injectedWait?: InjectedWait;
+    /** What an injected fault did to this request, for its request-log record (faults, readiness faults). */
+    faultEffect?: FaultEffect;
     /**
      * Hosted mode, a body without a declared length: spends the key's rate-limit budget for `bytes` more of it as it
      * is read; false when the budget is spent (rate-limit.ts).

@@ -7,6 +7,7 @@ import { traffic } from './032-traffic.js';
 import { faultHold } from './038-fault-hold.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
+import { requestLogFaultHintSource } from './052-request-log-fault-hint-source.js';
 import { childDeliveries } from './058-child-deliveries.js';
 import { readiness } from './060-readiness.js';
 import { readinessLedger } from './061-readiness-ledger.js';
@@ -31,6 +32,7 @@ export const migrations: Migration[] = [
   faultHold,
   developerTools,
   requestLogTenant,
+  requestLogFaultHintSource,
   childDeliveries,
   readiness,
   readinessLedger,
