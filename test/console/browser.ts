@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -71,13 +72,16 @@ async function findChromium(): Promise<Found> {
 }
 
 /** A launched browser, or the reason none can be had (the caller skips with it, which fails under CI=true). */
-async function launch(): Promise<Browser | string> {
+async function launch(tempDir: string): Promise<Browser | string> {
   const found = await findChromium();
   let why: string;
   if ('unavailable' in found) why = found.unavailable;
   else {
     try {
-      return await chromium.launch({ executablePath: found.executablePath, args: found.args, timeout: WAIT_MS });
+      // Chromium keeps files of its own in TMPDIR (.org.chromium.Chromium.*) and does not always remove them on
+      // close; a folder per browser, removed once it has closed, keeps the run's temp folder as it began.
+      const env = { ...process.env, TMPDIR: tempDir } as Record<string, string>;
+      return await chromium.launch({ executablePath: found.executablePath, args: found.args, timeout: WAIT_MS, env });
     } catch (err) {
       why = `${found.source} Chromium at ${found.executablePath} did not start: ${(err as Error).message.split('\n')[0]}`;
     }
@@ -102,13 +106,22 @@ export interface ConsoleWorld {
   page?: Page;
   /** Why the file's tests skip: no browser can be had on this machine (never under CI=true). */
   noBrowser?: string;
+  /** The browser's own temp folder, removed after it closes. */
+  browserTemp: string;
 }
 
 /** Opens the world of a browser test file (call it in `beforeAll`; `closeConsole` in `afterAll`). */
 export async function openConsole(account: Record<string, unknown>): Promise<ConsoleWorld> {
   const { sb, base } = await listeningSandbox();
-  const world: ConsoleWorld = { sb, base, acct: await sb.account(account), receiver: await startReceiver() };
-  const launched = await launch();
+  const browserTemp = mkdtempSync(join(tmpdir(), 'browser-'));
+  const world: ConsoleWorld = {
+    sb,
+    base,
+    acct: await sb.account(account),
+    receiver: await startReceiver(),
+    browserTemp,
+  };
+  const launched = await launch(browserTemp);
   if (typeof launched === 'string') return { ...world, noBrowser: launched };
   const context = await launched.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
   context.setDefaultTimeout(WAIT_MS);
@@ -117,6 +130,7 @@ export async function openConsole(account: Record<string, unknown>): Promise<Con
 
 export async function closeConsole(world: Partial<ConsoleWorld> | undefined): Promise<void> {
   await world?.browser?.close();
+  if (world?.browserTemp) rmSync(world.browserTemp, { recursive: true, force: true });
   await world?.receiver?.close();
   await world?.sb?.close();
 }
