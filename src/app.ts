@@ -20,6 +20,7 @@ import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { tenantBudget } from './http/middleware/tenant-budget.js';
 import { body, idempotency, mountContract, type Route } from './http/router.js';
+import { notFoundHint } from './http/nearest-operation.js';
 import { sandboxHandlers } from './simulation-api/index.js';
 
 /**
@@ -99,7 +100,14 @@ export function createApp(deps: ServerDeps) {
     );
     app.get('/', (c) => c.redirect('/console'));
   }
-  app.notFound((c) => errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`).withHint(
+        notFoundHint(c.req.method, c.req.path),
+      ),
+    ),
+  );
   app.onError((err, c) => {
     if (err instanceof DomainError) return errorResponse(c, err);
     if (err instanceof HTTPException && err.status < 500) {

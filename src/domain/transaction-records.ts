@@ -21,8 +21,6 @@ import { transactionEventData } from './event-data.js';
 // reports it, written together. Every event carries the transaction's whole state after the change (its status and
 // its amounts as they now stand), so a partner's ledger folded from the events alone agrees with card/asset.
 
-export const AUTH_EXPIRY_JOB = 'txn.expire';
-export const AUTH_EXPIRY_MS = 7 * 24 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The outcome of a message, for its answer: the transaction it made or changed, as it now stands. */

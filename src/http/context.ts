@@ -1,6 +1,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
 import type { SeenClock } from '../domain/clock.js';
+import type { Redactor } from '../redaction/redactor.js';
 import type { FaultEffect } from '../request-log/captured-request.js';
 
 /** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
@@ -21,6 +22,8 @@ export interface AppEnv {
   Bindings: HttpBindings & { fromConsole?: true };
   Variables: {
     requestId: string;
+    /** The server's redactor, set with the request id: a hint passes it before it is answered. */
+    redactor: Redactor;
     account: Account;
     /** The account clock as authentication read it with the account (the request's "now" comes from it). */
     accountSeen: SeenClock;
