@@ -95,6 +95,21 @@ describe('card-sandbox logs tail', () => {
     }
   });
 
+  it("prints the answer's Sandbox-Hint under its line: a 404's nearest operation", async () => {
+    const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);
+    try {
+      await started(tail, /^Tailing the request log/m);
+      const made = await post('/v1/card/creat', {});
+      expect(made.status).toBe(404);
+      const [, hint] = (await tail.waitForOutput(
+        new RegExp(`^.* POST /v1/card/creat {2}404 .*${made.requestId}\\n {14}(hint: .*)$`, 'm'),
+      )) as unknown as [string, string];
+      expect(hint).toBe('hint: No operation here; the nearest is POST /v1/card/create.');
+    } finally {
+      await stop(tail);
+    }
+  });
+
   it('a refused key stops it with one message and exit 3', async () => {
     const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', 'sk_test_wrong']);
     expect((await tail.exited).code).toBe(3);

@@ -96,4 +96,15 @@ describe("the Requests page shows the partner's traffic", { timeout: 120_000 }, 
     expect(await props.textContent()).toContain(dropped.fault.text);
     expect(dropped.fault.text).toMatch(/the client got no answer/);
   });
+
+  it("shows the answer's Sandbox-Hint in the request's record: a 4007's pending top-up and when it settles", async () => {
+    const card = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
+    expect((await sb.post(acct.apiKey, '/v1/card/deposit', { cardId: card.body.cardId, amount: 5 })).status).toBe(200);
+    const refused = await integrationCall('/v1/card/freeze', { cardId: card.body.cardId });
+    const record = (await sb.post(acct.apiKey, '/sandbox/v1/requests/get', { requestId: refused })).body;
+    expect(record.hint).toMatch(/^A top-up of 5 USDT to this card is settling: it settles at /);
+    await page.goto(`${base}/console/requests/${refused}`);
+    const props = page.locator('dl.props');
+    await expect.poll(() => props.textContent()).toContain(record.hint);
+  });
 });

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
-import { newCard, sim } from '../helpers/core.js';
+import { holdNext, newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
-import { createTestSandbox, START_MS, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 // Beside the spec's terse `{code, message}` (kept exactly), a Sandbox-Hint header says what the sandbox knows: a key
 // header missing rather than wrong, which operation is pending on a card and when it ends on the account clock, which
@@ -10,7 +10,8 @@ import { createTestSandbox, START_MS, type TestSandbox } from '../helpers/sandbo
 
 let sb: TestSandbox;
 let key: string;
-it.beforeEach(({ sb: s, acct: a }) => void ([sb, key] = [s, a.apiKey]));
+let acct: AccountHandle;
+it.beforeEach(({ sb: s, acct: a }) => void ([sb, key, acct] = [s, a.apiKey, a]));
 
 const AUTH_FAILED = { code: 11002, message: 'Invalid or revoked API key' };
 const hint = (res: { headers: Record<string, string> }) => res.headers['sandbox-hint'];
@@ -132,12 +133,37 @@ describe('Sandbox-Hint: 4211, what differs from the key’s first request', () =
     expect(row).not.toMatch(/Quarterly|USDT|"10"/);
   });
 
-  it('passes the redaction rules: a card number used as a field name is masked in the hint and the record', async () => {
+  it('a 4212 says the first request with the key has not answered yet, and that a retry then replays it', async () => {
+    const hold = await holdNext(sb, acct, '/v1/card/create');
+    const first = keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
+    await hold.held();
+    const retry = await keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' });
+    expect([retry.status, retry.body.code]).toEqual([409, 4212]);
+    expect(hint(retry)).toMatch(/^The first request with this Idempotency-Key has not answered yet \(a fault holds it/);
+    await hold.release();
+    expect((await first).status).toBe(200);
+    const replayed = await keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' });
+    expect([replayed.status, replayed.headers['sandbox-hint']]).toEqual([200, undefined]);
+  });
+
+  it('a key stored before field digests were kept (a database upgraded to migration 063): says the body differs', async () => {
+    const cardId = await newCard(sb, key, 10);
+    expect((await keyed('k-old', '/v1/card/deposit', { cardId, amount: 5 })).status).toBe(200);
+    sb.deps.db.prepare("UPDATE idempotency_keys SET field_digests = NULL WHERE key = 'k-old'").run();
+    const res = await keyed('k-old', '/v1/card/deposit', { cardId, amount: 6 });
+    expect(res.body.code).toBe(4211);
+    expect(hint(res)).toBe(
+      "This request's body differs from this Idempotency-Key's first request. A retry must repeat the first body (key " +
+        'order and white space do not matter); a new operation needs a new key.',
+    );
+  });
+
+  it('never prints a card number used as a field name: the hint counts it, the record masks it', async () => {
     const pan = '4549240372209645';
     expect((await keyed('k-4', '/v1/card/create', { amount: 10, currency: 'USDT' })).status).toBe(200);
     const res = await keyed('k-4', '/v1/card/create', { amount: 10, currency: 'USDT', [pan]: 1 });
     expect(res.body.code).toBe(4211);
-    expect(hint(res)).toMatch(/\*+9645 is new in this request/);
+    expect(hint(res)).toMatch(/: 1 other field is new in this request\. /);
     expect(hint(res)).not.toContain(pan.slice(0, 12));
     const record = (await sim(sb, key, 'requests/get', { requestId: res.headers['x-request-id'] })).body;
     expect(record.hint).toBe(hint(res));

@@ -256,6 +256,14 @@ describe('malformed files are reported with file and line before anything runs',
       const bad = write('bad.yaml', 'name: x\nsteps:\n  - advance: soon\n');
       expect(await runScenarioCommand(['run', bad])).toBe(1);
       expect(String(errOut.mock.calls[0][0])).toContain('bad.yaml:3: ');
+      // Every problem of every file, each on its own line, counted.
+      const worse = write('worse.yaml', 'name: x\nsteps:\n  - advance: soon\n  - reqest: POST /v1/card/list\n');
+      errOut.mockClear();
+      expect(await runScenarioCommand(['run', bad, worse])).toBe(1);
+      const printed = errOut.mock.calls.map((c) => String(c[0])).join('');
+      expect(printed).toMatch(/worse\.yaml:3: advance must be/);
+      expect(printed).toMatch(/worse\.yaml:4: a step needs exactly one of: .*did you mean "request"\?/);
+      expect(printed).toContain('3 problem(s) in 2 malformed scenario file(s); nothing ran');
     } finally {
       errOut.mockRestore();
     }
