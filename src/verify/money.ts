@@ -8,6 +8,22 @@ export function micros(value: unknown): number {
   return typeof value === 'string' ? decimalMicros(value) : NaN;
 }
 
+/**
+ * A balance: an amount, or one below zero written with a leading '-' (a card a clearing took below zero answers
+ * `card/asset` so). Amounts a client sends are never signed, so only balances are read with this.
+ */
+export function balanceMicros(value: unknown): number {
+  if (typeof value === 'string' && value.startsWith('-')) {
+    const owed = micros(value.slice(1));
+    return owed > 0 ? -owed : NaN;
+  }
+  if (typeof value === 'number' && value < 0) {
+    const owed = micros(-value);
+    return owed > 0 ? -owed : NaN;
+  }
+  return micros(value);
+}
+
 /** A non-negative decimal with at most 6 places (trailing zeros aside), exactly, with big integers. */
 function decimalMicros(text: string): number {
   const m = DECIMAL.exec(text);

@@ -1,5 +1,5 @@
 import type { CheckContext } from './context.js';
-import { micros } from './money.js';
+import { balanceMicros, micros } from './money.js';
 
 export interface Bin {
   id: string;
@@ -18,7 +18,7 @@ export async function walletMicros(ctx: CheckContext): Promise<number> {
 export async function cardAvailable(ctx: CheckContext, cardId: string): Promise<number> {
   const ex = await ctx.post('/v1/card/asset', { cardId });
   ctx.require(ctx.expectStatus(ex, 200));
-  return micros((ex.json as { availableAmount: unknown }).availableAmount);
+  return balanceMicros((ex.json as { availableAmount: unknown }).availableAmount);
 }
 
 export async function firstEnabledBin(ctx: CheckContext): Promise<Bin> {

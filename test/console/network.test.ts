@@ -2,6 +2,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { skipBecause } from '../helpers/skip.js';
+import { waitFor } from '../helpers/wait.js';
 import { closeConsole, expectAccessible, openConsole, shown, type ConsoleWorld } from './browser.js';
 
 // The console's forms for the card network's hard cases and for traffic (docs/console.md), in a real browser: each
@@ -134,5 +135,19 @@ describe('the Simulate page: the card network hard cases and traffic', { timeout
     await expect.poll(() => flash().textContent()).toContain(`Traffic stopped: ${run.trafficId}`);
     expect((await api('/sandbox/v1/traffic/list')).runs[0].status).toBe('stopped');
     await expect.poll(() => page.locator(`tr[data-traffic-id="${run.trafficId}"]`).textContent()).toContain('stopped');
+  });
+});
+
+describe('the Simulate page: faults that hold', { timeout: 120_000 }, () => {
+  it('Release held requests lets a request a hold rule held go on, and says how many went', async () => {
+    await api('/sandbox/v1/faults', { rules: [{ path: '/v1/card/freeze', count: 1, hold: true }] });
+    // .then sends it now (a supertest request goes out when awaited).
+    const freeze = sb.post(acct.apiKey, '/v1/card/freeze', { cardId }).then((r) => r);
+    await waitFor('the freeze to be held', () => sb.deps.heldRequests.heldCount(acct.accountId) === 1);
+    await page.goto(base + '/console/simulate');
+    await page.getByRole('button', { name: 'Release held requests' }).click();
+    await expect.poll(() => flash().textContent()).toContain('1 held request released');
+    expect((await freeze).status).toBe(200);
+    expect((await api('/v1/card/detail', { cardId })).cardStatus).toBe('FROZEN');
   });
 });

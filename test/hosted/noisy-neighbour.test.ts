@@ -78,11 +78,15 @@ describe('noisy neighbours in hosted mode', { timeout: 180_000 }, () => {
     expect(besides(result.outcomes.deepJson, ['400', ...BOUNDED])).toEqual({});
   });
 
+  // Whether the client reads the 413 or meets the closed connection first is a race on the client's side (the
+  // server answers from the header or at the limit, then closes while the 2 MB are still being written), so this
+  // run asserts that nothing huge is accepted; test/http/body-limit.test.ts proves the 413 itself, decided by state.
   it('refuses huge bodies (declared or chunked) with 413, or cuts them short', async () => {
     const result = await scenario();
     for (const kind of ['hugeDeclared', 'hugeChunked']) {
       expect(besides(result.outcomes[kind], ['413', ...BOUNDED]), kind).toEqual({});
-      expect(result.outcomes[kind]['413'], kind).toBeGreaterThan(0);
+      const sent = Object.values(result.outcomes[kind]).reduce((n, count) => n + count, 0);
+      expect(sent, kind).toBeGreaterThan(0);
     }
   });
 

@@ -27,10 +27,18 @@ function captureLogs(): { destination: { write(line: string): void }; captured: 
   };
 }
 
-/** Every string and number found anywhere in a value. */
+/**
+ * The log's own figures: a 3-digit CVV drawn as 200 or 404, or an OTP equal to the process id, is that figure and no
+ * leak, so a value under these keys is not compared with the short secrets (the test drew such a CVV now and then).
+ */
+const FIGURES = new Set(['status', 'pid', 'latencyMs']);
+
+/** Every string and number found anywhere in a value, but for the log's own figures. */
 function leaves(value: unknown, out: string[] = []): string[] {
   if (typeof value === 'string' || typeof value === 'number') out.push(String(value));
-  else if (value && typeof value === 'object') for (const v of Object.values(value)) leaves(v, out);
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) if (!FIGURES.has(key)) leaves(v, out);
+  }
   return out;
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { microsFromJsonNumber, parseDecimal } from '../../src/domain/money.js';
-import { micros } from '../../src/verify/money.js';
+import { balanceMicros, micros } from '../../src/verify/money.js';
 
 // The harness parses money with its own code (it must not share the server's parser); the two must still agree on
 // every amount a target can write, and both refuse what is not money.
@@ -60,5 +60,23 @@ describe("verify's money parser, written apart from the server's", () => {
     expect(micros('12.500000')).toBe(12_500_000);
     expect(micros(0.000001)).toBe(1);
     expect(micros(1e3)).toBe(1_000_000_000);
+  });
+});
+
+describe("verify's balances: a card below zero", () => {
+  it('reads a balance below zero as the negated amount, string or number, and refuses "-0", "--1" and "-"', () => {
+    fc.assert(
+      fc.property(amountText, (text) => {
+        const amount = micros(text);
+        if (amount === 0 || Number.isNaN(amount)) return;
+        expect(balanceMicros(`-${text}`)).toBe(-amount);
+        expect(balanceMicros(text)).toBe(amount);
+      }),
+      { numRuns: 1_000 },
+    );
+    expect(balanceMicros(-4.5)).toBe(-4_500_000);
+    for (const value of ['-0', '-0.00', '--1', '-', '- 1', '-1e3', -Infinity]) {
+      expect(balanceMicros(value), String(value)).toBeNaN();
+    }
   });
 });

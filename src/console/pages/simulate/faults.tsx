@@ -17,6 +17,7 @@ export const Faults: FC<FormProps> = ({ csrf, values }) => (
     after={
       <>
         <div class="actions">
+          <ActionButton action={`${TO}/faults/release`} label="Release held requests" csrf={csrf} kind="secondary" />
           <ActionButton action={`${TO}/faults/clear`} label="Remove faults" csrf={csrf} kind="secondary" />
         </div>
       </>
@@ -28,7 +29,8 @@ export const Faults: FC<FormProps> = ({ csrf, values }) => (
         {values.rules ?? EXAMPLE}
       </textarea>
       <span class="hint" id="fault-hint">
-        Each rule: path, count, latencyMs, respond {'{httpStatus, code, message}'}, dropResponse
+        Each rule: path, count, and one of latencyMs (wall time), respond {'{httpStatus, code, message}'}, dropResponse,
+        hold (until released)
       </span>
     </div>
   </FormPanel>
@@ -50,4 +52,14 @@ export const removeFaults = simulation({
   body: () => ({}),
   done: () => ({ title: 'Faults cleared' }),
   refused: 'Faults not cleared',
+});
+
+export const releaseHeld = simulation({
+  form: 'faults/release',
+  path: '/sandbox/v1/faults/release',
+  body: () => ({}),
+  done: ({ released }) => ({
+    title: released === 1 ? '1 held request released' : `${released} held requests released`,
+  }),
+  refused: 'Held requests not released',
 });

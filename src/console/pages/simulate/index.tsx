@@ -4,7 +4,7 @@ import { kept, page, takeFlash, type ConsoleEnv, type Ctx } from '../../page.js'
 import { cardOption } from '../views.js';
 import { AdvanceClock, advanceClock } from './clock.js';
 import { DepositOnChain, depositOnChain } from './deposit.js';
-import { Faults, removeFaults, setFaults } from './faults.js';
+import { Faults, releaseHeld, removeFaults, setFaults } from './faults.js';
 import { Inventory, inventory } from './inventory.js';
 import { Purchase, purchase } from './purchase.js';
 import {
@@ -111,5 +111,6 @@ export function simulateRoutes() {
     .post('/clock', advanceClock)
     .post('/inventory', inventory)
     .post('/faults', setFaults)
+    .post('/faults/release', releaseHeld)
     .post('/faults/clear', removeFaults);
 }
