@@ -7,15 +7,20 @@ const PRINTABLE_NAME = /^[A-Za-z0-9_-]{1,40}$/;
 /** Names a key is often sent under by mistake. */
 const KEYISH = /^(?:x[-_]?)?api[-_]?key$|^x[-_]api[-_]token$/i;
 
-/** The hint of a request without an X-API-KEY header; `names`: the request's header names. */
-export function missingKeyHint(names: readonly string[]): string {
+/**
+ * The hint of a request without an X-API-KEY header; `names`: the request's header names; `readyAccount`: whether this
+ * server makes a ready account and prints its key (a local server), or keys come from an operator only (hosted).
+ */
+export function missingKeyHint(names: readonly string[], readyAccount: boolean): string {
   const lower = names.map((n) => n.toLowerCase());
   const base = 'No X-API-KEY header was sent: send your API key in X-API-KEY';
   if (lower.includes('authorization'))
     return `${base}, as the value alone; an Authorization header was sent, and this API reads the key from X-API-KEY only (no Bearer scheme).`;
   const near = names.find((n) => n.toLowerCase() !== 'x-api-key' && KEYISH.test(n) && PRINTABLE_NAME.test(n));
   if (near) return `${base}; a header named ${near} was sent, which this API does not read.`;
-  return `${base} (the server prints the ready account's key on the first start of its database; the console signs in with it).`;
+  return readyAccount
+    ? `${base} (the server prints the ready account's key on the first start of its database; the console signs in with it).`
+    : `${base} (keys are issued by the operator: POST /admin/v1/accounts/{id}/keys).`;
 }
 
 /** The hint of a request whose X-API-KEY matched no active key. */

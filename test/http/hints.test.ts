@@ -29,6 +29,22 @@ describe('Sandbox-Hint: the key', () => {
     expect(hint(misnamed)).toMatch(/a header named api-key was sent, which this API does not read/);
   });
 
+  it('without a key says where keys come from: the ready account a local server prints, or the operator', async () => {
+    expect(hint(await sb.post(undefined, '/v1/wallet/assetList', {}))).toBe(
+      'No X-API-KEY header was sent: send your API key in X-API-KEY (keys are issued by the operator: ' +
+        'POST /admin/v1/accounts/{id}/keys).',
+    );
+    const local = createTestSandbox({ config: { bootstrapAccount: true } });
+    try {
+      expect(hint(await local.post(undefined, '/v1/wallet/assetList', {}))).toBe(
+        "No X-API-KEY header was sent: send your API key in X-API-KEY (the server prints the ready account's key on " +
+          'the first start of its database; the console signs in with it).',
+      );
+    } finally {
+      await local.close();
+    }
+  });
+
   it('says a key was sent and is no active key; a Bearer scheme or a webhook secret in it is named', async () => {
     const wrong = await sb.post('sk_sandbox_noSuchKey0000000000000000000000000000', '/v1/wallet/assetList', {});
     expect([wrong.status, wrong.body]).toEqual([401, AUTH_FAILED]);

@@ -21,7 +21,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function apiKeyAuth(c, next) {
     const key = c.req.header('x-api-key');
     if (!key) {
-      const hint = missingKeyHint(Object.keys(c.req.header()));
+      const hint = missingKeyHint(Object.keys(c.req.header()), deps.config.bootstrapAccount);
       if (deps.config.missingKeyStatus === 403) {
         setHint(c, hint);
         return c.body(null, 403);
