@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves the npm package as a partner gets it: `npm pack`, install the tarball into an empty folder (dependencies from
-# the registry, no dev dependencies, no TypeScript), then `npx card-sandbox serve` answers /healthz and a /v1 call,
+# the registry, no dev dependencies, no TypeScript), then `npx --no-install card-sandbox serve` answers /healthz and a /v1 call,
 # `import 'card-issuing-sandbox'` and `card-issuing-sandbox/webhooks` load, and the shipped types compile.
 # Slow (the install compiles better-sqlite3), hence apart from `npm test`. Stops what it started by PID on exit.
 #
@@ -82,7 +82,7 @@ INSTALL_MS=$(ms_since "$INSTALL_NS")
 [ -f "$APP/node_modules/$NAME/dist/src/cli/main.js" ] || fail "dist/ is not in the installed package"
 say "installed in $INSTALL_MS ms"
 
-# ---- 3. npx card-sandbox serve, as the README says ----
+# ---- 3. npx --no-install card-sandbox serve, as the README says ----
 PORT=$(node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 SERVE_NS=$(date +%s%N)
 (cd "$APP" && exec setsid npx --no-install card-sandbox serve --port "$PORT" --db "$WORK/sandbox.db" \
@@ -95,8 +95,8 @@ node -e '
     if (ok) process.exit(0);
     if (Date.now() > deadline) process.exit(1);
     setTimeout(poll, 20);
-  })();' "$PORT" || { cat "$WORK/serve.log" >&2; fail "npx card-sandbox serve did not answer /healthz within 30 s"; }
-say "npx card-sandbox serve: /healthz 200 after $(ms_since "$SERVE_NS") ms"
+  })();' "$PORT" || { cat "$WORK/serve.log" >&2; fail "npx --no-install card-sandbox serve did not answer /healthz within 30 s"; }
+say "npx --no-install card-sandbox serve: /healthz 200 after $(ms_since "$SERVE_NS") ms"
 node -e '
   fetch(`http://127.0.0.1:${process.argv[1]}/v1/wallet/assetList`, {
     method: "POST", headers: { "Content-Type": "application/json", "X-API-KEY": "pack-smoke-key" }, body: "{}",
@@ -114,9 +114,22 @@ node -e '
 kill -TERM -- "-$SERVER_PID"
 wait "$SERVER_PID" || true
 for _ in $(seq 1 100); do kill -0 -- "-$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-kill -0 -- "-$SERVER_PID" 2>/dev/null && fail "a process of npx card-sandbox serve outlived SIGTERM by 10 s"
+kill -0 -- "-$SERVER_PID" 2>/dev/null && fail "a process of npx --no-install card-sandbox serve outlived SIGTERM by 10 s"
 SERVER_PID=""
 say "assetList answered with the seeded balance, /openapi.json served; SIGTERM to the group ended every process"
+
+# ---- 3b. the docs' command from any folder, with no registry to reach: the installed command, nothing fetched ----
+VERSION=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
+mkdir -p "$APP/some/deep/folder" "$WORK/elsewhere"
+DEAD_REGISTRY=(env npm_config_registry=http://127.0.0.1:9/ npm_config_fetch_retries=0)
+OUT=$(cd "$APP/some/deep/folder" && "${DEAD_REGISTRY[@]}" npx --no-install card-sandbox --version 2>&1) ||
+  { echo "$OUT" >&2; fail "npx --no-install card-sandbox failed in a subfolder of the project"; }
+[ "$OUT" = "$VERSION" ] || fail "npx --no-install card-sandbox --version printed $OUT, not $VERSION"
+# Outside any project that installed it, --no-install stops with an error and runs nothing.
+if OUT=$(cd "$WORK/elsewhere" && "${DEAD_REGISTRY[@]}" npx --no-install card-sandbox --version 2>&1); then
+  fail "npx --no-install card-sandbox ran outside the project: $OUT"
+fi
+say "npx --no-install card-sandbox: runs from a subfolder with no registry, refuses outside the project"
 
 # ---- 4. the programmatic entry points and their types ----
 (cd "$APP" && node --input-type=module -e "

@@ -4,7 +4,7 @@ import { adminHandlers } from './admin/index.js';
 import { partnerHandlers } from './api/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
 import type { ServerDeps } from './server-deps.js';
-import type { AppEnv } from './http/context.js';
+import { CONSOLE_CALL, type AppEnv } from './http/context.js';
 import { DomainError } from './domain/errors.js';
 import { tenantOfKey } from './domain/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
@@ -20,6 +20,7 @@ import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { tenantBudget } from './http/middleware/tenant-budget.js';
 import { body, idempotency, mountContract, type Route } from './http/router.js';
+import { notFoundHint } from './http/nearest-operation.js';
 import { sandboxHandlers } from './simulation-api/index.js';
 
 /**
@@ -112,8 +113,9 @@ export function createApp(deps: ServerDeps) {
           consoleRoutes({
             config: deps.config,
             wallClock: deps.wallClock,
-            // The console acts only through this same app's public API, in-process (it can never do what the API cannot).
-            fetch: (path: string, init: RequestInit) => app.request(path, init),
+            // The console acts only through this same app's public API, in-process (it can never do what the API cannot);
+            // its calls carry bindings no outside request can, so the request log tells them apart.
+            fetch: (path: string, init: RequestInit) => app.request(path, init, CONSOLE_CALL),
             operatorThrottle: operatorThrottleOf(deps),
             keySignInThrottle: keySignInThrottleOf(deps),
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
@@ -136,7 +138,12 @@ export function createApp(deps: ServerDeps) {
 }
 
 const notFound = (c: Context<AppEnv>) =>
-  errorResponse(c, new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`));
+  errorResponse(
+    c,
+    new DomainError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`).withHint(
+      notFoundHint(c.req.method, c.req.path),
+    ),
+  );
 
 /** The one error mapping: a domain error as its `{code, message}`, anything unexpected as a logged 500. */
 function errorHandler(deps: ServerDeps) {

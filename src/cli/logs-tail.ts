@@ -12,7 +12,7 @@ export const LOGS_TAIL_SPEC = {
   command: 'card-sandbox logs tail',
   synopsis: '--base-url URL --api-key KEY [--path P] [--status S] [--json]',
   summary:
-    "Follows the account's request log: prints each request made after it started (time, method, path, status, code, latency, request id). Its own polling is not shown.",
+    "Follows the account's request log: prints each request made after it started (time, method, path, status, code, latency, request id), and under it what an injected fault did to it and the answer's Sandbox-Hint. Its own polling is not shown.",
   options: {
     ...targetOptions(),
     path: { type: 'string', arg: 'P', help: 'only this exact path, e.g. /v1/card/create' },
@@ -99,17 +99,28 @@ const describe = (filter: { path?: string; status?: string | number }) =>
     .filter(Boolean)
     .join(',');
 
-/** `20:31:05.123  POST /v1/card/create  200  code 0  14 ms  req_...` (replayed and idempotency key when present). */
+const INDENT = ' '.repeat(14);
+
+/**
+ * `20:31:05.123  POST /v1/card/create  200  code 0  14 ms  req_...` (replayed, idempotency key and `console` when
+ * so), then, indented, what an injected fault did (a dropped answer is no plain 200) and the answer's hint.
+ */
 function line(r: RequestSummary): string {
   const time = r.time.slice(11, 23) || r.time;
-  const extra = [r.idempotencyKey && `idempotency-key ${r.idempotencyKey}`, r.replayed && 'replayed'].filter(Boolean);
-  return [
+  const extra = [
+    r.idempotencyKey && `idempotency-key ${r.idempotencyKey}`,
+    r.replayed && 'replayed',
+    r.source === 'console' && 'console',
+  ].filter(Boolean);
+  const head = [
     time,
     `${r.method} ${r.path}`,
-    String(r.status),
+    r.fault?.answer === 'dropped' ? `${r.status} (dropped: the client got no answer)` : String(r.status),
     r.code === null || r.code === undefined ? 'code -' : `code ${r.code}`,
     `${r.latencyMs} ms`,
     r.requestId,
     ...extra,
   ].join('  ');
+  const notes = [r.fault && `fault: ${r.fault.text}`, r.hint && `hint: ${r.hint}`].filter(Boolean);
+  return [head, ...notes.map((n) => `${INDENT}${n}`)].join('\n');
 }

@@ -17,6 +17,9 @@ commands:
   backup     copy a live database and its secret into new files (the server goes on serving)
 
 Each command answers --help; card-sandbox --version prints the version.
+Run it as \`npx --no-install card-sandbox\` from any folder of a project that installed the package (or of its clone),
+or by its path, node_modules/.bin/card-sandbox. Keep --no-install: where the package is not installed, it stops npx, which would
+otherwise fetch whatever owns the name on the npm registry (this package is not there).
 `;
 
 const commands: Record<string, () => Promise<(argv: string[]) => Promise<number>>> = {

@@ -19,12 +19,26 @@ function evidenceText(id: string, deliveries: readonly DeliveryView[]): string {
   return `${id} (${tries.join('; ') || 'no answer'})`;
 }
 
+type CheckView = RunView['checks'][number];
+
+/** The evidence ids, with what each delivery got, and how many more the check rests on beyond those listed. */
+function evidenceLine(c: CheckView, deliveries: readonly DeliveryView[]): string {
+  const listed = c.evidence.map((e) => evidenceText(e, deliveries)).join(', ');
+  return c.evidenceOmitted > 0 ? `${listed}, and ${c.evidenceOmitted} more` : listed;
+}
+
+/** One line per check; a failure with its evidence and advice, a check not observed with its reason. */
 export function formatReport(run: RunView): string {
   const lines = run.checks.map((c) => {
     const head = `${LABEL[c.result].padEnd(INDENT.length)}${c.title}`;
-    if (c.result !== 'fail') return head;
-    const evidence = c.evidence.map((e) => evidenceText(e, run.deliveries)).join(', ');
-    return [head, `${INDENT}evidence: ${evidence}`, `${INDENT}advice: ${c.advice ?? ''}`].join('\n');
+    if (c.result === 'pass') return head;
+    if (c.result === 'not_observed') {
+      const evidence = c.evidence.length > 0 ? [`${INDENT}evidence: ${evidenceLine(c, run.deliveries)}`] : [];
+      return [head, `${INDENT}why: ${c.advice ?? ''}`, ...evidence].join('\n');
+    }
+    return [head, `${INDENT}evidence: ${evidenceLine(c, run.deliveries)}`, `${INDENT}advice: ${c.advice ?? ''}`].join(
+      '\n',
+    );
   });
   return `${lines.join('\n')}\n\n${summary(run)}\n`;
 }
@@ -48,7 +62,7 @@ export function junitReport(run: RunView): string {
         c.result === 'fail'
           ? {
               message: c.advice ?? 'failed',
-              text: `evidence: ${c.evidence.map((e) => evidenceText(e, run.deliveries)).join(', ')}\nadvice: ${c.advice}`,
+              text: `evidence: ${evidenceLine(c, run.deliveries)}\nadvice: ${c.advice}`,
             }
           : undefined,
     })),

@@ -5,16 +5,16 @@ import { requireTarget, targetOptions } from './target-options.js';
 import { CliFailure, SandboxClient } from './client.js';
 import { formatReport, junitReport } from './readiness-report.js';
 
-// `card-sandbox readiness`: starts a readiness run, says what to exercise, waits for the window (then polls
-// readiness/get until the run is done; Ctrl-C stops the run at once), prints the report and exits 1 when a check
-// failed.
+// `card-sandbox readiness`: starts a readiness run, says what to exercise, polls readiness/get until the run is done
+// (whoever ended it: its window's end, every check decided, a stop from the console or the API; Ctrl-C stops it at
+// once), prints the report and exits 1 when a check failed.
 
 /** A run as the API answers it (readiness/run, get and stop answer the same shape). */
 type RunView = components['schemas']['sandbox.readiness.run'];
 
 export const READINESS_SPEC = {
   command: 'card-sandbox readiness',
-  synopsis: '--base-url URL --api-key KEY [--webhook-url URL] [--window SECONDS] [--junit FILE]',
+  synopsis: '--base-url URL --api-key KEY [--webhook-url URL] [--window SECONDS] [--full-window] [--junit FILE]',
   summary:
     "Grades your side of the integration before production: signed test deliveries to your webhook receiver, and how your client handles a lost answer, a 500, a 429 and 4009 during a window. Run your integration's tests against the sandbox while it waits.",
   options: {
@@ -25,6 +25,10 @@ export const READINESS_SPEC = {
       help: "where the test deliveries go (default: the account's webhook URL)",
     },
     window: { type: 'string', arg: 'SECONDS', help: 'how long to watch your API use, 1 to 86400 (default 600)' },
+    'full-window': {
+      type: 'boolean',
+      help: 'run the whole window, even once every check is decided (by default the run ends then)',
+    },
     junit: { type: 'string', arg: 'FILE', help: 'write a JUnit XML report (not observed checks are skipped)' },
   },
   footer:
@@ -55,10 +59,11 @@ export async function runReadiness(argv: string[]): Promise<number> {
     const started = (await client.post('/sandbox/v1/readiness/run', {
       ...(values['webhook-url'] !== undefined && { webhookUrl: values['webhook-url'] }),
       ...(windowSeconds !== undefined && { windowSeconds }),
+      ...(values['full-window'] && { fullWindow: true }),
     })) as unknown as RunView;
     process.stdout.write(intro(started, client.baseUrl));
     const run = await waitForEnd(client, started, interrupt);
-    process.stdout.write(`\n${formatReport(run)}`);
+    process.stdout.write(`\n${endedText(run)}\n${formatReport(run)}`);
     if (values.junit) writeFileSync(values.junit, junitReport(run));
     return run.checks.some((c) => c.result === 'fail') ? 1 : 0;
   } catch (err) {
@@ -85,9 +90,23 @@ function intro(run: RunView, baseUrl: string): string {
     '  - read (card/list, wallet/assetList, bill/list ...): one read gets a 429 with Retry-After: 2',
     '  - set the inventory to 0 (sandbox/v1/inventory) and call card/create: how does it handle 4009?',
     '  - run traffic (sandbox/v1/traffic/start), then post what your ledger says of each card (sandbox/v1/readiness/ledger)',
-    'Waiting for the window to end; Ctrl-C ends it now.',
+    run.fullWindow
+      ? 'Waiting for the window to end (--full-window); Ctrl-C ends it now.'
+      : 'Waiting until every check is decided, or the window ends; Ctrl-C ends it now.',
     '',
   ].join('\n');
+}
+
+/** Why the run ended, in one line. */
+function endedText(run: RunView): string {
+  switch (run.endedBy) {
+    case 'decided':
+      return `The run ended at ${run.endsAt.slice(11, 19)} UTC: every check was decided.`;
+    case 'stop':
+      return `The run was stopped at ${run.endsAt.slice(11, 19)} UTC (Ctrl-C, the console or readiness/stop).`;
+    default:
+      return `The run's window ended at ${run.endsAt.slice(11, 19)} UTC.`;
+  }
 }
 
 /** Ctrl-C, once: `pause` ends early when it comes. */
@@ -118,11 +137,11 @@ class Interrupt {
 }
 
 /**
- * Sleeps through the window, then polls readiness/get until the run is done (its test deliveries answered). Ctrl-C
- * stops the run at once: readiness/stop answers the final report.
+ * Polls readiness/get until the run is done (its window ended, however, and its test deliveries answered): a run
+ * stopped from the console or the API, or ended by its checks being decided, ends the command too. Ctrl-C stops the
+ * run at once: readiness/stop answers the final report.
  */
 async function waitForEnd(client: SandboxClient, run: RunView, interrupt: Interrupt): Promise<RunView> {
-  await interrupt.pause(Date.parse(run.endsAt) - Date.parse(run.startedAt));
   for (;;) {
     if (interrupt.stopping) {
       process.stdout.write('Stopping the run (waiting for the test deliveries still on the wire)...\n');

@@ -1,4 +1,5 @@
 import { CliFailure, type SandboxClient } from './client.js';
+import { sampleMerchant } from './event-samples.js';
 
 // The card network's hard cases `card-sandbox trigger` names (docs/cli.md): each a short sequence of simulation calls
 // on a card, as docs/driving.md shows them, whose events are what a partner's ledger must survive.
@@ -18,11 +19,9 @@ export function isNetworkCase(value: string): value is NetworkCase {
   return (NETWORK_CASES as readonly string[]).includes(value);
 }
 
-const MERCHANT = 'card-sandbox trigger';
-
 /** An authorisation that must be approved: its transaction id. */
 async function authorize(client: SandboxClient, cardId: string, amount: number): Promise<string> {
-  const auth = await client.post('/sandbox/v1/card/authorize', { cardId, amount, merchantName: MERCHANT });
+  const auth = await client.post('/sandbox/v1/card/authorize', { cardId, amount, ...sampleMerchant() });
   if (auth.status !== 'PENDING') {
     throw new CliFailure(
       `the authorisation on ${cardId} was ${String(auth.status)} (${String(auth.declineReason)})`,
@@ -55,9 +54,9 @@ export async function runNetworkCase(client: SandboxClient, name: NetworkCase, c
       return call('/sandbox/v1/transaction/clear', { transactionId, amount: 6.5 });
     }
     case 'force-post':
-      return call('/sandbox/v1/transaction/force-post', { cardId, amount: 3, merchantName: MERCHANT });
+      return call('/sandbox/v1/transaction/force-post', { cardId, amount: 3, ...sampleMerchant('airline') });
     case 'unlinked-refund':
-      return call('/sandbox/v1/transaction/refund', { cardId, amount: 2, merchantName: MERCHANT });
+      return call('/sandbox/v1/transaction/refund', { cardId, amount: 2, ...sampleMerchant('retail') });
     case 'negative-balance': {
       // A force post of the whole available balance and 5 more: the card ends 5 below zero.
       const asset = await client.post('/v1/card/asset', { cardId });
@@ -65,7 +64,7 @@ export async function runNetworkCase(client: SandboxClient, name: NetworkCase, c
       return call('/sandbox/v1/transaction/force-post', {
         cardId,
         amount: Math.max(0, available) + 5,
-        merchantName: MERCHANT,
+        ...sampleMerchant('airline'),
       });
     }
   }

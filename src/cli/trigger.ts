@@ -2,7 +2,7 @@ import type { EventType } from '../domain/event-types.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { requireTarget, targetOptions } from './target-options.js';
 import { CliFailure, SandboxClient } from './client.js';
-import { EVENT_TYPES, isEventType } from './event-samples.js';
+import { EVENT_TYPES, isEventType, sampleMerchant } from './event-samples.js';
 import { isNetworkCase, NETWORK_CASES, runNetworkCase, type NetworkCase } from './trigger-cases.js';
 
 // `card-sandbox trigger EVENT_TYPE`: makes the sandbox emit one real event of that type through the partner and
@@ -24,7 +24,8 @@ export const TRIGGER_SPEC = {
   footer: `event types: ${EVENT_TYPES.join(', ')}\nhard cases: ${NETWORK_CASES.join(', ')}\nexit codes: 0 the event was emitted, 1 a call failed, 2 usage, 3 unreachable or the key refused`,
 } as const satisfies CommandSpec;
 
-const MERCHANT = 'card-sandbox trigger';
+/** The alias of the card trigger issues (its purchases are at sample merchants, as real ones are). */
+const ALIAS = 'card-sandbox trigger';
 /** Enough for a card of CARD_AMOUNT with the default fees, seeded for free on the sandbox. */
 const SEED_AMOUNT = 50;
 const CARD_AMOUNT = 20;
@@ -93,7 +94,11 @@ export async function trigger(
       break;
     case 'card.3ds.requested':
       // The answer carries the OTP: it is not printed.
-      await client.post('/sandbox/v1/card/3ds', { cardId, type: 'payment', merchant: MERCHANT });
+      await client.post('/sandbox/v1/card/3ds', {
+        cardId,
+        type: 'payment',
+        merchant: sampleMerchant('airline').merchantName,
+      });
       break;
     case 'transaction.created':
       await authorize(client, cardId);
@@ -134,7 +139,7 @@ async function events(client: SandboxClient, type: EventType, limit: number): Pr
 /** A funded card: the wallet is seeded first (free on the sandbox), so trigger works on an empty account. */
 async function issueCard(client: SandboxClient): Promise<string> {
   await client.post('/sandbox/v1/wallet/seed', { amount: SEED_AMOUNT });
-  const created = await client.post('/v1/card/create', { amount: CARD_AMOUNT, currency: 'USDT', alias: MERCHANT });
+  const created = await client.post('/v1/card/create', { amount: CARD_AMOUNT, currency: 'USDT', alias: ALIAS });
   return String(created.cardId);
 }
 
@@ -143,7 +148,7 @@ async function authorize(client: SandboxClient, cardId: string): Promise<string>
     cardId,
     amount: 5,
     currency: 'USD',
-    merchantName: MERCHANT,
+    ...sampleMerchant(),
   });
   if (auth.status !== 'PENDING') {
     throw new CliFailure(

@@ -149,29 +149,73 @@ details.item > summary time { color: var(--muted); font-size: 13px; }
  * while the tab is visible, keeping open <details> open and leaving it alone while focus is inside it.
  */
 export const SCRIPT = `(function () {
-  var regions = document.querySelectorAll('[data-live]');
-  regions.forEach(function (region) {
+  // Live regions: each polls its src and replaces its content when the HTML changed. A reader is never in the way of
+  // an update, nor an update in the reader's: what has focus (a link, the scrollable table) keeps it, open details
+  // stay open, scrolled tables stay scrolled; only typing in a field or a text selection inside the region holds the
+  // update until it is over. A page shown again (tab back in view, back-forward cache) updates at once.
+  var FOCUSABLE = 'a[href], button, summary, [tabindex], input, select, textarea';
+  function typing(region) {
+    var a = document.activeElement;
+    return !!a && region.contains(a) && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName);
+  }
+  function selecting(region) {
+    var s = window.getSelection ? window.getSelection() : null;
+    return !!s && !s.isCollapsed && s.rangeCount > 0 && region.contains(s.getRangeAt(0).commonAncestorContainer);
+  }
+  /** What has focus in the region, as the new HTML can have it too: its id, href or label, else its place. */
+  function focusKey(region) {
+    var a = document.activeElement;
+    if (!a || a === document.body || !region.contains(a)) return null;
+    var all = Array.prototype.slice.call(region.querySelectorAll(FOCUSABLE));
+    return { id: a.id, href: a.getAttribute('href'), label: a.getAttribute('aria-label'), index: all.indexOf(a) };
+  }
+  function refocus(region, key) {
+    if (!key) return;
+    var all = region.querySelectorAll(FOCUSABLE);
+    var found = null;
+    for (var i = 0; i < all.length && !found; i++) {
+      var el = all[i];
+      if ((key.id && el.id === key.id) || (key.href && el.getAttribute('href') === key.href) ||
+          (!key.href && key.label && el.getAttribute('aria-label') === key.label)) found = el;
+    }
+    found = found || all[key.index];
+    if (found) found.focus({ preventScroll: true });
+  }
+  document.querySelectorAll('[data-live]').forEach(function (region) {
     var last = null;
+    var timer = null;
+    var busy = false;
+    function later() {
+      clearTimeout(timer);
+      timer = setTimeout(tick, Number(region.getAttribute('data-every') || 2000));
+    }
     function tick() {
-      if (document.hidden || region.contains(document.activeElement) && document.activeElement !== document.body) {
-        return later();
-      }
+      clearTimeout(timer);
+      if (busy) return;
+      if (document.hidden || typing(region) || selecting(region)) return later();
+      busy = true;
       fetch(region.getAttribute('data-live'), { credentials: 'same-origin', headers: { Accept: 'text/html' } })
         .then(function (res) { return res.ok ? res.text() : null; })
         .then(function (html) {
-          if (html !== null && html !== last) {
-            var open = {};
-            region.querySelectorAll('details[open][id]').forEach(function (d) { open[d.id] = true; });
-            region.innerHTML = html;
-            region.querySelectorAll('details[id]').forEach(function (d) { if (open[d.id]) d.open = true; });
-            last = html;
-            region.setAttribute('data-updated', String(Date.now()));
-          }
+          if (html === null || html === last || typing(region) || selecting(region)) return;
+          var open = {};
+          region.querySelectorAll('details[open][id]').forEach(function (d) { open[d.id] = true; });
+          var scrolled = Array.prototype.map.call(region.querySelectorAll('.table-wrap'), function (w) {
+            return w.scrollLeft;
+          });
+          var key = focusKey(region);
+          region.innerHTML = html;
+          region.querySelectorAll('details[id]').forEach(function (d) { if (open[d.id]) d.open = true; });
+          region.querySelectorAll('.table-wrap').forEach(function (w, i) { if (scrolled[i]) w.scrollLeft = scrolled[i]; });
+          refocus(region, key);
+          last = html;
+          region.setAttribute('data-updated', String(Date.now()));
         })
         .catch(function () {})
-        .then(later);
+        .then(function () { busy = false; later(); });
     }
-    function later() { setTimeout(tick, Number(region.getAttribute('data-every') || 2000)); }
+    document.addEventListener('visibilitychange', function () { if (!document.hidden) tick(); });
+    window.addEventListener('pageshow', function (e) { if (e.persisted) tick(); });
     tick();
   });
 })();

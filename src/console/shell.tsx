@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { FC, PropsWithChildren } from 'hono/jsx';
+import { SCRIPT, STYLE } from './assets.js';
 import { isoOf, when } from './format.js';
 import type { Flash } from './session.js';
 import { Csrf } from './ui.js';
@@ -30,14 +32,19 @@ export interface ShellProps {
   bare?: boolean;
 }
 
+// The assets are cached for an hour: their URLs carry a digest of their text, so a changed script is fetched anew.
+const version = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+const STYLE_URL = `/console/assets/console.css?v=${version(STYLE)}`;
+const SCRIPT_URL = `/console/assets/console.js?v=${version(SCRIPT)}`;
+
 const Head: FC<{ title: string }> = ({ title }) => (
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="color-scheme" content="light dark" />
     <title>{title} · Card Sandbox console</title>
-    <link rel="stylesheet" href="/console/assets/console.css" />
-    <script src="/console/assets/console.js" defer></script>
+    <link rel="stylesheet" href={STYLE_URL} />
+    <script src={SCRIPT_URL} defer></script>
   </head>
 );
 

@@ -128,9 +128,12 @@ export const Panel: FC<PropsWithChildren<{ id: string; title: Child }>> = (p) =>
   </section>
 );
 
-/** A region the console's script refreshes from `src` while the page is open (none: it stays as it is). */
-export const Live: FC<PropsWithChildren<{ src?: string; label: string }>> = (p) => (
-  <div data-live={p.src} role="region" aria-label={p.label}>
+/**
+ * A region the console's script refreshes from `src` while the page is open (none: it stays as it is), every
+ * `everyMs` (default 2,000).
+ */
+export const Live: FC<PropsWithChildren<{ src?: string; label: string; everyMs?: number }>> = (p) => (
+  <div data-live={p.src} data-every={p.everyMs} role="region" aria-label={p.label}>
     {p.children}
   </div>
 );

@@ -2250,8 +2250,10 @@ export interface components {
        * @enum {unknown}
        */
       result: 'pass' | 'fail' | 'not_observed';
-      /** @description Request ids (sandbox/v1/requests/get) or readiness delivery ids (rdl_..., in deliveries) the result rests on. */
+      /** @description Request ids (sandbox/v1/requests/get) or readiness delivery ids (rdl_..., in deliveries) the result rests on: the first 20 of them. */
       evidence: string[];
+      /** @description How many more ids the result rests on beyond the 20 listed (0 when none was left out). */
+      evidenceOmitted: number;
       /** @description One line: what to change (fail) or what to exercise (not_observed), ending with its docs section; null on a pass. */
       advice: string | null;
     };
@@ -2335,6 +2337,13 @@ export interface components {
       startedAt: components['schemas']['common.timestamp'];
       /** @description The end of the window: planned while it runs, the stop time after readiness/stop. */
       endsAt: components['schemas']['common.timestamp'];
+      /** @description The run keeps its whole window even once every check is decided (readiness/run fullWindow). */
+      fullWindow: boolean;
+      /**
+       * @description What ended the window: its end came, readiness/stop (the API, the console or the CLI's Ctrl-C), or every check was decided; null while the window runs (and for runs written before this field).
+       * @enum {unknown}
+       */
+      endedBy: 'window' | 'stop' | 'decided' | null;
       /** @description Where the test deliveries went; null when the account has no webhook (nothing could be signed). */
       receiver: string | null;
       checks: components['schemas']['sandbox.readiness.check'][];
@@ -2354,10 +2363,12 @@ export interface components {
        */
       webhookUrl?: string;
       /**
-       * @description Wall-clock seconds of the window the API-use checks judge (readiness/stop ends it sooner).
+       * @description Wall-clock seconds of the window the API-use checks judge (readiness/stop ends it sooner, and so does every check being decided, unless fullWindow).
        * @default 600
        */
       windowSeconds: number;
+      /** @description Default false. Keep the whole window even once every check is decided (pass or fail; ledger-agrees only on a pass). Without it the run ends at the first read that finds every check decided. */
+      fullWindow?: boolean;
     };
     /** readiness/run, readiness/get and readiness/stop response: one run (contracts/sandbox/readiness/run.json) */
     'sandbox.readiness.run.response': {
@@ -2369,6 +2380,8 @@ export interface components {
       status: components['schemas']['sandbox.readiness.run']['status'];
       startedAt: components['schemas']['sandbox.readiness.run']['startedAt'];
       endsAt: components['schemas']['sandbox.readiness.run']['endsAt'];
+      fullWindow: components['schemas']['sandbox.readiness.run']['fullWindow'];
+      endedBy: components['schemas']['sandbox.readiness.run']['endedBy'];
       receiver: components['schemas']['sandbox.readiness.run']['receiver'];
       checks: components['schemas']['sandbox.readiness.run']['checks'];
       deliveries: components['schemas']['sandbox.readiness.run']['deliveries'];
@@ -2377,6 +2390,39 @@ export interface components {
     'sandbox.readiness.stop.request': {
       runId: string;
     };
+    /**
+     * What an injected fault did to a recorded request
+     * @description null on a record no fault touched. A request can be held and then lose its answer: wait and answer tell each part.
+     */
+    'sandbox.requests.fault': {
+      /**
+       * @description The account's own faults (sandbox/v1/faults) or its readiness run's.
+       * @enum {unknown}
+       */
+      by: 'faults' | 'readiness';
+      /** @description The wait before the request went on; null when it was not held. */
+      wait: {
+        /**
+         * @description latency: latencyMs of wall time; hold: until faults/release, faults/clear or reset.
+         * @enum {unknown}
+         */
+        kind: 'latency' | 'hold';
+        /** @description Wall milliseconds the request was held. */
+        ms: number;
+        /**
+         * @description elapsed: the latency ran out; released: the account released it; gone: the client left first; deleted: its sandbox was deleted (gone and deleted: the operation never ran).
+         * @enum {unknown}
+         */
+        ended: 'elapsed' | 'released' | 'gone' | 'deleted';
+      } | null;
+      /**
+       * @description What the client got: sent, the operation's own answer; injected, the fault's answer (the operation never ran); dropped, nothing (the operation ran and committed, then the connection was reset).
+       * @enum {unknown}
+       */
+      answer: 'sent' | 'injected' | 'dropped';
+      /** @description The same in one sentence, as logs tail and the console print it. */
+      text: string;
+    } | null;
     /** requests/get request */
     'sandbox.requests.get.request': {
       requestId: string;
@@ -2398,6 +2444,14 @@ export interface components {
       keyId: string | null;
       idempotencyKey: string | null;
       replayed: boolean;
+      /**
+       * @description console: a call the console made for one of its pages; api: any other (an integration's, a tool's).
+       * @enum {unknown}
+       */
+      source: 'api' | 'console';
+      /** @description The answer's Sandbox-Hint header (what the sandbox knows of a failure beyond the spec's message), redacted; null when it had none. */
+      hint: string | null;
+      fault: components['schemas']['sandbox.requests.fault'];
       request: {
         /** @description Redacted: X-API-KEY, Authorization, cookies and secrets read [REDACTED]. */
         headers: {
@@ -2427,6 +2481,11 @@ export interface components {
       path?: string;
       /** @description One HTTP status, or a class such as "4xx". */
       status?: number | string;
+      /**
+       * @description Only the calls the console made for its pages (console), or only every other (api, what an integration sent); both when absent.
+       * @enum {unknown}
+       */
+      source?: 'api' | 'console';
       /** @description nextCursor of the previous page. */
       cursor?: string;
     };
@@ -2448,6 +2507,14 @@ export interface components {
         keyId: string | null;
         idempotencyKey: string | null;
         replayed: boolean;
+        /**
+         * @description console: a call the console made for one of its pages; api: any other (an integration's, a tool's).
+         * @enum {unknown}
+         */
+        source: 'api' | 'console';
+        /** @description The answer's Sandbox-Hint header (what the sandbox knows of a failure beyond the spec's message), redacted; null when it had none. */
+        hint: string | null;
+        fault: components['schemas']['sandbox.requests.fault'];
       }[];
       /** @description null on the last page. */
       nextCursor: string | null;

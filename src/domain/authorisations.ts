@@ -1,4 +1,5 @@
 import { assertInTransaction } from '../store/db.js';
+import { AUTH_EXPIRY_JOB, AUTH_EXPIRY_MS } from './authorisation-expiry.js';
 import type { TxnStatus } from '../store/transactions.js';
 import { getBin, type Bin } from './bins.js';
 import { getOwnedCard, type Card } from './cards.js';
@@ -7,8 +8,6 @@ import { billAmountMicros } from './fx.js';
 import { balance, transfer } from './ledger.js';
 import type { Merchant } from './merchants.js';
 import {
-  AUTH_EXPIRY_JOB,
-  AUTH_EXPIRY_MS,
   pendingTransaction,
   recordCreated,
   recordNewHold,

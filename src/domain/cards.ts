@@ -17,9 +17,11 @@ import { getBin, takeFromInventory } from './bins.js';
 import { derivePan } from './card-data.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
+import { cardChangedData, cardCreatedData } from './event-data.js';
 import { emitEvent } from './events.js';
 import { cardCredit } from './fees.js';
 import { balance, transfer, type TransferInput } from './ledger.js';
+import { pendingAuthorisationsHint, settlingTopUpHint } from './pending-hints.js';
 
 export type { CardStatus };
 export const CARD_STATUSES: readonly CardStatus[] = ['ACTIVE', 'FROZEN', 'CANCELLING', 'CANCELLED'];
@@ -61,9 +63,10 @@ export function listCards(deps: Deps, accountId: string, status?: CardStatus): C
 }
 
 /** State checks shared by the card mutations, in the documented order: 4008, 4007, then cancelled. */
-function assertMutable(deps: Deps, card: Card): void {
+function assertMutable(deps: Deps, card: Card, nowMs: number): void {
   if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
-  if (hasSettlingTopUp(deps.db, card.id)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
+  if (hasSettlingTopUp(deps.db, card.id))
+    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(settlingTopUpHint(deps, card.id, nowMs));
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
 }
 
@@ -133,7 +136,7 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
   });
   const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
   fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
-  emitEvent(deps, account.id, nowMs, 'card.created', { cardId: id, binId: bin.id, status: 'ACTIVE' });
+  emitEvent(deps, account.id, nowMs, 'card.created', cardCreatedData({ cardId: id, binId: bin.id }));
   return getOwnedCard(deps, account.id, id);
 }
 
@@ -144,7 +147,7 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
 export function depositToCard(deps: Deps, account: Account, cardId: string, amountMicros: number, nowMs: number): void {
   assertInTransaction(deps.db, 'depositToCard');
   const card = getOwnedCard(deps, account.id, cardId);
-  assertMutable(deps, card);
+  assertMutable(deps, card, nowMs);
   const bin = getBin(deps, card.binId);
   const { creditMicros, feeMicros } = priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
   const id = deps.ids.internalId('topup');
@@ -184,11 +187,11 @@ function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
 export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen: boolean, nowMs: number): void {
   assertInTransaction(deps.db, 'setFrozen');
   const card = getOwnedCard(deps, accountId, cardId);
-  assertMutable(deps, card);
+  assertMutable(deps, card, nowMs);
   const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
   if (card.status !== from) return;
   setCardStatus(deps.db, cardId, to);
-  emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', { cardId });
+  emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', cardChangedData(cardId));
 }
 
 /**
@@ -198,8 +201,9 @@ export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen:
 export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): void {
   assertInTransaction(deps.db, 'cancelCard');
   const card = getOwnedCard(deps, accountId, cardId);
-  assertMutable(deps, card);
-  if (hasPendingAuthorisation(deps.db, cardId)) throw new DomainError('REJECTED_HAVING_PENDING_ORDERS');
+  assertMutable(deps, card, nowMs);
+  if (hasPendingAuthorisation(deps.db, cardId))
+    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(pendingAuthorisationsHint(deps, cardId));
   const debt = -Math.min(0, balance(deps, accountId, 'card', cardId));
   if (debt > balance(deps, accountId, 'wallet')) throw new DomainError('ASSET_NOT_ENOUGH');
   transfer(deps, {
@@ -229,7 +233,7 @@ function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
     ref: cardId,
     atMs: nowMs,
   });
-  emitEvent(deps, accountId, nowMs, 'card.cancelled', { cardId });
+  emitEvent(deps, accountId, nowMs, 'card.cancelled', cardChangedData(cardId));
 }
 
 export function registerCardJobs(deps: Deps): void {

@@ -1,4 +1,5 @@
 import { assertInTransaction } from '../store/db.js';
+import { AUTH_EXPIRY_JOB } from './authorisation-expiry.js';
 import type { TxnRow } from '../store/transactions.js';
 import { getBin } from './bins.js';
 import { getOwnedCard } from './cards.js';
@@ -9,7 +10,6 @@ import { transfer } from './ledger.js';
 import type { Merchant } from './merchants.js';
 import { formatMicros } from './money.js';
 import {
-  AUTH_EXPIRY_JOB,
   assertCardTakesClearing,
   outcomeOf,
   pendingTransaction,

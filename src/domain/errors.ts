@@ -142,6 +142,11 @@ export type ErrorName = keyof typeof ERRORS;
 /** A failure as a value: thrown by the domain (and by request validation), answered by the HTTP layer. */
 export class DomainError extends Error {
   readonly code: number;
+  /**
+   * What the sandbox knows of this failure beyond the spec's message (which stays as the spec words it): what to do
+   * next, what is pending and until when. Answered beside the body, never in it (the Sandbox-Hint header).
+   */
+  hint: string | undefined;
 
   constructor(
     readonly errorName: ErrorName,
@@ -150,6 +155,12 @@ export class DomainError extends Error {
   ) {
     super(detail ?? ERRORS[errorName].message);
     this.code = ERRORS[errorName].code;
+  }
+
+  /** This failure with a hint (see `hint`). */
+  withHint(hint: string | undefined): this {
+    this.hint = hint;
+    return this;
   }
 }
 

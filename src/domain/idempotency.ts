@@ -21,9 +21,14 @@ export interface StoredResponse {
   headers: Record<string, string>;
 }
 
-export type KeyRecord =
-  | { state: 'in_flight'; endpoint: string; requestHash: string }
-  | { state: 'done'; endpoint: string; requestHash: string; response: StoredResponse };
+interface KeyFacts {
+  endpoint: string;
+  requestHash: string;
+  /** Keyed digests of the first request's top-level fields (JSON); null on keys stored before they were kept. */
+  fieldDigests: string | null;
+}
+
+export type KeyRecord = ({ state: 'in_flight' } & KeyFacts) | ({ state: 'done'; response: StoredResponse } & KeyFacts);
 
 type CanonicalTask = { text: string } | { value: unknown };
 
@@ -83,33 +88,35 @@ export function findKey(deps: Pick<Deps, 'db'>, accountId: string, key: string, 
     deleteKey(db, accountId, key);
     return undefined;
   }
-  if (row.state === 'in_flight') return { state: 'in_flight', endpoint: row.endpoint, requestHash: row.request_hash };
+  const facts = { endpoint: row.endpoint, requestHash: row.request_hash, fieldDigests: row.field_digests };
+  if (row.state === 'in_flight') return { state: 'in_flight', ...facts };
   return {
     state: 'done',
-    endpoint: row.endpoint,
-    requestHash: row.request_hash,
+    ...facts,
     response: { status: row.status!, body: row.body!, headers: JSON.parse(row.headers!) },
   };
 }
 
 export function reserveKey(
-  deps: Pick<Deps, 'db'>,
+  deps: Pick<Deps, 'db' | 'secret'>,
   accountId: string,
   key: string,
   endpoint: string,
+  body: unknown,
   hash: string,
   nowMs: number,
 ): void {
   const { db } = deps;
-  insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS);
+  insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS, fieldDigests(deps, body));
 }
 
 /** Stores the 2xx response; call in the transaction of the operation itself. Retention counts from here. */
 export function completeKey(
-  deps: Pick<Deps, 'db'>,
+  deps: Pick<Deps, 'db' | 'secret'>,
   accountId: string,
   key: string,
   endpoint: string,
+  body: unknown,
   hash: string,
   response: StoredResponse,
   nowMs: number,
@@ -118,10 +125,84 @@ export function completeKey(
   upsertDoneKey(db, accountId, key, {
     endpoint,
     hash,
+    fieldDigests: fieldDigests(deps, body),
     status: response.status,
     body: response.body,
     headersJson: JSON.stringify(response.headers),
     nowMs,
     expiresAtMs: nowMs + RETENTION_MS,
   });
+}
+
+/** Top-level fields compared one by one (keyed write bodies have a handful); beyond, the rest are one digest. */
+const MAX_FIELDS = 32;
+/**
+ * A field name the hint may print: plain and short, starting with a letter, with no three digits in a row (it is the
+ * client's text, and a CVV, an OTP or a card number sent as a name must not come back); other names are counted.
+ */
+const PRINTABLE_FIELD = /^(?!.*\d{3})[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+const REST = '(other fields)';
+
+/** The key of the field digests, derived from the server secret once per secret (not once per field). */
+const digestKeys = new WeakMap<object, Buffer>();
+
+/**
+ * Keyed digests of a body's top-level fields, as JSON: each field's name and canonical value hashed after a key
+ * derived from the server secret, so the database can tell which field a retry changed without holding any value
+ * (nor letting a short one, an amount, be guessed back). A hash after the key, not an HMAC per field: this runs on
+ * every keyed write, and an HMAC costs twice a hash.
+ */
+function fieldDigests(deps: Pick<Deps, 'secret'>, body: unknown): string {
+  let key = digestKeys.get(deps.secret);
+  if (!key) digestKeys.set(deps.secret, (key = deps.secret.hmac('idempotency-field', '')));
+  const fields: Record<string, string> = {};
+  const digest = (text: string) => createHash('sha256').update(key).update(text).digest('hex').slice(0, 16);
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+    fields[REST] = digest(canonicalJson(body));
+    return JSON.stringify(fields);
+  }
+  const names = Object.keys(body).sort();
+  for (const name of names.slice(0, MAX_FIELDS)) {
+    fields[name] = digest(`${name}\0${canonicalJson((body as Record<string, unknown>)[name])}`);
+  }
+  if (names.length > MAX_FIELDS) {
+    const rest = Object.fromEntries(names.slice(MAX_FIELDS).map((n) => [n, (body as Record<string, unknown>)[n]]));
+    fields[REST] = digest(canonicalJson(rest));
+  }
+  return JSON.stringify(fields);
+}
+
+/** Field names of a list, printable ones by name, the others counted. */
+function named(names: readonly string[]): string {
+  const shown = names.filter((n) => PRINTABLE_FIELD.test(n) || n === REST);
+  const others = names.length - shown.length;
+  return [...shown, ...(others > 0 ? [`${others} other field${others === 1 ? '' : 's'}`] : [])].join(', ');
+}
+
+/**
+ * The hint of a 4211: how this request differs from the key's first one (another operation, or which top-level
+ * fields changed, appeared or went missing), from the first request's digests; no value is kept or told.
+ */
+export function mismatchHint(deps: Pick<Deps, 'secret'>, first: KeyRecord, endpoint: string, body: unknown): string {
+  if (first.endpoint !== endpoint) {
+    return (
+      `This Idempotency-Key was first used on ${first.endpoint}, and this request is ${endpoint}: a key stands for ` +
+      'one operation; give this one a new key.'
+    );
+  }
+  const advice =
+    'A retry must repeat the first body (key order and white space do not matter); a new operation needs a new key.';
+  if (first.fieldDigests === null)
+    return `This request's body differs from this Idempotency-Key's first request. ${advice}`;
+  const before = JSON.parse(first.fieldDigests) as Record<string, string>;
+  const now = JSON.parse(fieldDigests(deps, body)) as Record<string, string>;
+  const changed = Object.keys(now).filter((n) => n in before && before[n] !== now[n]);
+  const added = Object.keys(now).filter((n) => !(n in before));
+  const missing = Object.keys(before).filter((n) => !(n in now));
+  const parts = [
+    changed.length > 0 && `${named(changed)} ${changed.length === 1 ? 'differs' : 'differ'}`,
+    added.length > 0 && `${named(added)} ${added.length === 1 ? 'is' : 'are'} new in this request`,
+    missing.length > 0 && `${named(missing)} ${missing.length === 1 ? 'was' : 'were'} in the first request only`,
+  ].filter(Boolean);
+  return `This request differs from this Idempotency-Key's first request (${endpoint}): ${parts.join('; ')}. ${advice}`;
 }

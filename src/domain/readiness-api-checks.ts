@@ -54,7 +54,8 @@ export function evaluateApiChecks(input: ApiInput): CheckOutcome[] {
 
 function keysOnWrites(requests: readonly Logged[], keyedWrites: ReadonlySet<string>): CheckOutcome {
   const writes = requests.filter((r) => keyedWrites.has(r.path));
-  if (writes.length === 0) return outcome('idempotency-key-on-writes', 'not_observed');
+  if (writes.length === 0)
+    return outcome('idempotency-key-on-writes', 'not_observed', [], 'No card/create or card/deposit in the window. ');
   const keyless = writes.filter((r) => !r.idempotencyKey).map((r) => r.requestId);
   return outcome('idempotency-key-on-writes', keyless.length ? 'fail' : 'pass', keyless);
 }
@@ -71,14 +72,28 @@ function retryOfFault(
   isFaulted: (r: Logged) => boolean,
 ): CheckOutcome {
   const faulted = input.requests.find((r) => r.requestId === faultedId && isFaulted(r));
-  if (!faulted) return outcome(id, 'not_observed', faultedId ? [faultedId] : []);
+  const what = id === 'retry-after-dropped-response' ? 'dropped answer' : '500';
+  if (!faulted) {
+    const why = faultedId
+      ? `The request given the ${what} is not in the request log of the window. `
+      : id === 'retry-after-dropped-response'
+        ? 'No keyed card/create or card/deposit succeeded in the window, so no answer was dropped. '
+        : 'No keyed card/create or card/deposit came after the dropped one, so no 500 was given. ';
+    return outcome(id, 'not_observed', faultedId ? [faultedId] : [], why);
+  }
   const later = input.requests.filter((r) => r.seq > faulted.seq && r.path === faulted.path);
   const body = canonical(input.bodyOf(faulted.seq));
   const sameBody = (r: Logged) => body !== undefined && canonical(input.bodyOf(r.seq)) === body;
   const retry =
     (faulted.idempotencyKey !== null && later.find((r) => r.idempotencyKey === faulted.idempotencyKey)) ||
     later.find(sameBody);
-  if (!retry) return outcome(id, 'not_observed', [faulted.requestId]);
+  if (!retry)
+    return outcome(
+      id,
+      'not_observed',
+      [faulted.requestId],
+      `The call given the ${what} was not retried in the window. `,
+    );
   const reused = retry.idempotencyKey !== null && retry.idempotencyKey === faulted.idempotencyKey && sameBody(retry);
   return outcome(id, reused ? 'pass' : 'fail', [faulted.requestId, retry.requestId]);
 }
@@ -90,9 +105,15 @@ function canonical(body: unknown): string | undefined {
 /** The first request of the account after the 429 must come at least Retry-After later (request-log times). */
 function waitAfterThrottle(requests: readonly Logged[], throttledId: string | null): CheckOutcome {
   const throttled = requests.find((r) => r.requestId === throttledId && r.status === 429);
-  if (!throttled) return outcome('waits-retry-after', 'not_observed', throttledId ? [throttledId] : []);
+  if (!throttled) {
+    const why = throttledId
+      ? 'The request given the 429 is not in the request log of the window. '
+      : 'No read in the window, so no 429 was given. ';
+    return outcome('waits-retry-after', 'not_observed', throttledId ? [throttledId] : [], why);
+  }
   const next = requests.find((r) => r.seq > throttled.seq);
-  if (!next) return outcome('waits-retry-after', 'not_observed', [throttled.requestId]);
+  if (!next)
+    return outcome('waits-retry-after', 'not_observed', [throttled.requestId], 'No request came after the 429. ');
   const waited = next.atMs - throttled.atMs >= INJECTED_RETRY_AFTER_SECONDS * 1000;
   return outcome('waits-retry-after', waited ? 'pass' : 'fail', [throttled.requestId, next.requestId]);
 }
@@ -100,7 +121,8 @@ function waitAfterThrottle(requests: readonly Logged[], throttledId: string | nu
 /** After each 4009/4010, the same call (path) repeated more than LOOP_LIMIT times within LOOP_WINDOW_MS is a loop. */
 function noTightLoop(requests: readonly Logged[]): CheckOutcome {
   const refusals = requests.filter((r) => r.code === 4009 || r.code === 4010);
-  if (refusals.length === 0) return outcome('no-tight-loop-on-inventory', 'not_observed');
+  if (refusals.length === 0)
+    return outcome('no-tight-loop-on-inventory', 'not_observed', [], 'No 4009 or 4010 in the window. ');
   for (const refused of refusals) {
     const repeats = requests.filter(
       (r) => r.seq > refused.seq && r.path === refused.path && r.atMs - refused.atMs <= LOOP_WINDOW_MS,

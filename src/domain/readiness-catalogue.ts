@@ -7,8 +7,10 @@ export interface CheckOutcome {
   id: CheckId;
   title: string;
   result: CheckResult;
-  /** Request ids (request log) or readiness delivery ids the result rests on. */
+  /** Request ids (request log) or readiness delivery ids the result rests on: the first MAX_EVIDENCE of them. */
   evidence: string[];
+  /** How many more ids the result rests on beyond those listed (0 when none were left out). */
+  evidenceOmitted: number;
   /** What to change (fail) or what to exercise (not_observed), ending with the docs link; null on a pass. */
   advice: string | null;
 }
@@ -120,7 +122,7 @@ const UNOBSERVED_ADVICE: Record<CheckId, string> = {
 
 /** Receiver checks of a run without a receiver: nothing could be signed. */
 const NO_RECEIVER_ADVICE =
-  'Configure the webhook (PUT /v1/webhook), or pass webhookUrl with a configured webhook: deliveries are signed with its secret.';
+  'No test delivery was sent: the account has no webhook to sign it with. Configure the webhook (PUT /v1/webhook), or pass webhookUrl with a configured webhook: deliveries are signed with its secret.';
 /** API checks on a server that keeps no request log. */
 const NO_LOG_ADVICE = 'This server runs with the request log off (--request-log off): API-use checks read it.';
 
@@ -133,7 +135,24 @@ export function outcome(
 ): CheckOutcome {
   const advice =
     result === 'pass' ? null : finding + (result === 'fail' ? FAIL_ADVICE[id] : UNOBSERVED_ADVICE[id]) + link(id);
-  return { id, title: TITLES[id], result, evidence: evidence.slice(0, MAX_EVIDENCE), advice };
+  return {
+    id,
+    title: TITLES[id],
+    result,
+    evidence: evidence.slice(0, MAX_EVIDENCE),
+    evidenceOmitted: Math.max(0, evidence.length - MAX_EVIDENCE),
+    advice,
+  };
+}
+
+/**
+ * Whether a check's result is final enough for a run to end on it (a run ends once every check is, unless it asked for
+ * its full window): pass or fail. ledger-agrees only on a pass: a partner's ledger may lag the events still being
+ * delivered, and a failed post is taken back by a later one that agrees, so a failing ledger keeps the run to its
+ * window's end (where the last post stands).
+ */
+export function isDecided(check: Pick<CheckOutcome, 'id' | 'result'>): boolean {
+  return check.id === LEDGER_CHECK ? check.result === 'pass' : check.result !== 'not_observed';
 }
 
 export function noReceiver(id: ReceiverCheckId): CheckOutcome {

@@ -76,7 +76,8 @@ export function postLedger(
 
 /** The check from the run's last ledger post: not_observed without one. */
 export function ledgerCheck(json: string | null): CheckOutcome {
-  if (json === null) return outcome(LEDGER_CHECK, 'not_observed');
+  if (json === null)
+    return outcome(LEDGER_CHECK, 'not_observed', [], 'No ledger was posted (readiness/ledger) in the window. ');
   const post = JSON.parse(json) as StoredLedgerCheck;
   if (post.differences.length === 0) return outcome(LEDGER_CHECK, 'pass', [post.requestId]);
   const told = post.differences

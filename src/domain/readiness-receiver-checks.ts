@@ -58,7 +58,13 @@ export function evaluateReceiverChecks(deliveries: readonly ReceiverDelivery[]):
       case 'receiver-accepts-duplicate':
         return outcome(check, d.attempts.every(acknowledged) ? 'pass' : 'fail', [d.id]);
       default:
-        if (!signedPassed) return outcome(check, 'not_observed', [...signedId, d.id]);
+        if (!signedPassed)
+          return outcome(
+            check,
+            'not_observed',
+            [...signedId, d.id],
+            'The receiver did not acknowledge the correctly signed delivery. ',
+          );
         return outcome(check, acknowledged(d.attempts[0]) ? 'fail' : 'pass', [d.id]);
     }
   });

@@ -14,6 +14,7 @@ import {
   trimRuns,
   type ArmedFault,
   type DeliveryRow,
+  type RunEnd,
   type RunRow,
 } from '../store/readiness.js';
 import type { Deps } from './deps.js';
@@ -23,6 +24,7 @@ import { isSending } from './readiness-sending.js';
 import {
   API_CHECKS,
   RECEIVER_CHECKS,
+  isDecided,
   noRequestLog,
   type CheckOutcome,
   type ReceiverCheckId,
@@ -57,6 +59,10 @@ export interface RunView {
   status: 'running' | 'done';
   startedAt: string;
   endsAt: string;
+  /** The run keeps its whole window even once every check is decided. */
+  fullWindow: boolean;
+  /** What ended the window; null while it runs. */
+  endedBy: RunEnd | null;
   receiver: string | null;
   checks: CheckOutcome[];
   deliveries: DeliveryView[];
@@ -101,7 +107,14 @@ export function settleOpenRun(deps: Deps, log: WindowLog, accountId: string): vo
  */
 export function startRun(
   deps: Deps,
-  input: { accountId: string; windowSeconds: number; receiverUrl: string | null; requestLog: boolean },
+  input: {
+    accountId: string;
+    windowSeconds: number;
+    receiverUrl: string | null;
+    requestLog: boolean;
+    /** Keep the whole window even once every check is decided. */
+    fullWindow: boolean;
+  },
 ): StartedRun {
   assertInTransaction(deps.db, 'startRun');
   const nowMs = deps.wallClock();
@@ -127,6 +140,8 @@ export function startRun(
     // Without a request log there is nothing to judge API use by: the window closes at once, nothing is armed.
     api_checks: input.requestLog ? null : JSON.stringify(API_CHECKS.map(noRequestLog)),
     ledger_check: null,
+    full_window: input.fullWindow ? 1 : 0,
+    ended_by: null,
   };
   insertRun(deps.db, run);
   const deliveries: PlannedDelivery[] =
@@ -158,7 +173,7 @@ export function getRun(deps: Deps, log: WindowLog, accountId: string, runId: str
 export function stopRun(deps: Deps, accountId: string, runId: string): void {
   const run = findRun(deps.db, accountId, runId);
   if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
-  endWindow(deps.db, run.id, deps.wallClock());
+  endWindow(deps.db, run.id, deps.wallClock(), 'stop');
   windows.delete(deps.db);
 }
 
@@ -167,12 +182,30 @@ export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[
   return runsOf(deps.db, accountId, RUNS_KEPT).map((r) => settleRun(deps, log, r));
 }
 
-/** Evaluates the API-use checks of a run whose window has ended, once: the stored result never changes after. */
+/**
+ * Evaluates the API-use checks of a run whose window has ended, once: the stored result never changes after. A run
+ * that did not ask for its full window ends here as soon as every check is decided (`isDecided`), at the first read
+ * (readiness/get, list, the console, the CLI's poll each second) that finds them so.
+ */
 function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
-  if (run.api_checks !== null || run.ends_at_ms > deps.wallClock()) return run;
+  if (run.api_checks !== null) return run;
+  const nowMs = deps.wallClock();
+  if (run.ends_at_ms > nowMs) {
+    if (run.full_window === 1 || !checksOf(deps, log, run, nowMs).every(isDecided)) return run;
+    endWindow(deps.db, run.id, nowMs, 'decided');
+    run = findRun(deps.db, run.account_id, run.id) ?? run;
+  }
   storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, log, run, run.ends_at_ms)));
   windows.delete(deps.db);
   return findRun(deps.db, run.account_id, run.id) ?? run;
+}
+
+/** Every check of a run as it stands at `toMs` (receiver, API use up to then, ledger), in catalogue order. */
+function checksOf(deps: Deps, log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
+  const api =
+    run.api_checks === null ? apiChecksUpTo(deps, log, run, toMs) : (JSON.parse(run.api_checks) as CheckOutcome[]);
+  const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
+  return [...evaluateReceiverChecks(deliveries), ...api, ledgerCheck(run.ledger_check)];
 }
 
 /** Evaluates the run when its window ends, should nobody ask before (the request log keeps only 1,000 requests). */
@@ -195,17 +228,17 @@ export function settleAtWindowEnd(deps: Deps, log: WindowLog, run: RunRow): void
 /** The run as the API answers it. While it runs, its checks show what has been observed so far. */
 export function runView(deps: Deps, log: WindowLog, run: RunRow): RunView {
   const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
-  const api =
-    run.api_checks === null
-      ? apiChecksUpTo(deps, log, run, Math.min(run.ends_at_ms, deps.wallClock()))
-      : (JSON.parse(run.api_checks) as CheckOutcome[]);
+  const checks = checksOf(deps, log, run, Math.min(run.ends_at_ms, deps.wallClock()));
   return {
     runId: run.id,
     status: run.api_checks !== null && !isSending(deps, run.id) ? 'done' : 'running',
     startedAt: iso(run.started_at_ms),
     endsAt: iso(run.ends_at_ms),
+    fullWindow: run.full_window === 1,
+    endedBy: run.api_checks === null ? null : run.ended_by,
     receiver: run.receiver_url,
-    checks: [...evaluateReceiverChecks(deliveries), ...api, ledgerCheck(run.ledger_check)],
+    // Runs stored before evidenceOmitted existed listed at most 20 ids and left none out that they told of.
+    checks: checks.map((c) => ({ ...c, evidenceOmitted: c.evidenceOmitted ?? 0 })),
     deliveries: deliveries.map((d) => ({
       deliveryId: d.id,
       check: d.check,

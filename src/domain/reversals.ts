@@ -1,16 +1,10 @@
 import { findTransaction } from '../store/transactions.js';
+import { AUTH_EXPIRY_JOB } from './authorisation-expiry.js';
 import type { Deps } from './deps.js';
 import { DomainError } from './errors.js';
 import { transfer } from './ledger.js';
 import { formatMicros } from './money.js';
-import {
-  AUTH_EXPIRY_JOB,
-  outcomeOf,
-  pendingTransaction,
-  recordNewHold,
-  recordSettled,
-  type TxnOutcome,
-} from './transaction-records.js';
+import { outcomeOf, pendingTransaction, recordNewHold, recordSettled, type TxnOutcome } from './transaction-records.js';
 
 // Reversals (docs/design.md sections 6 and 15): the merchant gives back all of a hold (CANCELLED) or part of it (the
 // hold shrinks, still PENDING); an authorisation never cleared is reversed 7 days of account time after it was made.

@@ -6,9 +6,9 @@ import { getOwnedCard } from './cards.js';
 import { catchUp } from './clock.js';
 import type { Deps, EventEnricher } from './deps.js';
 import { DomainError } from './errors.js';
+import { challengeData } from './event-data.js';
 import { emitEvent } from './events.js';
 import { merchantFor } from './merchants.js';
-import { formatMicros } from './money.js';
 import type { ServerSecret } from './secrets.js';
 import { findWebhookConfig } from './webhook-config.js';
 
@@ -73,14 +73,20 @@ function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, no
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
   const expiresAt = nowMs + OTP_LIFETIME_MS;
   const resolvesToCard = input.dedicatedInbox || liveCardCount(deps.db, accountId) === 1;
-  const event = emitEvent(deps, accountId, nowMs, 'card.3ds.requested', {
-    type: input.type,
-    merchant: input.merchant,
-    ...(input.amountMicros !== undefined ? { amount: formatMicros(input.amountMicros) } : {}),
-    ...(input.currency !== undefined ? { currency: input.currency } : {}),
-    ...(resolvesToCard ? { cardId: card.id } : {}),
-    last4: card.last4,
-  });
+  const event = emitEvent(
+    deps,
+    accountId,
+    nowMs,
+    'card.3ds.requested',
+    challengeData({
+      type: input.type,
+      merchant: input.merchant,
+      amountMicros: input.amountMicros,
+      currency: input.currency,
+      cardId: resolvesToCard ? card.id : undefined,
+      last4: card.last4,
+    }),
+  );
   insertChallenge(deps.db, {
     id: input.challengeId,
     account_id: accountId,

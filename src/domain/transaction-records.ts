@@ -15,14 +15,12 @@ import type { Merchant } from './merchants.js';
 import { DomainError } from './errors.js';
 import { emitEvent } from './events.js';
 import { proportionalMicros } from './fx.js';
-import { transactionEventData } from './transactions.js';
+import { transactionEventData } from './event-data.js';
 
 // What every network message shares (docs/design.md sections 6 and 15): a transaction row and the event that
 // reports it, written together. Every event carries the transaction's whole state after the change (its status and
 // its amounts as they now stand), so a partner's ledger folded from the events alone agrees with card/asset.
 
-export const AUTH_EXPIRY_JOB = 'txn.expire';
-export const AUTH_EXPIRY_MS = 7 * 24 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The outcome of a message, for its answer: the transaction it made or changed, as it now stands. */

@@ -1,12 +1,4 @@
-import {
-  billCount,
-  billRows,
-  type BillRow,
-  type BillScope,
-  type TxnRow,
-  type TxnStatus,
-} from '../store/transactions.js';
-import { microsToJsonNumber } from './money.js';
+import { billCount, billRows, type BillRow, type BillScope, type TxnStatus } from '../store/transactions.js';
 import type { Deps } from './deps.js';
 
 export type { BillRow, BillScope, TxnStatus };
@@ -44,32 +36,4 @@ export function listBills(deps: Pick<Deps, 'db'>, scope: BillScope, pageNumber: 
   const low = Math.max(1, high - pageSize + 1);
   const rows = billRows(db, scope, low, high);
   return { rows, totalElements, totalPages, pageNumber: page, last: page === totalPages };
-}
-
-/** ISO 8601 local time without a zone, as the spec's `settledAt` (the sandbox's local time is UTC). */
-function localTimestamp(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19);
-}
-
-/**
- * The spec's "Transaction event data", every field. Amounts are positive magnitudes for every kind, as the
- * documented examples show. `settledAt` is the settlement instant, or for a PENDING transaction (not settled
- * yet) the instant it was first seen: the spec types the field as a string and never shows it absent.
- */
-export function transactionEventData(t: TxnRow, previousStatus?: TxnStatus): Record<string, unknown> {
-  return {
-    transactionId: t.id,
-    cardId: t.card_id,
-    status: t.status,
-    ...(previousStatus ? { previousStatus } : {}),
-    billAmount: microsToJsonNumber(t.bill_amount_micros),
-    billCurrency: t.bill_currency,
-    transactionAmount: microsToJsonNumber(t.transaction_amount_micros),
-    transactionCurrency: t.transaction_currency,
-    merchantName: t.merchant_name,
-    merchantCountry: t.merchant_country,
-    mccCategory: t.mcc_category,
-    eventType: t.kind,
-    settledAt: localTimestamp(t.settled_at_ms ?? t.created_at_ms),
-  };
 }

@@ -33,10 +33,13 @@ export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (no
  * nobody waits for, abandoned here (answered 499, which nobody receives).
  */
 export async function waitInjected(c: Context<AppEnv>, deps: ServerDeps, wait: InjectedWait): Promise<void> {
+  const fromMs = deps.wallClock();
   const end = await deps.heldRequests.hold(c.get('account').id, {
-    untilWallMs: wait.hold ? undefined : deps.wallClock() + wait.latencyMs,
+    untilWallMs: wait.hold ? undefined : fromMs + wait.latencyMs,
     watchClient: clientWatch(c),
   });
+  const kind = wait.hold ? 'hold' : 'latency';
+  c.set('faultEffect', { by: 'faults', wait: { kind, ms: deps.wallClock() - fromMs, ended: end }, answer: 'sent' });
   if (end === 'deleted') throw new DomainError('ACCOUNT_DELETED');
   if (end === 'gone') throw new ClientGoneError();
 }

@@ -2,6 +2,8 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts.js';
 import type { SeenClock } from '../domain/clock.js';
 import type { OperationStats } from './operation-stats.js';
+import type { Redactor } from '../redaction/redactor.js';
+import type { FaultEffect } from '../request-log/captured-request.js';
 
 /** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
 export interface InjectedWait {
@@ -10,13 +12,21 @@ export interface InjectedWait {
   hold: boolean;
 }
 
+/**
+ * The bindings of a request the console makes for one of its pages (`app.request(path, init, CONSOLE_CALL)`): a
+ * request from outside cannot carry them, so the request log tells the console's calls from the partner's by them.
+ */
+export const CONSOLE_CALL = Object.freeze({ fromConsole: true as const });
+
 /** Per-request values set by middleware. */
 export interface AppEnv {
-  Bindings: HttpBindings;
+  Bindings: HttpBindings & { fromConsole?: true };
   Variables: {
     requestId: string;
     /** The counts of the operation the request was routed to (metrics.ts); unset for a request no route took. */
     operation?: OperationStats;
+    /** The server's redactor, set with the request id: a hint passes it before it is answered. */
+    redactor: Redactor;
     account: Account;
     /** The account clock as authentication read it with the account (the request's "now" comes from it). */
     accountSeen: SeenClock;
@@ -30,6 +40,8 @@ export interface AppEnv {
      * route hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
     injectedWait?: InjectedWait;
+    /** What an injected fault did to this request, for its request-log record (faults, readiness faults). */
+    faultEffect?: FaultEffect;
     /**
      * Hosted mode, a body without a declared length: spends the key's rate-limit budget for `bytes` more of it as it
      * is read; false when the budget is spent (rate-limit.ts).

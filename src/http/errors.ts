@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { DomainError, type ErrorName } from '../domain/errors.js';
+import type { AppEnv } from './context.js';
 
 /** The HTTP status of each failure that is not a plain 400 (the spec answers most failures with HTTP 400). */
 const STATUS: Partial<Record<ErrorName, ContentfulStatusCode>> = {
@@ -38,7 +39,26 @@ export function errorBody(code: number, message: string): ErrorBody {
   return { code, message };
 }
 
-/** The answer to a failure: its status and `{code, message}`. */
+/** Where the sandbox says what it knows of a failure beyond the spec's `{code, message}`. */
+const HINT_HEADER = 'Sandbox-Hint';
+const MAX_HINT_CHARS = 1000;
+
+/**
+ * Sets the Sandbox-Hint of a failure: redacted by value like everything the server keeps or logs (a hint never holds a
+ * secret, and would not show one if it did), on one line of printable ASCII, bounded.
+ */
+export function setHint(c: Context, hint: string | undefined): void {
+  const redactor = (c as Context<AppEnv>).get('redactor');
+  if (!hint || !redactor) return;
+  const text = redactor
+    .text(hint)
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, MAX_HINT_CHARS);
+  c.header(HINT_HEADER, text);
+}
+
+/** The answer to a failure: its status and `{code, message}`, and its hint beside them. */
 export function errorResponse(c: Context, err: DomainError, status = httpStatus(err)): Response {
+  setHint(c, err.hint);
   return c.json(errorBody(err.code, err.message), status);
 }

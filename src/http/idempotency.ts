@@ -7,6 +7,7 @@ import {
   releaseKey,
   requestHash,
   reserveKey,
+  mismatchHint,
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency.js';
@@ -94,8 +95,8 @@ export async function runKeyed(
     const startMs = catchUp(c, deps);
     purgeExpiredKeys(db, account.id, startMs);
     const existing = findKey(deps, account.id, key, startMs);
-    if (existing) return answerExisting(c, key, endpoint, hash, existing);
-    reserveKey(deps, account.id, key, endpoint, hash, startMs);
+    if (existing) return answerExisting(c, deps, key, { endpoint, body, hash }, existing);
+    reserveKey(deps, account.id, key, endpoint, body, hash, startMs);
     try {
       await waitInjected(c, deps, wait);
     } catch (err) {
@@ -117,7 +118,7 @@ export async function runKeyed(
     }
   });
   if ('failed' in outcome) throw outcome.failed;
-  if ('replay' in outcome) return answerExisting(c, key, endpoint, hash, outcome.replay);
+  if ('replay' in outcome) return answerExisting(c, deps, key, { endpoint, body, hash }, outcome.replay);
   return c.body(outcome.stored.body, 200, outcome.stored.headers);
 
   /**
@@ -137,7 +138,7 @@ export async function runKeyed(
         body: JSON.stringify(operation(nowMs)),
         headers: { 'content-type': 'application/json' },
       };
-      completeKey(deps, account.id, key!, endpoint, hash, stored, nowMs);
+      completeKey(deps, account.id, key!, endpoint, body, hash, stored, nowMs);
       return { stored };
     });
   }
@@ -145,16 +146,20 @@ export async function runKeyed(
 
 function answerExisting(
   c: Context<AppEnv>,
+  deps: ServerDeps,
   key: string,
-  endpoint: string,
-  hash: string,
+  call: { endpoint: string; body: unknown; hash: string },
   existing: KeyRecord,
 ): Response {
-  if (existing.endpoint !== endpoint || existing.requestHash !== hash)
-    throw new DomainError('IDEMPOTENCY_KEY_MISMATCH');
-  if (existing.state === 'in_flight') throw new DomainError('IDEMPOTENCY_KEY_IN_PROGRESS');
+  if (existing.endpoint !== call.endpoint || existing.requestHash !== call.hash)
+    throw new DomainError('IDEMPOTENCY_KEY_MISMATCH').withHint(mismatchHint(deps, existing, call.endpoint, call.body));
+  if (existing.state === 'in_flight') throw new DomainError('IDEMPOTENCY_KEY_IN_PROGRESS').withHint(IN_PROGRESS_HINT);
   return replay(c, key, existing.response);
 }
+
+const IN_PROGRESS_HINT =
+  'The first request with this Idempotency-Key has not answered yet (a fault holds it, or it is still running): ' +
+  'retry once it has; a retry then replays its answer.';
 
 function replay(c: Context<AppEnv>, key: string, stored: StoredResponse): Response {
   return c.body(stored.body, stored.status as 200, {

@@ -6,6 +6,26 @@
  */
 export type HeaderText = string;
 
+/**
+ * What an injected fault did to a request (sandbox/v1/faults, or a readiness run's own): how long it held the request
+ * and why it went on, and what the client got. A plain value of numbers and names: it holds nothing to redact.
+ */
+export interface FaultEffect {
+  /** The account's own faults (sandbox/v1/faults) or its readiness run's. */
+  by: 'faults' | 'readiness';
+  /**
+   * A wait before the request went on: a latency (`latencyMs`, wall time) that `elapsed`, or a hold until the account
+   * `released` it; either ends `gone` when the client left first, `deleted` when its sandbox was deleted meanwhile (the
+   * operation then never ran). `ms`: wall milliseconds held.
+   */
+  wait: { kind: 'latency' | 'hold'; ms: number; ended: 'elapsed' | 'released' | 'gone' | 'deleted' } | null;
+  /**
+   * What the client got: `sent` the operation's own answer; `injected` the fault's answer, the operation never ran;
+   * `dropped` nothing, the operation ran and committed and then the connection was reset.
+   */
+  answer: 'sent' | 'injected' | 'dropped';
+}
+
 /** What the HTTP layer hands over for one request; nothing here is redacted yet. */
 export interface CapturedRequest {
   accountId: string;
@@ -23,4 +43,8 @@ export interface CapturedRequest {
   requestBody: string | null | undefined;
   responseHeaders: HeaderText;
   responseBody: string | null | undefined;
+  /** The console made the call for a page it serves (never a partner's own request). */
+  fromConsole: boolean;
+  /** What an injected fault did to the request, as JSON of a FaultEffect; null when none touched it. */
+  fault: string | null;
 }

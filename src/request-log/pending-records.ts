@@ -11,8 +11,8 @@ import type { CapturedRequest } from './captured-request.js';
 // (the figures: bench/code-figures.md).
 
 /** Space for a record that waits: the fixed part, a length per string, at most 3 UTF-8 bytes per UTF-16 unit. */
-const FIXED = 8 + 8 + 2; // atMs and latencyMs (float64), status (uint16)
-const STRING_FIELDS = 7;
+const FIXED = 8 + 8 + 2 + 1; // atMs and latencyMs (float64), status (uint16), fromConsole (uint8)
+const STRING_FIELDS = 9;
 // A string field is its UTF-8 byte length (int32) then its bytes; these lengths stand for the two non-strings.
 const NULL = -1;
 const UNDEFINED = -2;
@@ -173,7 +173,8 @@ function boundOf(r: CapturedRequest): number {
         r.requestHeaders.length +
         (r.requestBody?.length ?? 0) +
         r.responseHeaders.length +
-        (r.responseBody?.length ?? 0))
+        (r.responseBody?.length ?? 0) +
+        (r.fault?.length ?? 0))
   );
 }
 
@@ -182,6 +183,7 @@ function encode(buf: Buffer, start: number, r: CapturedRequest): number {
   let at = buf.writeDoubleLE(r.atMs, start);
   at = buf.writeDoubleLE(r.latencyMs, at);
   at = buf.writeUInt16LE(r.status, at);
+  at = buf.writeUInt8(r.fromConsole ? 1 : 0, at);
   at = putString(buf, at, r.requestId);
   at = putString(buf, at, r.method);
   at = putString(buf, at, r.path);
@@ -189,7 +191,8 @@ function encode(buf: Buffer, start: number, r: CapturedRequest): number {
   at = putString(buf, at, r.requestHeaders);
   at = putString(buf, at, r.requestBody);
   at = putString(buf, at, r.responseHeaders);
-  return putString(buf, at, r.responseBody);
+  at = putString(buf, at, r.responseBody);
+  return putString(buf, at, r.fault);
 }
 
 function decode(buf: Buffer, start: number, accountId: string): CapturedRequest {
@@ -199,6 +202,7 @@ function decode(buf: Buffer, start: number, accountId: string): CapturedRequest 
     atMs: buf.readDoubleLE(start),
     latencyMs: buf.readDoubleLE(start + 8),
     status: buf.readUInt16LE(start + 16),
+    fromConsole: buf.readUInt8(start + 18) === 1,
     requestId: getString(buf, cursor)!,
     method: getString(buf, cursor)!,
     path: getString(buf, cursor)!,
@@ -207,6 +211,7 @@ function decode(buf: Buffer, start: number, accountId: string): CapturedRequest 
     requestBody: getString(buf, cursor),
     responseHeaders: getString(buf, cursor)!,
     responseBody: getString(buf, cursor),
+    fault: getString(buf, cursor) ?? null,
   };
 }
 

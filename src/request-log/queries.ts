@@ -1,5 +1,6 @@
 import type { Deps } from '../domain/deps.js';
-import { findRequestLogRow, queryRequestLog, type RequestLogRow } from '../store/request-log.js';
+import { findRequestLogRow, queryRequestLog, type RequestLogRow, type RequestSource } from '../store/request-log.js';
+import { faultView, type FaultView } from './fault-view.js';
 import { requestLogOf } from './log.js';
 
 // Reading the request log: pages of summaries and full records, each read after the pending records are written, so
@@ -16,6 +17,12 @@ export interface RequestSummary {
   keyId: string | null;
   idempotencyKey: string | null;
   replayed: boolean;
+  /** Who made the call: the console for one of its pages, or the API. */
+  source: RequestSource;
+  /** The answer's Sandbox-Hint (redacted), or null. */
+  hint: string | null;
+  /** What an injected fault did to the request, or null. */
+  fault: FaultView | null;
 }
 
 interface RecordedMessage {
@@ -42,6 +49,9 @@ function toSummary(r: Omit<RequestLogRow, 'detail'>): RequestSummary {
     keyId: r.key_id,
     idempotencyKey: r.idempotency_key,
     replayed: r.replayed === 1,
+    source: r.source,
+    hint: r.hint,
+    fault: faultView(r.fault),
   };
 }
 
@@ -52,6 +62,8 @@ export interface RequestFilter {
   status?: { from: number; to: number };
   /** The seq of the last record of the previous page. */
   afterSeq?: number;
+  /** Only the calls of this source (the console's, or the API's); both when undefined. */
+  source?: RequestSource;
 }
 
 /** A page of summaries, newest first, and the cursor of the next page (null on the last). */
@@ -67,6 +79,7 @@ export function listRequests(
     statusFrom: f.status?.from ?? 0,
     statusTo: f.status?.to ?? 999,
     beforeSeq: f.afterSeq ?? Number.MAX_SAFE_INTEGER,
+    source: f.source,
   });
   const page = rows.slice(0, f.limit);
   return { requests: page.map(toSummary), nextSeq: rows.length > f.limit ? page[page.length - 1]!.seq : null };

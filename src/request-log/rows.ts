@@ -19,6 +19,8 @@ export function toRow(r: CapturedRequest, server: Redactor): RecordRow {
   const requestId = redactor.text(r.requestId);
   const path = redactor.url(r.path);
   const idempotencyKey = requestHeaders['idempotency-key'] ?? null;
+  // Already redacted with the answer's headers: a hint never holds a secret, and would not be kept in clear if it did.
+  const hint = responseHeaders['sandbox-hint'] ?? null;
   const detail = `{"request":${messageJson(requestHeaders, request)},"response":${messageJson(responseHeaders, response)}}`;
   return {
     account_id: r.accountId,
@@ -26,7 +28,9 @@ export function toRow(r: CapturedRequest, server: Redactor): RecordRow {
       Buffer.byteLength(detail) +
       Buffer.byteLength(path) +
       Buffer.byteLength(requestId) +
-      (idempotencyKey === null ? 0 : Buffer.byteLength(idempotencyKey)),
+      (idempotencyKey === null ? 0 : Buffer.byteLength(idempotencyKey)) +
+      (hint === null ? 0 : Buffer.byteLength(hint)) +
+      (r.fault === null ? 0 : r.fault.length),
     request_id: requestId,
     at_ms: r.atMs,
     method: r.method,
@@ -38,6 +42,9 @@ export function toRow(r: CapturedRequest, server: Redactor): RecordRow {
     idempotency_key: idempotencyKey,
     replayed: responseHeaders['idempotent-replayed'] === 'true' ? 1 : 0,
     detail,
+    fault: r.fault,
+    hint,
+    source: r.fromConsole ? 'console' : 'api',
   };
 }
 

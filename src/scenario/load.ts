@@ -59,14 +59,16 @@ function parseText(file: string, text: string): { raw: RawFile; lineOf: (path: (
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0) {
-    const e = doc.errors[0];
-    const line = e.linePos?.[0]?.line ?? lines.linePos(e.pos[0]).line;
-    throw new ScenarioFileError(file, line, e.message.split('\n')[0]);
+    const [first, ...rest] = doc.errors.map((e) => ({
+      line: e.linePos?.[0]?.line ?? lines.linePos(e.pos[0]).line,
+      detail: e.message.split('\n')[0]!,
+    }));
+    throw new ScenarioFileError(file, first!.line, first!.detail, rest);
   }
   const lineOf = (path: (string | number)[]) => nodeLine(doc, lines, path);
   const value = doc.toJS();
-  const problem = validateScenario(value);
-  if (problem) throw new ScenarioFileError(file, lineOf(problem.path), problem.message);
+  const [first, ...rest] = validateScenario(value).map((p) => ({ line: lineOf(p.path), detail: p.message }));
+  if (first) throw new ScenarioFileError(file, first.line, first.detail, rest);
   return { raw: value as RawFile, lineOf };
 }
 

@@ -50,7 +50,11 @@ export function consoleReport(results: FileResult[], totalMs: number, { blocks =
 }
 
 export function fileErrorsReport(errors: ScenarioFileError[]): string {
-  return errors.map((e) => e.message).join('\n') + `\n${errors.length} malformed scenario file(s); nothing ran\n`;
+  const problems = errors.reduce((n, e) => n + e.problems.length, 0);
+  return (
+    errors.map((e) => e.message).join('\n') +
+    `\n${problems} problem(s) in ${errors.length} malformed scenario file(s); nothing ran\n`
+  );
 }
 
 const xml = (s: string) =>

@@ -35,7 +35,8 @@ let compiled: { ajv: Ajv; whole: ValidateFunction } | undefined;
 
 function schema() {
   if (!compiled) {
-    const ajv = new Ajv({ allErrors: false, strict: true });
+    // Every error, each with the schema it broke (verbose): an unknown field is told with the fields it could be.
+    const ajv = new Ajv({ allErrors: true, strict: true, verbose: true });
     ajv.addSchema(JSON.parse(readFileSync(schemaPath(), 'utf8')), 'scenario');
     compiled = { ajv, whole: ajv.getSchema('scenario')! };
   }
@@ -43,44 +44,98 @@ function schema() {
 }
 
 /**
- * Validates a parsed file. A step's `oneOf` failure says little, so a bad step is validated again against the
- * definition its leading key names, which yields an error about the field that is actually wrong.
+ * Every problem of a parsed file, in document order. A step's `oneOf` failure says little, so each step is validated
+ * against the definition its leading key names, which yields errors about the fields that are actually wrong; the
+ * document's own fields are validated apart from its steps.
  */
-export function validateScenario(doc: unknown): SchemaProblem | undefined {
+export function validateScenario(doc: unknown): SchemaProblem[] {
   const { ajv, whole } = schema();
-  if (whole(doc)) return undefined;
-  const first = whole.errors![0];
-  const path = errorPath(first);
-  if (path[0] === 'steps' && typeof path[1] === 'number') {
-    const step = (doc as { steps: unknown[] }).steps[path[1]];
-    return stepProblem(ajv, step, path.slice(0, 2)) ?? { path, message: describe(first) };
-  }
-  return { path, message: describe(first) };
+  if (whole(doc)) return [];
+  // The document's own fields here; what lies inside a step is told by its own definition below.
+  const inStep = (e: ErrorObject) =>
+    /^\/steps\/\d+/.test(e.instancePath) || (e.instancePath === '/steps' && e.keyword !== 'type');
+  const problems = told(
+    (whole.errors ?? []).filter((e) => !inStep(e)),
+    [],
+  );
+  const steps = (doc as { steps?: unknown }).steps;
+  if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...stepProblems(ajv, step, ['steps', i])));
+  return dedupe(problems);
 }
 
-function stepProblem(ajv: Ajv, step: unknown, at: (string | number)[]): SchemaProblem | undefined {
+function stepProblems(ajv: Ajv, step: unknown, at: (string | number)[]): SchemaProblem[] {
   if (typeof step !== 'object' || step === null || Array.isArray(step)) {
-    return { path: at, message: 'a step must be an object' };
+    return [{ path: at, message: 'a step must be an object' }];
   }
   const kinds = STEP_KINDS.filter((k) => k in step);
   if (kinds.length !== 1) {
-    return {
-      path: at,
-      message:
-        kinds.length === 0
-          ? `a step needs exactly one of: ${STEP_KINDS.join(', ')}`
-          : `a step has one kind, found ${kinds.join(' and ')}`,
-    };
+    if (kinds.length > 1) return [{ path: at, message: `a step has one kind, found ${kinds.join(' and ')}` }];
+    const near = Object.keys(step)
+      .map((k) => [k, suggestion(k, STEP_KINDS)] as const)
+      .find(([, s]) => s);
+    return [
+      {
+        path: near ? [...at, near[0]] : at,
+        message:
+          `a step needs exactly one of: ${STEP_KINDS.join(', ')}` +
+          (near ? `; unknown key ${JSON.stringify(near[0])}: did you mean ${JSON.stringify(near[1])}?` : ''),
+      },
+    ];
   }
   const validate = ajv.getSchema(`scenario#/$defs/${DEFINITION[kinds[0]]}`)!;
-  if (validate(step)) return undefined;
-  const err = validate.errors![0];
-  if (kinds[0] === 'parallel' && err.instancePath.startsWith('/parallel/')) {
-    const inner = pointer(err.instancePath).slice(0, 2);
-    const sub = stepProblem(ajv, (step as { parallel: unknown[] }).parallel[inner[1] as number], []);
-    if (sub) return { path: [...at, ...inner, ...sub.path], message: sub.message };
+  if (validate(step)) return [];
+  const errors = (validate.errors ?? []).filter((err) => {
+    const where = pointer(err.instancePath);
+    return !(kinds[0] === 'parallel' && where[0] === 'parallel' && typeof where[1] === 'number');
+  });
+  const out = told(errors, at);
+  if (kinds[0] === 'parallel') {
+    const inner = (step as { parallel: unknown }).parallel;
+    if (Array.isArray(inner)) inner.forEach((s, i) => out.push(...stepProblems(ajv, s, [...at, 'parallel', i])));
   }
-  return { path: [...at, ...errorPath(err)], message: describe(err) };
+  return out;
+}
+
+/**
+ * The problems Ajv's errors tell, one per thing to fix: a value that fits none of its alternatives (`anyOf`, `oneOf`)
+ * is one problem naming each, and a missing field that an unknown field next to it misspells is told by that one.
+ */
+function told(errors: readonly ErrorObject[], at: (string | number)[]): SchemaProblem[] {
+  const choices = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf');
+  const branchOf = (e: ErrorObject) =>
+    choices.find((c) => c.instancePath === e.instancePath && e.schemaPath.startsWith(`${c.schemaPath}/`));
+  const misspelt = new Set(
+    errors
+      .filter((e) => e.keyword === 'additionalProperties')
+      .map((e) => {
+        const near = suggestion(String(e.params.additionalProperty), knownFields(e.parentSchema));
+        return near === undefined ? '' : `${e.instancePath}/${near}`;
+      }),
+  );
+  const out: SchemaProblem[] = [];
+  for (const e of errors) {
+    if (e.keyword === 'if' || branchOf(e)) continue;
+    if (e.keyword === 'required' && misspelt.has(`${e.instancePath}/${String(e.params.missingProperty)}`)) continue;
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      const branches = errors.filter((b) => branchOf(b) === e).map((b) => describe(b, false));
+      if (branches.length === 0) continue;
+      const where = e.instancePath ? `${e.instancePath.split('/').pop()} ` : '';
+      out.push({ path: [...at, ...errorPath(e)], message: `${where}${branches.join(', or ')}` });
+      continue;
+    }
+    out.push({ path: [...at, ...errorPath(e)], message: describe(e) });
+  }
+  return out;
+}
+
+function dedupe(problems: SchemaProblem[]): SchemaProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = JSON.stringify(p);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /** Where the error is; an unknown field points at that field, not at the object holding it. */
@@ -99,9 +154,52 @@ function pointer(p: string): (string | number)[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-function describe(e: ErrorObject): string {
-  const where = e.instancePath ? `${e.instancePath.split('/').pop()} ` : '';
-  if (e.keyword === 'additionalProperties') return `unknown field ${JSON.stringify(e.params.additionalProperty)}`;
+/** The fields an object of this schema may have (its own and those of the definitions it includes). */
+function knownFields(schema: unknown): string[] {
+  const s = schema as { properties?: Record<string, unknown>; allOf?: { $ref?: string }[] } | undefined;
+  const own = Object.keys(s?.properties ?? {});
+  const included = (s?.allOf ?? []).flatMap((part) => {
+    const ref = part.$ref?.startsWith('#/$defs/') ? part.$ref.slice('#/$defs/'.length) : undefined;
+    const def = ref && compiled?.ajv.getSchema(`scenario#/$defs/${ref}`)?.schema;
+    return def ? knownFields(def) : [];
+  });
+  return [...new Set([...own, ...included])];
+}
+
+/**
+ * A known name one edit away (a letter added, dropped, changed, or two neighbours swapped), or undefined: enough to
+ * catch a typo without guessing at a different word.
+ */
+function suggestion(word: string, known: readonly string[]): string | undefined {
+  return (
+    known.find((k) => k !== word && editDistance(word.toLowerCase(), k.toLowerCase()) === 1) ??
+    known.find((k) => k !== word && k.toLowerCase() === word.toLowerCase())
+  );
+}
+
+/** Optimal string alignment distance (Levenshtein with adjacent transpositions). */
+function editDistance(a: string, b: string): number {
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** What an error says is wrong; `named`: starting with the field it is about (`amount must ...`). */
+function describe(e: ErrorObject, named = true): string {
+  const where = named && e.instancePath ? `${e.instancePath.split('/').pop()} ` : '';
+  if (e.keyword === 'additionalProperties') {
+    const field = String(e.params.additionalProperty);
+    const near = suggestion(field, knownFields(e.parentSchema));
+    return `unknown field ${JSON.stringify(field)}${near ? `: did you mean ${JSON.stringify(near)}?` : ''}`;
+  }
   if (e.keyword === 'required') return `missing field ${JSON.stringify(e.params.missingProperty)}`;
   if (e.keyword === 'pattern') return `${where}must match ${e.params.pattern}`;
   if (e.keyword === 'enum') return `${where}must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`;

@@ -66,13 +66,31 @@ export interface Scenario {
   steps: Step[];
 }
 
-/** A malformed file: reported with its file and line before anything runs. */
+/** One problem of a malformed file: its line (0: the file as a whole) and what is wrong. */
+export interface FileProblem {
+  line: number;
+  detail: string;
+}
+
+/**
+ * A malformed file: every problem found in it, each with its line, reported before anything runs. `line` and
+ * `detail` are the first problem's (in line order).
+ */
 export class ScenarioFileError extends Error {
+  readonly line: number;
+  readonly detail: string;
+  readonly problems: readonly FileProblem[];
+
   constructor(
     readonly file: string,
-    readonly line: number,
-    readonly detail: string,
+    line: number,
+    detail: string,
+    more: readonly FileProblem[] = [],
   ) {
-    super(line > 0 ? `${file}:${line}: ${detail}` : `${file}: ${detail}`);
+    const problems = [{ line, detail }, ...more].sort((a, b) => a.line - b.line);
+    super(problems.map((p) => (p.line > 0 ? `${file}:${p.line}: ${p.detail}` : `${file}: ${p.detail}`)).join('\n'));
+    this.problems = problems;
+    this.line = problems[0]!.line;
+    this.detail = problems[0]!.detail;
   }
 }

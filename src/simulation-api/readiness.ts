@@ -18,6 +18,7 @@ import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
 import { runCommand } from '../http/command.js';
 import {
+  optionalBoolean,
   optionalInteger,
   optionalString,
   requiredObjectList,
@@ -47,6 +48,7 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/readiness/run': async (c, body) => {
       const webhookUrl = optionalString(body, 'webhookUrl');
       const windowSeconds = optionalInteger(body, 'windowSeconds') ?? DEFAULT_WINDOW_SECONDS;
+      const fullWindow = optionalBoolean(body, 'fullWindow') ?? false;
       // The same policy as PUT /v1/webhook: a hosted sandbox never posts into its own network.
       const problem = webhookUrl === undefined ? undefined : await webhookUrlProblem(deps.config, webhookUrl);
       if (problem) throw invalidField(problem.replace(/^url\b/, 'webhookUrl'));
@@ -67,6 +69,7 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
           windowSeconds,
           receiverUrl: receiver?.url ?? null,
           requestLog: deps.config.requestLog,
+          fullWindow,
         }),
       );
       if (receiver) {

@@ -40,6 +40,7 @@ export function requestsHandlers(deps: ServerDeps): Handlers {
         path: optionalString(body, 'path'),
         status: readStatus(body),
         afterSeq: readCursor(body),
+        source: optionalString(body, 'source') as 'api' | 'console' | undefined,
       };
       ensureOn(deps);
       const page = listRequests(deps, c.get('account').id, filter);

@@ -11,6 +11,8 @@ export interface KeyRow {
   /** The stored response's headers as JSON. */
   headers: string | null;
   expires_at_ms: number;
+  /** Keyed digests of the first request's fields, as JSON (migration 063); null on keys stored before. */
+  field_digests: string | null;
 }
 
 export function keyRow(db: Db, accountId: string, key: string): KeyRow | undefined {
@@ -30,12 +32,13 @@ export function insertInFlightKey(
   hash: string,
   nowMs: number,
   expiresAtMs: number,
+  fieldDigests: string,
 ): void {
   sql(
     db,
-    `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, created_at_ms, expires_at_ms)
-     VALUES (?, ?, ?, ?, 'in_flight', ?, ?)`,
-  ).run(accountId, key, endpoint, hash, nowMs, expiresAtMs);
+    `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, created_at_ms, expires_at_ms,
+       field_digests) VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?)`,
+  ).run(accountId, key, endpoint, hash, nowMs, expiresAtMs, fieldDigests);
 }
 
 /** Deletes the key while it is in flight (its request did not complete). */
@@ -51,6 +54,7 @@ export interface DoneKey {
   headersJson: string;
   nowMs: number;
   expiresAtMs: number;
+  fieldDigests: string;
 }
 
 /** Writes the key as done with its response, whether it was in flight or absent. */
@@ -58,10 +62,11 @@ export function upsertDoneKey(db: Db, accountId: string, key: string, k: DoneKey
   sql(
     db,
     `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, status, body, headers, created_at_ms,
-       expires_at_ms) VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?)
+       expires_at_ms, field_digests) VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body,
-       headers = excluded.headers, created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms`,
-  ).run(accountId, key, k.endpoint, k.hash, k.status, k.body, k.headersJson, k.nowMs, k.expiresAtMs);
+       headers = excluded.headers, created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms,
+       field_digests = excluded.field_digests`,
+  ).run(accountId, key, k.endpoint, k.hash, k.status, k.body, k.headersJson, k.nowMs, k.expiresAtMs, k.fieldDigests);
 }
 
 /** Deletes a bounded batch of expired completed keys of an account (called on the keyed request path). */

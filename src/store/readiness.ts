@@ -14,7 +14,14 @@ export interface RunRow {
   api_checks: string | null;
   /** JSON of the partner's last ledger post and how it compared (migration 061); null without one. */
   ledger_check: string | null;
+  /** 1: the run keeps its whole window even once every check is decided (migration 062). */
+  full_window: number;
+  /** How the window ended: null while it runs (and for runs written before migration 062). */
+  ended_by: RunEnd | null;
 }
+
+/** What ended a run's window: its end came, readiness/stop, or every check was decided. */
+export type RunEnd = 'window' | 'stop' | 'decided';
 
 export interface DeliveryRow {
   id: string;
@@ -31,7 +38,7 @@ export function insertRun(db: Db, r: RunRow): void {
   sql(
     db,
     `INSERT INTO readiness_runs (id, account_id, started_at_ms, ends_at_ms, receiver_url, drop_request_id,
-       error_request_id, throttle_request_id, api_checks) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       error_request_id, throttle_request_id, api_checks, full_window) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.id,
     r.account_id,
@@ -42,6 +49,7 @@ export function insertRun(db: Db, r: RunRow): void {
     r.error_request_id,
     r.throttle_request_id,
     r.api_checks,
+    r.full_window,
   );
 }
 
@@ -79,19 +87,23 @@ export function openWindows(db: Db): { account_id: string; ends_at_ms: number }[
   }[];
 }
 
-/** Ends an open window at `atMs` (never later than it was to end). */
-export function endWindow(db: Db, runId: string, atMs: number): void {
-  sql(db, 'UPDATE readiness_runs SET ends_at_ms = MIN(ends_at_ms, ?) WHERE id = ? AND api_checks IS NULL').run(
-    atMs,
-    runId,
-  );
+/** Ends an open window at `atMs`, saying why; a window that ends sooner already keeps its end and its reason. */
+export function endWindow(db: Db, runId: string, atMs: number, by: RunEnd): void {
+  sql(
+    db,
+    `UPDATE readiness_runs SET ends_at_ms = @atMs, ended_by = @by
+     WHERE id = @runId AND api_checks IS NULL AND ends_at_ms > @atMs`,
+  ).run({ atMs, by, runId });
 }
 
-/** Stores the evaluated API-use checks once; false when they were already stored. */
+/** Stores the evaluated API-use checks once (a window that ran to its end says so); false when already stored. */
 export function storeApiChecks(db: Db, runId: string, json: string): boolean {
   return (
-    sql(db, 'UPDATE readiness_runs SET api_checks = ? WHERE id = ? AND api_checks IS NULL').run(json, runId).changes ===
-    1
+    sql(
+      db,
+      `UPDATE readiness_runs SET api_checks = ?, ended_by = COALESCE(ended_by, 'window')
+       WHERE id = ? AND api_checks IS NULL`,
+    ).run(json, runId).changes === 1
   );
 }
 

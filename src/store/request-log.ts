@@ -20,7 +20,15 @@ export interface RequestLogRow {
   idempotency_key: string | null;
   replayed: number;
   detail: string;
+  /** JSON of what an injected fault did to the request (migration 052); null when none did. */
+  fault: string | null;
+  /** The answer's Sandbox-Hint, redacted; null when it had none. */
+  hint: string | null;
+  /** Who made the call: the console for one of its pages, or the API (anything else). */
+  source: RequestSource;
 }
+
+export type RequestSource = 'api' | 'console';
 
 export type NewRequestLogRow = Omit<RequestLogRow, 'seq'>;
 
@@ -31,7 +39,8 @@ export function insertRequestLogRow(db: Db, r: NewRequestLogRow): void {
   sql(
     db,
     `INSERT INTO request_log (account_id, tenant_id, bytes, request_id, at_ms, method, path, status, code, latency_ms,
-       key_id, idempotency_key, replayed, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       key_id, idempotency_key, replayed, detail, fault, hint, source)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     r.account_id,
     r.tenant_id,
@@ -47,6 +56,9 @@ export function insertRequestLogRow(db: Db, r: NewRequestLogRow): void {
     r.idempotency_key,
     r.replayed,
     r.detail,
+    r.fault,
+    r.hint,
+    r.source,
   );
 }
 
@@ -90,24 +102,31 @@ export interface RequestLogQuery {
   statusTo: number;
   /** Only rows older than this seq (the cursor). */
   beforeSeq: number;
+  /** Only the calls of this source; both when undefined. */
+  source?: RequestSource;
 }
 
 /** Summaries (no detail) newest first; one row more than `limit` tells whether another page exists. */
 export function queryRequestLog(db: Db, accountId: string, q: RequestLogQuery): Omit<RequestLogRow, 'detail'>[] {
   const columns = `seq, account_id, tenant_id, bytes, request_id, at_ms, method, path, status, code, latency_ms, key_id,
-    idempotency_key, replayed`;
-  const rows =
-    q.path === undefined
-      ? sql(
-          db,
-          `SELECT ${columns} FROM request_log WHERE account_id = ? AND seq < ? AND status BETWEEN ? AND ?
-             ORDER BY seq DESC LIMIT ?`,
-        ).all(accountId, q.beforeSeq, q.statusFrom, q.statusTo, q.limit + 1)
-      : sql(
-          db,
-          `SELECT ${columns} FROM request_log WHERE account_id = ? AND seq < ? AND status BETWEEN ? AND ? AND path = ?
-             ORDER BY seq DESC LIMIT ?`,
-        ).all(accountId, q.beforeSeq, q.statusFrom, q.statusTo, q.path, q.limit + 1);
+    idempotency_key, replayed, fault, hint, source`;
+  // One statement per combination of filters, each prepared once (sql() caches by text).
+  const where = [
+    'account_id = @accountId AND seq < @beforeSeq AND status BETWEEN @statusFrom AND @statusTo',
+    q.path !== undefined && 'path = @path',
+    q.source !== undefined && 'source = @source',
+  ]
+    .filter(Boolean)
+    .join(' AND ');
+  const rows = sql(db, `SELECT ${columns} FROM request_log WHERE ${where} ORDER BY seq DESC LIMIT @limit`).all({
+    accountId,
+    beforeSeq: q.beforeSeq,
+    statusFrom: q.statusFrom,
+    statusTo: q.statusTo,
+    limit: q.limit + 1,
+    ...(q.path !== undefined && { path: q.path }),
+    ...(q.source !== undefined && { source: q.source }),
+  });
   return rows as Omit<RequestLogRow, 'detail'>[];
 }
 

@@ -18,6 +18,14 @@ export function hasSettlingTopUp(db: Db, cardId: string): boolean {
   return sql(db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined;
 }
 
+/** The card's top-up settling first (for the hint of the 4007 it causes). */
+export function firstSettlingTopUp(db: Db, cardId: string): TopUpRow | undefined {
+  return sql(
+    db,
+    'SELECT * FROM topups WHERE card_id = ? AND settled_at_ms IS NULL ORDER BY settles_at_ms, id LIMIT 1',
+  ).get(cardId) as TopUpRow | undefined;
+}
+
 export function insertTopUp(db: Db, t: Omit<TopUpRow, 'settled_at_ms'>): void {
   sql(
     db,

@@ -74,6 +74,22 @@ export function hasPendingAuthorisation(db: Db, cardId: string): boolean {
   );
 }
 
+/** The card's PENDING authorisations, oldest first, at most `limit`, and how many there are in all. */
+export function pendingAuthorisations(
+  db: Db,
+  cardId: string,
+  limit: number,
+): { rows: Pick<TxnRow, 'id' | 'created_at_ms'>[]; total: number } {
+  const rows = sql(
+    db,
+    "SELECT id, created_at_ms FROM transactions WHERE card_id = ? AND status = 'PENDING' ORDER BY created_at_ms, id LIMIT ?",
+  ).all(cardId, limit) as Pick<TxnRow, 'id' | 'created_at_ms'>[];
+  const total = sql(db, "SELECT COUNT(*) FROM transactions WHERE card_id = ? AND status = 'PENDING'")
+    .pluck()
+    .get(cardId) as number;
+  return { rows, total };
+}
+
 /** Bill amounts of the card's PENDING and CLEARED spends created in [fromMs, toMs). */
 export function spentBetweenMicros(db: Db, cardId: string, fromMs: number, toMs: number): number {
   return sql(

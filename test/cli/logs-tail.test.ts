@@ -75,6 +75,41 @@ describe('card-sandbox logs tail', () => {
     }
   });
 
+  it('says when a fault dropped the answer: not a plain 200, and what the fault did, under its line', async () => {
+    const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);
+    try {
+      await started(tail, /^Tailing the request log/m);
+      const rules = [{ path: '/v1/card/list', dropResponse: true }];
+      expect((await post('/sandbox/v1/faults', { rules })).status).toBe(200);
+      // The server ran card/list, then reset the connection: the client gets no answer at all.
+      await expect(post('/v1/card/list', {})).rejects.toThrow();
+      const [, head, fault] = (await tail.waitForOutput(
+        /^(.* POST \/v1\/card\/list .*)\n {14}(fault: .*)$/m,
+      )) as unknown as [string, string, string];
+      expect(head).toMatch(/ {2}200 \(dropped: the client got no answer\) {2}code - {2}/);
+      expect(fault).toBe(
+        'fault: Its answer was dropped: the operation ran and committed, and the client got no answer (connection reset) (a fault of sandbox/v1/faults)',
+      );
+    } finally {
+      await stop(tail);
+    }
+  });
+
+  it("prints the answer's Sandbox-Hint under its line: a 404's nearest operation", async () => {
+    const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);
+    try {
+      await started(tail, /^Tailing the request log/m);
+      const made = await post('/v1/card/creat', {});
+      expect(made.status).toBe(404);
+      const [, hint] = (await tail.waitForOutput(
+        new RegExp(`^.* POST /v1/card/creat {2}404 .*${made.requestId}\\n {14}(hint: .*)$`, 'm'),
+      )) as unknown as [string, string];
+      expect(hint).toBe('hint: No operation here; the nearest is POST /v1/card/create.');
+    } finally {
+      await stop(tail);
+    }
+  });
+
   it('a refused key stops it with one message and exit 3', async () => {
     const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', 'sk_test_wrong']);
     expect((await tail.exited).code).toBe(3);

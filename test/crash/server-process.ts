@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { dirname } from 'node:path';
 import { existsSync } from 'node:fs';
 import { waitFor } from '../helpers/wait.js';
 
@@ -37,7 +38,12 @@ export class ServerProcess {
         '--log-level',
         'warn',
       ],
-      { env: { ...process.env, SANDBOX_BOOTSTRAP: 'false' }, stdio: ['ignore', 'ignore', 'pipe'] },
+      // SQLite's temp files go beside the database, in the folder the test removes: a kill can land between
+      // creating one and unlinking it, which left an etilqs_* file in the run's temp folder.
+      {
+        env: { ...process.env, SANDBOX_BOOTSTRAP: 'false', SQLITE_TMPDIR: dirname(this.dbPath) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
     );
     let stderr = '';
     child.stderr!.on('data', (d) => (stderr = (stderr + String(d)).slice(-4000)));

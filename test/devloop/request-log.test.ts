@@ -42,6 +42,9 @@ describe('request log: what is recorded', () => {
         keyId: acct.keyId,
         idempotencyKey: null,
         replayed: false,
+        source: 'api',
+        hint: null,
+        fault: null,
       },
       {
         requestId: first.headers['x-request-id'],
@@ -54,6 +57,9 @@ describe('request log: what is recorded', () => {
         keyId: acct.keyId,
         idempotencyKey: null,
         replayed: false,
+        source: 'api',
+        hint: null,
+        fault: null,
       },
     ]);
   });

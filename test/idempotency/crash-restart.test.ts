@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait.js';
@@ -20,7 +20,12 @@ interface Child {
 }
 
 function startChild(dbPath: string): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', LOADER, CHILD, dbPath, ADMIN], { stdio: ['pipe', 'pipe', 'pipe'] });
+  // SQLite's temp files beside the database, in the folder the test removes (a kill between creating one and
+  // unlinking it would leave it in the run's temp folder).
+  const proc = spawn(process.execPath, ['--import', LOADER, CHILD, dbPath, ADMIN], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, SQLITE_TMPDIR: dirname(dbPath) },
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

@@ -322,7 +322,7 @@ describe('Idempotency: crash safety', () => {
     const a = await before.account({ balance: 100 });
     const accountId = a.accountId;
     // The process died while waiting between reserving the key and executing: the row says in flight.
-    reserveKey(before.deps, accountId, 'crash-key', 'card/create', requestHash(CREATE), START_MS);
+    reserveKey(before.deps, accountId, 'crash-key', 'card/create', CREATE, requestHash(CREATE), START_MS);
     expect((await before.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' })).body.code).toBe(
       4212,
     );
@@ -403,7 +403,7 @@ describe('Idempotency rule 3: every response to a keyed request echoes the key',
 describe('Idempotency: an in-flight key never expires under the request that holds it', () => {
   it('25 h of account time after a key was reserved, a retry still gets 4212 and executes nothing', async () => {
     // A holder that never finishes (a held request is released by the advance that would expire its key).
-    reserveKey(sb.deps, acct.accountId, 'slow', 'card/create', requestHash(CREATE), START_MS);
+    reserveKey(sb.deps, acct.accountId, 'slow', 'card/create', CREATE, requestHash(CREATE), START_MS);
     await sb.advance(acct.apiKey, 25 * 3600);
     const retry = await keyed('slow', '/v1/card/create', CREATE);
     expect(retry.status).toBe(409);

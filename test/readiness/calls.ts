@@ -10,6 +10,7 @@ export interface Check {
   title: string;
   result: 'pass' | 'fail' | 'not_observed';
   evidence: string[];
+  evidenceOmitted: number;
   advice: string | null;
 }
 
@@ -18,6 +19,8 @@ export interface Report {
   status: 'running' | 'done';
   startedAt: string;
   endsAt: string;
+  fullWindow: boolean;
+  endedBy: 'window' | 'stop' | 'decided' | null;
   receiver: string | null;
   checks: Check[];
   deliveries: {

@@ -25,6 +25,22 @@ afterAll(async () => {
 
 const args = (...more: string[]) => ['readiness', '--base-url', sandbox.url, '--api-key', KEY, ...more];
 
+/** A POST with the account's key; its status and JSON body. */
+async function post(path: string, body: Record<string, unknown>) {
+  const res = await fetch(`${sandbox.url}${path}`, {
+    method: 'POST',
+    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** No webhook: the receiver checks are not observed (nothing can be signed). */
+async function removeWebhook(): Promise<void> {
+  const res = await fetch(`${sandbox.url}/v1/webhook`, { method: 'DELETE', headers: { 'X-API-KEY': KEY } });
+  expect(res.status).toBe(200);
+}
+
 /** Makes the receiver the account's webhook; returns the secret it answered. */
 async function configure(url: string): Promise<string> {
   const res = await fetch(`${sandbox.url}/v1/webhook`, {
@@ -36,10 +52,12 @@ async function configure(url: string): Promise<string> {
   return ((await res.json()) as { secret?: string }).secret ?? '';
 }
 
+const WAITING = /^Waiting until every check is decided, or the window ends; Ctrl-C ends it now\.$/m;
+
 /** Starts the command, waits until it says what to exercise, then Ctrl-C: it stops the run and prints the report. */
 async function interrupted(extra: string[]) {
   const cli = spawnCli(args(...extra));
-  await cli.waitForOutput(/^Waiting for the window to end; Ctrl-C ends it now\.$/m);
+  await cli.waitForOutput(WAITING);
   cli.child.kill('SIGINT');
   const { code } = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
@@ -52,7 +70,7 @@ describe('card-sandbox readiness', () => {
     const r = await runCli(['readiness', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(
-      /^usage: card-sandbox readiness --base-url URL --api-key KEY \[--webhook-url URL\] \[--window SECONDS\] \[--junit FILE\]/,
+      /^usage: card-sandbox readiness --base-url URL --api-key KEY \[--webhook-url URL\] \[--window SECONDS\] \[--full-window\] \[--junit FILE\]/,
     );
   });
 
@@ -115,6 +133,46 @@ describe('card-sandbox readiness', () => {
     } finally {
       await rx.close();
     }
+  });
+
+  it('exits as soon as its run is stopped elsewhere (the console, the API), with the report and why it ended', async () => {
+    await removeWebhook();
+    const cli = spawnCli(args('--window', '600'));
+    const [, runId] = (await cli.waitForOutput(/^Readiness run (rdy_\w{24}) started/m)) as unknown as [string, string];
+    await cli.waitForOutput(WAITING);
+    const res = await post('/sandbox/v1/readiness/stop', { runId });
+    expect(res.status).toBe(200);
+    // Not the 600 s window: the command notices the stop on its next poll and exits.
+    const { code } = await cli.exited;
+    expect(code, cli.stderr()).toBe(0);
+    expect(cli.stdout()).toMatch(
+      /^The run was stopped at \d\d:\d\d:\d\d UTC \(Ctrl-C, the console or readiness\/stop\)\.$/m,
+    );
+    expect(cli.stdout()).toMatch(/^0 passed, 0 failed, 11 not observed/m);
+  });
+
+  it('prints why each check was not observed, and "and N more" past 20 evidence ids', async () => {
+    await removeWebhook();
+    const cli = spawnCli(args('--window', '600'));
+    await cli.waitForOutput(WAITING);
+    expect((await post('/sandbox/v1/wallet/seed', { amount: 100 })).status).toBe(200);
+    // 25 card/create without an Idempotency-Key: each one is evidence of the failed check.
+    for (let i = 0; i < 25; i++)
+      expect((await post('/v1/card/create', { amount: 1, currency: 'USDT' })).status).toBe(200);
+    cli.child.kill('SIGINT');
+    const { code } = await cli.exited;
+    const out = cli.stdout();
+    expect(code, out + cli.stderr()).toBe(1);
+    expect(out).toMatch(/^FAIL {10}Every card\/create and card\/deposit carries an Idempotency-Key$/m);
+    const evidence = /^ {14}evidence: (.*)$/m.exec(out.slice(out.indexOf('Every card/create')))![1]!;
+    expect(evidence.split(', ')).toHaveLength(21);
+    expect(evidence).toMatch(/, and 5 more$/);
+    // Every check not observed says why, under its line.
+    const unobserved = [...out.matchAll(/^NOT OBSERVED {2}.*\n {14}why: (.+)$/gm)].map((m) => m[1]!);
+    expect(unobserved.length).toBe((out.match(/^NOT OBSERVED/gm) ?? []).length);
+    expect(unobserved.length).toBeGreaterThan(0);
+    expect(unobserved.join('\n')).toMatch(/No test delivery was sent: the account has no webhook/);
+    expect(unobserved.join('\n')).toMatch(/No 4009 or 4010 in the window\./);
   });
 
   it('prints the receiver URL redacted: a card number in its path, a key and a secret in its query', async () => {

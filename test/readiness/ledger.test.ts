@@ -28,7 +28,7 @@ describe('the readiness check ledger-agrees', () => {
       result: 'not_observed',
       evidence: [],
       advice: expect.stringMatching(
-        /^Run traffic \(sandbox\/v1\/traffic\/start\).*See docs\/readiness\.md#ledger-agrees$/,
+        /^No ledger was posted \(readiness\/ledger\) in the window\. Run traffic \(sandbox\/v1\/traffic\/start\).*See docs\/readiness\.md#ledger-agrees$/,
       ),
     });
   });

@@ -2,12 +2,14 @@ import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
 import { PartnerLedger } from '../helpers/partner-ledger.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
+import { waitFor } from '../helpers/wait.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import {
   API_CHECKS,
   LEDGER_CHECKS,
   RECEIVER_CHECKS,
   check,
+  getRun,
   listen,
   results,
   startRun,
@@ -189,5 +191,80 @@ describe('a careless integration', () => {
     expect(loop.length).toBeGreaterThan(6);
     // The new key per retry made a second card of the one create whose answer was lost.
     expect((await client.read('/v1/card/list')).body.cardList).toHaveLength(2);
+  });
+});
+
+describe('a run ends as soon as every check is decided', () => {
+  /** The good partner's whole exercise; answers its card and the ledger it would post (what its events fold to). */
+  async function exerciseAll(rx: PartnerReceiver) {
+    const cardId = await exercise(new GoodClient(await transport()));
+    expect((await sim(sb, acct.apiKey, 'traffic/start', { days: 1, perCardPerDay: 8, seed: 2 })).status).toBe(200);
+    await sb.advance(acct.apiKey, 2 * 86_400);
+    const ledger = new PartnerLedger();
+    ledger.fund(cardId, 25_000_000);
+    ledger.fold(rx.events);
+    const { available, frozen } = ledger.asset(cardId);
+    const figure = (micros: number) => String(micros / 1_000_000);
+    return { cardId, availableAmount: figure(available), frozenAmount: figure(frozen) };
+  }
+
+  /** Reads the run until its test deliveries have all answered (they go out after readiness/run's answer). */
+  async function deliveriesAnswered(runId: string): Promise<Report> {
+    return waitFor('every test delivery answered', async () => {
+      const run = await getRun(sb, acct.apiKey, runId);
+      return (
+        run.deliveries.every((d) => d.attempts.length >= (d.check === 'receiver-accepts-duplicate' ? 2 : 1)) && run
+      );
+    });
+  }
+
+  it('ends at the first read that finds every check decided, long before its window, saying so', async () => {
+    const rx = await withReceiver('good');
+    try {
+      const run = await startRun(sb, acct.apiKey, { windowSeconds: 3600 });
+      expect(run).toMatchObject({ fullWindow: false, endedBy: null });
+      const card = await exerciseAll(rx);
+      // A ledger that disagrees is no decision: the partner's ledger may lag its events, and may post again.
+      const wrong = { ...card, availableAmount: '0.01' };
+      expect((await sim(sb, acct.apiKey, 'readiness/ledger', { cards: [wrong] })).body).toMatchObject({
+        result: 'fail',
+      });
+      const pending = await deliveriesAnswered(run.runId);
+      expect(pending).toMatchObject({ status: 'running', endedBy: null });
+      expect(check(pending, 'ledger-agrees').result).toBe('fail');
+      expect(pending.checks.filter((c) => c.result === 'not_observed')).toEqual([]);
+      // The post that agrees decides the last check: the next read ends the run, at once.
+      expect((await sim(sb, acct.apiKey, 'readiness/ledger', { cards: [card] })).body).toMatchObject({
+        result: 'pass',
+      });
+      const ended = await getRun(sb, acct.apiKey, run.runId);
+      expect(ended).toMatchObject({ status: 'done', endedBy: 'decided' });
+      expect(Date.parse(ended.endsAt)).toBe(sb.wall.ms);
+      expect(Date.parse(ended.endsAt)).toBeLessThan(Date.parse(run.endsAt));
+      expect(Object.values(results(ended))).toEqual(Array(11).fill('pass'));
+      // Ended, it no longer judges: a keyless write afterwards changes nothing of the report.
+      expect((await sb.post(acct.apiKey, '/v1/card/deposit', { cardId: card.cardId, amount: 1 })).status).toBe(200);
+      expect(results(await getRun(sb, acct.apiKey, run.runId))).toEqual(results(ended));
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it('with fullWindow it runs its whole window though every check is decided, until stopped', async () => {
+    const rx = await withReceiver('good');
+    try {
+      const run = await startRun(sb, acct.apiKey, { windowSeconds: 3600, fullWindow: true });
+      expect(run).toMatchObject({ fullWindow: true, endedBy: null });
+      const card = await exerciseAll(rx);
+      expect((await sim(sb, acct.apiKey, 'readiness/ledger', { cards: [card] })).body).toMatchObject({
+        result: 'pass',
+      });
+      const decided = await deliveriesAnswered(run.runId);
+      expect(Object.values(results(decided))).toEqual(Array(11).fill('pass'));
+      expect(decided).toMatchObject({ status: 'running', endedBy: null, endsAt: run.endsAt });
+      expect(await stopRun(sb, acct.apiKey, run.runId)).toMatchObject({ status: 'done', endedBy: 'stop' });
+    } finally {
+      await rx.close();
+    }
   });
 });

@@ -44,6 +44,8 @@ const captured = (accountId: string, requestId: string): CapturedRequest => ({
   requestBody: '{}',
   responseHeaders: 'content-type\napplication/json',
   responseBody: '{"code":0,"message":"ok"}',
+  fromConsole: false,
+  fault: null,
 });
 
 describe('request log batches', () => {

@@ -21,6 +21,8 @@ const record = (over: Partial<CapturedRequest> = {}): CapturedRequest => ({
   requestBody: '{"merchantName":"Café 東京 🍜"}',
   responseHeaders: 'content-type\napplication/json',
   responseBody: '{"code":0,"message":"ok"}',
+  fromConsole: false,
+  fault: null,
   ...over,
 });
 
@@ -33,6 +35,11 @@ describe('pending request-log records', () => {
       record(),
       record({ requestId: 'req_2', keyId: null, requestBody: null, responseBody: undefined, status: 429 }),
       record({ requestId: 'req_3', requestBody: undefined, responseBody: '', latencyMs: 0, atMs: 0 }),
+      record({
+        requestId: 'req_4',
+        fromConsole: true,
+        fault: '{"by":"faults","wait":{"kind":"hold","ms":1500,"ended":"released"},"answer":"dropped"}',
+      }),
     ];
     for (const r of records) expect(pending.put(r)).toBe('added');
     expect(pending.take('acc_1')).toEqual(records);

@@ -176,6 +176,53 @@ describe('malformed files are reported with file and line before anything runs',
     expect((err as ScenarioFileError).detail).toMatch(message);
   });
 
+  it('reports every problem of a file at once, each at its line, suggesting a known key one edit away', async () => {
+    const file = write(
+      'many.yaml',
+      [
+        'nmae: several problems', // 1: a typo of name (told once: not also as name missing)
+        'account: { balance: 10, depositFeeRte: "0" }', // 2
+        'steps:', // 3
+        '  - request: POST /v1/card/list', // 4
+        '    expect:', // 5
+        '      stauts: 200', // 6: two letters swapped
+        '  - reqest: POST /v1/card/list', // 7: no known step kind
+        '  - request: POST /card/list', // 8: a bad request line
+        '  - advance: 1 hour', // 9: a bad duration
+        '  - sandbox: clock', // 10
+        '    bdy: {}', // 11: a letter dropped
+        '    expect: { statis: 200 }', // 12: a letter changed
+        '',
+      ].join('\n'),
+    );
+    const err = (await loadScenario(file, dir).catch((e: unknown) => e)) as ScenarioFileError;
+    expect(err).toBeInstanceOf(ScenarioFileError);
+    expect(err.problems.map((p) => [p.line, p.detail])).toEqual([
+      [1, 'unknown field "nmae": did you mean "name"?'],
+      [2, 'unknown field "depositFeeRte": did you mean "depositFeeRate"?'],
+      [6, 'unknown field "stauts": did you mean "status"?'],
+      [
+        7,
+        expect.stringMatching(
+          /^a step needs exactly one of: request, .*; unknown key "reqest": did you mean "request"\?$/,
+        ),
+      ],
+      [8, expect.stringMatching(/^request must match/)],
+      [9, 'advance must be number, or must match ^\\d+(\\.\\d+)?(ms|s|m|h|d)$'],
+      [11, 'unknown field "bdy": did you mean "body"?'],
+      [12, 'unknown field "statis": did you mean "status"?'],
+    ]);
+    // One line each, in line order, in what the command prints.
+    expect(err.message.split('\n')).toHaveLength(err.problems.length);
+    expect(err.message.split('\n')[2]).toBe('many.yaml:6: unknown field "stauts": did you mean "status"?');
+  });
+
+  it('suggests nothing for an unknown key more than one edit from every known one', async () => {
+    const file = write('far.yaml', 'name: x\nsteps:\n  - request: POST /v1/card/list\n    payload: {}\n');
+    const err = (await loadScenario(file, dir).catch((e: unknown) => e)) as ScenarioFileError;
+    expect(err.problems).toEqual([{ line: 4, detail: 'unknown field "payload"' }]);
+  });
+
   it('JSON files are accepted, with lines', async () => {
     const file = write('bad.json', '{\n  "name": "x",\n  "steps": [\n    {"advance": "1h", "extra": 1}\n  ]\n}\n');
     const err = (await loadScenario(file, dir).catch((e: unknown) => e)) as ScenarioFileError;
@@ -209,6 +256,14 @@ describe('malformed files are reported with file and line before anything runs',
       const bad = write('bad.yaml', 'name: x\nsteps:\n  - advance: soon\n');
       expect(await runScenarioCommand(['run', bad])).toBe(1);
       expect(String(errOut.mock.calls[0][0])).toContain('bad.yaml:3: ');
+      // Every problem of every file, each on its own line, counted.
+      const worse = write('worse.yaml', 'name: x\nsteps:\n  - advance: soon\n  - reqest: POST /v1/card/list\n');
+      errOut.mockClear();
+      expect(await runScenarioCommand(['run', bad, worse])).toBe(1);
+      const printed = errOut.mock.calls.map((c) => String(c[0])).join('');
+      expect(printed).toMatch(/worse\.yaml:3: advance must be/);
+      expect(printed).toMatch(/worse\.yaml:4: a step needs exactly one of: .*did you mean "request"\?/);
+      expect(printed).toContain('3 problem(s) in 2 malformed scenario file(s); nothing ran');
     } finally {
       errOut.mockRestore();
     }

@@ -27,8 +27,11 @@ const StatusBadge: FC<{ status: RunView['status'] }> = ({ status }) => (
   <span class={`badge ${status === 'running' ? 'warn' : ''}`}>{status}</span>
 );
 
-/** Each id a link: a delivery to its row on this page, a request to its record in the request log. */
-const Evidence: FC<{ ids: readonly string[] }> = ({ ids }) =>
+/**
+ * Each id a link: a delivery to its row on this page, a request to its record in the request log; and how many more
+ * the check rests on beyond those listed.
+ */
+const Evidence: FC<{ ids: readonly string[]; omitted: number }> = ({ ids, omitted }) =>
   ids.length === 0 ? (
     <span class="muted">—</span>
   ) : (
@@ -40,8 +43,16 @@ const Evidence: FC<{ ids: readonly string[] }> = ({ ids }) =>
           </a>
         </div>
       ))}
+      {omitted > 0 && <div class="muted">and {omitted} more</div>}
     </>
   );
+
+/** What ended a run's window, as a partner reads it. */
+const ENDED_BY: Record<NonNullable<RunView['endedBy']>, string> = {
+  window: 'its window ended',
+  stop: 'stopped',
+  decided: 'every check was decided',
+};
 
 const ChecksTable: FC<{ run: RunView }> = ({ run }) => (
   <Table
@@ -58,7 +69,7 @@ const ChecksTable: FC<{ run: RunView }> = ({ run }) => (
           <div class="mono muted">{c.id}</div>
         </td>
         <td>
-          <Evidence ids={c.evidence} />
+          <Evidence ids={c.evidence} omitted={c.evidenceOmitted} />
         </td>
         <td>{c.advice ?? ''}</td>
       </tr>
@@ -114,6 +125,14 @@ const RunItem: FC<{ run: RunView; open: boolean; csrf: string }> = ({ run, open,
           <dt>Window</dt>
           <dd>
             <Time value={run.startedAt} /> to <Time value={run.endsAt} />
+          </dd>
+          <dt>Ended</dt>
+          <dd>
+            {run.endedBy
+              ? ENDED_BY[run.endedBy]
+              : run.fullWindow
+                ? 'not yet: runs its whole window'
+                : "not yet: ends once every check is decided, or at the window's end"}
           </dd>
           <dt>Receiver</dt>
           <dd class="mono">{run.receiver ?? 'none: no webhook configured'}</dd>
@@ -177,6 +196,9 @@ const StartForm: FC<{ csrf: string; values: Record<string, string> }> = ({ csrf,
         inputmode="numeric"
         hint="Optional: 600 by default, at most 86400"
       />
+      <label class="check">
+        <input type="checkbox" name="fullWindow" checked={values.fullWindow === 'on'} /> Run the full window
+      </label>
       <Submit>Start readiness run</Submit>
     </PostForm>
   </Panel>
@@ -211,6 +233,7 @@ async function startRun(c: Ctx) {
   const answer = await c.get('api').post('/sandbox/v1/readiness/run', {
     ...(webhookUrl ? { webhookUrl } : {}),
     ...(windowSeconds !== undefined ? { windowSeconds } : {}),
+    ...(form.fullWindow === 'on' ? { fullWindow: true } : {}),
   });
   if (!answer.ok) return failed(c, TO, 'Readiness run not started', answer, 'start');
   return done(c, TO, { title: `Readiness run ${answer.body.runId} started: exercise your integration now` });

@@ -5,9 +5,15 @@ import { enc, errorFlash, fragment, notFound, page, takeFlash, type ConsoleEnv, 
 import { Badge, Empty, Field, FilterForm, Json, Live, Panel, Table, Time } from '../ui.js';
 
 // Requests: the account's request log (sandbox/v1/requests and requests/get), newest first; each row opens the
-// full record, redacted by the API exactly as the logs are.
+// full record, redacted by the API exactly as the logs are. The console's own calls (what it asks the API to draw its
+// pages) are hidden unless asked for; what an injected fault did to a request and the answer's hint are shown. The
+// list refreshes twice a second, so a request an integration makes shows within about a second, no reload.
 
 const LIMIT = 50;
+/** How often the list is read again while the page is open. */
+const LIVE_EVERY_MS = 500;
+/** Said wherever a request's time is shown: the request log keeps wall-clock time, not the account clock. */
+const WALL_TIME = 'wall clock, UTC';
 
 /** A row of the `requests` answer, and a full record of `requests/get`, as their contracts type them. */
 type Summary = Schema<'sandbox.requests.response'>['requests'][number];
@@ -16,12 +22,27 @@ type FullRecord = Schema<'sandbox.requests.get.response'>;
 interface Filter {
   path?: string;
   status?: string;
+  /** `on`: the console's own calls are listed too. */
+  console?: string;
   cursor?: string;
 }
 
 function filterOf(c: Ctx): Filter {
   const pick = (name: string) => c.req.query(name)?.trim() || undefined;
-  return { path: pick('path'), status: pick('status'), cursor: pick('cursor') };
+  return {
+    path: pick('path'),
+    status: pick('status'),
+    console: pick('console') === 'on' ? 'on' : undefined,
+    cursor: pick('cursor'),
+  };
+}
+
+/** What a fault did, in a word or two for the list (the record page has the whole sentence). */
+function faultLabel(f: NonNullable<Summary['fault']>): string {
+  const seconds = (ms: number) => (ms < 10_000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+  const wait = f.wait && `${f.wait.kind === 'hold' ? 'held' : 'delayed'} ${seconds(f.wait.ms)}`;
+  const answer = f.answer === 'dropped' ? 'answer dropped' : f.answer === 'injected' ? 'injected answer' : undefined;
+  return [wait, answer].filter(Boolean).join(', ');
 }
 
 const query = (f: Filter) =>
@@ -36,10 +57,17 @@ const RequestTable: FC<{ rows: readonly Summary[]; available: boolean }> = ({ ro
   ) : (
     <Table
       label="Request log"
-      cols={['Time', 'Request', 'Status', ['Code', 'hide-sm'], ['Latency', 'num hide-sm']]}
+      cols={[
+        `Time (${WALL_TIME})`,
+        'Request',
+        'Status',
+        ['Code', 'hide-sm'],
+        ['Latency', 'num hide-sm'],
+        ['Fault', 'hide-sm'],
+      ]}
       rows={rows}
       row={(r) => (
-        <tr data-request-id={r.requestId}>
+        <tr data-request-id={r.requestId} data-source={r.source}>
           <td class="nowrap">
             <Time value={r.time} />
           </td>
@@ -47,12 +75,20 @@ const RequestTable: FC<{ rows: readonly Summary[]; available: boolean }> = ({ ro
             <a href={`/console/requests/${enc(r.requestId)}`} class="mono">
               {r.method} {r.path}
             </a>
+            {r.source === 'console' && <span class="badge"> console</span>}
           </td>
           <td>
             <Badge value={r.status} />
           </td>
           <td class="hide-sm">{r.code ?? ''}</td>
           <td class="num hide-sm">{r.latencyMs} ms</td>
+          <td class="hide-sm">
+            {r.fault && (
+              <span class={`badge ${r.fault.answer === 'sent' ? 'warn' : 'bad'}`} title={r.fault.text}>
+                {faultLabel(r.fault)}
+              </span>
+            )}
+          </td>
         </tr>
       )}
     />
@@ -64,6 +100,7 @@ async function requestList(c: Ctx, f: Filter) {
     limit: LIMIT,
     ...(f.path ? { path: f.path } : {}),
     ...(status ? { status } : {}),
+    ...(f.console ? {} : { source: 'api' as const }),
     ...(f.cursor ? { cursor: f.cursor } : {}),
   });
   return { answer, view: <RequestTable rows={answer.ok ? answer.body.requests : []} available={answer.ok} /> };
@@ -79,9 +116,17 @@ async function requestsPage(c: Ctx) {
       <FilterForm action="/console/requests" label="Filter requests">
         <Field id="rq-path" label="Path" name="path" value={f.path} placeholder="/v1/card/create" />
         <Field id="rq-status" label="Status" name="status" value={f.status} placeholder="400 or 4xx" />
+        <label class="check">
+          <input type="checkbox" name="console" checked={f.console === 'on'} /> Show the console's own calls
+        </label>
       </FilterForm>
-      <h3 class="muted">The console's own calls are listed too: it uses the same API</h3>
-      <Live src={f.cursor ? undefined : `/console/requests/live?${query(f)}`} label="Requests">
+      <p class="muted">
+        {f.console
+          ? 'The console’s own calls are listed too (it draws its pages through the same API), marked console.'
+          : 'Your integration’s requests: the calls the console makes to draw its pages are hidden.'}{' '}
+        Times are the wall clock (UTC) when each request arrived, not the account clock at the top of the page.
+      </p>
+      <Live src={f.cursor ? undefined : `/console/requests/live?${query(f)}`} label="Requests" everyMs={LIVE_EVERY_MS}>
         {view}
       </Live>
       {next && (
@@ -112,10 +157,18 @@ const RequestRecord: FC<{ r: FullRecord }> = ({ r }) => (
       <dl class="props">
         <dt>Request ID</dt>
         <dd class="mono">{r.requestId}</dd>
-        <dt>Time</dt>
+        <dt>Time ({WALL_TIME})</dt>
         <dd>
           <Time value={r.time} />
         </dd>
+        <dt>Made by</dt>
+        <dd>
+          {r.source === 'console' ? 'the console, to draw one of its pages' : 'the API (your integration or a tool)'}
+        </dd>
+        <dt>Fault</dt>
+        <dd>{r.fault ? r.fault.text : 'none'}</dd>
+        <dt>Hint</dt>
+        <dd>{r.hint ?? '—'}</dd>
         <dt>Latency</dt>
         <dd>{r.latencyMs} ms</dd>
         <dt>API key</dt>

@@ -6,7 +6,8 @@ import { tenantOf } from '../../domain/tenants.js';
 import type { ServerDeps } from '../../server-deps.js';
 
 import type { AppEnv } from '../context.js';
-import { errorResponse } from '../errors.js';
+import { errorResponse, setHint } from '../errors.js';
+import { missingKeyHint, wrongKeyHint } from '../auth-hints.js';
 import { DomainError } from '../../domain/errors.js';
 import { claimConnection } from '../connection-guard.js';
 import { MAX_FAILURES, MAX_NETWORK_FAILURES, operatorThrottleOf } from '../../domain/failure-throttle.js';
@@ -21,16 +22,20 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function apiKeyAuth(c, next) {
     const key = c.req.header('x-api-key');
     if (!key) {
-      if (deps.config.missingKeyStatus === 403) return c.body(null, 403);
-      throw new DomainError('AUTH_FAILED');
+      const hint = missingKeyHint(Object.keys(c.req.header()), deps.config.bootstrapAccount);
+      if (deps.config.missingKeyStatus === 403) {
+        setHint(c, hint);
+        return c.body(null, 403);
+      }
+      throw new DomainError('AUTH_FAILED').withHint(hint);
     }
     // The key and its account in one read; the account clock's "now" comes from the same row (command.ts).
     const found = authenticate(deps, key);
-    if (!found) throw new DomainError('AUTH_FAILED');
+    if (!found) throw new DomainError('AUTH_FAILED').withHint(wrongKeyHint(key));
     const { account } = found;
     // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
     if (account.expiresAtMs !== null && deps.writes.transaction(() => expireIfDue(deps, account)))
-      throw new DomainError('AUTH_FAILED');
+      throw new DomainError('AUTH_FAILED').withHint(wrongKeyHint(key));
     c.set('account', account);
     c.set('accountSeen', found.seen);
     c.set('keyId', found.keyId);

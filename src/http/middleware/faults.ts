@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults.js';
@@ -6,6 +6,7 @@ import type { ServerDeps } from '../../server-deps.js';
 import { waitInjected } from '../command.js';
 import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
+import type { FaultEffect } from '../../request-log/captured-request.js';
 
 const INJECTED_MESSAGE = 'Injected fault';
 
@@ -32,6 +33,7 @@ export function faults(deps: ServerDeps, { idempotent = false } = {}): Middlewar
       if (wait) await waitInjected(c, deps, wait);
       const { httpStatus, code, message } = fault.respond;
       const body = errorBody(code, message ?? messageForCode(code) ?? INJECTED_MESSAGE);
+      noteAnswer(c, 'faults', 'injected');
       return c.json(body, httpStatus as ContentfulStatusCode);
     }
     if (wait) {
@@ -39,6 +41,23 @@ export function faults(deps: ServerDeps, { idempotent = false } = {}): Middlewar
       else await waitInjected(c, deps, wait);
     }
     await next();
-    if (fault.dropResponse) c.env?.incoming?.socket?.destroy();
+    if (fault.dropResponse) dropAnswer(c, 'faults');
   };
+}
+
+/** Says, for the request log, what the client got of a request an injected fault touched (after any wait). */
+export function noteAnswer(c: Context<AppEnv>, by: FaultEffect['by'], answer: FaultEffect['answer']): void {
+  const effect = c.get('faultEffect');
+  c.set('faultEffect', { by: effect?.by ?? by, wait: effect?.wait ?? null, answer });
+}
+
+/**
+ * Resets the connection instead of answering (the operation has run and committed). Only a request served over a
+ * socket can lose its answer: one made in-process (`app.request()`) gets it, and its record says so.
+ */
+export function dropAnswer(c: Context<AppEnv>, by: FaultEffect['by']): void {
+  const socket = c.env?.incoming?.socket;
+  if (!socket) return noteAnswer(c, by, 'sent');
+  socket.destroy();
+  noteAnswer(c, by, 'dropped');
 }

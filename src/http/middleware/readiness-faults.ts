@@ -5,6 +5,7 @@ import { INJECTED_RETRY_AFTER_SECONDS } from '../../domain/readiness-catalogue.j
 import type { ServerDeps } from '../../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
+import { dropAnswer, noteAnswer } from './faults.js';
 
 /**
  * The faults a readiness run arms on its account for its window (docs/readiness.md), beside the account's own
@@ -22,11 +23,15 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
     if (!keyedWrite) {
       if (!take('throttle')) return next();
       c.header('Retry-After', String(INJECTED_RETRY_AFTER_SECONDS));
+      noteAnswer(c, 'readiness', 'injected');
       return errorResponse(c, new DomainError('RATE_LIMITED'));
     }
-    if (take('error')) return errorResponse(c, new DomainError('SYSTEM_ERROR'));
+    if (take('error')) {
+      noteAnswer(c, 'readiness', 'injected');
+      return errorResponse(c, new DomainError('SYSTEM_ERROR'));
+    }
     await next();
     // Only a success is dropped: the point is a write that happened while the client never heard of it.
-    if (c.res.status >= 200 && c.res.status < 300 && take('drop')) c.env?.incoming?.socket?.destroy();
+    if (c.res.status >= 200 && c.res.status < 300 && take('drop')) dropAnswer(c, 'readiness');
   };
 }

@@ -23,6 +23,7 @@ export function requestId({
         ? incoming
         : 'req_' + ids.base62(20);
     c.set('requestId', id);
+    c.set('redactor', redactor);
     // Set before the handler runs: a header added after the response exists makes @hono/node-server rebuild it
     // as a full Response object, which cost a fifth of a read's CPU time (bench/results.md).
     c.header(headerName, id);

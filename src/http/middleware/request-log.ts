@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { accountForKey } from '../../domain/api-keys.js';
 import type { Deps } from '../../domain/deps.js';
-import type { HeaderText } from '../../request-log/captured-request.js';
+import type { FaultEffect, HeaderText } from '../../request-log/captured-request.js';
 import { requestLogOf } from '../../request-log/log.js';
 import type { AppEnv } from '../context.js';
 
@@ -54,9 +54,13 @@ export function requestLog(deps: Deps): MiddlewareHandler<AppEnv> {
           : typeof cached === 'string' || cached === null
             ? cached
             : undefined,
+      fromConsole: c.env?.fromConsole === true,
+      fault: faultJson(c.get('faultEffect')),
     });
   };
 }
+
+const faultJson = (effect: FaultEffect | undefined) => (effect === undefined ? null : JSON.stringify(effect));
 
 /** The request's headers as the client sent them (node's raw list), else from the web Request (`app.request`). */
 function requestHeaderText(c: Context<AppEnv>): HeaderText {

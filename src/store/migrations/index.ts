@@ -7,9 +7,12 @@ import { traffic } from './032-traffic.js';
 import { faultHold } from './038-fault-hold.js';
 import { developerTools } from './050-developer-tools.js';
 import { requestLogTenant } from './051-request-log-tenant.js';
+import { requestLogFaultHintSource } from './052-request-log-fault-hint-source.js';
 import { childDeliveries } from './058-child-deliveries.js';
 import { readiness } from './060-readiness.js';
 import { readinessLedger } from './061-readiness-ledger.js';
+import { readinessEnd } from './062-readiness-end.js';
+import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
 
 export interface Migration {
   version: number;
@@ -17,9 +20,9 @@ export interface Migration {
   sql: string;
 }
 
-// Versions are reserved by area so parallel work never collides:
-// 1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49 operations, 50-59 developer tools,
-// 60-69 readiness.
+// Versions up to 61 were reserved by area (1-9 core, 10-19 idempotency, 20-29 webhooks, 30-39 simulation, 40-49
+// operations, 50-59 developer tools, 60-69 readiness). A new migration takes the number after the last one, whatever
+// its area, so that it comes after everything a released database already holds.
 export const migrations: Migration[] = [
   core,
   idempotency,
@@ -30,7 +33,10 @@ export const migrations: Migration[] = [
   faultHold,
   developerTools,
   requestLogTenant,
+  requestLogFaultHintSource,
   childDeliveries,
   readiness,
   readinessLedger,
+  readinessEnd,
+  idempotencyFieldDigests,
 ].sort((a, b) => a.version - b.version);
