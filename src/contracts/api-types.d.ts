@@ -550,6 +550,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/sandbox/v1/faults/held': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** How many requests a fault holds now */
+    post: operations['postSandboxV1FaultsHeld'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/sandbox/v1/faults/clear': {
     parameters: {
       query?: never;
@@ -2143,6 +2160,17 @@ export interface components {
       code: 0;
       /** @constant */
       message: 'ok';
+    };
+    /** faults/held request */
+    'sandbox.faults.held.request': Record<string, never>;
+    /** faults/held response: how many requests a fault holds now */
+    'sandbox.faults.held.response': {
+      /** @constant */
+      code: 0;
+      /** @constant */
+      message: 'ok';
+      /** @description The requests of this account a fault holds now (a hold or a latency): what faults/release would let go on. */
+      held: number;
     };
     /** faults/release request */
     'sandbox.faults.release.request': Record<string, never>;
@@ -6497,6 +6525,103 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['sandbox.faults.release.response'];
+        };
+      };
+      /** @description Business or validation error */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Missing, unknown or revoked credentials */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.auth-error'];
+        };
+      };
+      /** @description Missing X-API-KEY, when the server answers it with 403 and an empty body */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Request body over 1 MiB */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Rate limited (hosted mode); see Retry-After */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Unexpected server error (9999); retry later */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+      /** @description Any other error, with the same error body */
+      default: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['common.error'];
+        };
+      };
+    };
+  };
+  postSandboxV1FaultsHeld: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Your own id for this request (kept and echoed when it is 1-128 of A-Z a-z 0-9 . _ -; otherwise one is made) */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['sandbox.faults.held.request'];
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['sandbox.faults.held.response'];
         };
       };
       /** @description Business or validation error */

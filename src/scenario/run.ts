@@ -24,6 +24,9 @@ export interface RunOptions {
 
 type Call = (RequestStep | SandboxStep | AdminStep) & { file?: string; line?: number };
 
+/** How long a whileHeld request may take to be held: it only bounds a file whose fault never holds it. */
+const HOLD_WAIT_MS = 10_000;
+
 /** Runs one loaded scenario against a target: its account, its webhook inbox, then each step in order. */
 export class ScenarioRun {
   private readonly vars: Record<string, unknown>;
@@ -201,7 +204,9 @@ export class ScenarioRun {
   }
 
   private async runStep(step: Step): Promise<void> {
-    if ('request' in step || 'sandbox' in step || 'admin' in step) {
+    if ('request' in step && step.whileHeld) {
+      await this.callWhileHeld(step, step.whileHeld);
+    } else if ('request' in step || 'sandbox' in step || 'admin' in step) {
       await this.call(step);
     } else if ('advance' in step) {
       await this.call({ sandbox: 'clock', body: { advanceSeconds: durationSeconds(step.advance) } });
@@ -211,7 +216,9 @@ export class ScenarioRun {
       if (!this.inbox) throw new StepFailed({ message: 'no webhook inbox' });
       this.inbox.respondWith(step.receiver.status, step.receiver.times);
     } else if ('parallel' in step) {
-      const results = await Promise.allSettled(step.parallel.map((s) => this.call(s)));
+      const results = await Promise.allSettled(
+        step.parallel.map((s) => ('request' in s && s.whileHeld ? this.callWhileHeld(s, s.whileHeld) : this.call(s))),
+      );
       const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [[i, r.reason] as const] : []));
       if (failed.length > 0) {
         const [i, reason] = failed[0];
@@ -219,6 +226,58 @@ export class ScenarioRun {
         throw new StepFailed({ ...f, message: `parallel[${i}] (${labelOf(step.parallel[i])}): ${f.message}` });
       }
     }
+  }
+
+  /**
+   * A request a fault holds, and the steps run while it is held: the request is sent, `faults/held` is read until
+   * the account holds one request more than before (decided by the sandbox's state, never by a delay), the steps
+   * run, `faults/release` lets every held request go on, and the request's answer is checked against its expect.
+   */
+  private async callWhileHeld(step: RequestStep, during: (RequestStep | SandboxStep)[]): Promise<Exchange> {
+    const held = async () =>
+      Number((((await this.call({ sandbox: 'faults/held' })).responseBody ?? {}) as { held?: unknown }).held);
+    const before = await held();
+    let answered = false;
+    const outcome = this.call({ ...step, whileHeld: undefined }).then(
+      (x) => ((answered = true), { x }),
+      (error: unknown) => ((answered = true), { error }),
+    );
+    const settle = async () => {
+      const o = await outcome;
+      if ('error' in o) throw o.error;
+      return o.x;
+    };
+    const deadline = performance.now() + HOLD_WAIT_MS;
+    while ((await held()) <= before) {
+      if (answered) {
+        await settle();
+        throw new StepFailed({
+          message: `${labelOf(step)} was answered before a fault held it: whileHeld needs a hold rule on its path (sandbox: faults, rules [{path, hold: true}]) armed first`,
+        });
+      }
+      if (performance.now() > deadline) {
+        await this.call({ sandbox: 'faults/release' });
+        await outcome;
+        throw new StepFailed({ message: `${labelOf(step)}: no fault held it within ${HOLD_WAIT_MS / 1000} s` });
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    let failed: unknown;
+    for (const [i, s] of during.entries()) {
+      try {
+        if ('request' in s && s.whileHeld) await this.callWhileHeld(s, s.whileHeld);
+        else await this.call(s);
+      } catch (err) {
+        const f = err instanceof StepFailed ? err.failure : { message: String(err) };
+        failed = new StepFailed({ ...f, message: `whileHeld[${i}] (${labelOf(s)}): ${f.message}` });
+        break;
+      }
+    }
+    // Released whatever happened, so a failed step never leaves the request (or the account's budget) held.
+    await this.call({ sandbox: 'faults/release' });
+    const x = await settle();
+    if (failed) throw failed;
+    return x;
   }
 
   /** One request: render, send, check status, headers, body and contract, then capture. */

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 const SCHEMA_FILE = join('contracts', 'scenario.schema.json');
 const STEP_KINDS = ['request', 'sandbox', 'admin', 'advance', 'expectWebhook', 'receiver', 'parallel'] as const;
+/** The field of a step kind that holds steps of its own. */
+const NESTED: Partial<Record<(typeof STEP_KINDS)[number], string>> = { parallel: 'parallel', request: 'whileHeld' };
 const DEFINITION: Record<(typeof STEP_KINDS)[number], string> = {
   request: 'requestStep',
   sandbox: 'sandboxStep',
@@ -84,14 +86,16 @@ function stepProblems(ajv: Ajv, step: unknown, at: (string | number)[]): SchemaP
   }
   const validate = ajv.getSchema(`scenario#/$defs/${DEFINITION[kinds[0]]}`)!;
   if (validate(step)) return [];
+  // Steps inside a step (parallel's, a request's whileHeld) are told by their own definitions, as a file's are.
+  const list = NESTED[kinds[0]];
   const errors = (validate.errors ?? []).filter((err) => {
     const where = pointer(err.instancePath);
-    return !(kinds[0] === 'parallel' && where[0] === 'parallel' && typeof where[1] === 'number');
+    return !(list !== undefined && where[0] === list && typeof where[1] === 'number');
   });
   const out = told(errors, at);
-  if (kinds[0] === 'parallel') {
-    const inner = (step as { parallel: unknown }).parallel;
-    if (Array.isArray(inner)) inner.forEach((s, i) => out.push(...stepProblems(ajv, s, [...at, 'parallel', i])));
+  const inner = list === undefined ? undefined : (step as Record<string, unknown>)[list];
+  if (list !== undefined && Array.isArray(inner)) {
+    inner.forEach((s, i) => out.push(...stepProblems(ajv, s, [...at, list, i])));
   }
   return out;
 }

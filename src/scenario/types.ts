@@ -18,6 +18,8 @@ interface CallFields {
 
 export interface RequestStep extends CallFields {
   request: string;
+  /** Run while a fault holds this request; then every held request is released and its answer checked. */
+  whileHeld?: (RequestStep | SandboxStep)[];
 }
 export interface SandboxStep extends CallFields {
   sandbox: string;

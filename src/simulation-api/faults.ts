@@ -26,8 +26,8 @@ function toRule(raw: Body): FaultRule {
 }
 
 /**
- * faults (replaces this account's rules), faults/release (lets the requests it holds go on) and faults/clear (removes
- * the rules and lets what they hold go on).
+ * faults (replaces this account's rules), faults/held (how many requests they hold now), faults/release (lets the
+ * requests they hold go on) and faults/clear (removes the rules and lets what they hold go on).
  */
 export function faultHandlers(deps: ServerDeps): Handlers {
   return {
@@ -39,6 +39,9 @@ export function faultHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/faults/release': async (c) => {
       return c.json({ ...OK, released: deps.heldRequests.release(c.get('account').id) });
     },
+    // What a test polls to know a request is held before it sends the retry that must meet it: decided by state.
+    'POST /sandbox/v1/faults/held': async (c) =>
+      c.json({ ...OK, held: deps.heldRequests.heldCount(c.get('account').id) }),
     'POST /sandbox/v1/faults/clear': async (c) => {
       const accountId = c.get('account').id;
       runCommand(c, deps, () => clearFaults(deps.db, accountId));

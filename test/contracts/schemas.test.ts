@@ -42,7 +42,7 @@ describe('contracts/', () => {
     for (const p of named) expect(existsSync(join(dir, p)), p).toBe(true);
   });
 
-  it('an operation has only the fields the index declares, and inFlightExempt marks what releases holds and the operator API', () => {
+  it('an operation has only the fields the index declares, and inFlightExempt marks what releases holds, what counts them, and the operator API', () => {
     const fields = ['tag', 'summary', 'security', 'idempotent', 'request', 'requestRequired'].concat([
       'recorded',
       'faultable',
@@ -59,10 +59,12 @@ describe('contracts/', () => {
       ).toEqual([]);
       expect([undefined, true], key).toContain(op.inFlightExempt);
     }
-    // Written out, not derived: a partner's way out of a full budget is a contract, changed on purpose only.
+    // Written out, not derived: a partner's way out of a full budget is a contract, changed on purpose only (and
+    // faults/held, which a test polls while its requests are held, however many).
     const releasing = [
       'POST /sandbox/v1/clock',
       'POST /sandbox/v1/faults/clear',
+      'POST /sandbox/v1/faults/held',
       'POST /sandbox/v1/faults/release',
       'POST /sandbox/v1/reset',
     ];

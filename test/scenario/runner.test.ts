@@ -88,6 +88,72 @@ steps:
   });
 });
 
+describe('whileHeld: steps run while a fault holds a request, decided by the sandbox state', () => {
+  const heldFile = (hold: boolean, retryStatus: number) => `
+name: while held
+account: { balance: 100, depositFeeRate: "0" }
+vars: { key: "{{uuid}}" }
+steps:
+  - request: POST /v1/card/create
+    body: { amount: 10, currency: USDT }
+    capture: { card: $.cardId }
+  - sandbox: faults
+    body: { rules: [{ path: /v1/card/freeze, ${hold ? 'hold: true' : 'respond: { httpStatus: 503, code: 9999 }'} }] }
+  - name: the held freeze
+    request: POST /v1/card/freeze
+    headers: { Idempotency-Key: "{{key}}" }
+    body: { cardId: "{{card}}" }
+    expect: { status: ${hold ? 200 : 503} }
+    whileHeld:
+      - name: the retry
+        request: POST /v1/card/freeze
+        headers: { Idempotency-Key: "{{key}}" }
+        body: { cardId: "{{card}}" }
+        expect: { status: ${retryStatus} }
+      - sandbox: faults/held
+        expect: { body: { held: 1 } }
+  - name: released, then nothing is held
+    sandbox: faults/held
+    expect: { body: { held: 0 } }
+  - request: POST /v1/card/detail
+    body: { cardId: "{{card}}" }
+    expect: { body: { cardStatus: ${hold ? 'FROZEN' : 'ACTIVE'} } }
+`;
+
+  it('sends the request, runs the steps once the sandbox holds it (a retry of its key is 4212), then releases it', async () => {
+    const r = await runFile(heldFile(true, 409));
+    expect(r.steps.map((s) => s.failure?.message)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+
+  it('a failing step inside still releases the request, and the step names where it failed', async () => {
+    const r = await runFile(heldFile(true, 200));
+    expect(r.steps[2]!.failure?.message).toMatch(/^whileHeld\[0\] \(the retry\): POST \/v1\/card\/freeze answered 409/);
+    expect(r.ok).toBe(false);
+  });
+
+  it('a request no fault holds fails the step: whileHeld needs a hold rule on its path', async () => {
+    const r = await runFile(heldFile(false, 409));
+    expect(r.steps[2]!.failure?.message).toMatch(/was answered before a fault held it: whileHeld needs a hold rule/);
+  });
+
+  it('a malformed step inside whileHeld is told at its own line', async () => {
+    const file = write(
+      'nested.yaml',
+      [
+        'name: nested',
+        'steps:',
+        '  - request: POST /v1/card/list',
+        '    whileHeld:',
+        '      - sandbox: faults/held',
+        '        bdy: {}',
+        '',
+      ].join('\n'),
+    );
+    const err = (await loadScenario(file, dir).catch((e: unknown) => e)) as ScenarioFileError;
+    expect(err.problems).toEqual([{ line: 6, detail: 'unknown field "bdy": did you mean "body"?' }]);
+  });
+});
+
 describe('failure output', () => {
   it('a failing step reports its file and line, the request as curl (key redacted) and a diff; later steps are skipped', async () => {
     const r = await runFile(`name: failing

@@ -112,6 +112,18 @@ describe('faults', () => {
     ]);
   });
 
+  it('faults/held says how many requests a fault holds now, through HTTP, so a test waits on state before its retry', async () => {
+    const held = async () => (await sim(sb, key, 'faults/held')).body;
+    expect(await held()).toEqual({ code: 0, message: 'ok', held: 0 });
+    await faults([{ path: '/v1/card/list', hold: true, count: 2 }]);
+    const lists = [1, 2].map(() => sb.post(key, '/v1/card/list', {}).then((r) => r));
+    await waitFor('both lists held, as faults/held tells it', async () => (await held()).held === 2);
+    expect(sb.deps.heldRequests.heldCount(acct.accountId)).toBe(2);
+    expect((await sim(sb, key, 'faults/release')).body.released).toBe(2);
+    expect((await Promise.all(lists)).map((r) => r.status)).toEqual([200, 200]);
+    expect((await held()).held).toBe(0);
+  });
+
   it('a held request is abandoned when its client goes: its key is freed, and the retry executes once', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
     const client = new AbortController();

@@ -246,6 +246,8 @@ export async function runFlow(opts: {
   if (faulted.response.status !== 503 || faulted.error === undefined || faulted.error.code !== 9999)
     throw new Error('fault rule did not answer');
   if (armed.rules.length !== 1) throw new Error('rule not armed');
+  const held = must((await client.POST('/sandbox/v1/faults/held', { body: {} })).data, 'faults/held');
+  if (held.held !== 0) throw new Error('nothing was held, yet faults/held counts some');
   const released = must((await client.POST('/sandbox/v1/faults/release', { body: {} })).data, 'faults/release');
   if (released.released !== 0) throw new Error('nothing was held, yet a release let requests go');
   must((await client.POST('/sandbox/v1/faults/clear', { body: {} })).data, 'faults/clear');
