@@ -2902,6 +2902,8 @@ export interface components {
     'Idempotency-Key': string;
     /** @description `true` on a replay of the stored response */
     'Idempotent-Replayed': 'true';
+    /** @description The sandbox's own words beside the spec's `{code, message}`: what it knows of the failure (the key header missing, not wrong; what is pending on the card and when it settles on the account clock; which fields a 4211 retry changed; the nearest operation to an unknown path). Never a secret; one line of printable ASCII, at most 1,000 characters; absent when there is nothing to add. The production service sends no such header. */
+    'Sandbox-Hint': string;
   };
   pathItems: never;
 }
@@ -2937,6 +2939,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -2947,6 +2950,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -2957,6 +2961,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -2965,6 +2970,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -2976,6 +2982,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3034,6 +3041,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3044,6 +3052,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3054,6 +3063,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3062,6 +3072,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3073,6 +3084,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3131,6 +3143,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3141,6 +3154,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3151,6 +3165,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3159,6 +3174,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3170,6 +3186,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3232,6 +3249,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3243,6 +3261,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3254,6 +3273,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3263,6 +3283,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3274,6 +3295,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3286,6 +3308,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3347,6 +3370,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3357,6 +3381,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3367,6 +3392,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3375,6 +3401,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3386,6 +3413,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3444,6 +3472,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3454,6 +3483,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3464,6 +3494,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3472,6 +3503,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3483,6 +3515,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3541,6 +3574,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3551,6 +3585,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3561,6 +3596,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3569,6 +3605,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3580,6 +3617,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3638,6 +3676,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3648,6 +3687,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3658,6 +3698,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3666,6 +3707,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3677,6 +3719,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3739,6 +3782,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3750,6 +3794,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3761,6 +3806,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3770,6 +3816,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3781,6 +3828,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3793,6 +3841,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3858,6 +3907,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3869,6 +3919,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3880,6 +3931,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3889,6 +3941,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3900,6 +3953,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3912,6 +3966,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3977,6 +4032,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3988,6 +4044,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3999,6 +4056,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4008,6 +4066,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4019,6 +4078,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4031,6 +4091,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4096,6 +4157,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4107,6 +4169,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4118,6 +4181,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4127,6 +4191,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4138,6 +4203,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4150,6 +4216,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4211,6 +4278,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4221,6 +4289,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4231,6 +4300,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4239,6 +4309,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4250,6 +4321,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4304,6 +4376,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4314,6 +4387,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4324,6 +4398,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4332,6 +4407,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4343,6 +4419,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4401,6 +4478,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4411,6 +4489,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4421,6 +4500,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4429,6 +4509,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4440,6 +4521,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4494,6 +4576,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4504,6 +4587,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4514,6 +4598,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4522,6 +4607,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4533,6 +4619,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4591,6 +4678,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4601,6 +4689,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4611,6 +4700,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4619,6 +4709,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4630,6 +4721,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4688,6 +4780,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4698,6 +4791,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4708,6 +4802,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4716,6 +4811,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4727,6 +4823,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4785,6 +4882,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4795,6 +4893,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4805,6 +4904,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4813,6 +4913,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4824,6 +4925,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4882,6 +4984,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4892,6 +4995,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4902,6 +5006,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4910,6 +5015,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4921,6 +5027,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4979,6 +5086,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4989,6 +5097,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4999,6 +5108,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5007,6 +5117,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5018,6 +5129,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5076,6 +5188,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5086,6 +5199,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5096,6 +5210,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5104,6 +5219,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5115,6 +5231,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5173,6 +5290,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5183,6 +5301,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5193,6 +5312,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5201,6 +5321,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5212,6 +5333,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5270,6 +5392,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5280,6 +5403,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5290,6 +5414,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5298,6 +5423,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5309,6 +5435,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5367,6 +5494,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5377,6 +5505,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5387,6 +5516,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5395,6 +5525,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5406,6 +5537,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5464,6 +5596,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5474,6 +5607,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5484,6 +5618,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5492,6 +5627,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5503,6 +5639,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5561,6 +5698,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5571,6 +5709,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5581,6 +5720,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5589,6 +5729,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5600,6 +5741,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5658,6 +5800,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5668,6 +5811,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5678,6 +5822,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5686,6 +5831,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5696,6 +5842,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5707,6 +5854,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5765,6 +5913,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5775,6 +5924,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5785,6 +5935,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5793,6 +5944,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5804,6 +5956,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5862,6 +6015,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5872,6 +6026,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5882,6 +6037,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5890,6 +6046,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5901,6 +6058,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5959,6 +6117,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5969,6 +6128,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5979,6 +6139,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5987,6 +6148,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5998,6 +6160,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6056,6 +6219,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6066,6 +6230,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6076,6 +6241,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6084,6 +6250,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6095,6 +6262,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6153,6 +6321,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6163,6 +6332,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6173,6 +6343,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6181,6 +6352,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6192,6 +6364,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6250,6 +6423,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6260,6 +6434,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6270,6 +6445,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6278,6 +6454,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6289,6 +6466,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6347,6 +6525,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6357,6 +6536,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6367,6 +6547,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6375,6 +6556,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6386,6 +6568,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6444,6 +6627,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6454,6 +6638,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6464,6 +6649,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6472,6 +6658,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6483,6 +6670,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6541,6 +6729,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6551,6 +6740,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6561,6 +6751,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6569,6 +6760,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6580,6 +6772,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6638,6 +6831,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6648,6 +6842,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6658,6 +6853,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6666,6 +6862,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6677,6 +6874,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6735,6 +6933,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6745,6 +6944,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6755,6 +6955,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6763,6 +6964,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6774,6 +6976,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6832,6 +7035,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6842,6 +7046,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6852,6 +7057,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6860,6 +7066,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6871,6 +7078,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6929,6 +7137,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6939,6 +7148,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6949,6 +7159,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6957,6 +7168,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6968,6 +7180,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7026,6 +7239,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7036,6 +7250,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7046,6 +7261,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7056,6 +7272,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7066,6 +7283,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7126,6 +7344,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7136,6 +7355,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7146,6 +7366,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7156,6 +7377,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7166,6 +7388,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7230,6 +7453,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7240,6 +7464,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7250,6 +7475,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7260,6 +7486,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7270,6 +7497,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7330,6 +7558,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7340,6 +7569,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7350,6 +7580,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7361,6 +7592,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7425,6 +7657,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7435,6 +7668,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7445,6 +7679,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7455,6 +7690,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7465,6 +7701,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7530,6 +7767,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7540,6 +7778,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7550,6 +7789,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7560,6 +7800,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7570,6 +7811,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7634,6 +7876,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7644,6 +7887,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7654,6 +7898,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7664,6 +7909,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7674,6 +7920,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7766,6 +8013,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7776,6 +8024,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7786,6 +8035,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7794,6 +8044,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7805,6 +8056,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7863,6 +8115,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7873,6 +8126,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7883,6 +8137,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7891,6 +8146,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7902,6 +8158,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7960,6 +8217,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7970,6 +8228,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7980,6 +8239,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7988,6 +8248,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7998,6 +8259,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8009,6 +8271,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8067,6 +8330,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8077,6 +8341,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8087,6 +8352,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8095,6 +8361,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8106,6 +8373,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8164,6 +8432,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8174,6 +8443,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8184,6 +8454,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8192,6 +8463,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8202,6 +8474,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8213,6 +8486,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8271,6 +8545,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8281,6 +8556,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8291,6 +8567,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8299,6 +8576,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8310,6 +8588,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8368,6 +8647,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8378,6 +8658,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8388,6 +8669,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8396,6 +8678,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8406,6 +8689,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8417,6 +8701,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8475,6 +8760,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8485,6 +8771,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8495,6 +8782,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8503,6 +8791,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8513,6 +8802,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8524,6 +8814,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8582,6 +8873,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8592,6 +8884,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8602,6 +8895,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8610,6 +8904,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8620,6 +8915,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8631,6 +8927,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8689,6 +8986,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8699,6 +8997,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8709,6 +9008,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8717,6 +9017,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8728,6 +9029,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
