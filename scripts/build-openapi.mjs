@@ -123,6 +123,11 @@ const HEADERS = {
     description: '`true` on a replay of the stored response',
     schema: { type: 'string', enum: ['true'] },
   },
+  'Sandbox-Hint': {
+    description:
+      "The sandbox's own words beside the spec's `{code, message}`: what it knows of the failure (the key header missing, not wrong; what is pending on the card and when it settles on the account clock; which fields a 4211 retry changed; the nearest operation to an unknown path). Never a secret; one line of printable ASCII, at most 1,000 characters; absent when there is nothing to add. The production service sends no such header.",
+    schema: { type: 'string', maxLength: 1000, pattern: '^[\\x20-\\x7E]*$' },
+  },
 };
 
 const PARAMETERS = {
@@ -149,6 +154,7 @@ const headerRef = (name) => ({ $ref: `#/components/headers/${name}` });
 function responseHeaders(op, status) {
   const headers = { 'X-Request-Id': headerRef('X-Request-Id') };
   if (status === '429') headers['Retry-After'] = headerRef('Retry-After');
+  if (status.startsWith('4')) headers['Sandbox-Hint'] = headerRef('Sandbox-Hint');
   if (op.idempotent) headers['Idempotency-Key'] = headerRef('Idempotency-Key');
   if (op.idempotent && status === '200') headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
   return headers;

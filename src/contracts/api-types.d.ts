@@ -3183,6 +3183,8 @@ export interface components {
     'Idempotency-Key': string;
     /** @description `true` on a replay of the stored response */
     'Idempotent-Replayed': 'true';
+    /** @description The sandbox's own words beside the spec's `{code, message}`: what it knows of the failure (the key header missing, not wrong; what is pending on the card and when it settles on the account clock; which fields a 4211 retry changed; the nearest operation to an unknown path). Never a secret; one line of printable ASCII, at most 1,000 characters; absent when there is nothing to add. The production service sends no such header. */
+    'Sandbox-Hint': string;
   };
   pathItems: never;
 }
@@ -3218,6 +3220,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3228,6 +3231,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3238,6 +3242,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3246,6 +3251,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3257,6 +3263,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3315,6 +3322,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3325,6 +3333,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3335,6 +3344,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3343,6 +3353,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3354,6 +3365,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3412,6 +3424,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3422,6 +3435,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3432,6 +3446,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3440,6 +3455,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3451,6 +3467,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3513,6 +3530,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3524,6 +3542,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3535,6 +3554,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3544,6 +3564,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3555,6 +3576,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3567,6 +3589,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -3628,6 +3651,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3638,6 +3662,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3648,6 +3673,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3656,6 +3682,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3667,6 +3694,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3725,6 +3753,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3735,6 +3764,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3745,6 +3775,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3753,6 +3784,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3764,6 +3796,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3822,6 +3855,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3832,6 +3866,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3842,6 +3877,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3850,6 +3886,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3861,6 +3898,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3919,6 +3957,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3929,6 +3968,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3939,6 +3979,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -3947,6 +3988,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -3958,6 +4000,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4020,6 +4063,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4031,6 +4075,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4042,6 +4087,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4051,6 +4097,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4062,6 +4109,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4074,6 +4122,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4139,6 +4188,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4150,6 +4200,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4161,6 +4212,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4170,6 +4222,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4181,6 +4234,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4193,6 +4247,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4258,6 +4313,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4269,6 +4325,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4280,6 +4337,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4289,6 +4347,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4300,6 +4359,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4312,6 +4372,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4377,6 +4438,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4388,6 +4450,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4399,6 +4462,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4408,6 +4472,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4419,6 +4484,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4431,6 +4497,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           'Idempotency-Key': components['headers']['Idempotency-Key'];
           [name: string]: unknown;
         };
@@ -4492,6 +4559,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4502,6 +4570,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4512,6 +4581,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4520,6 +4590,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4531,6 +4602,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4585,6 +4657,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4595,6 +4668,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4605,6 +4679,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4613,6 +4688,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4624,6 +4700,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4682,6 +4759,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4692,6 +4770,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4702,6 +4781,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4710,6 +4790,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4721,6 +4802,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4775,6 +4857,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4785,6 +4868,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4795,6 +4879,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4803,6 +4888,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4814,6 +4900,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4872,6 +4959,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4882,6 +4970,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4892,6 +4981,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4900,6 +4990,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4911,6 +5002,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4969,6 +5061,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4979,6 +5072,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -4989,6 +5083,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -4997,6 +5092,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5008,6 +5104,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5066,6 +5163,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5076,6 +5174,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5086,6 +5185,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5094,6 +5194,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5105,6 +5206,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5163,6 +5265,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5173,6 +5276,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5183,6 +5287,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5191,6 +5296,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5202,6 +5308,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5260,6 +5367,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5270,6 +5378,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5280,6 +5389,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5288,6 +5398,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5299,6 +5410,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5357,6 +5469,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5367,6 +5480,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5377,6 +5491,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5385,6 +5500,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5396,6 +5512,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5454,6 +5571,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5464,6 +5582,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5474,6 +5593,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5482,6 +5602,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5493,6 +5614,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5551,6 +5673,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5561,6 +5684,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5571,6 +5695,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5579,6 +5704,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5590,6 +5716,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5648,6 +5775,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5658,6 +5786,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5668,6 +5797,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5676,6 +5806,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5687,6 +5818,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5745,6 +5877,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5755,6 +5888,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5765,6 +5899,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5773,6 +5908,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5784,6 +5920,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5842,6 +5979,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5852,6 +5990,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5862,6 +6001,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5870,6 +6010,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5881,6 +6022,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5939,6 +6081,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5949,6 +6092,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5959,6 +6103,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -5967,6 +6112,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5977,6 +6123,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -5988,6 +6135,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6046,6 +6194,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6056,6 +6205,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6066,6 +6216,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6074,6 +6225,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6085,6 +6237,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6143,6 +6296,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6153,6 +6307,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6163,6 +6318,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6171,6 +6327,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6182,6 +6339,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6240,6 +6398,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6250,6 +6409,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6260,6 +6420,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6268,6 +6429,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6279,6 +6441,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6337,6 +6500,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6347,6 +6511,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6357,6 +6522,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6365,6 +6531,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6376,6 +6543,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6434,6 +6602,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6444,6 +6613,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6454,6 +6624,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6462,6 +6633,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6473,6 +6645,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6531,6 +6704,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6541,6 +6715,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6551,6 +6726,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6559,6 +6735,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6570,6 +6747,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6628,6 +6806,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6638,6 +6817,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6648,6 +6828,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6656,6 +6837,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6667,6 +6849,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6725,6 +6908,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6735,6 +6919,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6745,6 +6930,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6753,6 +6939,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6764,6 +6951,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6822,6 +7010,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6832,6 +7021,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6842,6 +7032,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6850,6 +7041,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6861,6 +7053,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6919,6 +7112,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6929,6 +7123,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6939,6 +7134,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -6947,6 +7143,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -6958,6 +7155,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7016,6 +7214,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7026,6 +7225,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7036,6 +7236,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7044,6 +7245,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7055,6 +7257,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7113,6 +7316,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7123,6 +7327,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7133,6 +7338,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7141,6 +7347,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7152,6 +7359,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7210,6 +7418,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7220,6 +7429,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7230,6 +7440,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -7238,6 +7449,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7249,6 +7461,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7307,6 +7520,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7317,6 +7531,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7327,6 +7542,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7337,6 +7553,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7347,6 +7564,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7407,6 +7625,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7417,6 +7636,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7427,6 +7647,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7437,6 +7658,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7447,6 +7669,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7511,6 +7734,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7521,6 +7745,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7531,6 +7756,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7541,6 +7767,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7551,6 +7778,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7611,6 +7839,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7621,6 +7850,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7631,6 +7861,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7642,6 +7873,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7706,6 +7938,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7716,6 +7949,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7726,6 +7960,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7736,6 +7971,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7746,6 +7982,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7811,6 +8048,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7821,6 +8059,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7831,6 +8070,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7841,6 +8081,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7851,6 +8092,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7915,6 +8157,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7925,6 +8168,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7935,6 +8179,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7945,6 +8190,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -7955,6 +8201,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8047,6 +8294,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8057,6 +8305,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8067,6 +8316,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8075,6 +8325,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8086,6 +8337,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8144,6 +8396,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8154,6 +8407,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8164,6 +8418,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8172,6 +8427,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8183,6 +8439,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8241,6 +8498,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8251,6 +8509,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8261,6 +8520,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8269,6 +8529,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8279,6 +8540,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8290,6 +8552,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8348,6 +8611,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8358,6 +8622,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8368,6 +8633,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8376,6 +8642,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8387,6 +8654,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8445,6 +8713,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8455,6 +8724,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8465,6 +8735,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8473,6 +8744,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8484,6 +8756,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8542,6 +8815,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8552,6 +8826,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8562,6 +8837,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8570,6 +8846,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8581,6 +8858,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8639,6 +8917,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8649,6 +8928,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8659,6 +8939,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8667,6 +8948,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8677,6 +8959,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8688,6 +8971,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8746,6 +9030,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8756,6 +9041,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8766,6 +9052,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8774,6 +9061,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8785,6 +9073,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8843,6 +9132,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8853,6 +9143,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8863,6 +9154,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8871,6 +9163,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8881,6 +9174,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8892,6 +9186,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8950,6 +9245,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8960,6 +9256,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8970,6 +9267,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -8978,6 +9276,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8988,6 +9287,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -8999,6 +9299,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9057,6 +9358,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9067,6 +9369,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9077,6 +9380,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -9085,6 +9389,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9095,6 +9400,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9106,6 +9412,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9164,6 +9471,7 @@ export interface operations {
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9174,6 +9482,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9184,6 +9493,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content?: never;
@@ -9192,6 +9502,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {
@@ -9203,6 +9514,7 @@ export interface operations {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
           'Retry-After': components['headers']['Retry-After'];
+          'Sandbox-Hint': components['headers']['Sandbox-Hint'];
           [name: string]: unknown;
         };
         content: {

@@ -3,6 +3,7 @@ import { buildOpenApi } from '../../scripts/build-openapi.mjs';
 import { contractsDir, readIndex } from '../../src/contracts/files.js';
 import { validateEvent, validateRequest } from '../../src/contracts/registry.js';
 import { CARD_STATUSES } from '../../src/domain/cards.js';
+import { createTestSandbox } from '../helpers/sandbox.js';
 
 // The document says exactly what the server does: enums, limits, required fields, headers, bodies.
 
@@ -175,6 +176,25 @@ describe('bodies and headers as the server has them', () => {
       }
     }
     expect(doc.components.headers['X-Request-Id'].required).toBe(true);
+  });
+
+  it('every 4xx declares the optional Sandbox-Hint, and a hint the sandbox sends fits its schema', async () => {
+    for (const { key, op } of operations) {
+      for (const [status, r] of Object.entries(op.responses as Doc)) {
+        if (status.startsWith('4') && r.headers) expect(r.headers['Sandbox-Hint'], `${key} ${status}`).toBeDefined();
+      }
+    }
+    const hint = doc.components.headers['Sandbox-Hint'];
+    expect(hint.required).toBeUndefined();
+    const sb = createTestSandbox();
+    const { apiKey } = await sb.account({});
+    const res = await sb.post(apiKey, '/v1/card/lst', {});
+    await sb.close();
+    expect(res.status).toBe(404);
+    const text = res.headers['sandbox-hint'] as string;
+    expect(text).toContain('/v1/card/list');
+    expect(text).toMatch(new RegExp(hint.schema.pattern));
+    expect(text.length).toBeLessThanOrEqual(hint.schema.maxLength);
   });
 
   it('every response of a keyed operation, 400 included, declares the Idempotency-Key echo', () => {
