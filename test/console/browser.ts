@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { ROOT } from '../cli/cli-process.js';
+import { skipBecause } from '../helpers/skip.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 
 // Shared by the console's browser tests: a Chromium driven by playwright-core, a test sandbox listening on a loopback
@@ -126,6 +127,22 @@ export async function openConsole(account: Record<string, unknown>): Promise<Con
   const context = await launched.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
   context.setDefaultTimeout(WAIT_MS);
   return { ...world, browser: launched, context, page: await context.newPage() };
+}
+
+/**
+ * A browser test file's world, for the whole file: opened before its tests (handed to `opened`, which keeps what the
+ * file uses), each test skipped with the reason when no browser can be had (never under CI=true), closed after.
+ */
+export function useConsole(account: Record<string, unknown>, opened: (world: ConsoleWorld) => void): void {
+  let world: ConsoleWorld | undefined;
+  beforeAll(async () => {
+    world = await openConsole(account);
+    opened(world);
+  }, 60_000);
+  beforeEach((ctx) => {
+    if (world?.noBrowser) skipBecause(ctx, world.noBrowser);
+  });
+  afterAll(() => closeConsole(world));
 }
 
 export async function closeConsole(world: Partial<ConsoleWorld> | undefined): Promise<void> {

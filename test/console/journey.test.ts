@@ -1,23 +1,12 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, type Receiver } from '../webhooks/receiver.js';
-import { skipBecause } from '../helpers/skip.js';
-import {
-  closeConsole,
-  expectAccessible,
-  openConsole,
-  type ConsoleWorld,
-  screenshot,
-  shown,
-  WAIT_MS,
-} from './browser.js';
+import { useConsole, expectAccessible, screenshot, shown, WAIT_MS } from './browser.js';
 
 // The console in a real browser, step by step as a partner's QA would use it; every step checks what the page
 // shows against the API's own answer for the same account.
 
-/** Why these tests skip: no browser can be had on this machine (never under CI=true, where launch throws). */
-let noBrowser: string | undefined;
 let context: BrowserContext;
 let page: Page;
 let sb: TestSandbox;
@@ -36,18 +25,10 @@ const nav = (name: string) =>
   page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name, exact: true });
 const flash = () => page.locator('.flash');
 
-let world: ConsoleWorld | undefined;
-beforeAll(async () => {
-  world = await openConsole({ balance: 1000 });
-  ({ sb, base, acct, receiver, noBrowser } = world);
-  if (world.page) ({ page, context } = { page: world.page, context: world.context! });
-}, 60_000);
-
-beforeEach((ctx) => {
-  if (noBrowser) skipBecause(ctx, noBrowser);
+useConsole({ balance: 1000 }, (w) => {
+  ({ sb, base, acct, receiver } = w);
+  if (w.page) ({ page, context } = { page: w.page, context: w.context! });
 });
-
-afterAll(() => closeConsole(world));
 
 describe('console journey', { timeout: 120_000 }, () => {
   it('sends a visitor without a session to sign-in, and a first load weighs under 150 KiB', async () => {

@@ -1,15 +1,13 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { skipBecause } from '../helpers/skip.js';
 import { waitFor } from '../helpers/wait.js';
-import { closeConsole, expectAccessible, openConsole, shown, type ConsoleWorld } from './browser.js';
+import { useConsole, expectAccessible, shown } from './browser.js';
 
 // The console's forms for the card network's hard cases and for traffic (docs/console.md), in a real browser: each
 // form makes the simulation call it names, and the page and the API agree on what it did. A card a clearing took
 // below zero says so plainly.
 
-let noBrowser: string | undefined;
 let page: Page;
 let sb: TestSandbox;
 let base: string;
@@ -29,18 +27,10 @@ const asset = async () => {
   return [a.availableAmount, a.frozenAmount];
 };
 
-let world: ConsoleWorld | undefined;
-beforeAll(async () => {
-  world = await openConsole({ balance: 1000, depositFeeRate: '0' });
-  ({ sb, base, acct, noBrowser } = world);
-  if (world.page) page = world.page;
-}, 60_000);
-
-beforeEach((ctx) => {
-  if (noBrowser) skipBecause(ctx, noBrowser);
+useConsole({ balance: 1000, depositFeeRate: '0' }, (w) => {
+  ({ sb, base, acct } = w);
+  if (w.page) page = w.page;
 });
-
-afterAll(() => closeConsole(world));
 
 describe('the Simulate page: the card network hard cases and traffic', { timeout: 120_000 }, () => {
   it('signs in; the page offers a form for each message and for traffic, and is accessible', async () => {

@@ -1,15 +1,12 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { skipBecause } from '../helpers/skip.js';
 import type { Receiver } from '../webhooks/receiver.js';
-import { closeConsole, expectAccessible, openConsole, type ConsoleWorld, screenshot } from './browser.js';
+import { useConsole, expectAccessible, screenshot } from './browser.js';
 
 // The console's Readiness page in a real browser: start a run with the keyboard, see its checks as readiness/get
 // reports them, follow the evidence to the request log and to the run's own test deliveries.
 
-/** Why these tests skip: no browser can be had on this machine (never under CI=true, where the skip fails). */
-let noBrowser: string | undefined;
 let page: Page;
 let sb: TestSandbox;
 let base: string;
@@ -22,18 +19,10 @@ const flash = () => page.locator('.flash');
 const latestRun = () => page.locator('details[data-run-id]').first();
 const checkRow = (id: string) => latestRun().locator(`tr[data-check="${id}"]`);
 
-let world: ConsoleWorld | undefined;
-beforeAll(async () => {
-  world = await openConsole({ balance: 1000, depositFeeRate: '0' });
-  ({ sb, base, acct, receiver, noBrowser } = world);
-  if (world.page) page = world.page;
-}, 60_000);
-
-beforeEach((ctx) => {
-  if (noBrowser) skipBecause(ctx, noBrowser);
+useConsole({ balance: 1000, depositFeeRate: '0' }, (w) => {
+  ({ sb, base, acct, receiver } = w);
+  if (w.page) page = w.page;
 });
-
-afterAll(() => closeConsole(world));
 
 describe('console Readiness page', { timeout: 120_000 }, () => {
   it('is in the navigation as Readiness, with a start form and no run yet', async () => {

@@ -1,32 +1,22 @@
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { skipBecause } from '../helpers/skip.js';
-import { closeConsole, expectAccessible, openConsole, WAIT_MS, type ConsoleWorld } from './browser.js';
+import { useConsole, expectAccessible, WAIT_MS } from './browser.js';
 
 // The console's Requests page shows the partner's traffic (docs/console.md): the console's own calls hidden unless
 // asked for, times that say they are wall-clock time, a request an integration makes appearing without a reload
 // (also while the reader has focus in the table, which held every update before), and what a fault did to a request.
 // Decided by state: each wait is for the page to show something, within a generous limit.
 
-let noBrowser: string | undefined;
 let page: Page;
 let sb: TestSandbox;
 let base: string;
 let acct: AccountHandle;
 
-let world: ConsoleWorld | undefined;
-beforeAll(async () => {
-  world = await openConsole({ balance: 1000, depositFeeRate: '0' });
-  ({ sb, base, acct, noBrowser } = world);
-  if (world.page) page = world.page;
-}, 60_000);
-
-beforeEach((ctx) => {
-  if (noBrowser) skipBecause(ctx, noBrowser);
+useConsole({ balance: 1000, depositFeeRate: '0' }, (w) => {
+  ({ sb, base, acct } = w);
+  if (w.page) page = w.page;
 });
-
-afterAll(() => closeConsole(world));
 
 /** A request an integration makes, over HTTP from outside the console; answers its request id. */
 async function integrationCall(path: string, body: unknown = {}): Promise<string> {
