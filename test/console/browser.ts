@@ -112,7 +112,7 @@ export interface ConsoleWorld {
 }
 
 /** Opens the world of a browser test file (call it in `beforeAll`; `closeConsole` in `afterAll`). */
-export async function openConsole(account: Record<string, unknown>): Promise<ConsoleWorld> {
+async function openConsole(account: Record<string, unknown>): Promise<ConsoleWorld> {
   const { sb, base } = await listeningSandbox();
   const browserTemp = mkdtempSync(join(tmpdir(), 'browser-'));
   const world: ConsoleWorld = {
@@ -145,7 +145,7 @@ export function useConsole(account: Record<string, unknown>, opened: (world: Con
   afterAll(() => closeConsole(world));
 }
 
-export async function closeConsole(world: Partial<ConsoleWorld> | undefined): Promise<void> {
+async function closeConsole(world: Partial<ConsoleWorld> | undefined): Promise<void> {
   await world?.browser?.close();
   if (world?.browserTemp) rmSync(world.browserTemp, { recursive: true, force: true });
   await world?.receiver?.close();
