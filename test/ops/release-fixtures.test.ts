@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '../../src/store/migrations/index.js';
 import { openDb } from '../../src/store/db.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { skipBecause } from '../helpers/skip.js';
 
 // Upgrades keep every row: each release leaves a database it wrote through its own API in test/fixtures/releases
 // (scripts/release-fixture.mjs, docs/development.md "Releases"), with what its API answered to a partner's reads.
@@ -163,5 +165,13 @@ describe('release fixtures', () => {
   it('hold at least the release before this build, each a database with its manifest', () => {
     expect(releases).toContain('395b14c');
     for (const r of releases) expect(readdirSync(FIXTURES)).toContain(`${r}.db`);
+  });
+
+  it('are committed: .gitignore keeps no fixture out (its *.db once kept a release database out of every clone)', (ctx) => {
+    const files = readdirSync(FIXTURES).map((f) => join(FIXTURES, f));
+    const r = spawnSync('git', ['check-ignore', '--no-index', ...files], { cwd: FIXTURES, encoding: 'utf8' });
+    if (r.error || r.status === 128) skipBecause(ctx, `not a git checkout: ${r.error?.message ?? r.stderr.trim()}`);
+    // 1: none of the files is ignored; 0 would list the ignored ones.
+    expect([r.status, r.stdout.trim()]).toEqual([1, '']);
   });
 });
