@@ -13,6 +13,7 @@ import {
   recordNewHold,
   recordSettled,
   spentTodayMicros,
+  spendFacts,
   transactionRow,
   type TxnOutcome,
 } from './transaction-records.js';
@@ -83,15 +84,7 @@ export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, 
   const bin = getBin(deps, card.binId);
   const bill = billAmountMicros(input.amountMicros, input.currency, bin.fxRatePpm);
   const reason: DeclineReason | undefined = input.declineReason ?? declineReasonFor(deps, card, bin, bill, nowMs);
-  const facts = {
-    id: input.transactionId,
-    kind: 'SPEND' as const,
-    billMicros: bill,
-    transactionMicros: input.amountMicros,
-    currency: input.currency,
-    merchant: input.merchant,
-  };
-  const row = transactionRow(card, facts, nowMs);
+  const row = transactionRow(card, spendFacts(input, bill), nowMs);
   const t = recordCreated(deps, { ...row, hold_micros: reason === undefined ? bill : 0 }, nowMs);
   const outcome = (status: TxnStatus) => ({ transactionId: t.id, status, billAmountMicros: bill });
   if (reason !== undefined) {

@@ -16,6 +16,7 @@ import {
   recordCreated,
   recordNewHold,
   recordSettled,
+  spendFacts,
   transactionRow,
   type TxnOutcome,
 } from './transaction-records.js';
@@ -156,15 +157,7 @@ export function forcePost(deps: Deps, accountId: string, input: ForcePostInput, 
   const card = getOwnedCard(deps, accountId, input.cardId);
   assertCardTakesClearing(card);
   const bill = billAmountMicros(input.amountMicros, input.currency, getBin(deps, card.binId).fxRatePpm);
-  const facts = {
-    id: input.transactionId,
-    kind: 'SPEND' as const,
-    billMicros: bill,
-    transactionMicros: input.amountMicros,
-    currency: input.currency,
-    merchant: input.merchant,
-  };
-  const row = transactionRow(card, facts, nowMs);
+  const row = transactionRow(card, spendFacts(input, bill), nowMs);
   const t = recordCreated(deps, { ...row, status: 'CLEARED', cleared_micros: bill, settled_at_ms: nowMs }, nowMs);
   transfer(deps, {
     accountId,

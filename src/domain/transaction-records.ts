@@ -47,6 +47,26 @@ export interface TransactionFacts {
   parentId?: string;
 }
 
+/** A purchase message as the network sends it (an authorisation, a force post). */
+interface SpendMessage {
+  transactionId: string;
+  amountMicros: number;
+  currency: string;
+  merchant: Merchant;
+}
+
+/** The facts of a purchase, once its amount in the card's currency (`billMicros`) is known. */
+export function spendFacts(m: SpendMessage, billMicros: number): TransactionFacts {
+  return {
+    id: m.transactionId,
+    kind: 'SPEND',
+    billMicros,
+    transactionMicros: m.amountMicros,
+    currency: m.currency,
+    merchant: m.merchant,
+  };
+}
+
 /** The row of a new transaction on the card, PENDING with nothing held (callers set what differs). */
 export function transactionRow(card: Card, f: TransactionFacts, nowMs: number): NewTxn {
   return {
