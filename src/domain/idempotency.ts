@@ -153,6 +153,16 @@ const digestKeys = new WeakMap<object, Buffer>();
  * every keyed write, and an HMAC costs twice a hash.
  */
 function fieldDigests(deps: Pick<Deps, 'secret'>, body: unknown): string {
+  if (body === null || typeof body !== 'object') return digestsOf(deps, body);
+  // A keyed write stores them twice (its key reserved, then completed) from the same parsed body: worked out once.
+  let digests = bodyDigests.get(body);
+  if (digests === undefined) bodyDigests.set(body, (digests = digestsOf(deps, body)));
+  return digests;
+}
+
+const bodyDigests = new WeakMap<object, string>();
+
+function digestsOf(deps: Pick<Deps, 'secret'>, body: unknown): string {
   let key = digestKeys.get(deps.secret);
   if (!key) digestKeys.set(deps.secret, (key = deps.secret.hmac('idempotency-field', '')));
   const fields: Record<string, string> = {};
