@@ -4,11 +4,11 @@
 // Run `npm run build` first (a stale dist/ makes the first `npm start` build). Uses ./data/sandbox.db, as npm start.
 //   node bench/start.mjs
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './lib/procs.mjs';
+import { cpuSeconds } from './lib/load.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -23,12 +23,8 @@ const VARIANTS = {
 
 /** User + system CPU of a process so far, in ms (Linux /proc; undefined elsewhere). */
 function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
+  const seconds = cpuSeconds(pid);
+  return Number.isNaN(seconds) ? undefined : Math.round(seconds * 1000);
 }
 
 async function once([command, args]) {

@@ -1,19 +1,16 @@
 // Cold start: from spawning the process to the first 200 on /healthz, for `node dist/src/cli/main.js serve` and for
 // a bare Hono + better-sqlite3 server started the same way (bare-sqlite-server.mjs), alternating round by round so
 // both meet the same machine load. Wall time and the CPU the started process used until its first answer.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startNode } from './procs.mjs';
+import { cpuSeconds } from './load.mjs';
 
 /** User + system CPU of a process so far, in ms (Linux /proc; undefined elsewhere). */
 function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
+  const seconds = cpuSeconds(pid);
+  return Number.isNaN(seconds) ? undefined : Math.round(seconds * 1000);
 }
 
 async function once(args, env, port) {
