@@ -79,6 +79,12 @@ async function exercise(client: GoodClient | CarelessClient): Promise<string> {
  * its ledger with what it funded (20 and a top-up of 5 at the account's 0 % fee), posted to readiness/ledger.
  */
 async function postLedgerAfterTraffic(rx: PartnerReceiver, cardId: string): Promise<void> {
+  const cards = [await ledgerAfterTraffic(rx, cardId)];
+  expect((await sim(sb, acct.apiKey, 'readiness/ledger', { cards })).body).toMatchObject({ result: 'pass' });
+}
+
+/** A day of traffic on the card, then the card as the partner's ledger has it (what readiness/ledger takes). */
+async function ledgerAfterTraffic(rx: PartnerReceiver, cardId: string) {
   expect((await sim(sb, acct.apiKey, 'traffic/start', { days: 1, perCardPerDay: 8, seed: 2 })).status).toBe(200);
   await sb.advance(acct.apiKey, 2 * 86_400);
   const ledger = new PartnerLedger();
@@ -86,8 +92,7 @@ async function postLedgerAfterTraffic(rx: PartnerReceiver, cardId: string): Prom
   ledger.fold(rx.events);
   const { available, frozen } = ledger.asset(cardId);
   const figure = (micros: number) => String(micros / 1_000_000);
-  const cards = [{ cardId, availableAmount: figure(available), frozenAmount: figure(frozen) }];
-  expect((await sim(sb, acct.apiKey, 'readiness/ledger', { cards })).body).toMatchObject({ result: 'pass' });
+  return { cardId, availableAmount: figure(available), frozenAmount: figure(frozen) };
 }
 
 /** Each evidence id opens: a request id in the request log, a delivery id among the report's deliveries. */
@@ -197,15 +202,7 @@ describe('a careless integration', () => {
 describe('a run ends as soon as every check is decided', () => {
   /** The good partner's whole exercise; answers its card and the ledger it would post (what its events fold to). */
   async function exerciseAll(rx: PartnerReceiver) {
-    const cardId = await exercise(new GoodClient(await transport()));
-    expect((await sim(sb, acct.apiKey, 'traffic/start', { days: 1, perCardPerDay: 8, seed: 2 })).status).toBe(200);
-    await sb.advance(acct.apiKey, 2 * 86_400);
-    const ledger = new PartnerLedger();
-    ledger.fund(cardId, 25_000_000);
-    ledger.fold(rx.events);
-    const { available, frozen } = ledger.asset(cardId);
-    const figure = (micros: number) => String(micros / 1_000_000);
-    return { cardId, availableAmount: figure(available), frozenAmount: figure(frozen) };
+    return ledgerAfterTraffic(rx, await exercise(new GoodClient(await transport())));
   }
 
   /** Reads the run until its test deliveries have all answered (they go out after readiness/run's answer). */
