@@ -1,4 +1,5 @@
 import { readIndex } from '../contracts/files.js';
+import { distance } from './edit-distance.js';
 
 // The Sandbox-Hint of a 404 (no route): the operation the caller most likely meant, from contracts/index.json (the
 // routes are built from it, so it lists exactly what answers). It names operations of the contract only, never
@@ -28,23 +29,6 @@ function operations(): Op[] {
 const name = (op: Op) => `${op.method} ${op.path}`;
 const prefixOf = (path: string) =>
   [...PREFIXES].sort((a, b) => b.length - a.length).find((p) => path === p || path.startsWith(`${p}/`));
-
-/** Levenshtein distance, giving up (Infinity) once it must exceed `limit`. */
-function distance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return Infinity;
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    let best = i;
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      best = Math.min(best, row[j]!);
-    }
-    if (best > limit) return Infinity;
-    prev = row;
-  }
-  return prev[b.length]!;
-}
 
 /** What the caller of an unknown route most likely meant, or where the operations are listed. */
 export function notFoundHint(method: string, rawPath: string): string {

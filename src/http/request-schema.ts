@@ -7,6 +7,7 @@ import {
   type OperationRoute,
 } from '../contracts/files.js';
 import { invalidField } from '../domain/errors.js';
+import { distance } from './edit-distance.js';
 
 // Request validation from the request schemas of contracts/ (one source). Each schema is compiled once,
 // on its first request, and each ajv error is told in the sandbox's words: the field's name, then what it must be. When a
@@ -233,19 +234,6 @@ const TYPE_WORDS: Record<string, string> = {
   boolean: 'a boolean',
   null: 'null',
 };
-
-/** Edit distance, for "did you mean": a misspelt simulation parameter is the usual unknown field. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    row = next;
-  }
-  return row[b.length]!;
-}
 
 /** `advanceSecond: unknown field (did you mean advanceSeconds?)`, or the fields the object takes. */
 function unknownField(c: Compiled, e: ErrorObject): string {
