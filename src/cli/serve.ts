@@ -126,8 +126,8 @@ export async function runServe(argv: string[]): Promise<number> {
  * ours; true when every file applied.
  */
 function applySeeds(files: string[], baseUrl: string, credentials: Record<string, string>): Promise<boolean> {
-  const here = fileURLToPath(import.meta.url);
-  const script = here.slice(0, -extname(here).length).replace(/serve$/, 'seed-process') + extname(here);
+  // By way of its folder: this module may be a chunk of the bundled command (dist/src/bin/), as deep as this one.
+  const script = fileURLToPath(new URL(`../cli/seed-process${extname(import.meta.url)}`, import.meta.url));
   const child = spawn(process.execPath, [...process.execArgv, script, ...files], {
     env: { ...process.env, SEED_BASE_URL: baseUrl, ...credentials },
     stdio: ['ignore', 'inherit', 'inherit'],

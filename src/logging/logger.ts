@@ -55,7 +55,8 @@ export function createLogger({ level, destination, redactor = new Redactor() }: 
  * thread starts with the first line.
  */
 function stdoutWorker(redactor: Redactor): pino.DestinationStream | undefined {
-  const target = new URL('./log-writer.js', import.meta.url);
+  // By way of its folder: this module may be read from the bundled command (dist/src/bin/), as deep as this one.
+  const target = new URL('../logging/log-writer.js', import.meta.url);
   if (!existsSync(fileURLToPath(target))) return undefined;
   return new LineBatcher(() =>
     pino.transport({ target: target.href, options: { values: redactor.knownValues(), fd: 1 } }),
