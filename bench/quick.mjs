@@ -26,7 +26,7 @@ async function startServer(name, extra = []) {
   const s = await startNode(
     [
       ...prof,
-      'dist/src/cli/main.js',
+      'dist/src/bin/card-sandbox.js',
       'serve',
       '--db',
       `${TMP}/db/${name}.db`,

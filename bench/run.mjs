@@ -47,7 +47,7 @@ async function startSandbox(dbPath) {
   const s = await startNode(
     [
       ...prof,
-      'dist/src/cli/main.js',
+      'dist/src/bin/card-sandbox.js',
       'serve',
       '--db',
       dbPath,

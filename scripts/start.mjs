@@ -31,7 +31,7 @@ function* sources(dir) {
 
 /** The first reason dist/ is stale, or null when it is fresh. */
 function staleReason() {
-  const main = join(ROOT, 'dist/src/cli/main.js');
+  const main = join(ROOT, 'dist/src/bin/card-sandbox.js');
   const built = mtimeMs(main);
   if (built < 0) return 'dist/ is missing';
   for (const file of CONFIG_FILES) if (mtimeMs(join(ROOT, file)) > built) return `${file} changed`;
@@ -48,4 +48,4 @@ if (reason) {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 // The CLI reads process.argv.slice(2), which is this script's own arguments.
-await import(pathToFileURL(join(ROOT, 'dist/src/cli/main.js')).href);
+await import(pathToFileURL(join(ROOT, 'dist/src/bin/card-sandbox.js')).href);

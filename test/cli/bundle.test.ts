@@ -1,0 +1,67 @@
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { cleanEnv, ensureBuilt, freePort, spawnCli, stop, ROOT } from './cli-process.js';
+import { waitFor } from '../helpers/wait.js';
+
+// The command partners run (package.json `bin`, the Docker image, `npm start`) is the bundle in dist/src/bin/: one
+// file and its chunks in place of some 210 modules, which is most of what a cold start spent.
+
+const BIN = join(ROOT, 'dist/src/bin');
+const bundleFiles = () => readdirSync(BIN).filter((f) => f.endsWith('.js'));
+
+beforeAll(() => ensureBuilt());
+
+describe('the bundled card-sandbox command', () => {
+  it('is what package.json, the Docker image and npm start run', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(pkg.bin['card-sandbox']).toBe('dist/src/bin/card-sandbox.js');
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(
+      /ENTRYPOINT \["node", "dist\/src\/bin\/card-sandbox\.js"\]/,
+    );
+    expect(readFileSync(join(ROOT, 'scripts/start.mjs'), 'utf8')).toContain("'dist/src/bin/card-sandbox.js'");
+    expect(readFileSync(join(BIN, 'card-sandbox.js'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+  });
+
+  // A path our code resolves against its own file means something else once the file is a chunk of the bundle
+  // unless it goes by way of its folder; the log's worker thread quietly falls back to writing on the main thread
+  // when its file is not found, so nothing else would notice.
+  it('finds every file it resolves against its own location', () => {
+    const literal = /new URL\(\s*(['"`])((?:\.\.?\/)[^'"`]*)\1\s*,\s*import\.meta\.url\s*\)/g;
+    const targets: string[] = [];
+    for (const file of bundleFiles()) {
+      const from = pathToFileURL(join(BIN, file));
+      for (const m of readFileSync(join(BIN, file), 'utf8').matchAll(literal)) {
+        // A template's `${extname(import.meta.url)}` is the running file's own extension: .js here.
+        const path = m[2]!.replace(/\$\{[^}]*\}/g, '.js');
+        targets.push(fileURLToPath(new URL(path, from)));
+      }
+    }
+    const names = targets.map((t) => t.slice(ROOT.length + 1)).sort();
+    expect(names).toEqual(
+      expect.arrayContaining(['dist/src/cli/seed-process.js', 'dist/src/logging/log-writer.js', 'package.json']),
+    );
+    for (const target of targets) expect(existsSync(target), target).toBe(true);
+  });
+
+  it('serve reads no module of ours from outside the bundle until its first /healthz', async () => {
+    const port = await freePort();
+    const hooks = pathToFileURL(join(ROOT, 'test/fixtures/hooks/record-loads.mjs')).href;
+    const register = `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)})`;
+    const proc = spawnCli(
+      ['--import', register, join(BIN, 'card-sandbox.js'), 'serve', '--port', String(port), '--db', ':memory:'],
+      { command: process.execPath, env: cleanEnv() },
+    );
+    const res = await waitFor('the first answer of /healthz', () => {
+      if (proc.child.exitCode !== null) throw new Error(`serve exited: ${proc.stderr()}`);
+      return fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
+    });
+    expect(res.status).toBe(200);
+    const loaded = [...proc.stderr().matchAll(/^loaded (file:\S+)$/gm)].map((m) => fileURLToPath(m[1]!));
+    const ours = loaded.filter((p) => p.startsWith(ROOT + '/') && !p.includes('/node_modules/'));
+    expect(ours).toContain(join(BIN, 'card-sandbox.js'));
+    expect(ours.filter((p) => !p.startsWith(BIN + '/'))).toEqual([]);
+    expect((await stop(proc)).code).toBe(0);
+  });
+});
