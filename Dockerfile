@@ -47,5 +47,5 @@ EXPOSE 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.SANDBOX_PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # node is PID 1 and handles SIGTERM/SIGINT itself (graceful shutdown), so `docker stop` is quick and clean.
-ENTRYPOINT ["node", "dist/src/bin/card-sandbox.js"]
+ENTRYPOINT ["node", "dist/src/cli/main.js"]
 CMD ["serve"]

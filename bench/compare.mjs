@@ -19,7 +19,7 @@ import { renderComparison } from './lib/compare-report.mjs';
 import { scenarioList, setUpScenarios } from './lib/compare-scenarios.mjs';
 import { measure } from './lib/load.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
-import { buildCommit, cliEntry, describeCheckout, describeCommit } from './lib/ref-build.mjs';
+import { buildCommit, describeCheckout, describeCommit } from './lib/ref-build.mjs';
 import { keyed } from './lib/keyed.mjs';
 import { machine } from './lib/report.mjs';
 
@@ -66,7 +66,7 @@ for (const signal of ['SIGINT', 'SIGTERM'])
 /** Whether the build in `dir` has the request log (`serve --request-log`); a build from before it has none. */
 function hasRequestLog(dir) {
   try {
-    const help = execFileSync(process.execPath, [cliEntry(dir), 'serve', '--help'], {
+    const help = execFileSync(process.execPath, ['dist/src/cli/main.js', 'serve', '--help'], {
       cwd: dir,
       encoding: 'utf8',
       timeout: 10_000,
@@ -82,7 +82,7 @@ async function startServer(build, dbPath) {
   const port = await freePort();
   const flags = ['--log-level', opt['log-level'], ...(hasRequestLog(build.dir) ? ['--request-log', 'on'] : [])];
   const s = await startNode(
-    [cliEntry(build.dir), 'serve', '--db', dbPath, '--port', String(port), '--admin-token', ADMIN_TOKEN, ...flags],
+    ['dist/src/cli/main.js', 'serve', '--db', dbPath, '--port', String(port), '--admin-token', ADMIN_TOKEN, ...flags],
     { env: { SANDBOX_BOOTSTRAP: 'false' }, healthUrl: `http://127.0.0.1:${port}/healthz`, cwd: build.dir },
   );
   cleanups.push(() => s.stop());

@@ -18,7 +18,6 @@ import { join } from 'node:path';
 import { cpuSeconds } from './lib/load.mjs';
 import { createTenants, startAbusers, summary, wellBehaved } from './lib/noisy.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
-import { cliEntry } from './lib/ref-build.mjs';
 
 const ADMIN_TOKEN = 'bench-hosted-admin-token';
 const ROUNDS = Number(process.env.BENCH_HOSTED_ROUNDS ?? 2);
@@ -52,7 +51,7 @@ async function startServer(cwd) {
   const proc = await startNode(
     [
       ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : []),
-      cliEntry(cwd),
+      'dist/src/cli/main.js',
       'serve',
       ...['--mode', 'hosted', '--admin-token', ADMIN_TOKEN, '--host', '127.0.0.1', '--port', String(port)],
       ...['--db', join(dir, 'sandbox.db'), '--log-level', 'warn'],

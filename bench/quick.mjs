@@ -26,7 +26,7 @@ async function startServer(name, extra = []) {
   const s = await startNode(
     [
       ...prof,
-      'dist/src/bin/card-sandbox.js',
+      'dist/src/cli/main.js',
       'serve',
       '--db',
       `${TMP}/db/${name}.db`,

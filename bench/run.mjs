@@ -47,7 +47,7 @@ async function startSandbox(dbPath) {
   const s = await startNode(
     [
       ...prof,
-      'dist/src/bin/card-sandbox.js',
+      'dist/src/cli/main.js',
       'serve',
       '--db',
       dbPath,

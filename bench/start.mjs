@@ -1,7 +1,6 @@
 // How long `npm start` takes to answer, with dist/ fresh: from spawning the command to the first 200 on /healthz,
-// beside `node dist/src/bin/card-sandbox.js serve` (the same server without npm), alternating, ROUNDS rounds (5).
-// Prints the median, min, max and every figure, the CPU the server process used until then (Linux), and the
-// machine's load.
+// beside `node dist/src/cli/main.js serve` (the same server without npm), alternating, ROUNDS rounds (5). Prints the
+// median, min, max and every figure, the CPU the server process used until then (Linux), and the machine's load.
 // Run `npm run build` first (a stale dist/ makes the first `npm start` build). Uses ./data/sandbox.db, as npm start.
 //   node bench/start.mjs
 import { spawn } from 'node:child_process';
@@ -16,9 +15,9 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 const port = await freePort();
 const VARIANTS = {
   'npm start': ['npm', ['start', '--silent', '--', '--port', String(port)]],
-  'node dist/src/bin/card-sandbox.js serve': [
+  'node dist/src/cli/main.js serve': [
     process.execPath,
-    ['dist/src/bin/card-sandbox.js', 'serve', '--db', './data/sandbox.db', '--port', String(port)],
+    ['dist/src/cli/main.js', 'serve', '--db', './data/sandbox.db', '--port', String(port)],
   ],
 };
 

@@ -58,8 +58,8 @@ for (const f of files) {
   if (!/^(dist\/src\/|contracts\/|scenarios\/|docs\/[^/]+\.md$|README\.md$|package\.json$|LICENSE)/.test(f)) problems.push(`unexpected ${f}`);
   if (/\.(db|db-wal|db-shm|secret)$/.test(f)) problems.push(`must not ship ${f}`);
 }
-if (!fs.readFileSync(`${root}/dist/src/bin/card-sandbox.js`, 'utf8').startsWith('#!/usr/bin/env node')) {
-  problems.push('dist/src/bin/card-sandbox.js lacks its #!/usr/bin/env node line');
+if (!fs.readFileSync(`${root}/dist/src/cli/main.js`, 'utf8').startsWith('#!/usr/bin/env node')) {
+  problems.push('dist/src/cli/main.js lacks its #!/usr/bin/env node line');
 }
 if (problems.length) {
   console.error(problems.join('\n'));
@@ -79,7 +79,7 @@ INSTALL_NS=$(date +%s%N)
 INSTALL_MS=$(ms_since "$INSTALL_NS")
 # `prepare` runs only for git and folder installs: from a tarball, dist/ must already be there and tsc never runs.
 [ ! -e "$APP/node_modules/typescript" ] || fail "typescript was installed: a dev dependency leaked into the package"
-[ -f "$APP/node_modules/$NAME/dist/src/bin/card-sandbox.js" ] || fail "dist/ is not in the installed package"
+[ -f "$APP/node_modules/$NAME/dist/src/cli/main.js" ] || fail "dist/ is not in the installed package"
 say "installed in $INSTALL_MS ms"
 
 # ---- 3. npx --no-install card-sandbox serve, as the README says ----

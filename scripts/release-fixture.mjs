@@ -16,7 +16,6 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cliEntry } from '../bench/lib/ref-build.mjs';
 
 const SECRET = 'release-fixture-server-secret-protects-nothing-else';
 const ADMIN_TOKEN = 'release-fixture-admin-token';
@@ -44,16 +43,7 @@ const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hooks`;
 
 const server = spawn(
   process.execPath,
-  [
-    join(resolve(values.build), cliEntry(resolve(values.build))),
-    'serve',
-    '--db',
-    db,
-    '--port',
-    '0',
-    '--log-level',
-    'info',
-  ],
+  [join(resolve(values.build), 'dist/src/cli/main.js'), 'serve', '--db', db, '--port', '0', '--log-level', 'info'],
   {
     env: { ...process.env, SANDBOX_SECRET: SECRET, SANDBOX_ADMIN_TOKEN: ADMIN_TOKEN, SANDBOX_BOOTSTRAP: 'false' },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -1,5 +1,5 @@
 // `npm start`: builds dist/ only when a source file is newer than what was compiled from it, then runs the bundled
-// CLI (dist/src/bin/, written after tsc by scripts/bundle.mjs) in this same process with this script's arguments
+// CLI (dist/src/cli/main.js, bundled after tsc by scripts/bundle.mjs) in this same process with this script's arguments
 // (`node scripts/start.mjs serve --db ...`). A start after an unchanged checkout so costs a directory walk (a few ms),
 // not a full tsc run (8-37 s), and one Node start, not two. tsc rewrites every output on each build, so comparing
 // each src/*.ts with its dist/src/*.js is exact enough; a changed tsconfig, package.json (dependencies) or bundle
@@ -32,7 +32,7 @@ function* sources(dir) {
 
 /** The first reason dist/ is stale, or null when it is fresh. */
 function staleReason() {
-  const main = join(ROOT, 'dist/src/bin/card-sandbox.js');
+  const main = join(ROOT, 'dist/src/cli/main.js');
   const built = mtimeMs(main);
   if (built < 0) return 'dist/ is missing';
   for (const file of CONFIG_FILES) if (mtimeMs(join(ROOT, file)) > built) return `${file} changed`;
@@ -49,4 +49,4 @@ if (reason) {
   execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
 }
 // The CLI reads process.argv.slice(2), which is this script's own arguments.
-await import(pathToFileURL(join(ROOT, 'dist/src/bin/card-sandbox.js')).href);
+await import(pathToFileURL(join(ROOT, 'dist/src/cli/main.js')).href);

@@ -1,4 +1,4 @@
-// Cold start: from spawning the process to the first 200 on /healthz, for `node dist/src/bin/card-sandbox.js serve` and for
+// Cold start: from spawning the process to the first 200 on /healthz, for `node dist/src/cli/main.js serve` and for
 // a bare Hono + better-sqlite3 server started the same way (bare-sqlite-server.mjs), alternating round by round so
 // both meet the same machine load. Wall time and the CPU the started process used until its first answer.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -24,7 +24,7 @@ const VARIANTS = {
   // The defaults of `npm start` (local mode, bootstrap account on an empty database), logs silenced.
   'serve, new database': (dir, i, port) => [
     [
-      'dist/src/bin/card-sandbox.js',
+      'dist/src/cli/main.js',
       'serve',
       '--db',
       join(dir, `fresh-${i}.db`),
@@ -36,16 +36,7 @@ const VARIANTS = {
     {},
   ],
   'serve, existing database': (dir, _i, port) => [
-    [
-      'dist/src/bin/card-sandbox.js',
-      'serve',
-      '--db',
-      join(dir, 'existing.db'),
-      '--port',
-      String(port),
-      '--log-level',
-      'warn',
-    ],
+    ['dist/src/cli/main.js', 'serve', '--db', join(dir, 'existing.db'), '--port', String(port), '--log-level', 'warn'],
     {},
   ],
   'bare Hono + better-sqlite3, new database': (dir, i, port) => [

@@ -34,15 +34,6 @@ function lockDifferences(ours, theirs) {
   return out;
 }
 
-/**
- * The card-sandbox command of the build in `dir`, relative to it: the bundle (dist/src/bin/), or tsc's
- * dist/src/cli/main.js in a build from before the bundle (395b14c and older).
- */
-export function cliEntry(dir = process.cwd()) {
-  const bundle = 'dist/src/bin/card-sandbox.js';
-  return existsSync(join(dir, bundle)) ? bundle : 'dist/src/cli/main.js';
-}
-
 /** Checks out `commit` under `dir`, gives it its dependencies and builds it; returns its directory and a remover. */
 export function buildCommit(commit, dir, log = console.error) {
   const root = process.cwd();

@@ -3,10 +3,10 @@
 // lives here.)
 import { spawn } from 'node:child_process';
 
-/** Wall time of `node dist/src/bin/card-sandbox.js scenario run 'scenarios/*.yaml'`, in ms; throws when a file fails. */
+/** Wall time of `node dist/src/cli/main.js scenario run 'scenarios/*.yaml'`, in ms; throws when a file fails. */
 export async function scenarioLibrary() {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ['dist/src/bin/card-sandbox.js', 'scenario', 'run', 'scenarios/*.yaml'], {
+  const child = spawn(process.execPath, ['dist/src/cli/main.js', 'scenario', 'run', 'scenarios/*.yaml'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -126,7 +126,7 @@ export async function runServe(argv: string[]): Promise<number> {
  * ours; true when every file applied.
  */
 function applySeeds(files: string[], baseUrl: string, credentials: Record<string, string>): Promise<boolean> {
-  // By way of its folder: this module may be a chunk of the bundled command (dist/src/bin/), as deep as this one.
+  // By way of its folder: this module may be a chunk of the bundled command (dist/src/chunks/), as deep as this one.
   const script = fileURLToPath(new URL(`../cli/seed-process${extname(import.meta.url)}`, import.meta.url));
   const child = spawn(process.execPath, [...process.execArgv, script, ...files], {
     env: { ...process.env, SEED_BASE_URL: baseUrl, ...credentials },

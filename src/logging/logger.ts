@@ -55,7 +55,7 @@ export function createLogger({ level, destination, redactor = new Redactor() }: 
  * thread starts with the first line.
  */
 function stdoutWorker(redactor: Redactor): pino.DestinationStream | undefined {
-  // By way of its folder: this module may be read from the bundled command (dist/src/bin/), as deep as this one.
+  // By way of its folder: this module may be a chunk of the bundled command (dist/src/chunks/), as deep as this one.
   const target = new URL('../logging/log-writer.js', import.meta.url);
   if (!existsSync(fileURLToPath(target))) return undefined;
   return new LineBatcher(() =>

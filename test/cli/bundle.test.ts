@@ -5,23 +5,35 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ensureBuilt, freePort, spawnCli, stop, ROOT } from './cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 
-// The command partners run (package.json `bin`, the Docker image, `npm start`) is the bundle in dist/src/bin/: one
-// file and its chunks in place of some 210 modules, which is most of what a cold start spent.
+// The command partners run (package.json `bin`, the Docker image, `npm start`) is dist/src/cli/main.js bundled with
+// what it imports (scripts/bundle.mjs): one file and its chunks in dist/src/chunks/, in place of some 210 modules,
+// which is most of what a cold start spent.
 
-const BIN = join(ROOT, 'dist/src/bin');
-const bundleFiles = () => readdirSync(BIN).filter((f) => f.endsWith('.js'));
+const COMMAND = join(ROOT, 'dist/src/cli/main.js');
+const CHUNKS = join(ROOT, 'dist/src/chunks');
+const bundleFiles = () => [
+  COMMAND,
+  ...readdirSync(CHUNKS)
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => join(CHUNKS, f)),
+];
 
 beforeAll(() => ensureBuilt());
 
 describe('the bundled card-sandbox command', () => {
-  it('is what package.json, the Docker image and npm start run', () => {
+  it('is the file package.json, its lockfile, the Docker image and npm start run, at the path it always had', () => {
+    // npx links a project's own bin once, in its cache: a new path would leave old links pointing at nothing.
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
-    expect(pkg.bin['card-sandbox']).toBe('dist/src/bin/card-sandbox.js');
-    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(
-      /ENTRYPOINT \["node", "dist\/src\/bin\/card-sandbox\.js"\]/,
-    );
-    expect(readFileSync(join(ROOT, 'scripts/start.mjs'), 'utf8')).toContain("'dist/src/bin/card-sandbox.js'");
-    expect(readFileSync(join(BIN, 'card-sandbox.js'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { bin?: Record<string, string> }>;
+    };
+    expect(pkg.bin['card-sandbox']).toBe('dist/src/cli/main.js');
+    expect(lock.packages['']!.bin).toEqual(pkg.bin);
+    expect(readFileSync(join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/ENTRYPOINT \["node", "dist\/src\/cli\/main\.js"\]/);
+    expect(readFileSync(join(ROOT, 'scripts/start.mjs'), 'utf8')).toContain("'dist/src/cli/main.js'");
+    const text = readFileSync(COMMAND, 'utf8');
+    expect(text.startsWith('#!/usr/bin/env node\n')).toBe(true);
+    expect(text).toContain('Bundled by scripts/bundle.mjs');
   });
 
   // A path our code resolves against its own file means something else once the file is a chunk of the bundle
@@ -31,11 +43,10 @@ describe('the bundled card-sandbox command', () => {
     const literal = /new URL\(\s*(['"`])((?:\.\.?\/)[^'"`]*)\1\s*,\s*import\.meta\.url\s*\)/g;
     const targets: string[] = [];
     for (const file of bundleFiles()) {
-      const from = pathToFileURL(join(BIN, file));
-      for (const m of readFileSync(join(BIN, file), 'utf8').matchAll(literal)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(literal)) {
         // A template's `${extname(import.meta.url)}` is the running file's own extension: .js here.
         const path = m[2]!.replace(/\$\{[^}]*\}/g, '.js');
-        targets.push(fileURLToPath(new URL(path, from)));
+        targets.push(fileURLToPath(new URL(path, pathToFileURL(file))));
       }
     }
     const names = targets.map((t) => t.slice(ROOT.length + 1)).sort();
@@ -45,14 +56,14 @@ describe('the bundled card-sandbox command', () => {
     for (const target of targets) expect(existsSync(target), target).toBe(true);
   });
 
-  it('serve reads no module of ours from outside the bundle until its first /healthz', async () => {
+  it('serve reads no module of ours outside the bundle until its first /healthz', async () => {
     const port = await freePort();
     const hooks = pathToFileURL(join(ROOT, 'test/fixtures/hooks/record-loads.mjs')).href;
     const register = `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(hooks)})`;
-    const proc = spawnCli(
-      ['--import', register, join(BIN, 'card-sandbox.js'), 'serve', '--port', String(port), '--db', ':memory:'],
-      { command: process.execPath, env: cleanEnv() },
-    );
+    const proc = spawnCli(['--import', register, COMMAND, 'serve', '--port', String(port), '--db', ':memory:'], {
+      command: process.execPath,
+      env: cleanEnv(),
+    });
     const res = await waitFor('the first answer of /healthz', () => {
       if (proc.child.exitCode !== null) throw new Error(`serve exited: ${proc.stderr()}`);
       return fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
@@ -60,8 +71,8 @@ describe('the bundled card-sandbox command', () => {
     expect(res.status).toBe(200);
     const loaded = [...proc.stderr().matchAll(/^loaded (file:\S+)$/gm)].map((m) => fileURLToPath(m[1]!));
     const ours = loaded.filter((p) => p.startsWith(ROOT + '/') && !p.includes('/node_modules/'));
-    expect(ours).toContain(join(BIN, 'card-sandbox.js'));
-    expect(ours.filter((p) => !p.startsWith(BIN + '/'))).toEqual([]);
+    expect(ours).toContain(COMMAND);
+    expect(ours.filter((p) => p !== COMMAND && !p.startsWith(CHUNKS + '/'))).toEqual([]);
     expect((await stop(proc)).code).toBe(0);
   });
 });

@@ -8,7 +8,7 @@ import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 // Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = join(ROOT, 'dist/src/bin/card-sandbox.js');
+const MAIN = join(ROOT, 'dist/src/cli/main.js');
 
 function newestMtimeMs(dir: string): number {
   let newest = 0;
@@ -80,7 +80,7 @@ export interface ServeProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node dist/src/bin/card-sandbox.js <args>` (or any command) and collects its output. */
+/** Starts `node dist/src/cli/main.js <args>` (or any command) and collects its output. */
 export function spawnCli(
   args: string[],
   opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: string; detached?: boolean } = {},

@@ -33,7 +33,7 @@ beforeAll(async () => {
   index.operations['POST /v1/card/freeze']!.idempotent = false;
   delete index.operations['POST /v1/card/unfreeze'];
   writeFileSync(indexFile, JSON.stringify(index));
-  served = await startServe([join(dir, 'dist/src/bin/card-sandbox.js'), 'serve', '--port', '0', '--db', ':memory:'], {
+  served = await startServe([join(dir, 'dist/src/cli/main.js'), 'serve', '--port', '0', '--db', ':memory:'], {
     command: process.execPath,
     cwd: dir,
     env: cleanEnv({ SANDBOX_API_KEY: API_KEY, SANDBOX_SEED_BALANCE: '1000' }),

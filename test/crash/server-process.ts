@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { existsSync } from 'node:fs';
 import { waitFor } from '../helpers/wait.js';
 
-const MAIN = 'dist/src/bin/card-sandbox.js';
+const MAIN = 'dist/src/cli/main.js';
 export const ADMIN_TOKEN = 'crash-admin-token';
 
 /** A port that was free a moment ago; the server keeps it across restarts. */

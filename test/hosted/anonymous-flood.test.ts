@@ -13,7 +13,7 @@ import { waitFor } from '../helpers/wait.js';
 // a loopback one (127.0.0.0/8 is all this host's), so one machine plays many clients.
 
 const ADMIN = 'anonymous-flood-admin-token-0123';
-const MAIN = `${ROOT}/dist/src/bin/card-sandbox.js`;
+const MAIN = `${ROOT}/dist/src/cli/main.js`;
 let server: (ServeProcess & { url: string }) | undefined;
 const sockets: Socket[] = [];
 

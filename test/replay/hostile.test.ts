@@ -238,14 +238,7 @@ describe('replay streams its recording', () => {
     }
     await new Promise<void>((resolve) => out.end(resolve));
     const proc = spawnCli(
-      [
-        '--max-old-space-size=64',
-        join(ROOT, 'dist/src/bin/card-sandbox.js'),
-        'replay',
-        file,
-        '--base-url',
-        sandbox.url,
-      ],
+      ['--max-old-space-size=64', join(ROOT, 'dist/src/cli/main.js'), 'replay', file, '--base-url', sandbox.url],
       { command: process.execPath, env: cleanEnv({ SANDBOX_API_KEY: KEY }) },
     );
     const { code } = await proc.exited;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 
 // CI proves the harness and the server against each other: the compiled server, started as a partner would,
 // checked by the compiled CLI with mutations and the property run.
-const MAIN = join(import.meta.dirname, '../../dist/src/bin/card-sandbox.js');
+const MAIN = join(import.meta.dirname, '../../dist/src/cli/main.js');
 let server: ChildProcess;
 let baseUrl: string;
 
