@@ -1,9 +1,9 @@
 // `npm start`: builds dist/ only when a source file is newer than what was compiled from it, then runs the bundled
-// CLI (dist/src/cli/main.js, bundled after tsc by scripts/bundle.mjs) in this same process with this script's arguments
-// (`node scripts/start.mjs serve --db ...`). A start after an unchanged checkout so costs a directory walk (a few ms),
-// not a full tsc run (8-37 s), and one Node start, not two. tsc rewrites every output on each build, so comparing
-// each src/*.ts with its dist/src/*.js is exact enough; a changed tsconfig, package.json (dependencies) or bundle
-// script also triggers a build. The bundle is written last, so its age is the build's.
+// CLI (dist/src/cli/main.js, bundled after tsc by scripts/bundle.mjs) in this same process with this script's
+// arguments (`node scripts/start.mjs serve --db ...`). A start after an unchanged checkout so costs a directory walk
+// (a few ms), not a full tsc run (8-37 s), and one Node start, not two. tsc rewrites every output on each build, so
+// comparing each src/*.ts with its dist/src/*.js is exact enough; a changed tsconfig, package.json (dependencies) or
+// bundle script also triggers a build. The bundle is written last, so its age is the build's.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
