@@ -1,5 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { adminHandlers } from './admin/index.js';
 import { partnerHandlers } from './api/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
@@ -28,7 +29,10 @@ import { sandboxHandlers } from './simulation-api/index.js';
  * each group's pipeline in order below, with one error mapping.
  */
 export function createApp(deps: ServerDeps) {
-  const app = new Hono<AppEnv>();
+  // RegExpRouter, named rather than left to Hono's choice: it matches every route with one expression and no
+  // allocation per request, and a route it cannot take stops the start. Left to choose, Hono had fallen back to its
+  // trie router over one docs route, without a word, at some 3 % of a read's CPU.
+  const app = new Hono<AppEnv>({ router: new RegExpRouter() });
   // Every request is timed and counted under its operation (metrics.ts); each route's first step names it.
   const requests = new RequestMetrics();
   app.use('*', requests.middleware());

@@ -60,6 +60,8 @@ function swaggerUiDir(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 }
 
+// init.js is answered by the folder's one route: a static route beside `/docs/:file` is a pair the app's router
+// (RegExpRouter, app.ts) refuses.
 export function docsRoutes() {
   return new Hono()
     .get('/openapi.json', (c) => {
@@ -67,9 +69,9 @@ export function docsRoutes() {
       return c.body(new Uint8Array(doc), 200, { 'Content-Type': 'application/json; charset=utf-8' });
     })
     .get('/docs', (c) => c.html(PAGE))
-    .get('/docs/init.js', (c) => c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }))
     .get('/docs/:file', (c) => {
       const file = c.req.param('file');
+      if (file === 'init.js') return c.body(INIT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' });
       const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
       if (!type) return c.notFound();
       const bytes = cached(file, () => readFileSync(join(swaggerUiDir(), file)));
