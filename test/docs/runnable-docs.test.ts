@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
 import { WAIT_LIMIT_MS } from '../helpers/wait.js';
+import { shellCommands } from './shell-commands.js';
 
 // The commands a partner copies from the README and the docs run as written. Each shell block marked `<!-- run -->`
 // is extracted and run by bash against a freshly started compiled server on a fresh database, with the API key that
@@ -17,15 +18,6 @@ const DOCUMENTED_URL = 'http://127.0.0.1:8080';
 /** The shell blocks of a page that follow a `<!-- run -->` line, in order. */
 export function runnableBlocks(markdown: string): string[] {
   return [...markdown.matchAll(/^<!-- run -->\n+```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
-}
-
-/** One shell command per entry: continuation lines joined, comments and blank lines dropped. */
-function commands(block: string): string[] {
-  return block
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** The top-level `code` of every JSON object printed on a line of its own. */
@@ -77,7 +69,7 @@ describe('README quick start', () => {
   });
 
   it('runs each first call as written: it exits 0 and answers with success', () => {
-    for (const command of blocks.flatMap(commands)) {
+    for (const command of blocks.flatMap(shellCommands)) {
       const out = sh(command);
       expect(answerCodes(out), `${command}\n${out}`).toHaveLength(1);
       expect(answerCodes(out).filter(failed), `${command}\n${out}`).toEqual([]);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, ensureBuilt, runCli } from '../cli/cli-process.js';
+import { shellCommands } from './shell-commands.js';
 
 // What a partner pastes from the README, docs/ or a --help runs as written from any folder of a project that
 // installed the package, and never fetches from a registry: the package is not on the npm registry, so `npx` without
@@ -42,15 +43,6 @@ function codeOf(markdown: string): string[] {
 /** Each `npx` that is followed by something other than `--no-install`, with its line. */
 function fetchingNpx(text: string): string[] {
   return text.split('\n').filter((line) => /\bnpx\s+(?!--no-install\b)\S/.test(line));
-}
-
-/** Shell commands of a block, continuation lines joined, comments dropped. */
-function shellCommands(body: string): string[] {
-  return body
-    .replace(/\\\n/g, ' ')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 const isShell = (b: Block) => b.lang === 'sh' || b.lang === 'bash';
