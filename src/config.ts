@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { parseDecimal, parseRatePpm } from './domain/money.js';
+import { parseDecimal, parseRatePpm } from './domain/kernel/money.js';
 
 export interface Config {
   host: string;

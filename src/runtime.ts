@@ -2,24 +2,24 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { configSecrets, type Config } from './config.js';
 import { pathsJudgedAs } from './contracts/files.js';
-import { createAccount, ensureDepositAddress, findAccount } from './domain/accounts.js';
-import { DomainError } from './domain/errors.js';
-import { asSnapshotInvalid, bootSnapshot } from './domain/snapshot-import.js';
+import { createAccount, ensureDepositAddress, findAccount } from './domain/accounts/accounts.js';
+import { DomainError } from './domain/kernel/errors.js';
+import { asSnapshotInvalid, bootSnapshot } from './domain/snapshots/import.js';
 import { readSnapshot } from './http/snapshot-document.js';
 import { hasAccounts, snapshotAccountId } from './store/snapshot.js';
-import { findKeyByValue, issueKey } from './domain/api-keys.js';
-import { ensureDefaultBin } from './domain/bins.js';
-import { registerCardJobs } from './domain/cards.js';
+import { findKeyByValue, issueKey } from './domain/accounts/api-keys.js';
+import { ensureDefaultBin } from './domain/cards/bins.js';
+import { registerCardJobs } from './domain/cards/cards.js';
 import type { ServerDeps } from './server-deps.js';
-import { EventBus } from './domain/event-bus.js';
-import { HeldRequests } from './domain/held-requests.js';
+import { EventBus } from './domain/events/bus.js';
+import { HeldRequests } from './domain/faults/held-requests.js';
 import { releaseAllInFlight } from './store/idempotency.js';
-import { Ids, type RandomSource } from './domain/ids.js';
-import { JobRunner } from './domain/jobs.js';
-import { Meter } from './domain/meter.js';
-import { silentLogger, type Logger } from './domain/logger.js';
-import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/simulation.js';
-import { ServerSecret } from './domain/secrets.js';
+import { Ids, type RandomSource } from './domain/kernel/ids.js';
+import { JobRunner } from './domain/kernel/jobs.js';
+import { Meter } from './metering/meter.js';
+import { silentLogger, type Logger } from './domain/kernel/logger.js';
+import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/network/simulation.js';
+import { ServerSecret } from './domain/kernel/secrets.js';
 import { Redactor } from './redaction/redactor.js';
 import { bootstrapAccountId, rememberBootstrapAccount, watchAccountRows } from './store/accounts.js';
 import { openDb } from './store/db.js';
@@ -41,7 +41,7 @@ export interface RuntimeOptions {
 export function createDeps(opts: RuntimeOptions): ServerDeps {
   const { config } = opts;
   const db = openDb(config.dbPath);
-  // Lets a request take its account clock from the row it authenticated with (domain/clock.ts, `now` given what a request saw).
+  // Lets a request take its account clock from the row it authenticated with (domain/kernel/clock.ts, `now` given what a request saw).
   watchAccountRows(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;

@@ -1,16 +1,22 @@
-import { ensureDepositAddress } from '../domain/accounts.js';
-import { createAccount, getAccount, updateAccount, type Account, type AccountPatch } from '../domain/accounts.js';
-import { issueKey, listKeys, revokeKey } from '../domain/api-keys.js';
+import { ensureDepositAddress } from '../domain/accounts/accounts.js';
+import {
+  createAccount,
+  getAccount,
+  updateAccount,
+  type Account,
+  type AccountPatch,
+} from '../domain/accounts/accounts.js';
+import { issueKey, listKeys, revokeKey } from '../domain/accounts/api-keys.js';
 import type { ServerDeps } from '../server-deps.js';
-import { isTronAddress } from '../domain/deposit-address.js';
-import { formatPpm } from '../domain/money.js';
+import { isTronAddress } from '../domain/chain/deposit-address.js';
+import { formatPpm } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';
 
 import type { Handlers } from '../http/router.js';
 import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
-import { invalidField } from '../domain/errors.js';
+import { invalidField } from '../domain/kernel/errors.js';
 import { tenantHoldings } from '../http/middleware/tenant-budget.js';
-import { tenantOf, tenantStorage } from '../domain/tenants.js';
+import { tenantOf, tenantStorage } from '../domain/accounts/tenants.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,7 +1,7 @@
-import { DEFAULT_BIN, findBin, type Bin } from '../domain/bins.js';
+import { DEFAULT_BIN, findBin, type Bin } from '../domain/cards/bins.js';
 import type { ServerDeps } from '../server-deps.js';
-import { formatMicros, formatPpm } from '../domain/money.js';
-import { binHasCards, putBin } from '../domain/bins.js';
+import { formatMicros, formatPpm } from '../domain/kernel/money.js';
+import { binHasCards, putBin } from '../domain/cards/bins.js';
 
 import type { Handlers } from '../http/router.js';
 import {
@@ -12,7 +12,7 @@ import {
   optionalString,
   type Body,
 } from '../http/validate.js';
-import { DomainError, invalidField } from '../domain/errors.js';
+import { DomainError, invalidField } from '../domain/kernel/errors.js';
 
 /** `fee` or `limit`: an object when present (the schema says so), its fields optional. */
 const section = (body: Body, field: string): Body => (body[field] as Body | undefined) ?? {};

@@ -1,7 +1,7 @@
-import { getBin } from '../domain/bins.js';
-import { getOwnedCard } from '../domain/cards.js';
+import { getBin } from '../domain/cards/bins.js';
+import { getOwnedCard } from '../domain/cards/cards.js';
 import type { ServerDeps } from '../server-deps.js';
-import { listBills, type BillScope } from '../domain/transactions.js';
+import { listBills, type BillScope } from '../domain/network/transactions.js';
 import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString } from '../http/validate.js';

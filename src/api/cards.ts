@@ -1,5 +1,5 @@
-import { binView, getBin, listBins } from '../domain/bins.js';
-import { deriveCardData } from '../domain/card-data.js';
+import { binView, getBin, listBins } from '../domain/cards/bins.js';
+import { deriveCardData } from '../domain/cards/card-data.js';
 import {
   CARD_STATUSES,
   cancelCard,
@@ -8,8 +8,8 @@ import {
   getOwnedCard,
   listCards,
   setFrozen,
-} from '../domain/cards.js';
-import { DomainError } from '../domain/errors.js';
+} from '../domain/cards/cards.js';
+import { DomainError } from '../domain/kernel/errors.js';
 import { catchUp } from '../http/command.js';
 import { command, type Handlers } from '../http/router.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';

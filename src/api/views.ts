@@ -1,11 +1,11 @@
-import type { Account } from '../domain/accounts.js';
-import { binView, getBin } from '../domain/bins.js';
-import { maskGrouped, maskStored } from '../domain/card-data.js';
-import type { Card } from '../domain/cards.js';
+import type { Account } from '../domain/accounts/accounts.js';
+import { binView, getBin } from '../domain/cards/bins.js';
+import { maskGrouped, maskStored } from '../domain/cards/card-data.js';
+import type { Card } from '../domain/cards/cards.js';
 import type { ServerDeps } from '../server-deps.js';
-import { balance, balancesOf, ledgerId } from '../domain/ledger.js';
-import { formatCents, formatMicros, microsToJsonNumber } from '../domain/money.js';
-import { LISTING_STATUS, type BillRow } from '../domain/transactions.js';
+import { balance, balancesOf, ledgerId } from '../domain/ledger/ledger.js';
+import { formatCents, formatMicros, microsToJsonNumber } from '../domain/kernel/money.js';
+import { LISTING_STATUS, type BillRow } from '../domain/network/transactions.js';
 
 // Response shapes of the partner API (docs/design.md section 3), one function per resource view.
 

@@ -1,13 +1,13 @@
-import { ensureDepositAddress } from '../domain/accounts.js';
+import { ensureDepositAddress } from '../domain/accounts/accounts.js';
 import type { ServerDeps } from '../server-deps.js';
-import { pendingDepositsMicros } from '../domain/chain.js';
-import { balance } from '../domain/ledger.js';
-import { formatMicros } from '../domain/money.js';
+import { pendingDepositsMicros } from '../domain/chain/chain.js';
+import { balance } from '../domain/ledger/ledger.js';
+import { formatMicros } from '../domain/kernel/money.js';
 import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { requiredEnum } from '../http/validate.js';
 import { OK } from '../http/envelope.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError } from '../domain/kernel/errors.js';
 
 export const walletHandlers = (deps: ServerDeps): Handlers => ({
   'POST /v1/wallet/assetList': (c) => {

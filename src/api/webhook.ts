@@ -7,11 +7,11 @@ import {
   putWebhookConfig,
   rotateWebhookSecret,
   type WebhookConfig,
-} from '../domain/webhook-config.js';
-import { removeWebhook } from '../domain/webhook-deliveries.js';
+} from '../domain/webhooks/config.js';
+import { removeWebhook } from '../domain/webhooks/deliveries.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 import { OK } from '../http/envelope.js';
-import { invalidField } from '../domain/errors.js';
+import { invalidField } from '../domain/kernel/errors.js';
 
 /** The configuration as reads show it: the secret only as its prefix. */
 function configView(config: WebhookConfig) {

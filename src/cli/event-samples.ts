@@ -1,22 +1,22 @@
-import { EVENT_TYPES, type EventEnvelope, type EventType } from '../domain/event-types.js';
+import { EVENT_TYPES, type EventEnvelope, type EventType } from '../domain/events/types.js';
 import {
   cardChangedData,
   cardCreatedData,
   challengeData,
   transactionEventData,
   type TransactionState,
-} from '../domain/event-data.js';
-import { Ids } from '../domain/ids.js';
-import { trafficMerchant, type MerchantGroup } from '../domain/traffic-merchants.js';
-import type { Merchant } from '../domain/merchants.js';
+} from '../domain/events/data.js';
+import { Ids } from '../domain/kernel/ids.js';
+import { trafficMerchant, type MerchantGroup } from '../domain/traffic/merchants.js';
+import type { Merchant } from '../domain/network/merchants.js';
 
 // A sample event of each type for `webhook send --type` and the merchant `trigger` buys from: built by the same code
-// as the events the sandbox emits (domain/event-data.ts), with ids of the real shapes (a 22-digit cardId, txn_ and
+// as the events the sandbox emits (domain/events/data.ts), with ids of the real shapes (a 22-digit cardId, txn_ and
 // evt_ ids from the id generator), a merchant of traffic's catalogue (a category label, not an MCC number), amounts
 // positive and billed in USD, the card's currency. A test keeps each one valid against contracts/events and shaped as
 // a delivery of the same type. One per EventType, so a new event type does not compile until it has a sample here.
 
-/** The default BIN's id (domain/bins.ts), which a sample card is issued on. */
+/** The default BIN's id (domain/cards/bins.ts), which a sample card is issued on. */
 const SAMPLE_BIN_ID = 'VISA-EFI-454924';
 const DAY_MS = 24 * 3600 * 1000;
 const ids = new Ids();

@@ -1,4 +1,4 @@
-import type { EventType } from '../domain/event-types.js';
+import type { EventType } from '../domain/events/types.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { requireTarget, targetOptions } from './target-options.js';
 import { CliFailure, SandboxClient } from './client.js';

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { parseDecimal } from '../domain/money.js';
+import { parseDecimal } from '../domain/kernel/money.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { requireTarget, targetOptions } from './target-options.js';
 import { CATALOGUE } from '../verify/checks/index.js';

@@ -1,5 +1,5 @@
-import { cardCredit } from '../domain/fees.js';
-import { formatCents, microsFromJsonNumber, parseDecimal, parseRatePpm } from '../domain/money.js';
+import { cardCredit } from '../domain/cards/fees.js';
+import { formatCents, microsFromJsonNumber, parseDecimal, parseRatePpm } from '../domain/kernel/money.js';
 
 // Display formats of the console. Amounts arrive as the API's decimal strings or JSON numbers and become
 // micro-units through the domain's money module (no float arithmetic), then two decimals with grouping.

@@ -1,7 +1,7 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Config } from '../config.js';
-import type { FailureThrottle } from '../domain/failure-throttle.js';
+import type { FailureThrottle } from '../http/failure-throttle.js';
 import { apiClient, type AppFetch } from './api.js';
 import { SCRIPT, STYLE } from './assets.js';
 import { PAGE_HEADERS, type ConsoleEnv } from './page.js';

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 
 // The one ajv set-up for contracts/: draft 2020-12, strict, with formats, and `multipleOf` checked on the decimal
 // text of the number. ajv divides floats, so 10.07 is not a "multiple of 0.01" to it (10.07 / 0.01 is
-// 1006.9999999999999); the server reads amounts as decimal text (domain/money.ts), and so must every check of them.
+// 1006.9999999999999); the server reads amounts as decimal text (domain/kernel/money.ts), and so must every check of them.
 
 /** Digits after the decimal point of a number's shortest round-trip text: 10.07 -> 2, 1e-7 -> 7, 1e21 -> 0. */
 function decimalPlaces(n: number): number {

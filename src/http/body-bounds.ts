@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { DomainError, invalidField } from '../domain/errors.js';
+import { DomainError, invalidField } from '../domain/kernel/errors.js';
 
 // Reading a request body within bounds, as it arrives: a body past the size limit or nesting deeper than the JSON
 // bounds is refused at the chunk that crosses the bound, so an abusive body is never buffered whole, decoded or

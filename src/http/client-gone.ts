@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { WatchClient } from '../domain/held-requests.js';
+import type { WatchClient } from '../domain/faults/held-requests.js';
 
 // Whether the client of a request is still there to receive its answer. Served by Node, the answer's 'close' tells
 // (it fires when the answer is finished, and when the connection goes first); in-process (`app.request()`), the

@@ -1,13 +1,13 @@
 import type { Context } from 'hono';
-import * as clock from '../domain/clock.js';
-import { DomainError } from '../domain/errors.js';
+import * as clock from '../domain/kernel/clock.js';
+import { DomainError } from '../domain/kernel/errors.js';
 import type { ServerDeps } from '../server-deps.js';
 import { ClientGoneError } from './body-bounds.js';
 import { clientWatch } from './client-gone.js';
 import type { AppEnv, InjectedWait } from './context.js';
 
 // The calling account's clock, as a handler reads it: from the account row its authentication read (read again only
-// if an account row changed since: domain/clock.ts). Every read and write of an account starts at `catchUp`, which
+// if an account row changed since: domain/kernel/clock.ts). Every read and write of an account starts at `catchUp`, which
 // runs the account's due timers first; a write then runs in `deps.writes.transaction`, the one transaction runner
 // (store/group-commit.ts). Domain commands never open a transaction themselves.
 
@@ -28,7 +28,7 @@ export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (no
 }
 
 /**
- * Holds the request as its fault asks (domain/held-requests.ts). An account deleted meanwhile (a child sandbox)
+ * Holds the request as its fault asks (domain/faults/held-requests.ts). An account deleted meanwhile (a child sandbox)
  * leaves a request whose key no longer authenticates, answered as such; a client that has gone leaves a request
  * nobody waits for, abandoned here (answered 499, which nobody receives).
  */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientOf } from '../domain/address-groups.js';
+import { clientOf } from './address-groups.js';
 
 // Hosted mode: how many connections the server holds, and who holds them. A connection that has carried no
 // authenticated request yet is anonymous: it belongs to no tenant, so no tenant budget bounds it. Anonymous

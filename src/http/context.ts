@@ -1,6 +1,6 @@
 import type { HttpBindings } from '@hono/node-server';
-import type { Account } from '../domain/accounts.js';
-import type { SeenClock } from '../domain/clock.js';
+import type { Account } from '../domain/accounts/accounts.js';
+import type { SeenClock } from '../domain/kernel/clock.js';
 import type { OperationStats } from './operation-stats.js';
 import type { Redactor } from '../redaction/redactor.js';
 import type { FaultEffect } from '../request-log/captured-request.js';

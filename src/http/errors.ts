@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { DomainError, type ErrorName } from '../domain/errors.js';
+import { DomainError, type ErrorName } from '../domain/kernel/errors.js';
 import type { AppEnv } from './context.js';
 
 /** The HTTP status of each failure that is not a plain 400 (the spec answers most failures with HTTP 400). */

@@ -10,10 +10,10 @@ import {
   mismatchHint,
   type KeyRecord,
   type StoredResponse,
-} from '../domain/idempotency.js';
+} from '../domain/idempotency/keys.js';
 import { catchUp, now, runCommand, waitInjected } from './command.js';
 import type { AppEnv, InjectedWait } from './context.js';
-import { DomainError, invalidField } from '../domain/errors.js';
+import { DomainError, invalidField } from '../domain/kernel/errors.js';
 
 const KEY_PATTERN = /^[\x20-\x7e]+$/;
 const MAX_KEY_LENGTH = 255;

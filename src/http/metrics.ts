@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import { backlog, BUDGETS, DELIVERY_RESULTS, type Backlog } from '../domain/meter.js';
+import { BUDGETS, DELIVERY_RESULTS } from '../metering/meter.js';
+import { backlog, type Backlog } from '../domain/kernel/backlog.js';
 import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from './context.js';
 import type { Route } from './router.js';

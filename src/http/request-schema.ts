@@ -6,7 +6,7 @@ import {
   type ContractIndex,
   type OperationRoute,
 } from '../contracts/files.js';
-import { invalidField } from '../domain/errors.js';
+import { invalidField } from '../domain/kernel/errors.js';
 import { distance } from './edit-distance.js';
 
 // Request validation from the request schemas of contracts/ (one source). Each schema is compiled once,

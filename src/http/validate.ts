@@ -1,4 +1,4 @@
-import { microsFromJsonNumber, parseDecimal, parseRatePpm, parseSignedDecimal } from '../domain/money.js';
+import { microsFromJsonNumber, parseDecimal, parseRatePpm, parseSignedDecimal } from '../domain/kernel/money.js';
 
 // Typed reads of a request body that readJsonObject has already checked against its contract
 // (http/request-schema.ts: the schemas of contracts/ are the one source of what a body may hold, and of every 400

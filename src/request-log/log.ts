@@ -1,7 +1,7 @@
 import type { Db } from '../store/db.js';
-import { findAccount } from '../domain/accounts.js';
-import type { Deps } from '../domain/deps.js';
-import { tenantOf } from '../domain/tenants.js';
+import { findAccount } from '../domain/accounts/accounts.js';
+import type { Deps } from '../domain/kernel/deps.js';
+import { tenantOf } from '../domain/accounts/tenants.js';
 import {
   insertRequestLogRow,
   tenantRequestLogBytes,

@@ -1,4 +1,4 @@
-import type { Deps } from '../domain/deps.js';
+import type { Deps } from '../domain/kernel/deps.js';
 import { findRequestLogRow, queryRequestLog, type RequestLogRow, type RequestSource } from '../store/request-log.js';
 import { faultView, type FaultView } from './fault-view.js';
 import { requestLogOf } from './log.js';

@@ -1,5 +1,5 @@
-import type { Deps } from '../domain/deps.js';
-import type { WindowLog } from '../domain/readiness-api-checks.js';
+import type { Deps } from '../domain/kernel/deps.js';
+import type { WindowLog } from '../domain/readiness/api-checks.js';
 import { detailOf, rowsBetween } from '../store/request-log.js';
 import { requestLogOf } from './log.js';
 

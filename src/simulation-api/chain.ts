@@ -1,4 +1,4 @@
-import { listDeposits, transferOnChain } from '../domain/chain.js';
+import { listDeposits, transferOnChain } from '../domain/chain/chain.js';
 import type { ServerDeps } from '../server-deps.js';
 import { catchUp } from '../http/command.js';
 import { OK } from '../http/envelope.js';

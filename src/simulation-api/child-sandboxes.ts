@@ -1,6 +1,6 @@
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
-import { deleteSandbox, listSandboxes, newChildSandbox, type NewSandbox } from '../domain/child-sandboxes.js';
+import { deleteSandbox, listSandboxes, newChildSandbox, type NewSandbox } from '../domain/accounts/child-sandboxes.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import {

@@ -1,4 +1,4 @@
-import { setClock } from '../domain/clock.js';
+import { setClock } from '../domain/kernel/clock.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
 import { optionalEnum } from '../http/validate.js';

@@ -1,5 +1,5 @@
 import type { ServerDeps } from '../server-deps.js';
-import { clearFaults, setFaults, type FaultRule } from '../domain/faults.js';
+import { clearFaults, setFaults, type FaultRule } from '../domain/faults/faults.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';

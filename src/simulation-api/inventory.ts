@@ -1,4 +1,4 @@
-import { setInventory } from '../domain/bins.js';
+import { setInventory } from '../domain/cards/bins.js';
 import type { ServerDeps } from '../server-deps.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';

@@ -1,4 +1,4 @@
-import { DomainError, invalidField } from '../domain/errors.js';
+import { DomainError, invalidField } from '../domain/kernel/errors.js';
 import {
   DEFAULT_WINDOW_SECONDS,
   getRun,
@@ -8,11 +8,11 @@ import {
   settleOpenRun,
   startRun,
   stopRun,
-} from '../domain/readiness.js';
-import { postLedger } from '../domain/readiness-ledger.js';
-import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness-sending.js';
-import { tenantOf } from '../domain/tenants.js';
-import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
+} from '../domain/readiness/runs.js';
+import { postLedger } from '../domain/readiness/ledger-checks.js';
+import { MAX_SENDING_PER_TENANT, deliveriesSent, runsSending, trackSending } from '../domain/readiness/sending.js';
+import { tenantOf } from '../domain/accounts/tenants.js';
+import { findWebhookConfig, signingSecret } from '../domain/webhooks/config.js';
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';

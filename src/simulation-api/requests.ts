@@ -2,7 +2,7 @@ import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../server-deps.js';
 import { getRequest, listRequests } from '../request-log/queries.js';
 import type { Handlers } from '../http/router.js';
-import { DomainError, invalidField } from '../domain/errors.js';
+import { DomainError, invalidField } from '../domain/kernel/errors.js';
 import { optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
 
 const DEFAULT_LIMIT = 50;

@@ -1,5 +1,5 @@
 import { OK } from '../http/envelope.js';
-import { resetAccount } from '../domain/reset.js';
+import { resetAccount } from '../domain/accounts/reset.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { requiredAmount } from '../http/validate.js';

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
-import { importSnapshotAsChild } from '../domain/child-sandboxes.js';
-import { DomainError } from '../domain/errors.js';
-import { exportSnapshot, snapshotRows } from '../domain/snapshot-export.js';
+import { importSnapshotAsChild } from '../domain/accounts/child-sandboxes.js';
+import { DomainError } from '../domain/kernel/errors.js';
+import { exportSnapshot, snapshotRows } from '../domain/snapshots/export.js';
 import { catchUp } from '../http/command.js';
 import type { AppEnv } from '../http/context.js';
 import { OK } from '../http/envelope.js';

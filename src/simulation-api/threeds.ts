@@ -1,6 +1,6 @@
 import type { ServerDeps } from '../server-deps.js';
-import { FX_CURRENCIES } from '../domain/fx.js';
-import { CHALLENGE_TYPES, challengeCard, verifyChallenge } from '../domain/threeds.js';
+import { FX_CURRENCIES } from '../domain/network/fx.js';
+import { CHALLENGE_TYPES, challengeCard, verifyChallenge } from '../domain/network/threeds.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';

@@ -1,6 +1,6 @@
-import { tenantOf } from '../domain/tenants.js';
-import { listTraffic, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic.js';
-import { STORY_KINDS, type StoryKind } from '../domain/traffic-plan.js';
+import { tenantOf } from '../domain/accounts/tenants.js';
+import { listTraffic, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic/runs.js';
+import { STORY_KINDS, type StoryKind } from '../domain/traffic/plan.js';
 import { catchUp, runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';

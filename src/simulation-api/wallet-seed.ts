@@ -1,6 +1,6 @@
-import { seedBalance } from '../domain/accounts.js';
+import { seedBalance } from '../domain/accounts/accounts.js';
 import type { ServerDeps } from '../server-deps.js';
-import { formatMicros } from '../domain/money.js';
+import { formatMicros } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';

@@ -4,7 +4,7 @@ import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
 import { redeliver } from '../webhooks/attempt.js';
-import { deliveryAttempts, type AttemptRow } from '../domain/webhook-deliveries.js';
+import { deliveryAttempts, type AttemptRow } from '../domain/webhooks/deliveries.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,17 +1,17 @@
-import { findAccount } from '../domain/accounts.js';
-import * as accountClock from '../domain/clock.js';
+import { findAccount } from '../domain/accounts/accounts.js';
+import * as accountClock from '../domain/kernel/clock.js';
 import type { ServerDeps } from '../server-deps.js';
-import { getEvent, toEnvelope, type StoredEvent } from '../domain/events.js';
-import type { Job } from '../domain/jobs.js';
-import { DomainError } from '../domain/errors.js';
-import { findWebhookConfig, signingSecret } from '../domain/webhook-config.js';
+import { getEvent, toEnvelope, type StoredEvent } from '../domain/events/outbox.js';
+import type { Job } from '../domain/kernel/jobs.js';
+import { DomainError } from '../domain/kernel/errors.js';
+import { findWebhookConfig, signingSecret } from '../domain/webhooks/config.js';
 import {
   closeDelivery,
   getDelivery,
   recordRedelivery,
   recordScheduledAttempt,
   type AttemptRow,
-} from '../domain/webhook-deliveries.js';
+} from '../domain/webhooks/deliveries.js';
 import { sendWebhook, type SendResult } from './sender.js';
 import { signatureHeader } from './signature.js';
 

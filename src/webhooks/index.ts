@@ -1,6 +1,6 @@
 import type { ServerDeps } from '../server-deps.js';
 import { runScheduledAttempt } from './attempt.js';
-import { ATTEMPT_JOB, recordDelivery, restoreLostAttempts } from '../domain/webhook-deliveries.js';
+import { ATTEMPT_JOB, recordDelivery, restoreLostAttempts } from '../domain/webhooks/deliveries.js';
 
 /**
  * Wires webhook sending into the core: the attempt job (background: it waits on the network), the outbox listener

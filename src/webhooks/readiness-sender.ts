@@ -1,7 +1,7 @@
-import { getAccount } from '../domain/accounts.js';
-import * as accountClock from '../domain/clock.js';
-import { recordAttempt, type PlannedDelivery } from '../domain/readiness.js';
-import type { ReceiverCheckId } from '../domain/readiness-catalogue.js';
+import { getAccount } from '../domain/accounts/accounts.js';
+import * as accountClock from '../domain/kernel/clock.js';
+import { recordAttempt, type PlannedDelivery } from '../domain/readiness/runs.js';
+import type { ReceiverCheckId } from '../domain/readiness/catalogue.js';
 import type { ServerDeps } from '../server-deps.js';
 import { sendWebhook } from './sender.js';
 import { signatureHeader } from './signature.js';

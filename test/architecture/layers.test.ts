@@ -93,6 +93,7 @@ export const LAYERS: readonly Layer[] = [
       'Domain',
       'Store',
       'Logging',
+      'Metering',
       'Redaction',
       'Contracts',
     ],
@@ -112,6 +113,7 @@ export const LAYERS: readonly Layer[] = [
       'Webhooks',
       'RequestLog',
       'Domain',
+      'Metering',
       'Redaction',
       'Contracts',
     ],
@@ -126,13 +128,19 @@ export const LAYERS: readonly Layer[] = [
   { name: 'Console', holds: /^console\//, mayImport: ['Console', 'Http', 'Config', 'Contracts', 'Values'] },
   // The webhook verifier partners import (`card-issuing-sandbox/webhooks`): node:crypto only.
   { name: 'PartnerVerifier', holds: /^webhooks\/verify\.ts$/, mayImport: [] },
-  { name: 'Webhooks', holds: /^webhooks\//, mayImport: ['Webhooks', 'Config', 'Domain', 'Redaction'] },
-  { name: 'RequestLog', holds: /^request-log\//, mayImport: ['RequestLog', 'Domain', 'Store', 'Redaction'] },
+  { name: 'Webhooks', holds: /^webhooks\//, mayImport: ['Webhooks', 'Config', 'Domain', 'Metering', 'Redaction'] },
+  {
+    name: 'RequestLog',
+    holds: /^request-log\//,
+    mayImport: ['RequestLog', 'Domain', 'Store', 'Metering', 'Redaction'],
+  },
   // The domain knows no HTTP: plain functions over a store.
-  { name: 'Domain', holds: /^domain\//, mayImport: ['Domain', 'Store', 'Redaction'] },
+  { name: 'Domain', holds: /^domain\//, mayImport: ['Domain', 'Store', 'Metering', 'Redaction'] },
   // The store knows no domain service: SQL only.
   { name: 'Store', holds: /^store\//, mayImport: ['Store'] },
   { name: 'Logging', holds: /^logging\//, mayImport: ['Logging', 'Redaction'] },
+  // What the server counts for its operator (tenant budgets acting, webhook attempts ending): plain counters.
+  { name: 'Metering', holds: /^metering\//, mayImport: [] },
   { name: 'Redaction', holds: /^redaction\//, mayImport: ['Redaction'] },
   { name: 'Contracts', holds: /^contracts\//, mayImport: ['Contracts'] },
 ];
@@ -217,7 +225,7 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
 
   it('reads the whole source tree', () => {
     expect(graph.size).toBeGreaterThan(100);
-    expect(graph.get('domain/cards.ts')).toContain('store/db.ts');
+    expect(graph.get('domain/cards/cards.ts')).toContain('store/db.ts');
   });
 
   it('every file of src belongs to a layer and imports only what its layer may', () => {
@@ -249,10 +257,10 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
 
   it("the SQL check bites: planted statements are found, a regular expression's exec is not", () => {
     const planted = new Map(sourceTexts());
-    const cards = planted.get('domain/cards.ts')!;
+    const cards = planted.get('domain/cards/cards.ts')!;
     const lines = cards.split('\n').length;
     planted.set(
-      'domain/cards.ts',
+      'domain/cards/cards.ts',
       [
         cards,
         "  sql(deps.db, 'SELECT 1').get();",
@@ -263,10 +271,10 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
       ].join('\n'),
     );
     expect(sqlOutsideStore(planted)).toEqual([
-      `domain/cards.ts:${lines + 1}: sql(deps.db, 'SELECT 1').get();`,
-      `domain/cards.ts:${lines + 2}: deps.db.exec('DELETE FROM cards');`,
-      `domain/cards.ts:${lines + 3}: db.prepare('SELECT 1');`,
-      `domain/cards.ts:${lines + 4}: deps.db.pragma('foreign_keys = OFF');`,
+      `domain/cards/cards.ts:${lines + 1}: sql(deps.db, 'SELECT 1').get();`,
+      `domain/cards/cards.ts:${lines + 2}: deps.db.exec('DELETE FROM cards');`,
+      `domain/cards/cards.ts:${lines + 3}: db.prepare('SELECT 1');`,
+      `domain/cards/cards.ts:${lines + 4}: deps.db.pragma('foreign_keys = OFF');`,
     ]);
   });
 
@@ -274,7 +282,7 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
     'clients share no code with what they judge: a planted import from src/%s into domain, store or http is found',
     (tool) => {
       const from = [...graph.keys()].find((f) => f.startsWith(`${tool}/`))!;
-      for (const into of ['domain/money.ts', 'store/db.ts', 'http/errors.ts', 'server.ts']) {
+      for (const into of ['domain/kernel/money.ts', 'store/db.ts', 'http/errors.ts', 'server.ts']) {
         const planted = new Map(graph);
         planted.set(from, [...graph.get(from)!, into]);
         expect(layerViolations(planted)).toEqual([`${from} (Tools) imports ${into} (${layerOf(into)!.name})`]);

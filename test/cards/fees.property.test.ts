@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cardCredit } from '../../src/domain/fees.js';
+import { cardCredit } from '../../src/domain/cards/fees.js';
 import { creditCents, microsText, textMicros } from '../helpers/fee-model.js';
 import { sandboxTest } from '../helpers/fixtures.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import { EVENT_TYPES, sampleEvent } from '../../src/cli/event-samples.js';
 import { validateEvent } from '../../src/contracts/registry.js';
-import type { EventEnvelope } from '../../src/domain/event-types.js';
+import type { EventEnvelope } from '../../src/domain/events/types.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 
 // `webhook send --type` signs a sample of each event type; a receiver tested on samples must meet in them what a real

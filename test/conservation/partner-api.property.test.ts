@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { balance } from '../../src/domain/ledger.js';
+import { balance } from '../../src/domain/ledger/ledger.js';
 import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApi } from '../../scripts/build-openapi.mjs';
 import { contractsDir, readIndex } from '../../src/contracts/files.js';
 import { validateEvent, validateRequest } from '../../src/contracts/registry.js';
-import { CARD_STATUSES } from '../../src/domain/cards.js';
+import { CARD_STATUSES } from '../../src/domain/cards/cards.js';
 import { createTestSandbox } from '../helpers/sandbox.js';
 
 // The document says exactly what the server does: enums, limits, required fields, headers, bodies.

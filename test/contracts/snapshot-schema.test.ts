@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SNAPSHOT_TIMERS } from '../../src/domain/snapshot-check.js';
-import { sectionColumns } from '../../src/domain/snapshot-export.js';
-import { ATTEMPT_JOB_KIND, camel, NOT_IN_SNAPSHOT, SNAPSHOT_SECTIONS } from '../../src/domain/snapshot-format.js';
+import { SNAPSHOT_TIMERS } from '../../src/domain/snapshots/check.js';
+import { sectionColumns } from '../../src/domain/snapshots/export.js';
+import { ATTEMPT_JOB_KIND, camel, NOT_IN_SNAPSHOT, SNAPSHOT_SECTIONS } from '../../src/domain/snapshots/format.js';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { createTestSandbox } from '../helpers/sandbox.js';
 

@@ -281,7 +281,7 @@ describe('child sandbox expiry (wall time)', () => {
   });
 
   it('the background sweep deletes expired children nobody touches', async () => {
-    const { deleteExpiredSandboxes } = await import('../../src/domain/child-sandboxes.js');
+    const { deleteExpiredSandboxes } = await import('../../src/domain/accounts/child-sandboxes.js');
     const c = await child({ ttlSeconds: 60 });
     sb.wall.ms += 60_000;
     expect(sb.deps.db.transaction(() => deleteExpiredSandboxes(sb.deps))()).toBe(1);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { deriveCardData, derivePan } from '../../src/domain/card-data.js';
-import { ServerSecret } from '../../src/domain/secrets.js';
+import { deriveCardData, derivePan } from '../../src/domain/cards/card-data.js';
+import { ServerSecret } from '../../src/domain/kernel/secrets.js';
 import { luhnValid } from '../helpers/luhn.js';
 
 // A card loaded from a snapshot made under another server secret keeps the last four digits it has always shown:

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Ids, pooledRandomBytes } from '../../src/domain/ids.js';
+import { Ids, pooledRandomBytes } from '../../src/domain/kernel/ids.js';
 
 describe('pooled random bytes behind every id', () => {
   it('serves requests of any size, larger than the pool included', () => {

@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { createAccount, seedBalance, type Account } from '../../src/domain/accounts.js';
-import { authorize, incrementAuthorisation } from '../../src/domain/authorisations.js';
-import { clearTransaction, forcePost } from '../../src/domain/clearings.js';
-import { refundTransaction } from '../../src/domain/refunds.js';
-import { reverseTransaction } from '../../src/domain/reversals.js';
-import { cancelCard, createCard, depositToCard } from '../../src/domain/cards.js';
-import { recordTransfer } from '../../src/domain/chain.js';
-import type { Deps } from '../../src/domain/deps.js';
-import { DomainError, type ErrorName } from '../../src/domain/errors.js';
-import type { LedgerKind } from '../../src/domain/ledger.js';
+import { createAccount, seedBalance, type Account } from '../../src/domain/accounts/accounts.js';
+import { authorize, incrementAuthorisation } from '../../src/domain/network/authorisations.js';
+import { clearTransaction, forcePost } from '../../src/domain/network/clearings.js';
+import { refundTransaction } from '../../src/domain/network/refunds.js';
+import { reverseTransaction } from '../../src/domain/network/reversals.js';
+import { cancelCard, createCard, depositToCard } from '../../src/domain/cards/cards.js';
+import { recordTransfer } from '../../src/domain/chain/chain.js';
+import type { Deps } from '../../src/domain/kernel/deps.js';
+import { DomainError, type ErrorName } from '../../src/domain/kernel/errors.js';
+import type { LedgerKind } from '../../src/domain/ledger/ledger.js';
 import { expectConserved } from '../helpers/core.js';
-import { merchantFor } from '../../src/domain/merchants.js';
+import { merchantFor } from '../../src/domain/network/merchants.js';
 import { createDeps } from '../../src/runtime.js';
 import { START_MS, testConfig } from '../helpers/sandbox.js';
 

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { clientOf, networkOf } from '../../src/domain/address-groups.js';
+import { clientOf, networkOf } from '../../src/http/address-groups.js';
 import { ConnectionGuard, connectionLimits, readFileLimit } from '../../src/http/connection-guard.js';
-import { FailureThrottle, MAX_FAILURES, MAX_NETWORK_FAILURES } from '../../src/domain/failure-throttle.js';
+import { FailureThrottle, MAX_FAILURES, MAX_NETWORK_FAILURES } from '../../src/http/failure-throttle.js';
 
 // What counts per client and per network (docs/hosted.md): an IPv4 address or an IPv6 /64 is one client, an IPv4 /24
 // or an IPv6 /48 one network; the failure throttles remember within a bound that a flood of new addresses cannot

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/domain/idempotency.js';
+import { canonicalJson } from '../../src/domain/idempotency/keys.js';
 
 /** The obvious recursive definition, as the reference. */
 function reference(value: unknown): string {

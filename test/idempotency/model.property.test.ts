@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { balance } from '../../src/domain/ledger.js';
+import { balance } from '../../src/domain/ledger/ledger.js';
 import { creditCents, microsText } from '../helpers/fee-model.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 

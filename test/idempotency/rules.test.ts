@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect } from 'vitest';
-import { requestHash, reserveKey } from '../../src/domain/idempotency.js';
+import { requestHash, reserveKey } from '../../src/domain/idempotency/keys.js';
 import {
   cardAvailable,
   expectRefusedUnchanged,

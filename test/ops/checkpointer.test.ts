@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/domain/logger.js';
+import { silentLogger } from '../../src/domain/kernel/logger.js';
 import { startCheckpointer, type Checkpointer } from '../../src/store/checkpointer.js';
 import { openDb, type Db } from '../../src/store/db.js';
 import { waitFor } from '../helpers/wait.js';

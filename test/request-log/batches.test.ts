@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createAccount } from '../../src/domain/accounts.js';
+import { createAccount } from '../../src/domain/accounts/accounts.js';
 import type { CapturedRequest } from '../../src/request-log/captured-request.js';
 import {
   BUSY_FLUSH_INTERVAL_MS,

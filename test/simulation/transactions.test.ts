@@ -59,7 +59,7 @@ describe('card/authorize', () => {
     expect(res.body.merchantName).toEqual(expect.any(String));
     expect(res.body.merchantCountry).toMatch(/^[A-Z]{2}$/);
     expect(res.body.mccCategory).toEqual(expect.any(String));
-    const { merchantFor } = await import('../../src/domain/merchants.js');
+    const { merchantFor } = await import('../../src/domain/network/merchants.js');
     expect(await merchantFor(res.body.transactionId, {})).toEqual({
       merchantName: res.body.merchantName,
       merchantCountry: res.body.merchantCountry,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { microsFromJsonNumber, parseDecimal } from '../../src/domain/money.js';
+import { microsFromJsonNumber, parseDecimal } from '../../src/domain/kernel/money.js';
 import { balanceMicros, micros } from '../../src/verify/money.js';
 
 // The harness parses money with its own code (it must not share the server's parser); the two must still agree on

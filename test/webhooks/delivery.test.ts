@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
-import { emitEvent } from '../../src/domain/events.js';
+import { emitEvent } from '../../src/domain/events/outbox.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';

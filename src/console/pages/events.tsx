@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
-import { EVENT_TYPES as TYPES, type EventType } from '../../domain/event-types.js';
+import { EVENT_TYPES as TYPES, type EventType } from '../../domain/events/types.js';
 import { enc, errorFlash, fragment, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
 import { Badge, Empty, FilterForm, Json, Live, Panel, Select, Time } from '../ui.js';
 import type { SandboxEvent } from './views.js';

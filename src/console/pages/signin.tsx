@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { FC } from 'hono/jsx';
-import type { FailureThrottle } from '../../domain/failure-throttle.js';
+import type { FailureThrottle } from '../../http/failure-throttle.js';
 import { clientAddress } from '../../http/client-address.js';
 import { credentialsThrottled } from '../../http/middleware/auth.js';
 import { apiClient, type AppFetch } from '../api.js';

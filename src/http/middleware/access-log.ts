@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { UnofficialStatusCode } from 'hono/utils/http-status';
-import type { Logger } from '../../domain/logger.js';
+import type { Logger } from '../../domain/kernel/logger.js';
 import type { Redactor } from '../../redaction/redactor.js';
 import type { AppEnv } from '../context.js';
 import { ClientGoneError } from '../body-bounds.js';

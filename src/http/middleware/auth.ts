@@ -1,16 +1,16 @@
 import type { MiddlewareHandler } from 'hono';
 import ipaddr from 'ipaddr.js';
-import { authenticate } from '../../domain/api-keys.js';
-import { expireIfDue } from '../../domain/child-sandboxes.js';
-import { tenantOf } from '../../domain/tenants.js';
+import { authenticate } from '../../domain/accounts/api-keys.js';
+import { expireIfDue } from '../../domain/accounts/child-sandboxes.js';
+import { tenantOf } from '../../domain/accounts/tenants.js';
 import type { ServerDeps } from '../../server-deps.js';
 
 import type { AppEnv } from '../context.js';
 import { errorResponse, setHint } from '../errors.js';
 import { missingKeyHint, wrongKeyHint } from '../auth-hints.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain/kernel/errors.js';
 import { claimConnection } from '../connection-guard.js';
-import { MAX_FAILURES, MAX_NETWORK_FAILURES, operatorThrottleOf } from '../../domain/failure-throttle.js';
+import { MAX_FAILURES, MAX_NETWORK_FAILURES, operatorThrottleOf } from '../failure-throttle.js';
 import { clientAddress } from '../client-address.js';
 
 /**

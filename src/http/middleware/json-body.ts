@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Body } from '../validate.js';
-import { invalidField } from '../../domain/errors.js';
+import { invalidField } from '../../domain/kernel/errors.js';
 import { errorResponse } from '../errors.js';
 import { payloadTooLarge, readBoundedBody, type BodyBounds } from '../body-bounds.js';
 import { loadRequestValidators, validateBody } from '../request-schema.js';

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ServerDeps } from '../../server-deps.js';
 import type { AppEnv } from '../context.js';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain/kernel/errors.js';
 import { errorResponse } from '../errors.js';
 import { declaredLength } from './json-body.js';
 

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Ids } from '../../domain/ids.js';
+import type { Ids } from '../../domain/kernel/ids.js';
 import type { Redactor } from '../../redaction/redactor.js';
 import type { AppEnv } from '../context.js';
 

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import { accountForKey } from '../../domain/api-keys.js';
-import type { Deps } from '../../domain/deps.js';
+import { accountForKey } from '../../domain/accounts/api-keys.js';
+import type { Deps } from '../../domain/kernel/deps.js';
 import type { FaultEffect, HeaderText } from '../../request-log/captured-request.js';
 import { requestLogOf } from '../../request-log/log.js';
 import type { AppEnv } from '../context.js';

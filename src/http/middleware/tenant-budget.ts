@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Socket } from 'node:net';
-import { DomainError } from '../../domain/errors.js';
+import { DomainError } from '../../domain/kernel/errors.js';
 import type { ServerDeps } from '../../server-deps.js';
 import { claimConnection } from '../connection-guard.js';
 import type { AppEnv } from '../context.js';

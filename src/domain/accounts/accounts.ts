@@ -1,0 +1,181 @@
+import {
+  accountHoldingAddress,
+  accountRow,
+  insertAccount,
+  setGeneratedAddress,
+  updateAccountSettings,
+  type AccountRow,
+} from '../../store/accounts.js';
+import { pendingDepositsMicros } from '../../store/chain-deposits.js';
+import { assertInTransaction } from '../../store/db.js';
+import { DEFAULT_BIN_ID } from '../cards/bins.js';
+import type { Deps } from '../kernel/deps.js';
+import { generateTronAddress } from '../chain/deposit-address.js';
+import { DomainError } from '../kernel/errors.js';
+import { balance, transfer } from '../ledger/ledger.js';
+
+export interface Account {
+  id: string;
+  name: string;
+  depositFeeRatePpm: number;
+  requireIdempotencyKey: boolean;
+  depositAddressMode: 'auto' | 'none' | 'fixed';
+  depositAddress: string | null;
+  defaultBinId: string;
+  createdAtMs: number;
+  /** Set on a child sandbox (docs/design.md section 12): its parent, and when it expires (wall time). */
+  parentAccountId: string | null;
+  expiresAtMs: number | null;
+  /** False: the account delivers nothing, no webhook attempt and no readiness delivery (a child made so). */
+  delivers: boolean;
+}
+
+/** The account a row of the accounts table holds. */
+export const toAccount = (r: AccountRow): Account => ({
+  id: r.id,
+  name: r.name,
+  depositFeeRatePpm: r.deposit_fee_rate_ppm,
+  requireIdempotencyKey: r.require_idempotency_key === 1,
+  depositAddressMode: r.deposit_address_mode,
+  depositAddress: r.deposit_address,
+  defaultBinId: r.default_bin_id,
+  createdAtMs: r.created_at_ms,
+  parentAccountId: r.parent_account_id,
+  expiresAtMs: r.expires_at_ms,
+  delivers: r.deliveries !== 0,
+});
+
+export interface NewAccount {
+  /** Given only when an account is loaded from a snapshot with its id kept; otherwise a new one. */
+  id?: string;
+  name?: string;
+  depositFeeRatePpm: number;
+  requireIdempotencyKey?: boolean;
+  /** 'auto' makes a TRON address (lazily, see deposit-address.ts), null means none, else a fixed address. */
+  depositAddress: 'auto' | null | string;
+  balanceMicros?: number;
+  /** False: the account delivers nothing (default true). */
+  delivers?: boolean;
+}
+
+/** A deposit address names one account (a chain transfer to it must credit exactly one): a taken one is a 400. */
+function assertAddressFree(deps: Deps, address: string, accountId: string): void {
+  const holder = accountHoldingAddress(deps.db, address, accountId);
+  if (holder !== undefined) throw new DomainError('DEPOSIT_ADDRESS_IN_USE');
+}
+
+/** Creates an account (its clock starts running at wall time) and seeds its balance. */
+export function createAccount(deps: Deps, input: NewAccount): Account {
+  assertInTransaction(deps.db, 'createAccount');
+  const id = input.id ?? deps.ids.accountId();
+  const now = deps.wallClock();
+  const mode = input.depositAddress === 'auto' ? 'auto' : input.depositAddress === null ? 'none' : 'fixed';
+  if (mode === 'fixed') assertAddressFree(deps, input.depositAddress as string, id);
+  insertAccount(deps.db, {
+    id,
+    name: input.name ?? id,
+    deposit_fee_rate_ppm: input.depositFeeRatePpm,
+    require_idempotency_key: input.requireIdempotencyKey ? 1 : 0,
+    deposit_address_mode: mode,
+    deposit_address: mode === 'fixed' ? (input.depositAddress as string) : null,
+    default_bin_id: DEFAULT_BIN_ID,
+    created_at_ms: now,
+    deliveries: input.delivers === false ? 0 : 1,
+  });
+  if (input.balanceMicros) seedBalance(deps, id, input.balanceMicros, now);
+  return getAccount(deps, id);
+}
+
+/**
+ * The most USDT that may enter one account in total (5,000,000,000), by every way money enters it: seeds and
+ * chain deposits, pending ones included. Money never enters any other way (every other movement is a transfer
+ * between the account's own ledger accounts, none of which may go negative), so every balance of the account,
+ * and every sum of its balances a read shows (available + frozen, card + held, ...), is at most this: an exact
+ * JavaScript integer of micro-units, far below 2^53 (9.007e15). Without it, twelve chain transfers of 1e9 made
+ * assetList answer 500 for good.
+ */
+export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
+
+/** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
+export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {
+  const entered = -(balance(deps, accountId, 'seed') + balance(deps, accountId, 'chain'));
+  const pending = pendingDepositsMicros(deps.db, accountId);
+  if (entered + pending + amountMicros > MAX_ENTERED_MICROS) throw new DomainError('BALANCE_LIMIT_EXCEEDED');
+}
+
+/** Credits the USDT balance from outside the system (the sandbox's seed). */
+/** Credits the USDT wallet at once; answers its balance after. */
+export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): number {
+  assertInTransaction(deps.db, 'seedBalance');
+  assertRoomToEnter(deps, accountId, amountMicros);
+  transfer(deps, {
+    accountId,
+    debit: { kind: 'seed' },
+    credit: { kind: 'wallet' },
+    amountMicros,
+    reason: 'sandbox.seed',
+    atMs,
+  });
+  return balance(deps, accountId, 'wallet');
+}
+
+export function findAccount(deps: Deps, id: string): Account | undefined {
+  const row = accountRow(deps.db, id);
+  return row && toAccount(row);
+}
+
+export function getAccount(deps: Deps, id: string): Account {
+  const account = findAccount(deps, id);
+  if (!account) throw new DomainError('ACCOUNT_NOT_FOUND');
+  return account;
+}
+
+export interface AccountPatch {
+  name?: string;
+  depositFeeRatePpm?: number;
+  requireIdempotencyKey?: boolean;
+  depositAddress?: 'auto' | null | string;
+}
+
+export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Account {
+  assertInTransaction(deps.db, 'updateAccount');
+  const current = getAccount(deps, id);
+  const next = { ...current };
+  if (patch.name !== undefined) next.name = patch.name;
+  if (patch.depositFeeRatePpm !== undefined) next.depositFeeRatePpm = patch.depositFeeRatePpm;
+  if (patch.requireIdempotencyKey !== undefined) next.requireIdempotencyKey = patch.requireIdempotencyKey;
+  if (patch.depositAddress !== undefined) {
+    const a = patch.depositAddress;
+    next.depositAddressMode = a === 'auto' ? 'auto' : a === null ? 'none' : 'fixed';
+    next.depositAddress = a === 'auto' ? (current.depositAddressMode === 'auto' ? current.depositAddress : null) : a;
+    if (next.depositAddressMode === 'fixed') assertAddressFree(deps, next.depositAddress as string, id);
+  }
+  updateAccountSettings(deps.db, id, {
+    name: next.name,
+    deposit_fee_rate_ppm: next.depositFeeRatePpm,
+    require_idempotency_key: next.requireIdempotencyKey ? 1 : 0,
+    deposit_address_mode: next.depositAddressMode,
+    deposit_address: next.depositAddress,
+  });
+  return getAccount(deps, id);
+}
+
+/** Records the generated deposit address unless one was set meanwhile. */
+function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
+  assertInTransaction(deps.db, 'storeGeneratedAddress');
+  setGeneratedAddress(deps.db, id, address);
+}
+
+/**
+ * The account's deposit address, generated on first need when the account is in 'auto' mode. Generating awaits
+ * tronweb, so it happens before the transaction that stores it, which this function opens itself (the one domain
+ * function that must await between reading and writing).
+ */
+export async function ensureDepositAddress(deps: Deps, accountId: string): Promise<string | null> {
+  const account = findAccount(deps, accountId);
+  if (!account || account.depositAddressMode === 'none') return null;
+  if (account.depositAddress) return account.depositAddress;
+  const generated = await generateTronAddress();
+  deps.writes.transaction(() => storeGeneratedAddress(deps, accountId, generated));
+  return findAccount(deps, accountId)?.depositAddress ?? null;
+}

@@ -1,0 +1,158 @@
+import {
+  accountInventoryRow,
+  binHasCards,
+  binRow,
+  binRows,
+  takeFromAccountInventory,
+  takeFromBinInventory,
+  upsertAccountInventory,
+  upsertBin,
+  type BinRow,
+} from '../../store/bins.js';
+import { assertInTransaction } from '../../store/db.js';
+import { DomainError } from '../kernel/errors.js';
+import { formatMicros, formatPpm } from '../kernel/money.js';
+import type { Deps } from '../kernel/deps.js';
+
+export const DEFAULT_BIN_ID = 'VISA-EFI-454924';
+
+// The admin routes refuse to change a BIN's digits once cards were issued on it: the store answers as it is.
+export { binHasCards };
+
+export interface Bin {
+  id: string;
+  title: string;
+  bin: string;
+  cardNetwork: string;
+  fxRatePpm: number;
+  openFeeMicros: number;
+  atmRatePpm: number;
+  spendDailyMicros: number;
+  minimalDepositMicros: number;
+  enabled: boolean;
+  inventory: number;
+  provisioning: boolean;
+}
+
+const toBin = (r: BinRow): Bin => ({
+  id: r.id,
+  title: r.title,
+  bin: r.bin,
+  cardNetwork: r.card_network,
+  fxRatePpm: r.fx_rate_ppm,
+  openFeeMicros: r.open_fee_micros,
+  atmRatePpm: r.atm_rate_ppm,
+  spendDailyMicros: r.spend_daily_micros,
+  minimalDepositMicros: r.minimal_deposit_micros,
+  enabled: r.enabled === 1,
+  inventory: r.inventory,
+  provisioning: r.provisioning === 1,
+});
+
+export const DEFAULT_BIN: Bin = Object.freeze({
+  id: DEFAULT_BIN_ID,
+  title: 'Ether Card',
+  bin: '454924',
+  cardNetwork: 'Visa',
+  fxRatePpm: 6_000,
+  openFeeMicros: 0,
+  atmRatePpm: 20_000,
+  spendDailyMicros: 100_000_000_000,
+  minimalDepositMicros: 1_000_000,
+  enabled: true,
+  inventory: 10_000,
+  provisioning: false,
+});
+
+/** Creates or replaces a BIN of the catalogue. */
+export function putBin(deps: Pick<Deps, 'db'>, bin: Bin): void {
+  const { db } = deps;
+  assertInTransaction(db, 'putBin');
+  upsertBin(db, { ...bin, enabled: bin.enabled ? 1 : 0, provisioning: bin.provisioning ? 1 : 0 });
+}
+
+/** The default BIN exists from the first start on. */
+export function ensureDefaultBin(deps: Pick<Deps, 'db'>): void {
+  if (!findBin(deps, DEFAULT_BIN_ID)) putBin(deps, DEFAULT_BIN);
+}
+
+export function findBin(deps: Pick<Deps, 'db'>, id: string): Bin | undefined {
+  const { db } = deps;
+  const row = binRow(db, id);
+  return row && toBin(row);
+}
+
+export function getBin(deps: Pick<Deps, 'db'>, id: string): Bin {
+  const bin = findBin(deps, id);
+  if (!bin) throw new DomainError('BIN_NOT_FOUND');
+  return bin;
+}
+
+export function listBins(deps: Pick<Deps, 'db'>): Bin[] {
+  const { db } = deps;
+  return binRows(db).map(toBin);
+}
+
+export interface Inventory {
+  available: number;
+  provisioning: boolean;
+}
+
+/** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
+function inventoryFor(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Inventory {
+  const { db } = deps;
+  const row = accountInventoryRow(db, accountId, bin.id);
+  return row
+    ? { available: row.available, provisioning: row.provisioning === 1 }
+    : { available: bin.inventory, provisioning: bin.provisioning };
+}
+
+/** sandbox/v1/inventory: sets this account's view of a BIN's inventory; what is left out keeps its value. */
+export function setInventory(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  binId: string,
+  change: { available?: number; provisioning?: boolean },
+): Inventory {
+  const current = inventoryFor(deps, accountId, getBin(deps, binId));
+  const next = {
+    available: change.available ?? current.available,
+    provisioning: change.provisioning ?? current.provisioning,
+  };
+  setAccountInventory(deps, accountId, binId, next);
+  return next;
+}
+
+function setAccountInventory(deps: Pick<Deps, 'db'>, accountId: string, binId: string, inv: Inventory): void {
+  const { db } = deps;
+  assertInTransaction(db, 'setAccountInventory');
+  upsertAccountInventory(db, accountId, binId, inv.available, inv.provisioning ? 1 : 0);
+}
+
+/** Takes one card from inventory (4010 while provisioning, 4009 when none is left). */
+export function takeFromInventory(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): void {
+  const { db } = deps;
+  const inv = inventoryFor(deps, accountId, bin);
+  if (inv.provisioning) throw new DomainError('CARD_PROVISIONING');
+  if (inv.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
+  // The account's own inventory when the sandbox set one, else the BIN's.
+  if (takeFromAccountInventory(db, accountId, bin.id) === 0) takeFromBinInventory(db, bin.id);
+}
+
+/** The BIN as binList shows it; `fee.deposit` is the calling account's rate, not the BIN's. */
+export function binView(bin: Bin, depositFeeRatePpm: number) {
+  return {
+    id: bin.id,
+    title: bin.title,
+    bin: bin.bin,
+    cardNetwork: bin.cardNetwork,
+    fee: {
+      deposit: formatPpm(depositFeeRatePpm),
+      fx: formatPpm(bin.fxRatePpm),
+      card: formatMicros(bin.openFeeMicros),
+      atm: formatPpm(bin.atmRatePpm),
+    },
+    limit: { spendDaily: formatMicros(bin.spendDailyMicros), minimalDeposit: formatMicros(bin.minimalDepositMicros) },
+    enabled: bin.enabled,
+  };
+}

@@ -1,0 +1,242 @@
+import {
+  cancellingCardAccount,
+  cardRowsOf,
+  insertCard,
+  markCardCancelled,
+  markCardCancelling,
+  ownedCardRow,
+  setCardStatus,
+  type CardRow,
+  type CardStatus,
+} from '../../store/cards.js';
+import { assertInTransaction } from '../../store/db.js';
+import { hasSettlingTopUp, insertTopUp, markTopUpSettled, settlingTopUp } from '../../store/topups.js';
+import { hasPendingAuthorisation } from '../../store/transactions.js';
+import type { Account } from '../accounts/accounts.js';
+import { getBin, takeFromInventory } from './bins.js';
+import { derivePan } from './card-data.js';
+import type { Deps } from '../kernel/deps.js';
+import { DomainError } from '../kernel/errors.js';
+import { cardChangedData, cardCreatedData } from '../events/data.js';
+import { emitEvent } from '../events/outbox.js';
+import { cardCredit } from './fees.js';
+import { balance, transfer, type TransferInput } from '../ledger/ledger.js';
+import { pendingAuthorisationsHint, settlingTopUpHint } from './pending-hints.js';
+
+export type { CardStatus };
+export const CARD_STATUSES: readonly CardStatus[] = ['ACTIVE', 'FROZEN', 'CANCELLING', 'CANCELLED'];
+
+export interface Card {
+  id: string;
+  accountId: string;
+  binId: string;
+  alias: string | null;
+  status: CardStatus;
+  last4: string;
+  openFeeMicros: number;
+  createdAtMs: number;
+}
+
+const toCard = (r: CardRow): Card => ({
+  id: r.id,
+  accountId: r.account_id,
+  binId: r.bin_id,
+  alias: r.alias,
+  status: r.status,
+  last4: r.last4,
+  openFeeMicros: r.open_fee_micros,
+  createdAtMs: r.created_at_ms,
+});
+
+const TOPUP_SETTLE_JOB = 'topup.settle';
+const CARD_CANCEL_JOB = 'card.cancel';
+
+/** The account's card; another account's card is indistinguishable from none (4001). */
+export function getOwnedCard(deps: Deps, accountId: string, cardId: string): Card {
+  const row = ownedCardRow(deps.db, accountId, cardId);
+  if (!row) throw new DomainError('CARD_NOT_FOUND');
+  return toCard(row);
+}
+
+export function listCards(deps: Deps, accountId: string, status?: CardStatus): Card[] {
+  return cardRowsOf(deps.db, accountId, status).map(toCard);
+}
+
+/** State checks shared by the card mutations, in the documented order: 4008, 4007, then cancelled. */
+function assertMutable(deps: Deps, card: Card, nowMs: number): void {
+  if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
+  if (hasSettlingTopUp(deps.db, card.id))
+    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(settlingTopUpHint(deps, card.id, nowMs));
+  if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
+}
+
+/** Fails with 8001 below the BIN's minimum or when fees eat the amount, then with 3001 on a short balance. */
+function priceFunding(
+  deps: Deps,
+  account: Account,
+  amountMicros: number,
+  minimalMicros: number,
+  openFeeMicros: number,
+) {
+  if (amountMicros < minimalMicros) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
+  const priced = cardCredit(amountMicros, account.depositFeeRatePpm, openFeeMicros);
+  if (priced.creditMicros <= 0) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
+  if (balance(deps, account.id, 'wallet') < amountMicros) throw new DomainError('ASSET_NOT_ENOUGH');
+  return priced;
+}
+
+interface Funding {
+  accountId: string;
+  ref: string;
+  atMs: number;
+  creditMicros: number;
+  feeMicros: number;
+}
+
+/** The wallet pays `credit + fee`: the credit to `to` (reason `reason`), the fee to the fee account (`reason.fee`). */
+function fundFromWallet(deps: Deps, f: Funding, to: TransferInput['credit'], reason: string): void {
+  const common = { accountId: f.accountId, ref: f.ref, atMs: f.atMs, debit: { kind: 'wallet' } as const };
+  transfer(deps, { ...common, credit: to, amountMicros: f.creditMicros, reason });
+  transfer(deps, { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` });
+}
+
+export interface CreateCardInput {
+  amountMicros: number;
+  binId?: string;
+  alias?: string;
+}
+
+/**
+ * card/create: issue from inventory, debit the wallet by the amount, credit the card net of fees, at once.
+ * Checks in order: 4004, 4005, 4010, 4009, 8001, 3001 (a failure rolls back the inventory taken).
+ */
+export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): Card {
+  assertInTransaction(deps.db, 'createCard');
+  const bin = getBin(deps, input.binId ?? account.defaultBinId);
+  if (!bin.enabled) throw new DomainError('BIN_DISABLED');
+  takeFromInventory(deps, account.id, bin);
+  const { creditMicros, feeMicros } = priceFunding(
+    deps,
+    account,
+    input.amountMicros,
+    bin.minimalDepositMicros,
+    bin.openFeeMicros,
+  );
+  const id = deps.ids.cardId(nowMs);
+  const last4 = derivePan(deps.secret, id, bin.bin).slice(-4);
+  insertCard(deps.db, {
+    id,
+    account_id: account.id,
+    bin_id: bin.id,
+    // A label is the partner's text, but a card number or a key typed into it is not kept in clear (design section 2).
+    alias: input.alias === undefined ? null : deps.redactor.text(input.alias),
+    last4,
+    open_fee_micros: bin.openFeeMicros,
+    created_at_ms: nowMs,
+  });
+  const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
+  fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
+  emitEvent(deps, account.id, nowMs, 'card.created', cardCreatedData({ cardId: id, binId: bin.id }));
+  return getOwnedCard(deps, account.id, id);
+}
+
+/**
+ * card/deposit: the USDT debit is synchronous; the card credit (net of the deposit fee, no open fee) settles
+ * `topUpSettleSeconds` later on the account clock.
+ */
+export function depositToCard(deps: Deps, account: Account, cardId: string, amountMicros: number, nowMs: number): void {
+  assertInTransaction(deps.db, 'depositToCard');
+  const card = getOwnedCard(deps, account.id, cardId);
+  assertMutable(deps, card, nowMs);
+  const bin = getBin(deps, card.binId);
+  const { creditMicros, feeMicros } = priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
+  const id = deps.ids.internalId('topup');
+  const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
+  insertTopUp(deps.db, {
+    id,
+    account_id: account.id,
+    card_id: card.id,
+    amount_micros: amountMicros,
+    credit_micros: creditMicros,
+    fee_micros: feeMicros,
+    created_at_ms: nowMs,
+    settles_at_ms: settlesAt,
+  });
+  const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
+  fundFromWallet(deps, funding, { kind: 'settling' }, 'topup');
+  deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
+}
+
+/** Job: a settling top-up reaches the card. */
+function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
+  const t = settlingTopUp(deps.db, topUpId);
+  if (!t) return;
+  markTopUpSettled(deps.db, topUpId, nowMs);
+  transfer(deps, {
+    accountId: t.account_id,
+    debit: { kind: 'settling' },
+    credit: { kind: 'card', cardId: t.card_id },
+    amountMicros: t.credit_micros,
+    reason: 'topup.settle',
+    ref: topUpId,
+    atMs: nowMs,
+  });
+}
+
+/** card/freeze and card/unfreeze: a move to the state it is already in succeeds without change or event. */
+export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen: boolean, nowMs: number): void {
+  assertInTransaction(deps.db, 'setFrozen');
+  const card = getOwnedCard(deps, accountId, cardId);
+  assertMutable(deps, card, nowMs);
+  const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
+  if (card.status !== from) return;
+  setCardStatus(deps.db, cardId, to);
+  emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', cardChangedData(cardId));
+}
+
+/**
+ * card/cancel: CANCELLING now; CANCELLED with the balance returned to the wallet `cancelSeconds` later. A card
+ * below zero (a clearing left it in debt) has its debt paid from the USDT wallet now, or is refused with 3001.
+ */
+export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): void {
+  assertInTransaction(deps.db, 'cancelCard');
+  const card = getOwnedCard(deps, accountId, cardId);
+  assertMutable(deps, card, nowMs);
+  if (hasPendingAuthorisation(deps.db, cardId))
+    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(pendingAuthorisationsHint(deps, cardId));
+  const debt = -Math.min(0, balance(deps, accountId, 'card', cardId));
+  if (debt > balance(deps, accountId, 'wallet')) throw new DomainError('ASSET_NOT_ENOUGH');
+  transfer(deps, {
+    accountId,
+    debit: { kind: 'wallet' },
+    credit: { kind: 'card', cardId },
+    amountMicros: debt,
+    reason: 'card.cancel.debt',
+    ref: cardId,
+    atMs: nowMs,
+  });
+  markCardCancelling(deps.db, cardId);
+  deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
+}
+
+/** Job: the cancellation completes. */
+function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
+  const accountId = cancellingCardAccount(deps.db, cardId);
+  if (!accountId) return;
+  markCardCancelled(deps.db, cardId);
+  transfer(deps, {
+    accountId,
+    debit: { kind: 'card', cardId },
+    credit: { kind: 'wallet' },
+    amountMicros: balance(deps, accountId, 'card', cardId),
+    reason: 'card.cancel.refund',
+    ref: cardId,
+    atMs: nowMs,
+  });
+  emitEvent(deps, accountId, nowMs, 'card.cancelled', cardChangedData(cardId));
+}
+
+export function registerCardJobs(deps: Deps): void {
+  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (job) => settleTopUp(deps, job.ref, job.dueAtMs) });
+  deps.jobs.register(CARD_CANCEL_JOB, { run: (job) => finishCancel(deps, job.ref, job.dueAtMs) });
+}

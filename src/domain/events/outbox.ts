@@ -1,0 +1,59 @@
+import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../../store/events.js';
+import type { Deps } from '../kernel/deps.js';
+import type { StoredEvent } from './bus.js';
+import type { EventEnvelope, EventType } from './types.js';
+
+export type { StoredEvent } from './bus.js';
+
+/**
+ * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event
+ * exists if and only if its change committed.
+ */
+export function emitEvent(
+  deps: Deps,
+  accountId: string,
+  nowMs: number,
+  type: EventType,
+  data: Record<string, unknown>,
+): StoredEvent {
+  const { db } = deps;
+  if (!db.inTransaction) throw new Error('emitEvent outside a transaction');
+  const id = deps.ids.eventId();
+  const created = Math.floor(nowMs / 1000);
+  const seq = insertEvent(db, id, accountId, type, created, JSON.stringify(data));
+  const event: StoredEvent = { seq, accountId, id, type, created, data };
+  deps.events.notify(db, event);
+  deps.jobs.kick();
+  return event;
+}
+
+function rowToEvent(r: EventRow): StoredEvent {
+  return {
+    seq: r.seq,
+    id: r.id,
+    accountId: r.account_id,
+    type: r.type as EventType,
+    created: r.created_s,
+    data: JSON.parse(r.data),
+  };
+}
+
+export function getEvent(deps: Pick<Deps, 'db'>, accountId: string, id: string): StoredEvent | undefined {
+  const { db } = deps;
+  const row = eventRow(db, accountId, id);
+  return row && rowToEvent(row);
+}
+
+/** Events of an account, newest first. */
+export function listEvents(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  opts: { type?: string; limit: number },
+): StoredEvent[] {
+  const { db } = deps;
+  return eventRowsOf(db, accountId, opts.type, opts.limit).map(rowToEvent);
+}
+
+export function toEnvelope(e: StoredEvent): EventEnvelope {
+  return { id: e.id, type: e.type, created: e.created, data: e.data };
+}

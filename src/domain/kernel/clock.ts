@@ -1,0 +1,105 @@
+import {
+  accountRow,
+  accountRowsVersion,
+  clockFrozenAt,
+  freezeClock,
+  runClock,
+  shiftClockBy,
+  type ClockRow,
+} from '../../store/accounts.js';
+import { assertInTransaction } from '../../store/db.js';
+import { findAccount } from '../accounts/accounts.js';
+import type { Deps } from './deps.js';
+import { DomainError } from './errors.js';
+
+export type ClockMode = 'running' | 'frozen';
+
+// The account clock, one per account: wall time plus an offset, or frozen at an instant (it moves only when advanced).
+// Two names for its two uses: `now` reads it; `catchUp` first runs the account's timers that fell due, then reads it.
+
+/** The account time of a row holding the clock columns. */
+const timeOf = (row: ClockRow, wallMs: number) => row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
+
+/** The account row's clock columns as a request read them, and the account-row version they were read at. */
+export interface SeenClock {
+  clock: ClockRow;
+  version: number;
+}
+
+/** The clock columns of a row read just now, at the current account-row version. */
+export function seenClock(deps: Pick<Deps, 'db'>, row: ClockRow): SeenClock {
+  return {
+    clock: { clock_offset_ms: row.clock_offset_ms, clock_frozen_at_ms: row.clock_frozen_at_ms },
+    version: accountRowsVersion(deps.db),
+  };
+}
+
+/**
+ * The account's "now". Given `seen` (the clock columns a request's authentication read), the row is not read again
+ * while no account row has changed since, the common case; the answer is exactly what reading the row would give.
+ * An account that is gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
+ */
+export function now(deps: Pick<Deps, 'db' | 'wallClock'>, accountId: string, seen?: SeenClock): number {
+  if (seen !== undefined && seen.version === accountRowsVersion(deps.db)) return timeOf(seen.clock, deps.wallClock());
+  const row = accountRow(deps.db, accountId);
+  if (row === undefined) throw new DomainError('ACCOUNT_DELETED');
+  return timeOf(row, deps.wallClock());
+}
+
+/** Runs the account's timers that are due on its clock (each in its own transaction), then answers its "now". */
+export function catchUp(deps: Deps, accountId: string, seen?: SeenClock): number {
+  deps.jobs.runForegroundDue(accountId, now(deps, accountId, seen));
+  return now(deps, accountId, seen);
+}
+
+function clockMode(deps: Deps, accountId: string): ClockMode {
+  const frozen = clockFrozenAt(deps.db, accountId);
+  return frozen === null ? 'running' : 'frozen';
+}
+
+/** Switches between running and frozen without a jump: the account's "now" is the same either side. */
+function setClockMode(deps: Deps, accountId: string, mode: ClockMode, nowMs: number): void {
+  assertInTransaction(deps.db, 'setClockMode');
+  if (mode === 'frozen') {
+    freezeClock(deps.db, accountId, nowMs);
+  } else {
+    runClock(deps.db, accountId, nowMs - deps.wallClock());
+  }
+}
+
+/** The latest an account clock may show: card ids and expiry dates (36 months on) keep four-digit years. */
+const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
+
+/** Refuses (400) an advance that would take the account clock past MAX_ACCOUNT_TIME_MS; changes nothing. */
+function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): void {
+  if (now(deps, accountId) + deltaMs > MAX_ACCOUNT_TIME_MS) throw new DomainError('CLOCK_LIMIT');
+}
+
+/** Moves the account clock forward by `deltaMs`, once every job due on the way has run. */
+function shiftClock(deps: Deps, accountId: string, deltaMs: number): void {
+  assertInTransaction(deps.db, 'shiftClock');
+  shiftClockBy(deps.db, accountId, deltaMs);
+}
+
+/**
+ * sandbox/v1/clock: switches running/frozen, then advances, running every job that falls due on the way at its own
+ * instant (webhook attempts included, so they are awaited); answers the clock as it then reads.
+ */
+export async function setClock(
+  deps: Deps,
+  accountId: string,
+  { mode, advanceMs }: { mode?: ClockMode; advanceMs?: number },
+): Promise<{ nowMs: number; mode: ClockMode }> {
+  if (advanceMs !== undefined) assertAdvanceWithinLimit(deps, accountId, advanceMs);
+  if (mode) {
+    const nowMs = catchUp(deps, accountId);
+    deps.writes.transaction(() => setClockMode(deps, accountId, mode, nowMs));
+  }
+  if (advanceMs !== undefined) {
+    await deps.jobs.runDue(accountId, catchUp(deps, accountId) + advanceMs, { includeBackground: true });
+    // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
+    if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
+    deps.writes.transaction(() => shiftClock(deps, accountId, advanceMs));
+  }
+  return { nowMs: now(deps, accountId), mode: clockMode(deps, accountId) };
+}

@@ -1,0 +1,94 @@
+import { insertTransfer, ledgerBalance, ledgerBalances, moveLedgerAccount } from '../../store/ledger.js';
+import { assertMicros } from '../kernel/money.js';
+import type { Deps } from '../kernel/deps.js';
+
+// Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
+// ledger account; a balance (credits - debits) is a counter updated in the same transaction. Source accounts
+// (seed, chain, goodwill) go negative as money enters the system; every other account must never go below zero,
+// except a card's available balance, which a clearing alone may overdraw (docs/design.md section 15: the network
+// has paid the merchant, so a clearing is never declined, and what the card cannot cover is its debt).
+
+export type LedgerKind = 'seed' | 'chain' | 'goodwill' | 'wallet' | 'settling' | 'fee' | 'merchant' | 'card' | 'held';
+
+/** `goodwill`: credits the network grants with no purchase behind them (a refund with no purchase). */
+const SOURCES: ReadonlySet<LedgerKind> = new Set(['seed', 'chain', 'goodwill']);
+
+/** Every kind, and what one ledger account of it belongs to: the partner account, or one card. */
+export const LEDGER_KINDS: Readonly<Record<LedgerKind, 'account' | 'card'>> = {
+  seed: 'account',
+  chain: 'account',
+  goodwill: 'account',
+  wallet: 'account',
+  settling: 'account',
+  fee: 'account',
+  merchant: 'account',
+  card: 'card',
+  held: 'card',
+};
+
+/** Whether a balance of this kind may be below zero: a source (money entering), or a card (a clearing's debt). */
+export const mayBeNegative = (kind: LedgerKind): boolean => SOURCES.has(kind) || kind === 'card';
+
+/** The ledger account of a kind: per card for `card` and `held`, per partner account otherwise. */
+export function ledgerId(accountId: string, kind: LedgerKind, cardId?: string): string {
+  if (kind === 'card' || kind === 'held') {
+    if (!cardId) throw new Error(`${kind} ledger account needs a card`);
+    return `${kind}:${cardId}`;
+  }
+  return `${kind}:${accountId}`;
+}
+
+export interface TransferInput {
+  accountId: string;
+  debit: { kind: LedgerKind; cardId?: string };
+  credit: { kind: LedgerKind; cardId?: string };
+  amountMicros: number;
+  /** What the movement is (`card.create`, `topup.settle`, `auth.hold`, ...). */
+  reason: string;
+  ref?: string;
+  atMs: number;
+  /** A clearing's debit of a card: it may take the card's available balance below zero. */
+  overdraw?: boolean;
+}
+
+/** Posts one transfer; must run inside the caller's transaction. A zero amount posts nothing. */
+export function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): void {
+  const { db } = deps;
+  assertMicros(t.amountMicros);
+  if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
+  if (t.amountMicros === 0) return;
+  if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
+  if (t.overdraw && t.debit.kind !== 'card') throw new Error(`only a card may be overdrawn (${t.reason})`);
+  // Each side's counter moves (its ledger account made on first use), then the transfer row naming both.
+  const debitId = ledgerId(t.accountId, t.debit.kind, t.debit.cardId);
+  const after = moveLedgerAccount(db, debitId, t.accountId, t.debit.kind, -t.amountMicros);
+  if (after < 0 && !SOURCES.has(t.debit.kind) && !t.overdraw) {
+    throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
+  }
+  const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);
+  moveLedgerAccount(db, creditId, t.accountId, t.credit.kind, t.amountMicros);
+  insertTransfer(db, {
+    account_id: t.accountId,
+    debit_id: debitId,
+    credit_id: creditId,
+    amount_micros: t.amountMicros,
+    kind: t.reason,
+    ref: t.ref ?? null,
+    created_at_ms: t.atMs,
+  });
+}
+
+/** Balance of one ledger account (0 when it has never moved). */
+export function balance(deps: Pick<Deps, 'db'>, accountId: string, kind: LedgerKind, cardId?: string): number {
+  const { db } = deps;
+  return ledgerBalance(db, ledgerId(accountId, kind, cardId)) ?? 0;
+}
+
+/** Balances of many ledger accounts in one statement (0 for one that never moved). */
+export function balancesOf(deps: Pick<Deps, 'db'>, ledgerIds: readonly string[]): Map<string, number> {
+  const { db } = deps;
+  const rows = ledgerBalances(db, ledgerIds);
+  const out = new Map<string, number>(ledgerIds.map((id) => [id, 0]));
+  for (const [id, micros] of rows) out.set(id, micros);
+  return out;
+}

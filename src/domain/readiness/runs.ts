@@ -1,0 +1,296 @@
+import { assertInTransaction, type Db } from '../../store/db.js';
+import {
+  appendAttempt,
+  deliveriesOf,
+  endWindow,
+  findRun,
+  insertDelivery,
+  insertRun,
+  openRunOf,
+  openWindows,
+  runsOf,
+  storeApiChecks,
+  takeArmed,
+  trimRuns,
+  type ArmedFault,
+  type DeliveryRow,
+  type RunEnd,
+  type RunRow,
+} from '../../store/readiness.js';
+import type { Deps } from '../kernel/deps.js';
+import { DomainError } from '../kernel/errors.js';
+import { evaluateApiChecks, type WindowLog } from './api-checks.js';
+import { isSending } from './sending.js';
+import {
+  API_CHECKS,
+  RECEIVER_CHECKS,
+  isDecided,
+  noRequestLog,
+  type CheckOutcome,
+  type ReceiverCheckId,
+} from './catalogue.js';
+import { ledgerCheck } from './ledger-checks.js';
+import { evaluateReceiverChecks, type ReadinessAttempt, type ReceiverDelivery } from './receiver-checks.js';
+
+// Readiness runs (docs/readiness.md): a window of wall time in which the run arms three faults on the account and
+// then judges, from the request log, how the integration handled them; and five signed test deliveries to the
+// partner's receiver. Runs live in their own tables: never among the account's events or webhook deliveries.
+
+export const DEFAULT_WINDOW_SECONDS = 600;
+/** Runs kept per account (the newest): what readiness/list and the console show. */
+const RUNS_KEPT = 10;
+
+interface AttemptView {
+  time: string;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+interface DeliveryView {
+  deliveryId: string;
+  check: ReceiverCheckId;
+  eventId: string;
+  attempts: AttemptView[];
+}
+
+export interface RunView {
+  runId: string;
+  status: 'running' | 'done';
+  startedAt: string;
+  endsAt: string;
+  /** The run keeps its whole window even once every check is decided. */
+  fullWindow: boolean;
+  /** What ended the window; null while it runs. */
+  endedBy: RunEnd | null;
+  receiver: string | null;
+  checks: CheckOutcome[];
+  deliveries: DeliveryView[];
+}
+
+export interface PlannedDelivery {
+  id: string;
+  check: ReceiverCheckId;
+  eventId: string;
+}
+
+export interface StartedRun {
+  run: RunRow;
+  /** The test deliveries to send now (none without a receiver). */
+  deliveries: PlannedDelivery[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Per database: the accounts with a window not yet evaluated, and its end, so that a request of any other account
+ * (the common case) never queries for armed faults. Read from the table when unknown (at start, after a restart);
+ * starting, stopping or evaluating a run forgets it.
+ */
+const windows = new WeakMap<Db, Map<string, number>>();
+
+function windowsOf(db: Db): Map<string, number> {
+  let map = windows.get(db);
+  if (!map) windows.set(db, (map = new Map(openWindows(db).map((w) => [w.account_id, w.ends_at_ms]))));
+  return map;
+}
+
+/** The account's open run, evaluated first if its window has ended. */
+export function settleOpenRun(deps: Deps, log: WindowLog, accountId: string): void {
+  const open = openRunOf(deps.db, accountId);
+  if (open) settleRun(deps, log, open);
+}
+
+/**
+ * Starts a run: its window opens now (wall time), its armed faults with it. Refused while another run of the
+ * account is running (call `settleOpenRun` first, so one whose window has ended does not count).
+ */
+export function startRun(
+  deps: Deps,
+  input: {
+    accountId: string;
+    windowSeconds: number;
+    receiverUrl: string | null;
+    requestLog: boolean;
+    /** Keep the whole window even once every check is decided. */
+    fullWindow: boolean;
+  },
+): StartedRun {
+  assertInTransaction(deps.db, 'startRun');
+  const nowMs = deps.wallClock();
+  const open = openRunOf(deps.db, input.accountId);
+  const latest = runsOf(deps.db, input.accountId, 1)[0];
+  const running = open ?? (latest && isSending(deps, latest.id) ? latest : undefined);
+  if (running) {
+    const why = open ? `its window ends at ${iso(open.ends_at_ms)}` : 'its test deliveries are still on the wire';
+    throw new DomainError(
+      'READINESS_RUN_RUNNING',
+      `readiness run ${running.id} is still running (${why}): stop it with readiness/stop, or wait for it to end`,
+    );
+  }
+  const run: RunRow = {
+    id: 'rdy_' + deps.ids.base62(24),
+    account_id: input.accountId,
+    started_at_ms: nowMs,
+    ends_at_ms: nowMs + input.windowSeconds * 1000,
+    receiver_url: input.receiverUrl,
+    drop_request_id: null,
+    error_request_id: null,
+    throttle_request_id: null,
+    // Without a request log there is nothing to judge API use by: the window closes at once, nothing is armed.
+    api_checks: input.requestLog ? null : JSON.stringify(API_CHECKS.map(noRequestLog)),
+    ledger_check: null,
+    full_window: input.fullWindow ? 1 : 0,
+    ended_by: null,
+  };
+  insertRun(deps.db, run);
+  const deliveries: PlannedDelivery[] =
+    input.receiverUrl === null
+      ? []
+      : RECEIVER_CHECKS.map((check) => ({ id: 'rdl_' + deps.ids.base62(24), check, eventId: deps.ids.eventId() }));
+  deliveries.forEach((d, seq) =>
+    insertDelivery(deps.db, {
+      id: d.id,
+      run_id: run.id,
+      account_id: input.accountId,
+      seq,
+      check_id: d.check,
+      event_id: d.eventId,
+    }),
+  );
+  trimRuns(deps.db, input.accountId, RUNS_KEPT);
+  windows.delete(deps.db);
+  return { run, deliveries };
+}
+
+export function getRun(deps: Deps, log: WindowLog, accountId: string, runId: string): RunRow {
+  const run = findRun(deps.db, accountId, runId);
+  if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
+  return settleRun(deps, log, run);
+}
+
+/** Ends the run's window now (a run already ended is left as it is). */
+export function stopRun(deps: Deps, accountId: string, runId: string): void {
+  const run = findRun(deps.db, accountId, runId);
+  if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
+  endWindow(deps.db, run.id, deps.wallClock(), 'stop');
+  windows.delete(deps.db);
+}
+
+/** The account's newest runs, newest first, each evaluated if its window has ended. */
+export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[] {
+  return runsOf(deps.db, accountId, RUNS_KEPT).map((r) => settleRun(deps, log, r));
+}
+
+/**
+ * Evaluates the API-use checks of a run whose window has ended, once: the stored result never changes after. A run
+ * that did not ask for its full window ends here as soon as every check is decided (`isDecided`), at the first read
+ * (readiness/get, list, the console, the CLI's poll each second) that finds them so.
+ */
+function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
+  if (run.api_checks !== null) return run;
+  const nowMs = deps.wallClock();
+  if (run.ends_at_ms > nowMs) {
+    if (run.full_window === 1 || !checksOf(deps, log, run, nowMs).every(isDecided)) return run;
+    endWindow(deps.db, run.id, nowMs, 'decided');
+    run = findRun(deps.db, run.account_id, run.id) ?? run;
+  }
+  storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, log, run, run.ends_at_ms)));
+  windows.delete(deps.db);
+  return findRun(deps.db, run.account_id, run.id) ?? run;
+}
+
+/** Every check of a run as it stands at `toMs` (receiver, API use up to then, ledger), in catalogue order. */
+function checksOf(deps: Deps, log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
+  const api =
+    run.api_checks === null ? apiChecksUpTo(deps, log, run, toMs) : (JSON.parse(run.api_checks) as CheckOutcome[]);
+  const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
+  return [...evaluateReceiverChecks(deliveries), ...api, ledgerCheck(run.ledger_check)];
+}
+
+/** Evaluates the run when its window ends, should nobody ask before (the request log keeps only 1,000 requests). */
+export function settleAtWindowEnd(deps: Deps, log: WindowLog, run: RunRow): void {
+  const timer = setTimeout(
+    () => {
+      try {
+        if (!deps.db.open) return;
+        const now = findRun(deps.db, run.account_id, run.id);
+        if (now) settleRun(deps, log, now);
+      } catch (err) {
+        deps.logger.error({ err, runId: run.id }, 'readiness run not evaluated at the end of its window');
+      }
+    },
+    Math.max(0, run.ends_at_ms - deps.wallClock()),
+  );
+  timer.unref();
+}
+
+/** The run as the API answers it. While it runs, its checks show what has been observed so far. */
+export function runView(deps: Deps, log: WindowLog, run: RunRow): RunView {
+  const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
+  const checks = checksOf(deps, log, run, Math.min(run.ends_at_ms, deps.wallClock()));
+  return {
+    runId: run.id,
+    status: run.api_checks !== null && !isSending(deps, run.id) ? 'done' : 'running',
+    startedAt: iso(run.started_at_ms),
+    endsAt: iso(run.ends_at_ms),
+    fullWindow: run.full_window === 1,
+    endedBy: run.api_checks === null ? null : run.ended_by,
+    receiver: run.receiver_url,
+    // Runs stored before evidenceOmitted existed listed at most 20 ids and left none out that they told of.
+    checks: checks.map((c) => ({ ...c, evidenceOmitted: c.evidenceOmitted ?? 0 })),
+    deliveries: deliveries.map((d) => ({
+      deliveryId: d.id,
+      check: d.check,
+      eventId: d.eventId,
+      attempts: d.attempts.map((a) => ({
+        time: iso(a.atMs),
+        status: a.status,
+        latencyMs: a.latencyMs,
+        error: a.error,
+      })),
+    })),
+  };
+}
+
+function toDelivery(row: DeliveryRow): ReceiverDelivery {
+  return {
+    id: row.id,
+    check: row.check_id as ReceiverCheckId,
+    eventId: row.event_id,
+    attempts: JSON.parse(row.attempts) as ReadinessAttempt[],
+  };
+}
+
+/** Records one attempt of a test delivery (nothing once the database is closed, or the account deleted). */
+export function recordAttempt(deps: Deps, deliveryId: string, attempt: ReadinessAttempt): void {
+  if (deps.db.open) appendAttempt(deps.db, deliveryId, JSON.stringify(attempt));
+}
+
+/**
+ * Whether the account's open window has this armed fault: if so it falls on `requestId` (and is spent). Reads
+ * and keyed writes call this on every request, so an account without an open window is answered from memory.
+ */
+export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, requestId: string): boolean {
+  const nowMs = deps.wallClock();
+  const endsAtMs = windowsOf(deps.db).get(accountId);
+  if (endsAtMs === undefined || nowMs >= endsAtMs) return false;
+  return takeArmed(deps.db, kind, accountId, requestId, nowMs) !== undefined;
+}
+
+/** The API-use checks over the run's window up to `toMs`, from the request log. */
+function apiChecksUpTo(deps: Deps, log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
+  const { keyedWrites, notJudged } = deps.readinessPaths;
+  const requests = log.requests(run.account_id, run.started_at_ms, toMs).filter((r) => !notJudged.has(r.path));
+  const bodies = new Map<number, unknown>();
+  const bodyOf = (seq: number) => {
+    if (!bodies.has(seq)) bodies.set(seq, log.bodyOf(seq));
+    return bodies.get(seq);
+  };
+  return evaluateApiChecks({
+    requests,
+    keyedWrites,
+    faults: { drop: run.drop_request_id, error: run.error_request_id, throttle: run.throttle_request_id },
+    bodyOf,
+  });
+}

@@ -1,0 +1,120 @@
+import { accountRow } from '../../store/accounts.js';
+import {
+  accountRowCount,
+  accountRows,
+  accountSequences,
+  binRowsById,
+  tableColumns,
+  type Row,
+} from '../../store/snapshot.js';
+import type { Deps } from '../kernel/deps.js';
+import { DomainError } from '../kernel/errors.js';
+import { canonicalJson } from '../idempotency/keys.js';
+import {
+  camel,
+  MAX_SNAPSHOT_BYTES,
+  MAX_SNAPSHOT_ROWS,
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_SECTIONS,
+  SNAPSHOT_VERSION,
+  type SectionSpec,
+} from './format.js';
+
+/** The columns of an account row a snapshot's `account` holds (the clock is its own section). */
+const ACCOUNT_COLUMNS = [
+  'id',
+  'name',
+  'deposit_fee_rate_ppm',
+  'require_idempotency_key',
+  'deposit_address_mode',
+  'deposit_address',
+  'default_bin_id',
+  'created_at_ms',
+] as const;
+
+export type SnapshotDocument = Record<string, unknown> & {
+  format: string;
+  version: number;
+  account: Record<string, unknown> & { id: string; name: string; defaultBinId: string };
+  clock: { nowMs: number; frozen: boolean };
+  bins: Record<string, unknown>[];
+  sequences: { scope: string; value: number }[];
+  signature?: string;
+};
+
+/** A row of the table as the document holds it: camelCased, JSON columns as values, the spec's columns left out. */
+function toDocumentRow(spec: SectionSpec, row: Row): Row {
+  const out: Row = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (column === 'account_id' || column === spec.serial || spec.omit?.includes(column)) continue;
+    out[camel(column)] = spec.json?.includes(column) && typeof value === 'string' ? JSON.parse(value) : value;
+  }
+  return out;
+}
+
+/** The HMAC of a document (every field but the signature and the answer's envelope) under the server secret. */
+export function signatureOf(deps: Pick<Deps, 'secret'>, doc: Record<string, unknown>): string {
+  const { signature: _s, code: _c, message: _m, ...signed } = doc;
+  return deps.secret.hmac('account-snapshot', canonicalJson(signed)).toString('hex');
+}
+
+/** The rows of the account's state a snapshot of it would hold (counted on indexes, before anything is built). */
+export function snapshotRows(deps: Pick<Deps, 'db'>, accountId: string): number {
+  return accountRowCount(
+    deps.db,
+    SNAPSHOT_SECTIONS.map((s) => s.table),
+    accountId,
+  );
+}
+
+/**
+ * snapshot/export: the account's whole state at `nowMs` (its caught-up "now"), signed by this server. Refused
+ * (before it is built) past MAX_SNAPSHOT_ROWS rows, and past MAX_SNAPSHOT_BYTES once written.
+ */
+export function exportSnapshot(deps: Deps, accountId: string, nowMs: number): { text: string; doc: SnapshotDocument } {
+  const { db } = deps;
+  const rows = snapshotRows(deps, accountId);
+  if (rows > MAX_SNAPSHOT_ROWS) {
+    throw new DomainError(
+      'SNAPSHOT_TOO_LARGE',
+      `the account holds ${rows} rows: a snapshot holds at most ${MAX_SNAPSHOT_ROWS}`,
+    );
+  }
+  const account = accountRow(db, accountId);
+  if (!account) throw new DomainError('ACCOUNT_DELETED');
+  const sections: Record<string, unknown> = {};
+  for (const spec of SNAPSHOT_SECTIONS) {
+    const found = accountRows(db, spec.table, accountId, spec.order, spec.where).map((r) => toDocumentRow(spec, r));
+    sections[spec.section] = spec.section === 'webhook' ? (found[0] ?? null) : found;
+  }
+  const binIds = new Set<string>([account.default_bin_id]);
+  for (const section of ['cards', 'transactions', 'binInventory'] as const) {
+    for (const r of sections[section] as Row[]) binIds.add(r.binId as string);
+  }
+  const doc: SnapshotDocument = {
+    format: SNAPSHOT_FORMAT,
+    version: SNAPSHOT_VERSION,
+    exportedAt: new Date(deps.wallClock()).toISOString(),
+    account: Object.fromEntries(ACCOUNT_COLUMNS.map((c) => [camel(c), account[c]])) as SnapshotDocument['account'],
+    clock: { nowMs, frozen: account.clock_frozen_at_ms !== null },
+    bins: binRowsById(db, [...binIds]).map((r) => toDocumentRow({ table: 'bins', section: 'bins', order: '' }, r)),
+    sequences: accountSequences(db, accountId),
+    ...sections,
+  };
+  doc.signature = signatureOf(deps, doc);
+  const text = JSON.stringify(doc);
+  if (Buffer.byteLength(text) > MAX_SNAPSHOT_BYTES) {
+    throw new DomainError(
+      'SNAPSHOT_TOO_LARGE',
+      `the account's snapshot would take ${Buffer.byteLength(text)} bytes: a snapshot takes at most ${MAX_SNAPSHOT_BYTES}`,
+    );
+  }
+  return { text, doc };
+}
+
+/** The columns a section's rows hold in the document (the import writes back each of them). */
+export function sectionColumns(deps: Pick<Deps, 'db'>, spec: SectionSpec): string[] {
+  return tableColumns(deps.db, spec.table).filter(
+    (c) => c !== 'account_id' && c !== spec.serial && !spec.omit?.includes(c),
+  );
+}

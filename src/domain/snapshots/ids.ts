@@ -1,0 +1,59 @@
+import { takenValues } from '../../store/snapshot.js';
+import type { Deps } from '../kernel/deps.js';
+import type { Ids } from '../kernel/ids.js';
+import type { SnapshotDocument } from './export.js';
+import { camel, GLOBAL_IDS, SNAPSHOT_SECTIONS } from './format.js';
+
+// A snapshot loaded beside other accounts keeps its ids where they are free. One another account already has (always,
+// for a copy of an account on its own server) is replaced by a new id of the same shape, everywhere the document
+// names it: its rows, the rows that refer to it, the ledger accounts and counters named after it (`card:<id>`,
+// `txn-card:<id>`), the timers waiting on it and the events' data. Ids are long random strings, so a value equal to
+// one (or a `:`-separated part equal to one) is that id.
+
+/** A new id shaped as `old`: a card's keeps its issue date (its first 8 digits), a prefixed one its prefix. */
+function freshLike(ids: Ids, old: string): string {
+  if (/^\d{22}$/.test(old)) return old.slice(0, 8) + ids.digits(14);
+  const m = /^([A-Za-z0-9]+_)([0-9A-Za-z]+)$/.exec(old);
+  return m ? m[1]! + ids.base62(m[2]!.length) : ids.internalId('snap');
+}
+
+/** Every string of `value` with its ids replaced; other values as they are. */
+function mapStrings(value: unknown, map: (s: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((v) => mapStrings(v, map));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, mapStrings(v, map)]));
+  }
+  return value;
+}
+
+/**
+ * The document as it loads into `intoAccountId`: the account's id is that one, and each id another account holds
+ * is a new one. Answers the document and the ids that changed (the account's aside), old to new.
+ */
+export function remapTakenIds(
+  deps: Pick<Deps, 'db' | 'ids'>,
+  doc: SnapshotDocument,
+  intoAccountId: string,
+): { doc: SnapshotDocument; changed: Map<string, string> } {
+  const changed = new Map<string, string>();
+  for (const { table, column } of GLOBAL_IDS) {
+    const section = SNAPSHOT_SECTIONS.find((s) => s.table === table)!.section;
+    const values = (doc[section] as Record<string, unknown>[]).map((r) => r[camel(column)] as string);
+    for (const taken of takenValues(deps.db, table, column, values)) changed.set(taken, freshLike(deps.ids, taken));
+  }
+  const map = new Map(changed);
+  if (doc.account.id !== intoAccountId) map.set(doc.account.id, intoAccountId);
+  if (map.size === 0) return { doc, changed };
+  const replace = (s: string) =>
+    map.get(s) ??
+    (s.includes(':')
+      ? s
+          .split(':')
+          .map((part) => map.get(part) ?? part)
+          .join(':')
+      : s);
+  // The BINs are the server's, never an account's: their ids stay.
+  const { bins, ...rest } = doc;
+  return { doc: { ...(mapStrings(rest, replace) as SnapshotDocument), bins }, changed };
+}

@@ -1,0 +1,181 @@
+import { accountHoldingAddress, rememberBootstrapAccount } from '../../store/accounts.js';
+import { assertInTransaction } from '../../store/db.js';
+import {
+  accountRowCount,
+  insertRows,
+  loadAccountRow,
+  pendingDeliveries,
+  putSequences,
+  rememberSnapshotAccount,
+  type Row,
+} from '../../store/snapshot.js';
+import type { Deps } from '../kernel/deps.js';
+import { DomainError } from '../kernel/errors.js';
+import { createAccount } from '../accounts/accounts.js';
+import { issueKey } from '../accounts/api-keys.js';
+import { findBin, putBin } from '../cards/bins.js';
+import { checkSnapshot } from './check.js';
+import { sectionColumns, type SnapshotDocument } from './export.js';
+import { ATTEMPT_JOB_KIND, camel, MAX_TENANT_SNAPSHOT_ROWS, SNAPSHOT_SECTIONS, type SectionSpec } from './format.js';
+import { remapTakenIds } from './ids.js';
+import { newSealedSecret } from '../webhooks/config.js';
+
+export interface LoadedSnapshot {
+  /** Ids the target already had, each with the new id that replaced it (old to new). */
+  changedIds: Record<string, string>;
+  /** The new signing secret of the snapshot's webhook endpoint, shown once; absent when it had none. */
+  webhookSecret?: string;
+  /** The snapshot's deposit address, when another account holds it (the account gets a new one). */
+  depositAddressTaken?: string;
+}
+
+/** A document row as the table's row: its columns by name, JSON columns as text, the account's id. */
+function toTableRow(deps: Pick<Deps, 'db'>, spec: SectionSpec, row: Row, accountId: string, path: string): Row {
+  const out: Row = { account_id: accountId };
+  for (const column of sectionColumns(deps, spec)) {
+    const value = row[camel(column)];
+    if (value === undefined) throw new DomainError('SNAPSHOT_INVALID', `${path}.${camel(column)} is required`);
+    out[column] = spec.json?.includes(column) ? JSON.stringify(value) : value;
+  }
+  return out;
+}
+
+/**
+ * Loads a snapshot into `intoAccountId`, an account made for it with nothing of its own yet: its settings, its clock
+ * (its "now" is the snapshot's, frozen or running on from there), every section's rows with taken ids replaced, its
+ * webhook endpoint under a new secret, and a timer for each delivery still pending. The BINs it names must exist.
+ * Runs inside the caller's transaction; a document that does not hold together changes nothing (SNAPSHOT_INVALID).
+ */
+export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId: string): LoadedSnapshot {
+  const { db } = deps;
+  assertInTransaction(db, 'loadSnapshot');
+  checkSnapshot(deps, given);
+  for (const bin of given.bins) {
+    if (!findBin(deps, bin.id as string)) {
+      throw new DomainError('SNAPSHOT_INVALID', `bins: ${String(bin.id)} is no BIN of this server`);
+    }
+  }
+  const { doc, changed } = remapTakenIds(deps, given, intoAccountId);
+  const { account, clock } = doc;
+  const address = account.depositAddress as string | null;
+  const taken = address !== null && accountHoldingAddress(db, address, intoAccountId) !== undefined;
+  const wallMs = deps.wallClock();
+  loadAccountRow(db, intoAccountId, {
+    name: account.name,
+    deposit_fee_rate_ppm: account.depositFeeRatePpm as number,
+    require_idempotency_key: account.requireIdempotencyKey as number,
+    // A deposit address names one account: a taken one is replaced by a new one, made on first need.
+    deposit_address_mode: taken ? 'auto' : (account.depositAddressMode as string),
+    deposit_address: taken ? null : address,
+    default_bin_id: account.defaultBinId,
+    created_at_ms: account.createdAtMs as number,
+    clock_offset_ms: clock.nowMs - wallMs,
+    clock_frozen_at_ms: clock.frozen ? clock.nowMs : null,
+  });
+  let webhookSecret: string | undefined;
+  for (const spec of SNAPSHOT_SECTIONS) {
+    const value = doc[spec.section];
+    const rows = (Array.isArray(value) ? value : value ? [value] : []) as Row[];
+    const tableRows = rows.map((r, i) => toTableRow(deps, spec, r, intoAccountId, `${spec.section}[${i}]`));
+    if (spec.section === 'webhook' && tableRows[0]) {
+      const secret = newSealedSecret(deps);
+      webhookSecret = secret.secret;
+      Object.assign(tableRows[0], { secret_sealed: secret.sealed, secret_prefix: secret.prefix });
+    }
+    insertRows(db, spec.table, tableRows);
+  }
+  putSequences(db, doc.sequences);
+  for (const d of pendingDeliveries(db, intoAccountId)) {
+    deps.jobs.schedule(db, intoAccountId, ATTEMPT_JOB_KIND, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
+  }
+  return {
+    changedIds: Object.fromEntries(changed),
+    ...(webhookSecret !== undefined && { webhookSecret }),
+    ...(taken && { depositAddressTaken: address }),
+  };
+}
+
+/** The rows a document holds, section by section (the webhook endpoint is one). */
+function documentRows(doc: SnapshotDocument): number {
+  let n = 0;
+  for (const { section } of SNAPSHOT_SECTIONS) {
+    const value = doc[section];
+    n += Array.isArray(value) ? value.length : value ? 1 : 0;
+  }
+  return n;
+}
+
+/**
+ * Refuses to load `doc` into a new child of a parent whose other children (`children`) already hold, with the
+ * document's rows, more than MAX_TENANT_SNAPSHOT_ROWS: checked in the loading transaction, before a row is written.
+ */
+export function assertRoomForSnapshot(deps: Pick<Deps, 'db'>, children: readonly string[], doc: SnapshotDocument) {
+  const incoming = documentRows(doc);
+  const tables = SNAPSHOT_SECTIONS.map((s) => s.table);
+  let held = 0;
+  for (const id of children) held += accountRowCount(deps.db, tables, id);
+  if (held + incoming > MAX_TENANT_SNAPSHOT_ROWS) {
+    throw new DomainError(
+      'SNAPSHOT_TOO_LARGE',
+      `this account's child sandboxes hold ${held} rows and the snapshot ${incoming}: together they may hold at most ` +
+        `${MAX_TENANT_SNAPSHOT_ROWS} (delete a child with sandboxes/delete first)`,
+    );
+  }
+}
+
+/**
+ * Runs `load` (a transaction loading a snapshot), answering a row the database refuses (a rule the checks before did
+ * not cover, such as a repeated id SQLite holds unique) as the snapshot's fault: 400, nothing written.
+ */
+export function asSnapshotInvalid<T>(load: () => T): T {
+  try {
+    return load();
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
+      throw new DomainError('SNAPSHOT_INVALID', `a row breaks a rule of the database (${(err as Error).message})`);
+    }
+    throw err;
+  }
+}
+
+export interface BootedSnapshot extends LoadedSnapshot {
+  accountId: string;
+  /** The new key in clear, shown once; absent when the account took a given one. */
+  apiKey?: string;
+}
+
+/**
+ * serve --snapshot: on a database with no account yet, the snapshot's BINs as it had them, and an account holding
+ * its state with its ids, owning `apiKey` when given, else a new key. Remembered as the database's ready account.
+ */
+export function bootSnapshot(deps: Deps, doc: SnapshotDocument, apiKey: string | undefined): BootedSnapshot {
+  assertInTransaction(deps.db, 'bootSnapshot');
+  for (const b of doc.bins) {
+    putBin(deps, {
+      id: b.id as string,
+      title: b.title as string,
+      bin: b.bin as string,
+      cardNetwork: b.cardNetwork as string,
+      fxRatePpm: b.fxRatePpm as number,
+      openFeeMicros: b.openFeeMicros as number,
+      atmRatePpm: b.atmRatePpm as number,
+      spendDailyMicros: b.spendDailyMicros as number,
+      minimalDepositMicros: b.minimalDepositMicros as number,
+      enabled: b.enabled === 1,
+      inventory: b.inventory as number,
+      provisioning: b.provisioning === 1,
+    });
+  }
+  const account = createAccount(deps, {
+    id: doc.account.id,
+    name: doc.account.name,
+    depositFeeRatePpm: doc.account.depositFeeRatePpm as number,
+    depositAddress: null,
+  });
+  const loaded = loadSnapshot(deps, doc, account.id);
+  const key = issueKey(deps, account.id, apiKey);
+  rememberBootstrapAccount(deps.db, account.id);
+  rememberSnapshotAccount(deps.db, account.id);
+  return { accountId: account.id, ...(apiKey === undefined && { apiKey: key.apiKey }), ...loaded };
+}

@@ -1,0 +1,246 @@
+import { assertInTransaction } from '../../store/db.js';
+import { countJobsByRefPrefix, deleteJobsByRefPrefix } from '../../store/jobs.js';
+import {
+  findTrafficRun,
+  insertTrafficRun,
+  liveTrafficRuns,
+  markTrafficStopped,
+  trafficRunsOf,
+  trimTrafficRuns,
+  type TrafficRunRow,
+} from '../../store/traffic.js';
+import { getOwnedCard, listCards } from '../cards/cards.js';
+import type { Deps } from '../kernel/deps.js';
+import { DomainError } from '../kernel/errors.js';
+import type { Job } from '../kernel/jobs.js';
+import { balance } from '../ledger/ledger.js';
+import { sendMessage } from './messages.js';
+import {
+  DAY_MS,
+  DEFAULT_MIX,
+  scheduledBy,
+  storyOf,
+  typicalPurchaseMicros,
+  type PlanCard,
+  type PlanInput,
+  type Scheduled,
+  type StoryKind,
+} from './plan.js';
+
+// Traffic runs (docs/design.md section 15): a seeded stream of the card network's messages on an account's cards,
+// on the account clock. A run keeps its parameters; its messages are jobs. A day's first messages are made when
+// the clock reaches that day (a `traffic.day` job), and each story's next message is scheduled when the one before
+// it has run (a `traffic.step` job whose ref carries the transaction it follows up). So the server keeps at most a
+// day of stories per run, whatever `days` asks. Traffic never deposits and never moves USDT: a card that is being
+// cancelled, or is cancelled, gets no more messages.
+
+const DAY_JOB = 'traffic.day';
+const STEP_JOB = 'traffic.step';
+const KINDS_JSON = JSON.stringify([DAY_JOB, STEP_JOB]);
+
+/** Bounds (docs/hosted.md): what one run, and one tenant's live runs together, may make the server keep and do. */
+const TRAFFIC_LIMITS = Object.freeze({ cardsPerRun: 20, liveRunsPerTenant: 3, storiesPerTenant: 100_000 });
+/** Runs kept per account (the newest), for traffic/list. */
+const RUNS_KEPT = 10;
+
+export interface StartTrafficInput {
+  cardIds?: string[];
+  days: number;
+  perCardPerDay: number;
+  seed: number;
+  mix?: Partial<Record<StoryKind, number>>;
+}
+
+export interface TrafficView {
+  trafficId: string;
+  status: 'running' | 'stopped' | 'done';
+  seed: number;
+  cardIds: string[];
+  days: number;
+  perCardPerDay: number;
+  startedAtMs: number;
+  scheduled: Scheduled;
+}
+
+interface RunCard extends PlanCard {
+  cardId: string;
+}
+
+const planOf = (run: TrafficRunRow): PlanInput => ({
+  seed: run.seed,
+  perCardPerDay: run.per_card_per_day,
+  mix: JSON.parse(run.mix) as Record<StoryKind, number>,
+});
+const cardsOf = (run: TrafficRunRow) => JSON.parse(run.cards) as RunCard[];
+
+/** The cards a run drives, in order: those named, or the account's ACTIVE cards; each must still take messages. */
+function runCards(deps: Deps, accountId: string, cardIds: readonly string[] | undefined): string[] {
+  // By default in the order they were issued (card/list shows them newest first).
+  const ids =
+    cardIds ??
+    listCards(deps, accountId, 'ACTIVE')
+      .map((c) => c.id)
+      .reverse();
+  if (ids.length === 0) throw new DomainError('TRAFFIC_NO_CARDS');
+  if (ids.length > TRAFFIC_LIMITS.cardsPerRun) {
+    throw new DomainError(
+      'TRAFFIC_TOO_MANY_CARDS',
+      `the account has ${ids.length} ACTIVE cards: name at most ${TRAFFIC_LIMITS.cardsPerRun} of them in cardIds`,
+    );
+  }
+  for (const id of ids) {
+    const card = getOwnedCard(deps, accountId, id);
+    if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
+    if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
+  }
+  return [...ids];
+}
+
+/**
+ * traffic/start: plans `days` days of messages from now on the cards, `perCardPerDay` stories a card a day, and
+ * schedules the first day. Refused (before any work) when the tenant's live runs would pass their bounds.
+ */
+export function startTraffic(
+  deps: Deps,
+  account: { id: string; tenantId: string },
+  input: StartTrafficInput,
+  nowMs: number,
+): TrafficView {
+  assertInTransaction(deps.db, 'startTraffic');
+  const cardIds = runCards(deps, account.id, input.cardIds);
+  const stories = cardIds.length * input.days * input.perCardPerDay;
+  const live = liveTrafficRuns(deps.db, account.tenantId, KINDS_JSON);
+  const kept = live.reduce((s, r) => s + r.stories, 0);
+  if (live.length >= TRAFFIC_LIMITS.liveRunsPerTenant || kept + stories > TRAFFIC_LIMITS.storiesPerTenant) {
+    throw new DomainError(
+      'TRAFFIC_LIMIT',
+      `this tenant has ${live.length} traffic runs with ${kept} stories still to send; the limits are ` +
+        `${TRAFFIC_LIMITS.liveRunsPerTenant} runs and ${TRAFFIC_LIMITS.storiesPerTenant} stories ` +
+        `(cards x days x perCardPerDay, ${stories} asked): stop a run (traffic/stop) or ask for less`,
+    );
+  }
+  const mix = { ...DEFAULT_MIX, ...input.mix };
+  if (Object.values(mix).every((w) => w === 0)) throw new DomainError('TRAFFIC_EMPTY_MIX');
+  const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
+  const perCard = input.days * input.perCardPerDay;
+  const cards: RunCard[] = cardIds.map((cardId) => ({
+    cardId,
+    typicalMicros: typicalPurchaseMicros(balance(deps, account.id, 'card', cardId), perCard),
+  }));
+  const run: TrafficRunRow = {
+    id: 'trf_' + deps.ids.base62(24),
+    account_id: account.id,
+    seed: input.seed,
+    days: input.days,
+    per_card_per_day: input.perCardPerDay,
+    mix: JSON.stringify(mix),
+    cards: JSON.stringify(cards),
+    scheduled: JSON.stringify(scheduledBy(plan, cards, input.days)),
+    stories,
+    started_at_ms: nowMs,
+    stopped_at_ms: null,
+  };
+  insertTrafficRun(deps.db, run);
+  trimTrafficRuns(deps.db, account.id, RUNS_KEPT);
+  deps.jobs.schedule(deps.db, account.id, DAY_JOB, `${run.id}:0`, nowMs);
+  return view(deps, run);
+}
+
+/** traffic/stop: what has not run is cancelled (authorisations already made expire as any would). */
+export function stopTraffic(deps: Deps, accountId: string, trafficId: string, nowMs: number) {
+  assertInTransaction(deps.db, 'stopTraffic');
+  const run = findTrafficRun(deps.db, accountId, trafficId);
+  if (!run) throw new DomainError('TRAFFIC_NOT_FOUND');
+  const cancelled = deleteJobsByRefPrefix(deps.db, accountId, KINDS_JSON, `${run.id}:`);
+  markTrafficStopped(deps.db, run.id, nowMs);
+  return { ...view(deps, findTrafficRun(deps.db, accountId, trafficId)!), cancelled };
+}
+
+/** traffic/list: the account's newest runs, newest first. */
+export function listTraffic(deps: Deps, accountId: string): TrafficView[] {
+  return trafficRunsOf(deps.db, accountId, RUNS_KEPT).map((r) => view(deps, r));
+}
+
+function view(deps: Deps, run: TrafficRunRow): TrafficView {
+  const pending = countJobsByRefPrefix(deps.db, run.account_id, KINDS_JSON, `${run.id}:`);
+  return {
+    trafficId: run.id,
+    status: run.stopped_at_ms !== null ? 'stopped' : pending > 0 ? 'running' : 'done',
+    seed: run.seed,
+    cardIds: cardsOf(run).map((c) => c.cardId),
+    days: run.days,
+    perCardPerDay: run.per_card_per_day,
+    startedAtMs: run.started_at_ms,
+    scheduled: JSON.parse(run.scheduled) as Scheduled,
+  };
+}
+
+/** Job: the day's stories begin; each story's first message is scheduled, and so is the next day. */
+function runDay(deps: Deps, job: Job): void {
+  const [runId, dayText] = job.ref.split(':') as [string, string];
+  const run = findTrafficRun(deps.db, job.accountId, runId);
+  if (!run || run.stopped_at_ms !== null) return;
+  const day = Number(dayText);
+  const plan = planOf(run);
+  const dayStartMs = run.started_at_ms + day * DAY_MS;
+  cardsOf(run).forEach((card, cardIndex) => {
+    for (let i = 0; i < run.per_card_per_day; i++) {
+      const story = storyOf(plan, card, cardIndex, day, i);
+      const first = stepRef({ runId: run.id, cardIndex, day, story: i, step: 0, followed: '' });
+      deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
+    }
+  });
+  if (day + 1 < run.days)
+    deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}`, dayStartMs + DAY_MS);
+}
+
+/** Where a step job stands in its run: the card's place, the day, the story, the step, and the transaction it follows. */
+interface StepRef {
+  runId: string;
+  cardIndex: number;
+  day: number;
+  story: number;
+  step: number;
+  /** Empty for a story's first message. */
+  followed: string;
+}
+
+const stepRef = (r: StepRef) => `${r.runId}:${r.cardIndex}:${r.day}:${r.story}:${r.step}:${r.followed}`;
+
+function parseStepRef(ref: string): StepRef {
+  const [runId = '', cardIndex, day, story, step, followed = ''] = ref.split(':');
+  return { runId, cardIndex: Number(cardIndex), day: Number(day), story: Number(story), step: Number(step), followed };
+}
+
+/**
+ * Job: one message of a story. A message the sandbox refuses (the authorisation was declined, expired or reversed
+ * meanwhile, the card is gone) ends its story, undone to a savepoint: the rest of the run goes on.
+ */
+function runStep(deps: Deps, job: Job): void {
+  const at = parseStepRef(job.ref);
+  const run = findTrafficRun(deps.db, job.accountId, at.runId);
+  const card = run && cardsOf(run)[at.cardIndex];
+  if (!run || !card || run.stopped_at_ms !== null) return;
+  const story = storyOf(planOf(run), card, at.cardIndex, at.day, at.story);
+  const step = story.steps[at.step];
+  const status = getOwnedCard(deps, run.account_id, card.cardId).status;
+  if (!step || status === 'CANCELLING' || status === 'CANCELLED') return;
+  const target = { accountId: run.account_id, cardId: card.cardId, merchant: story.merchant };
+  let transactionId: string | undefined;
+  try {
+    transactionId = deps.db.transaction(() => sendMessage(deps, target, step.message, at.followed, job.dueAtMs))();
+  } catch (err) {
+    if (err instanceof DomainError) return;
+    throw err;
+  }
+  const next = story.steps[at.step + 1];
+  if (next === undefined || transactionId === undefined) return;
+  const storyStartMs = run.started_at_ms + at.day * DAY_MS + story.startMs;
+  const ref = stepRef({ ...at, step: at.step + 1, followed: transactionId });
+  deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, ref, storyStartMs + next.afterMs);
+}
+
+export function registerTrafficJobs(deps: Deps): void {
+  deps.jobs.register(DAY_JOB, { run: (job) => runDay(deps, job) });
+  deps.jobs.register(STEP_JOB, { run: (job) => runStep(deps, job) });
+}

@@ -1,0 +1,172 @@
+import type { Deps } from '../kernel/deps.js';
+import { listEvents, type StoredEvent } from '../events/outbox.js';
+import { assertInTransaction, type Db } from '../../store/db.js';
+import { deleteJobsOfKind } from '../../store/jobs.js';
+import { deleteWebhookConfig } from '../../store/webhook-config.js';
+import {
+  attemptCount,
+  cancelPendingDeliveryRows,
+  deliveriesWithoutJob,
+  deliveryForEvent,
+  getDelivery,
+  insertAttempt,
+  insertDelivery,
+  listAttempts,
+  setDeliveryAttempts,
+  setDeliveryClosed,
+  type AttemptRow,
+  type DeliveryRow,
+  type DeliveryState,
+} from '../../store/webhook-deliveries.js';
+import { findWebhookConfig } from './config.js';
+
+// The delivery state of each event, its retry state machine, and the log of every attempt. The sending (network)
+// is the webhooks module's (src/webhooks/attempt.ts), which reports each outcome here.
+
+export const ATTEMPT_JOB = 'webhook.attempt';
+
+/** Delays before retries 1..6, each counted from the previous attempt, in account seconds (spec Events, rule 1). */
+const RETRY_DELAYS_SECONDS = [60, 300, 1800, 7200, 18_000, 36_000] as const;
+const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+
+// The rows as the store reads them, for the webhooks module and the routes.
+export type { AttemptRow, DeliveryRow, DeliveryState };
+export { getDelivery };
+
+/**
+ * The EventBus listener, inside the event's own transaction: an event of an account with an enabled endpoint gets
+ * a pending delivery and a first attempt due at the event's instant; a disabled endpoint records the event as not
+ * delivered. Nothing here touches the network, so the request that caused the event never waits on it.
+ */
+export function recordDelivery(deps: Deps, db: Db, event: StoredEvent): void {
+  const config = findWebhookConfig(deps, event.accountId);
+  if (!config) return;
+  const atMs = event.created * 1000;
+  const state: DeliveryState = config.enabled ? 'pending' : 'disabled';
+  const id = insertDelivery(db, {
+    account_id: event.accountId,
+    event_id: event.id,
+    state,
+    next_attempt_at_ms: config.enabled ? atMs : null,
+    created_at_ms: atMs,
+  });
+  if (config.enabled) deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(id), atMs);
+}
+
+/** Ends a delivery (delivered, failed, cancelled or disabled) and drops its timer. */
+export function closeDelivery(deps: Deps, delivery: DeliveryRow, state: Exclude<DeliveryState, 'pending'>): void {
+  setDeliveryClosed(deps.db, delivery.id, state);
+  deps.jobs.cancel(deps.db, delivery.account_id, ATTEMPT_JOB, String(delivery.id));
+}
+
+/**
+ * The retry state machine: records a scheduled attempt's outcome and decides what follows, in one transaction.
+ * Acknowledged: delivered. Failed: the next retry is planned RETRY_DELAYS_SECONDS after this attempt, or, after
+ * MAX_ATTEMPTS, the delivery has failed. A DELETE or reset while the request was on the wire wins: the attempt is
+ * logged and nothing more is planned.
+ */
+export function recordScheduledAttempt(
+  deps: Deps,
+  deliveryId: number,
+  attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
+  acknowledged: boolean,
+): void {
+  deps.db.transaction(() => {
+    const row = {
+      ...attempt,
+      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+      next_retry_at_ms: null as number | null,
+    };
+    const now = getDelivery(deps.db, deliveryId);
+    if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
+    const attempts = now.attempts + 1;
+    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
+    if (acknowledged) {
+      closeDelivery(deps, now, 'delivered');
+    } else if (attempts >= MAX_ATTEMPTS) {
+      deps.meter.delivered('gave_up');
+      closeDelivery(deps, now, 'failed');
+    } else {
+      row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
+      deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
+    }
+    setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
+    insertAttempt(deps.db, row);
+  })();
+}
+
+/**
+ * An extra attempt outside the schedule (sandbox/v1/webhook/redeliver): success ends a pending delivery (its
+ * remaining retries are dropped); failure leaves the schedule as it was. Answers the attempt as recorded.
+ */
+export function recordRedelivery(
+  deps: Deps,
+  attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
+  acknowledged: boolean,
+): Omit<AttemptRow, 'id'> {
+  return deps.db.transaction(() => {
+    const row = {
+      ...attempt,
+      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+      next_retry_at_ms: null,
+    };
+    insertAttempt(deps.db, row);
+    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
+    const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
+    if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
+    return row;
+  })();
+}
+
+/** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
+/**
+ * sandbox/v1/events: the outbox of an account, newest first, each event with its delivery (if any) and every attempt
+ * the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries` agree (the delivery row
+ * counts only the scheduled ones, which pace the retries).
+ */
+export function eventsWithDeliveries(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  filter: { type?: string; limit: number },
+): { event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[] {
+  return listEvents(deps, accountId, filter).map((event) => ({
+    event,
+    delivery: deliveryForEvent(deps.db, accountId, event.id),
+    attempts: attemptCount(deps.db, accountId, event.id),
+  }));
+}
+
+/** sandbox/v1/webhook/deliveries: the attempt log of an account (or of one event), newest first. */
+export function deliveryAttempts(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  filter: { eventId?: string; limit: number },
+): AttemptRow[] {
+  return listAttempts(deps.db, accountId, filter);
+}
+
+export function removeWebhook(deps: Deps, accountId: string): void {
+  assertInTransaction(deps.db, 'removeWebhook');
+  deleteWebhookConfig(deps.db, accountId);
+  cancelPendingDeliveries(deps, accountId);
+}
+
+/** Every pending retry of the account stops. */
+function cancelPendingDeliveries(deps: Deps, accountId: string): void {
+  cancelPendingDeliveryRows(deps.db, accountId);
+  deleteJobsOfKind(deps.db, accountId, ATTEMPT_JOB);
+}
+
+/**
+ * Start-up repair: the JobRunner deletes a background job's row before running it, so a process killed during an
+ * attempt leaves a pending delivery with no timer. Each such delivery gets its job back, due at its next attempt.
+ * Returns how many were restored.
+ */
+export function restoreLostAttempts(deps: Deps): number {
+  const lost = deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
+  assertInTransaction(deps.db, 'restoreLostAttempts');
+  for (const d of lost) {
+    deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
+  }
+  return lost.length;
+}
