@@ -10,7 +10,13 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CONFIG_FILES = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/bundle.mjs'];
+const CONFIG_FILES = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'package.json',
+  'scripts/bundle.mjs',
+  'scripts/clean-dist.mjs',
+];
 
 /** mtime in ms, or -1 when the file does not exist. */
 function mtimeMs(path) {
