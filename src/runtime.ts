@@ -23,7 +23,7 @@ import { ServerSecret } from './domain/kernel/secrets.js';
 import { Redactor } from './redaction/redactor.js';
 import { bootstrapAccountId, rememberBootstrapAccount, watchAccountRows } from './store/accounts.js';
 import { openDb } from './store/db.js';
-import { GroupCommit } from './store/group-commit.js';
+import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks } from './webhooks/index.js';
 
 export interface RuntimeOptions {
@@ -45,14 +45,15 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
   watchAccountRows(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
+  const transactions = new TransactionRunner(db);
   const deps: ServerDeps = {
     db,
+    transactions,
     config,
     secret: loadSecret(config),
     ids: new Ids(opts.random),
     wallClock,
-    jobs: new JobRunner({ db, logger, wallClock }),
-    writes: new GroupCommit(db),
+    jobs: new JobRunner({ db, transactions, logger, wallClock }),
     heldRequests: new HeldRequests(wallClock),
     events: new EventBus(),
     logger,
@@ -64,7 +65,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
   registerCardJobs(deps);
   registerWebhooks(deps);
   registerSimulation(deps);
-  db.transaction(() => ensureDefaultBin(deps))();
+  transactions.run(() => ensureDefaultBin(deps));
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.
   const released = releaseAllInFlight(db);
@@ -119,7 +120,7 @@ export async function bootstrapFromSnapshot(deps: ServerDeps, file: string): Pro
   }
   try {
     const doc = await readSnapshot(deps, body as Record<string, unknown>, { ownOnly: false });
-    const booted = asSnapshotInvalid(() => deps.writes.transaction(() => bootSnapshot(deps, doc, deps.config.apiKey)));
+    const booted = asSnapshotInvalid(() => deps.transactions.run(() => bootSnapshot(deps, doc, deps.config.apiKey)));
     await ensureDepositAddress(deps, booted.accountId);
     return {
       accountId: booted.accountId,
@@ -144,20 +145,20 @@ export function bootstrapAccount(deps: ServerDeps): Bootstrap | undefined {
   if (!config.bootstrapAccount) return undefined;
   if (config.apiKey) {
     if (findKeyByValue(deps, config.apiKey)) return undefined;
-    return db.transaction(() => {
+    return deps.transactions.run(() => {
       const account = newBootstrapAccount(deps);
       issueKey(deps, account.id, config.apiKey);
       return { accountId: account.id };
-    })();
+    });
   }
   const existing = bootstrapAccountId(db);
   if (existing && findAccount(deps, existing)) return { accountId: existing, reused: true };
-  return db.transaction(() => {
+  return deps.transactions.run(() => {
     const account = newBootstrapAccount(deps);
     const { apiKey } = issueKey(deps, account.id);
     rememberBootstrapAccount(db, account.id);
     return { accountId: account.id, newApiKey: apiKey };
-  })();
+  });
 }
 
 function newBootstrapAccount(deps: ServerDeps) {

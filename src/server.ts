@@ -93,7 +93,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         stopSweeper?.();
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
         // Written before the database closes: a clean stop loses no request-log record, nor a queued write.
-        deps.writes.flush();
+        deps.transactions.flush();
         requestLogOf(deps).flush();
         clearTimeout(startingCheckpointer);
         await checkpointer?.stop();

@@ -60,7 +60,7 @@ export function binHandlers(deps: ServerDeps): Handlers {
         inventory: optionalInteger(body, 'inventory') ?? base.inventory,
         provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
       };
-      deps.writes.transaction(() => putBin(deps, next));
+      deps.transactions.run(() => putBin(deps, next));
       return c.json(binAdminView(next));
     },
   };

@@ -180,7 +180,7 @@ export class RequestLog {
         this.backlog.splice(0, n);
         const budget = this.deps.config.tenant.requestLogBytes;
         const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
-        db.transaction(() => {
+        this.deps.transactions.run(() => {
           for (const row of rows) insertRequestLogRow(db, row);
           for (const [accountId, tenant] of tenantOfAccount) {
             if (tenant !== undefined) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
@@ -190,7 +190,7 @@ export class RequestLog {
               this.deps.meter.refused('request_log', trimTenantRequestLog(db, tenant, budget));
             }
           }
-        })();
+        });
         if (performance.now() - started >= budgetMs) return;
       }
     } catch (err) {

@@ -38,7 +38,7 @@ export function snapshotHandlers(deps: ServerDeps): Handlers {
       const accountId = c.get('account').id;
       payForExport(c, deps, accountId);
       // One transaction: every table read as of the same instant.
-      const { text } = deps.writes.transaction(() => exportSnapshot(deps, accountId, nowMs));
+      const { text } = deps.transactions.run(() => exportSnapshot(deps, accountId, nowMs));
       return c.body(text, 200, { 'Content-Type': 'application/json' });
     },
     'POST /sandbox/v1/snapshot/import': async (c, body) => {

@@ -78,11 +78,11 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
   if (!delivery || delivery.state !== 'pending') return;
   const event = getEvent(deps, delivery.account_id, delivery.event_id);
   const config = findWebhookConfig(deps, delivery.account_id);
-  if (!event || !config) return deps.db.transaction(() => closeDelivery(deps, delivery, 'cancelled'))();
+  if (!event || !config) return deps.transactions.run(() => closeDelivery(deps, delivery, 'cancelled'));
   // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it. An account made to
   // deliver nothing (a replay's child sandbox) ends its deliveries the same way.
   if (!config.enabled || findAccount(deps, delivery.account_id)?.delivers === false) {
-    return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+    return deps.transactions.run(() => closeDelivery(deps, delivery, 'disabled'));
   }
   const atMs = Math.max(job.dueAtMs, accountClock.now(deps, delivery.account_id));
   const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
@@ -90,7 +90,8 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
     { eventId: event.id, type: event.type, statusCode: sent.statusCode, error: sent.error, latencyMs: sent.latencyMs },
     'webhook attempt',
   );
-  recordScheduledAttempt(deps, delivery.id, attemptOf(event, sent, atMs, false), sent.error === null);
+  const attempt = attemptOf(event, sent, atMs, false);
+  deps.transactions.run(() => recordScheduledAttempt(deps, delivery.id, attempt, sent.error === null));
 }
 
 /** /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule (recordRedelivery says what follows). */
@@ -107,5 +108,6 @@ export async function redeliver(
   if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
   if (findAccount(deps, accountId)?.delivers === false) throw new DomainError('DELIVERIES_OFF');
   const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);
-  return recordRedelivery(deps, attemptOf(event, sent, atMs, true), sent.error === null);
+  const attempt = attemptOf(event, sent, atMs, true);
+  return deps.transactions.run(() => recordRedelivery(deps, attempt, sent.error === null));
 }

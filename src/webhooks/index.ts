@@ -9,6 +9,6 @@ import { ATTEMPT_JOB, recordDelivery, restoreLostAttempts } from '../domain/webh
 export function registerWebhooks(deps: ServerDeps): void {
   deps.jobs.register(ATTEMPT_JOB, { background: true, run: (job) => runScheduledAttempt(deps, job) });
   deps.events.subscribe((db, event) => recordDelivery(deps, db, event));
-  const restored = deps.db.transaction(() => restoreLostAttempts(deps))();
+  const restored = deps.transactions.run(() => restoreLostAttempts(deps));
   if (restored > 0) deps.logger.warn({ restored }, 'restored webhook attempts interrupted by a restart');
 }

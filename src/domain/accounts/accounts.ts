@@ -176,6 +176,6 @@ export async function ensureDepositAddress(deps: Deps, accountId: string): Promi
   if (!account || account.depositAddressMode === 'none') return null;
   if (account.depositAddress) return account.depositAddress;
   const generated = await generateTronAddress();
-  deps.writes.transaction(() => storeGeneratedAddress(deps, accountId, generated));
+  deps.transactions.run(() => storeGeneratedAddress(deps, accountId, generated));
   return findAccount(deps, accountId)?.depositAddress ?? null;
 }

@@ -93,13 +93,13 @@ export async function setClock(
   if (advanceMs !== undefined) assertAdvanceWithinLimit(deps, accountId, advanceMs);
   if (mode) {
     const nowMs = catchUp(deps, accountId);
-    deps.writes.transaction(() => setClockMode(deps, accountId, mode, nowMs));
+    deps.transactions.run(() => setClockMode(deps, accountId, mode, nowMs));
   }
   if (advanceMs !== undefined) {
     await deps.jobs.runDue(accountId, catchUp(deps, accountId) + advanceMs, { includeBackground: true });
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
     if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
-    deps.writes.transaction(() => shiftClock(deps, accountId, advanceMs));
+    deps.transactions.run(() => shiftClock(deps, accountId, advanceMs));
   }
   return { nowMs: now(deps, accountId), mode: clockMode(deps, accountId) };
 }

@@ -1,6 +1,6 @@
 import type { Redactor } from '../../redaction/redactor.js';
 import type { Db } from '../../store/db.js';
-import type { GroupCommit } from '../../store/group-commit.js';
+import type { TransactionRunner } from '../../store/transaction-runner.js';
 import type { EventBus, StoredEvent } from '../events/bus.js';
 import type { HeldRequests } from '../faults/held-requests.js';
 import type { Ids } from './ids.js';
@@ -29,8 +29,8 @@ export interface Deps {
   /** Wall-clock Unix milliseconds; account clocks are this plus an offset, or frozen. */
   wallClock: () => number;
   jobs: JobRunner;
-  /** The writes of one event-loop turn, committed together (store/group-commit.ts): the keyed writes' runner. */
-  writes: GroupCommit;
+  /** The one transaction runner (store/transaction-runner.ts): a transaction now, or in this turn's group commit. */
+  transactions: TransactionRunner;
   /** The requests an injected fault holds in memory (a hold until released, a latency on the wall clock). */
   heldRequests: HeldRequests;
   events: EventBus;

@@ -71,28 +71,27 @@ export function recordScheduledAttempt(
   attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
   acknowledged: boolean,
 ): void {
-  deps.db.transaction(() => {
-    const row = {
-      ...attempt,
-      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
-      next_retry_at_ms: null as number | null,
-    };
-    const now = getDelivery(deps.db, deliveryId);
-    if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
-    const attempts = now.attempts + 1;
-    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
-    if (acknowledged) {
-      closeDelivery(deps, now, 'delivered');
-    } else if (attempts >= MAX_ATTEMPTS) {
-      deps.meter.delivered('gave_up');
-      closeDelivery(deps, now, 'failed');
-    } else {
-      row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
-      deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
-    }
-    setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
-    insertAttempt(deps.db, row);
-  })();
+  assertInTransaction(deps.db, 'recordScheduledAttempt');
+  const row = {
+    ...attempt,
+    attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+    next_retry_at_ms: null as number | null,
+  };
+  const now = getDelivery(deps.db, deliveryId);
+  if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
+  const attempts = now.attempts + 1;
+  deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
+  if (acknowledged) {
+    closeDelivery(deps, now, 'delivered');
+  } else if (attempts >= MAX_ATTEMPTS) {
+    deps.meter.delivered('gave_up');
+    closeDelivery(deps, now, 'failed');
+  } else {
+    row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
+    deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
+  }
+  setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
+  insertAttempt(deps.db, row);
 }
 
 /**
@@ -104,18 +103,17 @@ export function recordRedelivery(
   attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
   acknowledged: boolean,
 ): Omit<AttemptRow, 'id'> {
-  return deps.db.transaction(() => {
-    const row = {
-      ...attempt,
-      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
-      next_retry_at_ms: null,
-    };
-    insertAttempt(deps.db, row);
-    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
-    const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
-    if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
-    return row;
-  })();
+  assertInTransaction(deps.db, 'recordRedelivery');
+  const row = {
+    ...attempt,
+    attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+    next_retry_at_ms: null,
+  };
+  insertAttempt(deps.db, row);
+  deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
+  const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
+  if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
+  return row;
 }
 
 /** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */

@@ -25,7 +25,7 @@ export function faults(deps: ServerDeps, { idempotent = false } = {}): Middlewar
     const path = c.req.path;
     if (!anyArmedFault(deps)) return next();
     const accountId = c.get('account').id;
-    const fault = deps.writes.transaction(() => takeFault(deps, accountId, path));
+    const fault = deps.transactions.run(() => takeFault(deps, accountId, path));
     if (!fault) return next();
     const wait: InjectedWait | undefined =
       fault.hold || fault.latencyMs > 0 ? { latencyMs: fault.latencyMs, hold: fault.hold } : undefined;
