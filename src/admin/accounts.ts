@@ -7,7 +7,7 @@ import {
   type AccountPatch,
 } from '../domain/accounts/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/accounts/api-keys.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { isTronAddress } from '../domain/chain/deposit-address.js';
 import { formatPpm } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';

@@ -1,5 +1,5 @@
 import { DEFAULT_BIN, findBin, type Bin } from '../domain/cards/bins.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { formatMicros, formatPpm } from '../domain/kernel/money.js';
 import { binHasCards, putBin } from '../domain/cards/bins.js';
 

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import * as clock from '../domain/kernel/clock.js';
 import { DomainError } from '../domain/kernel/errors.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { ClientGoneError } from './body-bounds.js';
 import { clientWatch } from './client-gone.js';
 import type { AppEnv, InjectedWait } from './context.js';

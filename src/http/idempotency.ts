@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import {
   completeKey,
   findKey,

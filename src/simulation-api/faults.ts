@@ -1,4 +1,4 @@
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { clearFaults, setFaults, type FaultRule } from '../domain/faults/faults.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';

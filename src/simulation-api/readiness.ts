@@ -26,7 +26,7 @@ import {
   requiredString,
 } from '../http/validate.js';
 import { windowLog } from '../request-log/window.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 

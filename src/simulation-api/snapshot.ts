@@ -7,7 +7,7 @@ import type { AppEnv } from '../http/context.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
 import { readSnapshot } from '../http/snapshot-document.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 
 /**
  * Hosted mode: an export spends one more request of the tenant's budget per this many rows (at most a second of

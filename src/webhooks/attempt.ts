@@ -1,6 +1,6 @@
 import { findAccount } from '../domain/accounts/accounts.js';
 import * as accountClock from '../domain/kernel/clock.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { WebhookDeps } from './deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events/outbox.js';
 import type { Job } from '../domain/kernel/jobs.js';
 import { DomainError } from '../domain/kernel/errors.js';
@@ -22,7 +22,7 @@ import { signatureHeader } from './signature.js';
  * The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields.
  * @internal exported for the 3DS test that reads what would be sent under each webhook configuration
  */
-export function webhookBody(deps: ServerDeps, event: StoredEvent): string {
+export function webhookBody(deps: WebhookDeps, event: StoredEvent): string {
   const data: Record<string, unknown> = { ...event.data };
   for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps, event) ?? {});
   return JSON.stringify({ ...toEnvelope(event), data });
@@ -33,7 +33,7 @@ interface Sent extends SendResult {
   signedAtSeconds: number;
 }
 
-async function send(deps: ServerDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
+async function send(deps: WebhookDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
   const body = webhookBody(deps, event);
   // `t` is wall-clock time (docs/design.md section 11), so a partner's 300 s tolerance holds after clock advances.
   const signedAtSeconds = Math.floor(deps.wallClock() / 1000);
@@ -73,7 +73,7 @@ function attemptOf(event: StoredEvent, sent: Sent, atMs: number, redelivery: boo
  * advance runs it, or later when the timer finds it overdue (a server that was down): the next delay counts from
  * when it really happened, so a backlog does not fire its retries back to back.
  */
-export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<void> {
+export async function runScheduledAttempt(deps: WebhookDeps, job: Job): Promise<void> {
   const delivery = getDelivery(deps.db, Number(job.ref));
   if (!delivery || delivery.state !== 'pending') return;
   const event = getEvent(deps, delivery.account_id, delivery.event_id);
@@ -96,7 +96,7 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
 
 /** /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule (recordRedelivery says what follows). */
 export async function redeliver(
-  deps: ServerDeps,
+  deps: WebhookDeps,
   accountId: string,
   eventId: string,
   atMs: number,

@@ -96,10 +96,10 @@ export const LAYERS: readonly Layer[] = [
     holds: /^(scenario|verify|proxy|replay)\//,
     mayImport: ['Tools', 'Contracts', 'Redaction', 'PartnerVerifier'],
   },
-  // Starting a server: the database, the domain's wiring, the HTTP app, the timers, shutdown.
+  // Starting a server: the wiring of every member, the ready account, the HTTP app, the timers, shutdown.
   {
     name: 'Server',
-    holds: /^(server|runtime)\.ts$|^lifecycle\//,
+    holds: /^(server|wiring|bootstrap)\.ts$|^lifecycle\//,
     mayImport: [
       'Server',
       'Config',
@@ -114,7 +114,7 @@ export const LAYERS: readonly Layer[] = [
       'Contracts',
     ],
   },
-  { name: 'Config', holds: /^(config|server-deps)\.ts$/, mayImport: ['Config', 'Domain'] },
+  { name: 'Config', holds: /^config\.ts$/, mayImport: ['Config', 'Domain'] },
   // The app and what every route module shares: errors, middleware, validation, the runners of commands.
   {
     name: 'Http',

@@ -1,6 +1,6 @@
 import type { Deps } from '../kernel/deps.js';
-import { listEvents, type StoredEvent } from '../events/outbox.js';
-import { assertInTransaction, type Db } from '../../store/db.js';
+import type { StoredEvent } from '../events/bus.js';
+import { assertInTransaction } from '../../store/db.js';
 import { deleteJobsOfKind } from '../../store/jobs.js';
 import { deleteWebhookConfig } from '../../store/webhook-config.js';
 import {
@@ -34,11 +34,12 @@ export type { AttemptRow, DeliveryRow, DeliveryState };
 export { getDelivery };
 
 /**
- * The EventBus listener, inside the event's own transaction: an event of an account with an enabled endpoint gets
- * a pending delivery and a first attempt due at the event's instant; a disabled endpoint records the event as not
+ * Called by emitEvent, inside the event's own transaction: an event of an account with an enabled endpoint gets a
+ * pending delivery and a first attempt due at the event's instant; a disabled endpoint records the event as not
  * delivered. Nothing here touches the network, so the request that caused the event never waits on it.
  */
-export function recordDelivery(deps: Deps, db: Db, event: StoredEvent): void {
+export function recordDelivery(deps: Deps, event: StoredEvent): void {
+  const { db } = deps;
   const config = findWebhookConfig(deps, event.accountId);
   if (!config) return;
   const atMs = event.created * 1000;
@@ -116,24 +117,6 @@ export function recordRedelivery(
   return row;
 }
 
-/** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
-/**
- * sandbox/v1/events: the outbox of an account, newest first, each event with its delivery (if any) and every attempt
- * the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries` agree (the delivery row
- * counts only the scheduled ones, which pace the retries).
- */
-export function eventsWithDeliveries(
-  deps: Pick<Deps, 'db'>,
-  accountId: string,
-  filter: { type?: string; limit: number },
-): { event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[] {
-  return listEvents(deps, accountId, filter).map((event) => ({
-    event,
-    delivery: deliveryForEvent(deps.db, accountId, event.id),
-    attempts: attemptCount(deps.db, accountId, event.id),
-  }));
-}
-
 /** sandbox/v1/webhook/deliveries: the attempt log of an account (or of one event), newest first. */
 export function deliveryAttempts(
   deps: Pick<Deps, 'db'>,
@@ -143,6 +126,7 @@ export function deliveryAttempts(
   return listAttempts(deps.db, accountId, filter);
 }
 
+/** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
 export function removeWebhook(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'removeWebhook');
   deleteWebhookConfig(deps.db, accountId);

@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/kernel/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults/faults.js';
-import type { ServerDeps } from '../../server-deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { waitInjected } from '../command.js';
 import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
