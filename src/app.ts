@@ -19,7 +19,7 @@ import { readinessFaults } from './http/middleware/readiness-faults.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { tenantBudget } from './http/middleware/tenant-budget.js';
-import { body, idempotency, mountContract, type Route } from './http/router.js';
+import { body, idempotency, keyedRunner, mountContract, type PipelineNames, type Route } from './http/router.js';
 import { notFoundHint } from './http/nearest-operation.js';
 import { sandboxHandlers } from './simulation-api/index.js';
 
@@ -32,6 +32,8 @@ export function createApp(deps: ServerDeps) {
   // allocation per request, and a route it cannot take stops the start. Left to choose, Hono had fallen back to its
   // trie router over one docs route, without a word, at some 3 % of a read's CPU.
   const app = new Hono<AppEnv>({ router: new RegExpRouter() });
+  // Each operation's steps by name, in order (test/architecture/pipelines.test.ts keeps the list checked in).
+  const pipelines: PipelineNames = new Map();
   // Every request is timed and counted under its operation (metrics.ts); each route's first step names it.
   const requests = new RequestMetrics();
   app.use('*', requests.middleware());
@@ -70,17 +72,21 @@ export function createApp(deps: ServerDeps) {
       // Before the body: a key is echoed on the body's 400s too (spec "Idempotency", rule 3).
       idempotency(route),
       body(route),
+      // Runs the command the handler prepares, under the request's Idempotency-Key (spec "Idempotency").
+      keyedRunner(deps, route),
       handler,
     ],
     [log, auth, budget, rate, length],
+    pipelines,
   );
   mountContract(
     app,
     deps,
     '/sandbox/v1',
     sandboxHandlers(deps),
-    (route, handler) => [...tenantSteps(route), body(route), handler],
+    (route, handler) => [...tenantSteps(route), body(route), keyedRunner(deps, route), handler],
     [log, auth, budget, rate, length],
+    pipelines,
   );
   // The operator API: its bearer token, then the body.
   const admin = adminAuth(deps);
@@ -91,11 +97,17 @@ export function createApp(deps: ServerDeps) {
     adminHandlers(deps),
     (route, handler) => [requests.label(route), admin, body(route), handler],
     [admin],
+    pipelines,
   );
-  mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (route, handler) => [
-    requests.label(route),
-    handler,
-  ]);
+  mountContract(
+    app,
+    deps,
+    '/healthz',
+    { 'GET /healthz': (c) => c.json({ status: 'ok' }) },
+    (route, handler) => [requests.label(route), handler],
+    undefined,
+    pipelines,
+  );
   // Prometheus's text format, outside the contract (docs/hosted.md): the operator's token, or loopback locally.
   const exposition = new MetricsExposition(deps, requests);
   app.get('/metrics', requests.labelMetrics(), metricsAuth(deps), async (c) => {
@@ -137,7 +149,7 @@ export function createApp(deps: ServerDeps) {
   }
   app.notFound(notFound);
   app.onError(onError);
-  return Object.assign(app, { metrics: exposition });
+  return Object.assign(app, { metrics: exposition, pipelines });
 }
 
 const notFound = (c: Context<AppEnv>) =>

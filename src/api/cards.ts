@@ -10,8 +10,8 @@ import {
   setFrozen,
 } from '../domain/cards/cards.js';
 import { DomainError } from '../domain/kernel/errors.js';
-import { catchUp } from '../http/command.js';
-import { command, type Handlers } from '../http/router.js';
+import { caughtUpNow } from '../http/account-clock.js';
+import { prepare, type Handlers } from '../http/router.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { OK } from '../http/envelope.js';
@@ -21,7 +21,7 @@ const CURRENCIES = ['USDT'] as const;
 
 /** A command on one card, named by the body's cardId. */
 const onCard = (run: (accountId: string, cardId: string, nowMs: number) => void) =>
-  command((c, body) => {
+  prepare((c, body) => {
     const accountId = c.get('account').id;
     const cardId = requiredString(body, 'cardId');
     return (now) => (run(accountId, cardId, now), OK);
@@ -39,38 +39,38 @@ export function cardHandlers(deps: ServerDeps): Handlers {
     },
     'POST /v1/card/list': (c, body) => {
       const status = optionalEnum(body, 'status', CARD_STATUSES);
-      catchUp(c, deps);
+      caughtUpNow(c, deps);
       const cards = listCards(deps, c.get('account').id, status);
       return c.json({ cardList: cardListViews(deps, cards) });
     },
     'POST /v1/card/detail': (c, body) => {
       const account = c.get('account');
       const cardId = requiredString(body, 'cardId');
-      catchUp(c, deps);
+      caughtUpNow(c, deps);
       return c.json(cardDetailView(deps, account, getOwnedCard(deps, account.id, cardId)));
     },
     'POST /v1/card/asset': (c, body) => {
       const cardId = requiredString(body, 'cardId');
-      catchUp(c, deps);
+      caughtUpNow(c, deps);
       return c.json(cardAssetView(deps, getOwnedCard(deps, c.get('account').id, cardId)));
     },
     'POST /v1/card/sensitiveInfo': (c, body) => {
       const cardId = requiredString(body, 'cardId');
-      catchUp(c, deps);
+      caughtUpNow(c, deps);
       const card = getOwnedCard(deps, c.get('account').id, cardId);
       if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
       const bin = getBin(deps, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.
       return c.json(deriveCardData(deps.secret, card, bin.bin));
     },
-    'POST /v1/card/create': command((c, body) => {
+    'POST /v1/card/create': prepare((c, body) => {
       const amountMicros = requiredAmount(body, 'amount');
       requiredEnum(body, 'currency', CURRENCIES);
       const input = { amountMicros, binId: optionalString(body, 'binId'), alias: optionalString(body, 'alias') };
       const account = c.get('account');
       return (now) => cardCreatedView(deps, createCard(deps, account, input, now));
     }),
-    'POST /v1/card/deposit': command((c, body) => {
+    'POST /v1/card/deposit': prepare((c, body) => {
       const cardId = requiredString(body, 'cardId');
       const amountMicros = requiredAmount(body, 'amount');
       optionalEnum(body, 'currency', CURRENCIES);

@@ -3,7 +3,7 @@ import type { ServerDeps } from '../http/server-deps.js';
 import { pendingDepositsMicros } from '../domain/chain/chain.js';
 import { balance } from '../domain/ledger/ledger.js';
 import { formatMicros } from '../domain/kernel/money.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { Handlers } from '../http/router.js';
 import { requiredEnum } from '../http/validate.js';
 import { OK } from '../http/envelope.js';
@@ -12,7 +12,7 @@ import { DomainError } from '../domain/kernel/errors.js';
 export const walletHandlers = (deps: ServerDeps): Handlers => ({
   'POST /v1/wallet/assetList': (c) => {
     const accountId = c.get('account').id;
-    catchUp(c, deps);
+    caughtUpNow(c, deps);
     return c.json({
       ...OK,
       assetList: [

@@ -1,5 +1,5 @@
 import type { ServerDeps } from '../http/server-deps.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalBoolean, requiredString } from '../http/validate.js';
 import {

@@ -2,6 +2,7 @@ import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts/accounts.js';
 import type { SeenClock } from '../domain/kernel/clock.js';
 import type { OperationStats } from './operation-stats.js';
+import type { Command } from './run-command.js';
 import type { Redactor } from '../redaction/redactor.js';
 import type { FaultEffect } from '../request-log/captured-request.js';
 
@@ -40,6 +41,8 @@ export interface AppEnv {
      * route hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
     injectedWait?: InjectedWait;
+    /** An idempotent operation's command, prepared by its handler for the keyed runner step (router.ts). */
+    command?: Command;
     /** What an injected fault did to this request, for its request-log record (faults, readiness faults). */
     faultEffect?: FaultEffect;
     /**

@@ -11,7 +11,9 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency/keys.js';
-import { catchUp, now, runCommand, waitInjected } from './command.js';
+import { caughtUpNow, accountNow } from './account-clock.js';
+import { runCommand } from './run-command.js';
+import { waitInjected } from './injected-wait.js';
 import type { AppEnv, InjectedWait } from './context.js';
 import { DomainError, invalidField } from '../domain/kernel/errors.js';
 
@@ -92,7 +94,7 @@ export async function runKeyed(
   const reserved = wait !== undefined;
   if (wait) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
-    const startMs = catchUp(c, deps);
+    const startMs = caughtUpNow(c, deps);
     purgeExpiredKeys(db, account.id, startMs);
     const existing = findKey(deps, account.id, key, startMs);
     if (existing) return answerExisting(c, deps, key, { endpoint, body, hash }, existing);
@@ -108,7 +110,7 @@ export async function runKeyed(
   const outcome = await deps.transactions.batched(() => {
     // The timers due on the account clock first (each job in a savepoint of its own): they stay done even when the
     // operation then fails.
-    deps.jobs.runForegroundDue(account.id, now(c, deps));
+    deps.jobs.runForegroundDue(account.id, accountNow(c, deps));
     try {
       return keyedTransaction();
     } catch (err) {
@@ -127,7 +129,7 @@ export async function runKeyed(
    */
   function keyedTransaction(): { replay: KeyRecord } | { stored: StoredResponse } {
     return deps.transactions.run(() => {
-      const nowMs = now(c, deps);
+      const nowMs = accountNow(c, deps);
       if (!reserved) {
         purgeExpiredKeys(db, account.id, nowMs);
         const existing = findKey(deps, account.id, key!, nowMs);

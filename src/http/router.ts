@@ -1,7 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { readIndex, type Operation } from '../contracts/files.js';
 import type { ServerDeps } from './server-deps.js';
-import { runCommand } from './command.js';
+import type { Command } from './run-command.js';
 import type { AppEnv } from './context.js';
 import { echoIdempotencyKey, runKeyed } from './idempotency.js';
 import { bodyBounds, readJsonObject, readOptionalJsonObject } from './middleware/json-body.js';
@@ -15,20 +15,18 @@ import type { Body } from './validate.js';
 
 /** An operation's handler that answers by itself: a read, or a write whose answer is not a stored one. */
 type Answer = (c: Context<AppEnv>, body: Body) => Response | Promise<Response>;
-/** A mutation to run once, in one transaction, at the account's "now"; its result is the answer's body. */
-type Run = (nowMs: number) => object;
 /**
- * A handler that validates what the schema cannot and returns the mutation to run; the contract then decides
- * how it runs: under an Idempotency-Key (`idempotent: true`) or as a plain command.
+ * The handler of an idempotent operation: it checks what the schema cannot and prepares the command (run-command.ts)
+ * that the route's next step, the idempotency runner, runs under the request's Idempotency-Key.
  */
-export interface Command {
-  command: (c: Context<AppEnv>, body: Body) => Run | Promise<Run>;
+export interface CommandHandler {
+  prepare: (c: Context<AppEnv>, body: Body) => Command | Promise<Command>;
 }
-type Handler = Answer | Command;
+type Handler = Answer | CommandHandler;
 /** An API's handlers by the contract's operation key (`POST /v1/card/create`). */
 export type Handlers = Readonly<Record<string, Handler>>;
 
-export const command = (prepare: Command['command']): Command => ({ command: prepare });
+export const prepare = (prepareCommand: CommandHandler['prepare']): CommandHandler => ({ prepare: prepareCommand });
 
 /** One operation of the contract, as a route's steps see it. */
 export interface Route {
@@ -42,6 +40,9 @@ export interface Route {
 
 /** The steps of a route, in order, ending with its handler; a `false` step is left out (a switch of the contract). */
 export type Pipeline = (route: Route, handler: Step) => (Step | false)[];
+
+/** Each operation's steps by name, in order, as they were mounted (a test keeps the list checked in). */
+export type PipelineNames = Map<string, string[]>;
 
 let routes: Route[] | undefined;
 
@@ -66,11 +67,16 @@ export function mountContract(
   handlers: Handlers,
   pipeline: Pipeline,
   fallback?: (MiddlewareHandler<AppEnv> | false)[],
+  names?: PipelineNames,
 ): void {
   for (const route of contractRoutes(prefix)) {
     const handler = handlers[route.key];
     if (handler === undefined) throw new Error(`${route.key} is in contracts/index.json but has no handler`);
-    const steps = pipeline(route, handlerStep(deps, route, handler)).filter((s) => s !== false);
+    const steps = pipeline(route, handlerStep(route, handler)).filter((s) => s !== false);
+    names?.set(
+      route.key,
+      steps.map((s) => s.name || 'anonymous'),
+    );
     on(app, route.method, honoPath(route.path), steps);
   }
   if (fallback) {
@@ -117,26 +123,38 @@ export function idempotency({ operation }: Route): MiddlewareHandler<AppEnv> | f
 }
 
 /**
- * The handler as its route's last step. A command runs under the idempotency runner when its operation is
- * idempotent, else as a plain command; an idempotent operation whose handler answers by itself could keep no
- * promise of a replay, and stops the start.
+ * The handler as its route's last step: it answers, or (an idempotent operation's) prepares the command the keyed
+ * runner before it then runs. An idempotent operation whose handler answers by itself could keep no promise of a
+ * replay, and a command with no keyed runner to run it would never run: either stops the start.
  */
-function handlerStep(deps: ServerDeps, route: Route, handler: Handler): Step {
+function handlerStep(route: Route, handler: Handler): Step {
   if (typeof handler === 'function') {
-    if (route.operation.idempotent) throw new Error(`${route.key} is idempotent: its handler must be a command`);
-    return (c: Context<AppEnv>) => handler(c, c.get('body'));
-  }
-  if (!route.operation.idempotent) {
-    return async (c: Context<AppEnv>) => {
-      const run = await handler.command(c, c.get('body'));
-      return c.json(runCommand(c, deps, run), 200);
+    if (route.operation.idempotent) throw new Error(`${route.key} is idempotent: its handler must prepare a command`);
+    return function answer(c: Context<AppEnv>) {
+      return handler(c, c.get('body'));
     };
   }
+  if (!route.operation.idempotent) throw new Error(`${route.key} is not idempotent: its handler must answer`);
+  // No answer here, and no next step: the keyed runner answers once this has returned (Hono takes the Response a
+  // step returns only while none is set, so calling on past the last step would answer 404 first).
+  return async function prepareCommand(c: Context<AppEnv>) {
+    c.set('command', await handler.prepare(c, c.get('body')));
+  } as MiddlewareHandler<AppEnv>;
+}
+
+/**
+ * The keyed runner, an idempotent operation's step before its handler: once the handler has prepared the command,
+ * it runs it under the request's Idempotency-Key (idempotency.ts: replayed, refused, or run once and stored). A
+ * handler that failed instead (its answer is the error) leaves nothing to run.
+ */
+export function keyedRunner(deps: ServerDeps, { operation, path }: Route): MiddlewareHandler<AppEnv> | false {
+  if (!operation.idempotent) return false;
   // The key is bound to the endpoint as the partner API names it (`card/create`), as stored keys always were.
-  const endpoint = route.path.replace(/^\/(sandbox\/|admin\/)?v1\//, '');
-  return async (c: Context<AppEnv>) => {
-    const body = c.get('body');
-    const run = await handler.command(c, body);
-    return runKeyed(c, deps, { endpoint, body, wait: c.get('injectedWait') }, run);
+  const endpoint = path.replace(/^\/(sandbox\/|admin\/)?v1\//, '');
+  return async function keyedRunner(c, next) {
+    await next();
+    const command = c.get('command');
+    if (command === undefined) return;
+    return runKeyed(c, deps, { endpoint, body: c.get('body'), wait: c.get('injectedWait') }, command);
   };
 }

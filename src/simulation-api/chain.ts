@@ -1,6 +1,6 @@
 import { listDeposits, transferOnChain } from '../domain/chain/chain.js';
 import type { ServerDeps } from '../http/server-deps.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString, requiredAmount } from '../http/validate.js';
@@ -18,7 +18,7 @@ export function chainHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...deposit });
     },
     'POST /sandbox/v1/chain/deposits': async (c) => {
-      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, catchUp(c, deps)) });
+      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, caughtUpNow(c, deps)) });
     },
   };
 }

@@ -2,7 +2,7 @@ import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { EVENT_TYPES } from '../domain/events/types.js';
 import { eventsWithDeliveries, toEnvelope } from '../domain/events/outbox.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { Handlers } from '../http/router.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
 
@@ -17,7 +17,7 @@ export function eventsHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/events': async (c, body) => {
       const type = optionalEnum(body, 'type', EVENT_TYPES);
       const limit = optionalInteger(body, 'limit') ?? 100;
-      catchUp(c, deps);
+      caughtUpNow(c, deps);
       const events = eventsWithDeliveries(deps, c.get('account').id, { type, limit }).map(
         ({ event, delivery: d, attempts }) => ({
           ...toEnvelope(event),

@@ -1,7 +1,7 @@
 import type { ServerDeps } from '../http/server-deps.js';
 import { clearFaults, setFaults, type FaultRule } from '../domain/faults/faults.js';
 import { OK } from '../http/envelope.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalBoolean, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
 

@@ -1,7 +1,7 @@
 import { setInventory } from '../domain/cards/bins.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { OK } from '../http/envelope.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalBoolean, optionalInteger, requiredString } from '../http/validate.js';
 

@@ -16,7 +16,7 @@ import { findWebhookConfig, signingSecret } from '../domain/webhooks/config.js';
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import {
   optionalBoolean,
   optionalInteger,

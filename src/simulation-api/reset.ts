@@ -1,6 +1,6 @@
 import { OK } from '../http/envelope.js';
 import { resetAccount } from '../domain/accounts/reset.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { requiredAmount } from '../http/validate.js';
 import type { ServerDeps } from '../http/server-deps.js';

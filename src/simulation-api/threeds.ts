@@ -2,7 +2,7 @@ import type { ServerDeps } from '../http/server-deps.js';
 import { FX_CURRENCIES } from '../domain/network/fx.js';
 import { CHALLENGE_TYPES, challengeCard, verifyChallenge } from '../domain/network/threeds.js';
 import { OK } from '../http/envelope.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import {
   optionalAmount,

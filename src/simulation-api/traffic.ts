@@ -1,7 +1,8 @@
 import { tenantOf } from '../domain/accounts/tenants.js';
 import { listTraffic, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic/runs.js';
 import { STORY_KINDS, type StoryKind } from '../domain/traffic/plan.js';
-import { catchUp, runCommand } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import {
@@ -56,7 +57,7 @@ export function trafficHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...view(r), cancelled: r.cancelled });
     },
     'POST /sandbox/v1/traffic/list': async (c) => {
-      catchUp(c, deps);
+      caughtUpNow(c, deps);
       return c.json({ ...OK, runs: listTraffic(deps, c.get('account').id).map(view) });
     },
   };

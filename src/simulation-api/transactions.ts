@@ -6,7 +6,7 @@ import { microsToJsonNumber } from '../domain/kernel/money.js';
 import { refundTransaction } from '../domain/network/refunds.js';
 import { reverseTransaction } from '../domain/network/reversals.js';
 import type { TxnOutcome } from '../domain/network/transaction-records.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import {

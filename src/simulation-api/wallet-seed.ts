@@ -2,7 +2,7 @@ import { seedBalance } from '../domain/accounts/accounts.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { formatMicros } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { requiredAmount } from '../http/validate.js';
 

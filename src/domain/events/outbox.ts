@@ -48,7 +48,10 @@ export function getEvent(deps: Pick<Deps, 'db'>, accountId: string, id: string):
   return row && rowToEvent(row);
 }
 
-/** Events of an account, newest first. */
+/**
+ * Events of an account, newest first.
+ * @internal exported for the tests, which read an account's whole outbox
+ */
 export function listEvents(
   deps: Pick<Deps, 'db'>,
   accountId: string,

@@ -44,7 +44,7 @@ export interface ReadinessWindows {
 }
 
 /** A readiness run whose test deliveries are on the wire, and the promise of their end. */
-export interface Sending {
+interface Sending {
   tenantId: string;
   done: Promise<void>;
 }

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/kernel/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults/faults.js';
 import type { ServerDeps } from '../server-deps.js';
-import { waitInjected } from '../command.js';
+import { waitInjected } from '../injected-wait.js';
 import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
 import type { FaultEffect } from '../../request-log/captured-request.js';

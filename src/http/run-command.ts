@@ -1,0 +1,16 @@
+import type { Context } from 'hono';
+import type { ServerDeps } from './server-deps.js';
+import { caughtUpNow } from './account-clock.js';
+import type { AppEnv } from './context.js';
+
+/** A domain mutation: run once, in one transaction, at the account's "now"; its result is the answer's body. */
+export type Command<T = object> = (nowMs: number) => T;
+
+/**
+ * Runs the calling account's command in the transaction runner (store/transaction-runner.ts), at the account's
+ * caught-up "now". Domain commands never open a transaction themselves.
+ */
+export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: Command<T>): T {
+  const nowMs = caughtUpNow(c, deps);
+  return deps.transactions.run(() => command(nowMs));
+}
