@@ -1,11 +1,11 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { readIndex, type Operation } from '../contracts/files.js';
 import type { ServerDeps } from './server-deps.js';
-import type { Command } from './run-command.js';
-import type { AppEnv } from './context.js';
+import type { AppEnv, Command } from './context.js';
+import { runCommand } from './run-command.js';
 import { echoIdempotencyKey, runKeyed } from './idempotency.js';
 import { bodyBounds, readJsonObject, readOptionalJsonObject } from './middleware/json-body.js';
-import type { Body } from './validate.js';
+import type { OperationKey, RequestBody } from './request-body.js';
 
 // The routes of /v1, /sandbox/v1 and /admin/v1 are built from contracts/index.json, not declared beside it: an
 // operation the contract does not list has no route (404), and what the contract says of an operation (its body
@@ -14,19 +14,22 @@ import type { Body } from './validate.js';
 // pipeline by the router's match and pays for no lookup of its own.
 
 /** An operation's handler that answers by itself: a read, or a write whose answer is not a stored one. */
-type Answer = (c: Context<AppEnv>, body: Body) => Response | Promise<Response>;
+type Answer<B> = (c: Context<AppEnv>, body: B) => Response | Promise<Response>;
 /**
  * The handler of an idempotent operation: it checks what the schema cannot and prepares the command (run-command.ts)
  * that the route's next step, the idempotency runner, runs under the request's Idempotency-Key.
  */
-export interface CommandHandler {
-  prepare: (c: Context<AppEnv>, body: Body) => Command | Promise<Command>;
+export interface CommandHandler<B> {
+  toCommand: (c: Context<AppEnv>, body: B) => Command | Promise<Command>;
 }
-type Handler = Answer | CommandHandler;
-/** An API's handlers by the contract's operation key (`POST /v1/card/create`). */
-export type Handlers = Readonly<Record<string, Handler>>;
+type Handler<B> = Answer<B> | CommandHandler<B>;
+/**
+ * An API's handlers by the contract's operation key (`POST /v1/card/create`), each reading its body as that
+ * operation's contract types it (request-body.ts).
+ */
+export type Handlers = { readonly [Key in OperationKey]?: Handler<RequestBody<Key>> };
 
-export const prepare = (prepareCommand: CommandHandler['prepare']): CommandHandler => ({ prepare: prepareCommand });
+export const prepare = <B>(toCommand: CommandHandler<B>['toCommand']): CommandHandler<B> => ({ toCommand });
 
 /** One operation of the contract, as a route's steps see it. */
 export interface Route {
@@ -70,9 +73,9 @@ export function mountContract(
   names?: PipelineNames,
 ): void {
   for (const route of contractRoutes(prefix)) {
-    const handler = handlers[route.key];
+    const handler = handlers[route.key as OperationKey] as Handler<unknown> | undefined;
     if (handler === undefined) throw new Error(`${route.key} is in contracts/index.json but has no handler`);
-    const steps = pipeline(route, handlerStep(route, handler)).filter((s) => s !== false);
+    const steps = pipeline(route, handlerStep(deps, route, handler)).filter((s) => s !== false);
     names?.set(
       route.key,
       steps.map((s) => s.name || 'anonymous'),
@@ -115,7 +118,7 @@ export function body({ key, operation }: Route): MiddlewareHandler<AppEnv> {
   };
 }
 
-const NO_BODY: Body = Object.freeze({});
+const NO_BODY = Object.freeze({});
 
 /** The idempotency step: echoes a well-formed key on every answer of an idempotent operation, its 400s included. */
 export function idempotency({ operation }: Route): MiddlewareHandler<AppEnv> | false {
@@ -123,22 +126,28 @@ export function idempotency({ operation }: Route): MiddlewareHandler<AppEnv> | f
 }
 
 /**
- * The handler as its route's last step: it answers, or (an idempotent operation's) prepares the command the keyed
- * runner before it then runs. An idempotent operation whose handler answers by itself could keep no promise of a
- * replay, and a command with no keyed runner to run it would never run: either stops the start.
+ * The handler as its route's last step: it answers, or prepares a command. An idempotent operation's command is run
+ * by the keyed runner, the step before; where the contract says an operation is not idempotent, its command runs
+ * here as a plain one. An idempotent operation whose handler answers by itself could keep no promise of a replay,
+ * and stops the start.
  */
-function handlerStep(route: Route, handler: Handler): Step {
+function handlerStep(deps: ServerDeps, route: Route, handler: Handler<unknown>): Step {
   if (typeof handler === 'function') {
     if (route.operation.idempotent) throw new Error(`${route.key} is idempotent: its handler must prepare a command`);
     return function answer(c: Context<AppEnv>) {
       return handler(c, c.get('body'));
     };
   }
-  if (!route.operation.idempotent) throw new Error(`${route.key} is not idempotent: its handler must answer`);
+  if (!route.operation.idempotent) {
+    return async function runPlainCommand(c: Context<AppEnv>) {
+      const command = await handler.toCommand(c, c.get('body'));
+      return c.json(runCommand(c, deps, command), 200);
+    };
+  }
   // No answer here, and no next step: the keyed runner answers once this has returned (Hono takes the Response a
   // step returns only while none is set, so calling on past the last step would answer 404 first).
   return async function prepareCommand(c: Context<AppEnv>) {
-    c.set('command', await handler.prepare(c, c.get('body')));
+    c.set('command', await handler.toCommand(c, c.get('body')));
   } as MiddlewareHandler<AppEnv>;
 }
 

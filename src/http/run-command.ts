@@ -1,10 +1,7 @@
 import type { Context } from 'hono';
 import type { ServerDeps } from './server-deps.js';
 import { caughtUpNow } from './account-clock.js';
-import type { AppEnv } from './context.js';
-
-/** A domain mutation: run once, in one transaction, at the account's "now"; its result is the answer's body. */
-export type Command<T = object> = (nowMs: number) => T;
+import type { AppEnv, Command } from './context.js';
 
 /**
  * Runs the calling account's command in the transaction runner (store/transaction-runner.ts), at the account's

@@ -24,6 +24,7 @@ import { balance, transfer, type TransferInput } from '../ledger/ledger.js';
 import { pendingAuthorisationsHint, settlingTopUpHint } from './pending-hints.js';
 
 export type { CardStatus };
+/** @internal exported for the test that holds the contract's card statuses to the domain's */
 export const CARD_STATUSES: readonly CardStatus[] = ['ACTIVE', 'FROZEN', 'CANCELLING', 'CANCELLED'];
 
 export interface Card {

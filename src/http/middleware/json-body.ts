@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Body } from '../validate.js';
+import type { Body } from '../request-schema.js';
 import { invalidField } from '../../domain/kernel/errors.js';
 import { errorResponse } from '../errors.js';
 import { payloadTooLarge, readBoundedBody, type BodyBounds } from '../body-bounds.js';
