@@ -91,7 +91,7 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       const cards = body.cards.map((card) => ({
         cardId: card.cardId,
         availableMicros: microsOfSignedDecimal(card.availableAmount),
-        frozenMicros: microsOfSignedDecimal(card.frozenAmount),
+        heldMicros: microsOfSignedDecimal(card.frozenAmount),
       }));
       const post = { requestId: c.get('requestId'), cards };
       return c.json({ ...OK, ...runCommand(c, deps, () => postLedger(deps, c.get('account').id, post)) });

@@ -73,6 +73,21 @@ function transactionsOutsideRunner(texts: Map<string, string>): string[] {
   );
 }
 
+// State is declared (docs/development.md, "State"): every piece of a server's state is a member of its deps, built by
+// src/wiring.ts. A module-level table keyed by an object (a WeakMap, or a Map or Set it fills) is state hidden beside
+// them, reached as `xxxOf(deps)`; only a memo of a pure function may stay, named a cache.
+const SIDE_TABLE = /^(?:export )?(?:const|let) ([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*new WeakMap\b/;
+
+/** `file:line: name` of every module-level WeakMap not named a cache. */
+function sideTables(texts: Map<string, string>): string[] {
+  return [...texts].flatMap(([file, text]) =>
+    text.split('\n').flatMap((line, i) => {
+      const name = SIDE_TABLE.exec(line)?.[1];
+      return name !== undefined && !/[cC]ache$/.test(name) ? [`${file}:${i + 1}: ${name}`] : [];
+    }),
+  );
+}
+
 /**
  * The layers, top to bottom, and what each may import from src (anything from node: or a package is fine). A file
  * belongs to the first layer whose pattern holds it; every file of src belongs to one.
@@ -310,6 +325,21 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
       'domain/kernel/jobs.ts',
       'store/db.ts',
     ]);
+  });
+
+  it('state is declared: no module-level side table, only caches of pure functions', () => {
+    expect(sideTables(sourceTexts())).toEqual([]);
+  });
+
+  it('the state check bites: a planted side table is found, a cache is not', () => {
+    const planted = new Map(sourceTexts());
+    const file = 'http/middleware/rate-limit.ts';
+    const lines = planted.get(file)!.split('\n').length;
+    planted.set(
+      file,
+      `${planted.get(file)!}\nconst limiters = new WeakMap<ServerDeps, Limiter>();\nconst digestCache = new WeakMap<object, string>();`,
+    );
+    expect(sideTables(planted)).toEqual([`${file}:${lines + 1}: limiters`]);
   });
 
   it.each(['scenario', 'verify', 'proxy', 'replay'])(
