@@ -43,7 +43,8 @@ export function createApp(deps: ServerDeps) {
   app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
   app.use('*', jsonBodyLimit({ budgetedPrefixes: ['/v1/', '/sandbox/v1/'] }));
 
-  // The tenant APIs, one step per line: each `false` is a switch of the operation's contract entry.
+  // The tenant APIs, one step per line. A `false` step is left out: a switch of the operation's contract entry
+  // (recorded, faultable, readiness), or a setting (the request log off).
   const log = deps.config.requestLog && requestLog(deps);
   const auth = apiKeyAuth(deps);
   const budget = tenantBudget(deps);

@@ -18,8 +18,9 @@ const onCard = (run: (accountId: string, cardId: string, nowMs: number) => void)
   });
 
 /**
- * /v1/card. The writes are commands: whether they run under an Idempotency-Key (spec "Idempotency") is their
- * contract entry's `idempotent`, and each validates its body (400) before any key logic.
+ * /v1/card. The writes prepare commands: whether they run under an Idempotency-Key (spec "Idempotency") is their
+ * contract entry's `idempotent`. Their bodies reach them checked (the route's body step answers a bad one 400), and
+ * the key's echo on those 400s is the idempotency step's.
  */
 export function cardHandlers(deps: ServerDeps): Handlers {
   return {

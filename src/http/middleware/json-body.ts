@@ -106,7 +106,6 @@ export function bodyBounds(op: { maxBodyBytes?: number; maxBodyValues?: number }
 }
 
 /**
-/**
  * The body text, read within the bounds as it arrives (a refused body is never buffered whole). An accepted body
  * goes to Hono's body cache, where the request log takes it; a refused one never does, so nothing downstream
  * (the request log parses bodies past 64 KiB to redact them) ever parses what was refused for its parse cost.
