@@ -58,7 +58,7 @@ export function cardHandlers(deps: ServerDeps): Handlers {
       const amountMicros = microsOf(body.amount);
       const input = { amountMicros, binId: body.binId, alias: body.alias };
       const account = c.get('account');
-      return (now) => cardCreatedView(deps, createCard(deps, account, input, now));
+      return (now) => cardCreatedView(createCard(deps, account, input, now));
     }),
     'POST /v1/card/deposit': prepare((c, body) => {
       const cardId = body.cardId;

@@ -1,7 +1,7 @@
 import type { Account } from '../domain/accounts/accounts.js';
 import { binView, getBin } from '../domain/cards/bins.js';
 import { maskGrouped, maskStored } from '../domain/cards/card-data.js';
-import type { Card } from '../domain/cards/cards.js';
+import type { Card, CreatedCard } from '../domain/cards/cards.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { balance, balancesOf, ledgerId } from '../domain/ledger/ledger.js';
 import { formatCents, formatMicros, microsToJsonNumber } from '../domain/kernel/money.js';
@@ -9,13 +9,13 @@ import { LISTING_STATUS, type BillRow } from '../domain/network/transactions.js'
 
 // Response shapes of the partner API (docs/design.md section 3), one function per resource view.
 
-export function cardCreatedView(deps: ServerDeps, card: Card) {
+export function cardCreatedView({ card, bin }: CreatedCard) {
   return {
     cardId: card.id,
     binId: card.binId,
     cardStatus: card.status,
     maskedCardNo: maskGrouped(card.last4),
-    cardBrand: getBin(deps, card.binId).cardNetwork,
+    cardBrand: bin.cardNetwork,
     openFee: microsToJsonNumber(card.openFeeMicros),
   };
 }

@@ -2,10 +2,9 @@ import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../../store/e
 import { attemptCount, deliveryForEvent, type DeliveryRow } from '../../store/webhook-deliveries.js';
 import type { Deps } from '../kernel/deps.js';
 import { recordDelivery } from '../webhooks/deliveries.js';
-import type { StoredEvent } from './bus.js';
-import type { EventEnvelope, EventType } from './types.js';
+import type { EventEnvelope, EventType, StoredEvent } from './types.js';
 
-export type { StoredEvent } from './bus.js';
+export type { StoredEvent } from './types.js';
 
 /**
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event

@@ -15,6 +15,8 @@ export interface SeenClock {
 export interface Authenticated {
   account: Account;
   keyId: string;
+  /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
+  tenantId: string;
   /** The request's "now" comes from this while no account row changes (clock.ts, `now`). */
   seen: SeenClock;
 }

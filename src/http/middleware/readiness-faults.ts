@@ -18,6 +18,9 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
   return async function readinessFaults(c, next) {
     const keyedWrite = judgedAs === 'keyed-write' && Boolean(c.req.header('idempotency-key'));
     if (!keyedWrite && judgedAs !== 'read') return next();
+    // The common case, known without a query: no readiness window of this account is open.
+    const windows = deps.readinessWindows.byAccount;
+    if (windows !== undefined && !windows.has(c.get('account').id)) return next();
     const take = (kind: 'drop' | 'error' | 'throttle') =>
       takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
     if (!keyedWrite) {
