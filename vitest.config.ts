@@ -10,7 +10,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/conformance.ts'],
     // A temp folder of the run's own, empty before and checked empty after (every test removes what it writes).
-    globalSetup: ['test/setup/clean-temp.ts'],
+    globalSetup: ['test/setup/clean-temp.ts', 'test/setup/postgres.ts'],
     reporters: ['default', new SkipReasons()],
     pool: 'forks',
     testTimeout: LIMIT_MS,

@@ -1,0 +1,232 @@
+import pg from 'pg';
+import { createHash } from 'node:crypto';
+import { positional, StoreUnavailable, type Db, type Params, type Store, type TransactionOptions } from './seam.js';
+
+// The PostgreSQL driver of the store seam (store/seam.ts), on node-postgres (`pg`). What it does about the dialects'
+// differences, so that the store's SQL is written once:
+// - placeholders: `?` and `@name` become `$1..$n`, once per statement text;
+// - statements are prepared on each connection the first time it runs them (named by a hash of their text);
+// - integers: bigint (int8) columns and aggregates come back as JavaScript numbers, as SQLite's do. Money is bigint
+//   micro-units bounded far below 2^53 (docs/decisions.md), and a value that is not a safe integer is refused
+//   rather than rounded;
+// - rows changed: a statement's rowCount.
+// Transactions hold one pooled connection for their length and, given an account, its advisory lock: an account's
+// transactions run one after another on every instance, as they do on SQLite's single connection.
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+function safeInteger(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new Error(`${text} is past what a JSON number holds exactly`);
+  return n;
+}
+
+/** Parses integers of this driver's connections (not pg's defaults for the whole process). */
+const TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return safeInteger;
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+interface Prepared {
+  text: string;
+  name: string;
+}
+
+/** `?` and `@name` as `$n`, and a name for the prepared statement, per statement text. */
+class StatementTexts {
+  private readonly cache = new Map<string, Prepared>();
+
+  prepared(sql: string, params: Params | undefined): { query: Prepared; values: unknown[] } {
+    const { sql: text, values } = positional(sql, params);
+    let query = this.cache.get(text);
+    if (!query) {
+      let n = 0;
+      const numbered = text.replace(/\?/g, () => `$${++n}`);
+      query = { text: numbered, name: `s${createHash('sha1').update(numbered).digest('hex').slice(0, 16)}` };
+      this.cache.set(text, query);
+    }
+    return { query, values };
+  }
+}
+
+/** A PostgreSQL error that means the server cannot be reached or the connection was lost (not a bad statement). */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (!e) return false;
+  if (typeof e.code === 'string') {
+    // Node's socket errors, and SQLSTATE class 08 (connection exception), 57P01-57P03 (shut down, cannot connect now).
+    if (/^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|ENETUNREACH|EAI_AGAIN)$/.test(e.code))
+      return true;
+    if (/^08|^57P0[123]$/.test(e.code)) return true;
+  }
+  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message ?? '');
+}
+
+type Queryable = pg.Pool | pg.PoolClient;
+
+abstract class PostgresStatements implements Db {
+  readonly dialect = 'postgres' as const;
+  abstract readonly inTransaction: boolean;
+
+  constructor(protected readonly texts: StatementTexts) {}
+
+  protected abstract connection(): Queryable;
+
+  private async query(sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
+    const { query, values } = this.texts.prepared(sql, params);
+    try {
+      const config: pg.QueryConfig = { name: query.name, text: query.text, values, types: TYPES };
+      if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
+      return await this.connection().query(config);
+    } catch (err) {
+      if (isConnectionError(err)) throw new StoreUnavailable(err);
+      throw err;
+    }
+  }
+
+  async get<T>(sql: string, params?: Params): Promise<T | undefined> {
+    return (await this.query(sql, params)).rows[0] as T | undefined;
+  }
+
+  async all<T>(sql: string, params?: Params): Promise<T[]> {
+    return (await this.query(sql, params)).rows as T[];
+  }
+
+  async value<T>(sql: string, params?: Params): Promise<T | undefined> {
+    return (await this.query(sql, params, 'array')).rows[0]?.[0] as T | undefined;
+  }
+
+  async column<T>(sql: string, params?: Params): Promise<T[]> {
+    return (await this.query(sql, params, 'array')).rows.map((r: unknown[]) => r[0]) as T[];
+  }
+
+  async run(sql: string, params?: Params): Promise<number> {
+    return (await this.query(sql, params)).rowCount ?? 0;
+  }
+
+  abstract transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+class PostgresTransaction extends PostgresStatements {
+  readonly inTransaction = true;
+  private savepoints = 0;
+
+  constructor(
+    texts: StatementTexts,
+    private readonly client: pg.PoolClient,
+  ) {
+    super(texts);
+  }
+
+  protected connection(): pg.PoolClient {
+    return this.client;
+  }
+
+  async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    const name = `s${++this.savepoints}`;
+    await this.client.query(`SAVEPOINT ${name}`);
+    try {
+      const result = await work(this);
+      await this.client.query(`RELEASE SAVEPOINT ${name}`);
+      return result;
+    } catch (err) {
+      if (!(err instanceof StoreUnavailable)) await this.client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+      throw err;
+    } finally {
+      this.savepoints--;
+    }
+  }
+}
+
+export interface PostgresOptions {
+  /** Connections at most (the pool's bound). */
+  maxConnections: number;
+  /** A statement running longer is cancelled by the server. */
+  statementTimeoutMs: number;
+  /** How long to wait for a connection (from the pool, or to the server). */
+  connectTimeoutMs: number;
+}
+
+export class PostgresStore extends PostgresStatements implements Store {
+  readonly inTransaction = false;
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    readonly where: string,
+  ) {
+    super(new StatementTexts());
+  }
+
+  /** A pool on `url` (libpq's parameters, `sslmode` among them; the password may come from PGPASSWORD). */
+  static connect(url: string, options: PostgresOptions): PostgresStore {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.maxConnections,
+      connectionTimeoutMillis: options.connectTimeoutMs,
+      statement_timeout: options.statementTimeoutMs,
+      idleTimeoutMillis: 30_000,
+      application_name: 'card-sandbox',
+    });
+    // An idle connection the server closed reports here; the next query takes another.
+    pool.on('error', () => {});
+    return new PostgresStore(pool, describe(url));
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  protected connection(): pg.Pool {
+    return this.pool;
+  }
+
+  async transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw isConnectionError(err) ? new StoreUnavailable(err) : err;
+    }
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      if (options?.account !== undefined) {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [options.account]);
+      }
+      const result = await work(new PostgresTransaction(this.texts, client));
+      await client.query('COMMIT');
+      return result;
+    } catch (err) {
+      if (isConnectionError(err) || err instanceof StoreUnavailable) {
+        broken = err;
+        throw err instanceof StoreUnavailable ? err : new StoreUnavailable(err);
+      }
+      await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
+      throw err;
+    } finally {
+      // A connection that failed goes, not back to the pool.
+      client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
+
+/** The URL without its password, for a log line or an error. */
+export function describe(url: string): string {
+  try {
+    const u = new URL(url);
+    u.password = '';
+    return u.toString();
+  } catch {
+    return 'postgres://(a URL that does not parse)';
+  }
+}

@@ -1,0 +1,78 @@
+// The store seam: what every store function is given to talk to its database, whichever it is. Two drivers keep it:
+// SQLite (store/sqlite.ts, better-sqlite3, the embedded default) and PostgreSQL (store/postgres.ts). Store functions
+// write their SQL once, with `?` (or `@name`) parameters and the common subset of the two dialects; where the dialects
+// differ the store function asks `db.dialect` and says why, and what each driver does about the rest (placeholders,
+// integer types, a statement's rows changed) is the driver's, named there.
+//
+// A `Db` is either the store itself (statements in autocommit: a read outside any transaction) or one transaction
+// of it, handed by the transaction runner (store/transaction-runner.ts) to the work it runs. Nothing else opens a
+// transaction.
+
+/** Parameters of a statement: positional (`?`), or by name (`@name`). */
+export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Db {
+  readonly dialect: Dialect;
+  /** Whether this is one transaction of the store (domain commands assert they run inside one). */
+  readonly inTransaction: boolean;
+  /** The first row, or undefined. */
+  get<T>(sql: string, params?: Params): Promise<T | undefined>;
+  /** Every row. */
+  all<T>(sql: string, params?: Params): Promise<T[]>;
+  /** The first column of the first row, or undefined. */
+  value<T>(sql: string, params?: Params): Promise<T | undefined>;
+  /** The first column of every row. */
+  column<T>(sql: string, params?: Params): Promise<T[]>;
+  /** Runs a statement; answers how many rows it changed. */
+  run(sql: string, params?: Params): Promise<number>;
+  /**
+   * Runs `work` in a transaction of its own or, on a transaction, in a savepoint of it (which rolls back alone when
+   * `work` throws). Only the transaction runner (store/transaction-runner.ts) calls this.
+   */
+  transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+/** What the store as a whole does beside its statements: open transactions (the runner's only), and close. */
+export interface Store extends Db {
+  /** A file path or URL a person would recognise in a log line: never its password. */
+  readonly where: string;
+  /** Whether the store is open (a server closing its store leaves late work nothing to write to). */
+  readonly open: boolean;
+  close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+  /**
+   * The account whose rows the transaction reads to decide what it writes: transactions of one account run one
+   * after another (SQLite has one writer anyway; PostgreSQL takes a lock on the account for the transaction's
+   * length), so a balance read and the debit it allows cannot interleave with another of the account's.
+   */
+  account?: string;
+}
+
+/** A statement's SQL with its `@name` parameters turned positional, for a driver that takes positions only. */
+export function positional(sql: string, params: Params | undefined): { sql: string; values: unknown[] } {
+  if (params === undefined) return { sql, values: [] };
+  if (Array.isArray(params)) return { sql, values: params as unknown[] };
+  const named = params as Readonly<Record<string, unknown>>;
+  const values: unknown[] = [];
+  const text = sql.replace(/@([A-Za-z_]\w*)/g, (_, name: string) => {
+    if (!(name in named)) throw new Error(`statement parameter @${name} not given`);
+    values.push(named[name]);
+    return '?';
+  });
+  return { sql: text, values };
+}
+
+/**
+ * The database cannot be reached (at start, or lost while serving): what a request that needs it answers as 503 with
+ * Retry-After, never as a 500, and what timers and deliveries wait out. Its message names no password.
+ */
+export class StoreUnavailable extends Error {
+  constructor(readonly reason: unknown) {
+    super(`the database cannot be reached: ${(reason as Error)?.message ?? String(reason)}`);
+    this.name = 'StoreUnavailable';
+  }
+}

@@ -1,0 +1,162 @@
+import Database from 'better-sqlite3';
+import { positional, type Db, type Params, type Store, type TransactionOptions } from './seam.js';
+
+// The SQLite driver of the store seam (store/seam.ts): better-sqlite3, whose statements run synchronously in this
+// process. One connection, so one transaction at a time: a transaction waits for the one before it, and a statement
+// outside any transaction (a read of a request) waits for the open one to end, so it never sees what that one has
+// written before its commit. Transactions hold no lock across the event loop's turns: their statements complete at
+// once, and only the work between them awaits.
+
+type Statement = Database.Statement;
+
+/** One connection's statements, prepared once each (the SQL text is the key). */
+class Statements {
+  private readonly cache = new Map<string, Statement>();
+
+  constructor(readonly connection: Database.Database) {}
+
+  prepare(sql: string): Statement {
+    let stmt = this.cache.get(sql);
+    if (!stmt) {
+      stmt = this.connection.prepare(sql);
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** A statement's parameters as better-sqlite3 takes them: positions spread, names as one object. */
+function bind(params: Params | undefined): unknown[] {
+  if (params === undefined) return [];
+  return Array.isArray(params) ? (params as unknown[]) : [params];
+}
+
+/** The statements of a connection, as the seam asks for them; `inTransaction` says which side of it this is. */
+abstract class SqliteStatements implements Db {
+  readonly dialect = 'sqlite' as const;
+  abstract readonly inTransaction: boolean;
+
+  constructor(protected readonly statements: Statements) {}
+
+  /** Outside a transaction: resolves once no transaction of this connection is open. */
+  protected abstract ready(): Promise<void> | undefined;
+
+  async get<T>(sql: string, params?: Params): Promise<T | undefined> {
+    await this.ready();
+    return this.statements.prepare(sql).get(...bind(params)) as T | undefined;
+  }
+
+  async all<T>(sql: string, params?: Params): Promise<T[]> {
+    await this.ready();
+    return this.statements.prepare(sql).all(...bind(params)) as T[];
+  }
+
+  async value<T>(sql: string, params?: Params): Promise<T | undefined> {
+    await this.ready();
+    return this.statements
+      .prepare(sql)
+      .pluck()
+      .get(...bind(params)) as T | undefined;
+  }
+
+  async column<T>(sql: string, params?: Params): Promise<T[]> {
+    await this.ready();
+    return this.statements
+      .prepare(sql)
+      .pluck()
+      .all(...bind(params)) as T[];
+  }
+
+  async run(sql: string, params?: Params): Promise<number> {
+    await this.ready();
+    return this.statements.prepare(sql).run(...bind(params)).changes;
+  }
+
+  abstract transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+/** One transaction (or savepoint) of the connection, handed to the work it runs. */
+class SqliteTransaction extends SqliteStatements {
+  readonly inTransaction = true;
+  private savepoints = 0;
+
+  protected ready(): undefined {
+    // Some errors (a full disk) make SQLite roll the whole transaction back: nothing may then go on as if it held.
+    if (!this.statements.connection.inTransaction) throw new Error('the transaction was rolled back by SQLite');
+    return undefined;
+  }
+
+  /** Inside a transaction: a savepoint, which rolls back alone when `work` throws. */
+  async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    const name = `s${++this.savepoints}`;
+    const db = this.statements.connection;
+    db.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await work(this);
+      db.exec(`RELEASE ${name}`);
+      return result;
+    } catch (err) {
+      // Some errors (a full disk) make SQLite roll the whole transaction back: then there is no savepoint to undo.
+      if (db.inTransaction) {
+        db.exec(`ROLLBACK TO ${name}`);
+        db.exec(`RELEASE ${name}`);
+      }
+      throw err;
+    } finally {
+      this.savepoints--;
+    }
+  }
+}
+
+export class SqliteStore extends SqliteStatements implements Store {
+  readonly inTransaction = false;
+  /** The end of the transaction open now (or last), which the next one and every statement outside it wait for. */
+  private tail: Promise<unknown> = Promise.resolve();
+  private busy = false;
+
+  constructor(
+    readonly connection: Database.Database,
+    readonly where: string,
+  ) {
+    super(new Statements(connection));
+  }
+
+  get open(): boolean {
+    return this.connection.open;
+  }
+
+  protected ready(): Promise<void> | undefined {
+    return this.busy ? this.idle() : undefined;
+  }
+
+  /** Resolves once no transaction is open (nor queued before this call). */
+  private async idle(): Promise<void> {
+    while (this.busy) await this.tail.catch(() => undefined);
+  }
+
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      this.busy = true;
+      const db = this.connection;
+      db.exec('BEGIN');
+      try {
+        const result = await work(new SqliteTransaction(this.statements));
+        db.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (db.inTransaction) db.exec('ROLLBACK');
+        throw err;
+      } finally {
+        this.busy = false;
+      }
+    };
+    const next = this.tail.then(run, run);
+    this.tail = next;
+    return next;
+  }
+
+  async close(): Promise<void> {
+    await this.idle();
+    this.connection.close();
+  }
+}

