@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Fidelity audit against the compiled server started exactly as a partner starts it (the brief's command line,

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, freePort, spawnCli, stop, ROOT } from './cli-process.js';
+import { cleanEnv, ensureBuilt, freePort, spawnCli, stop, ROOT } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The command partners run (package.json `bin`, the Docker image, `npm start`) is dist/src/cli/main.js bundled with

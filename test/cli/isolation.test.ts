@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, ROOT, runCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+import { ensureBuilt, ROOT, runCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 
 // Behaviour.md section 12: `scenario run --base-url --api-key` and `verify --allow-mutations` work in child sandboxes
 // they create and delete, so the key's own account (cards, balance, webhook) is left exactly as it was, and runs

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait.js';
-import { ensureBuilt, spawnCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+import { ensureBuilt, spawnCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 
 /** The banner goes to stderr, so that stdout holds only records (JSON lines with --json). */
 const started = (tail: ServeProcess, re: RegExp) => waitFor('the banner on stderr', () => re.test(tail.stderr()));

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop } from './cli-process.js';
+import { cleanEnv, ensureBuilt, startServe, stop } from '../helpers/cli-process.js';
 
 // `card-sandbox serve` hands its own secrets (the admin token, the ready account's key) to the redaction, so they are
 // masked by value wherever a client puts them: under a header of any name, in the path, in the query, in a body,

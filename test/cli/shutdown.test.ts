@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from './cli-process.js';
+import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 
 // A request is held in flight for real, with no test-only code in the server: the client sends the headers
 // and half the body of a wallet/seed, and the rest only after the signal.

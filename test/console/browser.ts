@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { ROOT } from '../cli/cli-process.js';
+import { ROOT } from '../helpers/cli-process.js';
 import { skipBecause } from '../helpers/skip.js';
 import { startReceiver, type Receiver } from '../webhooks/receiver.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop } from '../cli/cli-process.js';
+import { cleanEnv, ensureBuilt, startServe, stop } from '../helpers/cli-process.js';
 
 let dir: string;
 beforeAll(() => {

@@ -2,7 +2,7 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { expectConserved, newCard, sim } from '../helpers/core.js';
 import { luhnValid } from '../helpers/luhn.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';

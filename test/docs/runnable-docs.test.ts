@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 import { shellCommands } from './shell-commands.js';
 

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 // No lockout (hosted mode): a tenant can always let go of what it holds. A CI job that froze its clock, armed a 60 s

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 
 // `card-sandbox backup`: a consistent copy of a database the server is writing to, with its secret, that a server
 // started on it serves as the original did.

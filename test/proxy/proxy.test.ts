@@ -9,7 +9,7 @@ import { expandFiles } from '../../src/scenario/glob.js';
 import { consoleReport } from '../../src/scenario/report.js';
 import { loadAll, runScenarios } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { ensureBuilt, spawnCli, stop } from '../cli/cli-process.js';
+import { ensureBuilt, spawnCli, stop } from '../helpers/cli-process.js';
 import { startProxyCli } from './proxy-process.js';
 
 // The validating proxy (docs/proxy.md): relays unchanged, reports every departure from the contracts.

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
 
 // Pointed at production, every output of the proxy (stdout, --report, --junit, --record) ends up in CI artifacts:

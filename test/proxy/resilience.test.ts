@@ -2,7 +2,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, stop } from '../cli/cli-process.js';
+import { ensureBuilt, stop } from '../helpers/cli-process.js';
 import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
 
 // The proxy never dies on what the target or a client does (docs/proxy.md, "When the target misbehaves"): an answer

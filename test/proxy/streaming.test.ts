@@ -3,7 +3,7 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, stop } from '../cli/cli-process.js';
+import { ensureBuilt, stop } from '../helpers/cli-process.js';
 import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
 
 // Bodies stream through the proxy both ways with backpressure, and at most 1 MiB of each is kept for checking: a

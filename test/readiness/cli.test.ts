@@ -2,7 +2,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, freePort, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
+import {
+  ensureBuilt,
+  freePort,
+  runCli,
+  spawnCli,
+  startSandbox,
+  stop,
+  type ServeProcess,
+} from '../helpers/cli-process.js';
 import { carelessReceiver, goodReceiver, type PartnerReceiver } from './partners.js';
 
 // `card-sandbox readiness` against a compiled server process, as a partner's CI runs it: the exit status says

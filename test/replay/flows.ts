@@ -1,4 +1,4 @@
-import { stop } from '../cli/cli-process.js';
+import { stop } from '../helpers/cli-process.js';
 import { startProxyCli } from '../proxy/proxy-process.js';
 
 // Recordings for the replay tests, made as a partner makes them: the compiled proxy with --record in front of a

@@ -13,7 +13,7 @@ import {
   startSandbox,
   stop,
   type ServeProcess,
-} from '../cli/cli-process.js';
+} from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { client, type Call } from './flows.js';
 

@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, freePort, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
+import {
+  ensureBuilt,
+  freePort,
+  runCli,
+  spawnCli,
+  startSandbox,
+  stop,
+  type ServeProcess,
+} from '../helpers/cli-process.js';
 import { jsonLines } from '../proxy/proxy-process.js';
 import { cardFlow, client, record, type Call } from './flows.js';
 

@@ -9,7 +9,7 @@ import { putWebhookConfig } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';
-import { ensureBuilt, spawnCli, startSandbox, stop } from '../cli/cli-process.js';
+import { ensureBuilt, spawnCli, startSandbox, stop } from '../helpers/cli-process.js';
 import { startPartnerApp } from '../cli/partner-app.js';
 
 let sb: TestSandbox;

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WAIT_LIMIT_MS } from '../helpers/wait.js';
+import { WAIT_LIMIT_MS } from './wait.js';
 
 // Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
 
