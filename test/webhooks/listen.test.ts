@@ -10,7 +10,7 @@ import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from './receiver.js';
 import { ensureBuilt, spawnCli, startSandbox, stop } from '../helpers/cli-process.js';
-import { startPartnerApp } from '../cli/partner-app.js';
+import { startPartnerApp } from '../helpers/partner-app.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;

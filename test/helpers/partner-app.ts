@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { WAIT_LIMIT_MS } from '../helpers/wait.js';
+import { WAIT_LIMIT_MS } from './wait.js';
 
 // A partner's webhook endpoint as the README tells partners to write one: the raw body checked with the package's
 // own verifier (src/webhooks/verify.ts, exported as card-issuing-sandbox/webhooks) before anything is trusted.
