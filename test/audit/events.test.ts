@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { FUNDED_ACCOUNT, webhookTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, type Receiver } from '../webhooks/receiver.js';
+import { behaviours, type Receiver } from '../helpers/webhook-receiver.js';
 import { captureLogger, putWebhookConfig } from '../helpers/core.js';
 
 // Fidelity audit: every event type as a partner's receiver gets it from the merged server (real 3DS module,

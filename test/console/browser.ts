@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { ROOT } from '../helpers/cli-process.js';
 import { skipBecause } from '../helpers/skip.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // Shared by the console's browser tests: a Chromium driven by playwright-core, a test sandbox listening on a loopback
 // port, axe-core, and the screenshot writer.

@@ -3,7 +3,7 @@ import type { Config } from '../../src/config.js';
 import { emitEvent } from '../../src/domain/events/outbox.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { specVerify } from './spec-verifier.js';
 import { putWebhookConfig } from '../helpers/core.js';
 

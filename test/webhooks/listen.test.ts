@@ -8,7 +8,7 @@ import { signatureHeader } from '../../src/webhooks/signature.js';
 import { putWebhookConfig } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { ensureBuilt, spawnCli, startSandbox, stop } from '../helpers/cli-process.js';
 import { startPartnerApp } from '../helpers/partner-app.js';
 

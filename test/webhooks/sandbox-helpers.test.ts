@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { webhookTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, type Receiver } from './receiver.js';
+import { behaviours, type Receiver } from '../helpers/webhook-receiver.js';
 import { putWebhookConfig } from '../helpers/core.js';
 
 let sb: TestSandbox;

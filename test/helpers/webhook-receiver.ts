@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { conformance } from '../helpers/conformance.js';
+import { conformance } from './conformance.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
