@@ -10,7 +10,7 @@ import { consoleReport } from '../../src/scenario/report.js';
 import { loadAll, runScenarios } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { ensureBuilt, spawnCli, stop } from '../helpers/cli-process.js';
-import { startProxyCli } from './proxy-process.js';
+import { startProxyCli } from '../helpers/proxy-process.js';
 
 // The validating proxy (docs/proxy.md): relays unchanged, reports every departure from the contracts.
 

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, stop } from '../helpers/cli-process.js';
-import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
+import { jsonLines, startProxyCli, type ProxyProcess } from '../helpers/proxy-process.js';
 
 // The proxy never dies on what the target or a client does (docs/proxy.md, "When the target misbehaves"): an answer
 // it cannot pass on is a 502 {code: 502, message} and a violation, silence past --timeout-ms a 504, a client that

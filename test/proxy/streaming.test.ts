@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, stop } from '../helpers/cli-process.js';
-import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
+import { jsonLines, startProxyCli, type ProxyProcess } from '../helpers/proxy-process.js';
 
 // Bodies stream through the proxy both ways with backpressure, and at most 1 MiB of each is kept for checking: a
 // target streaming hundreds of MB leaves the proxy's memory where it was (its resident set is sampled from /proc

@@ -1,5 +1,5 @@
 import { stop } from '../helpers/cli-process.js';
-import { startProxyCli } from '../proxy/proxy-process.js';
+import { startProxyCli } from '../helpers/proxy-process.js';
 
 // Recordings for the replay tests, made as a partner makes them: the compiled proxy with --record in front of a
 // target, a client calling through it.

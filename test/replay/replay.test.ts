@@ -13,7 +13,7 @@ import {
   stop,
   type ServeProcess,
 } from '../helpers/cli-process.js';
-import { jsonLines } from '../proxy/proxy-process.js';
+import { jsonLines } from '../helpers/proxy-process.js';
 import { cardFlow, client, record, type Call } from './flows.js';
 
 // `card-sandbox replay` (docs/production.md): a recording replayed against a sandbox, in a child sandbox it creates
