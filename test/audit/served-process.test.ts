@@ -1,9 +1,9 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { closeServer, listen } from '../helpers/loopback.js';
 
 // Fidelity audit against the compiled server started exactly as a partner starts it (the brief's command line,
 // plus debug logging so the secrecy check sees every line it could write), with a real receiver on loopback.
@@ -29,12 +29,8 @@ beforeAll(async () => {
       res.end('ok');
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  closeReceiver = () => {
-    server.closeAllConnections();
-    server.close();
-  };
+  receiverUrl = `${await listen(server)}/hook`;
+  closeReceiver = () => closeServer(server);
   proc = await startServe([
     'serve',
     '--db',

@@ -2,8 +2,9 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, freePort, spawnCli, startServe, stop, ROOT } from '../helpers/cli-process.js';
+import { cleanEnv, ensureBuilt, spawnCli, startServe, stop, ROOT } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort } from '../helpers/loopback.js';
 
 let dir: string;
 beforeAll(() => {

@@ -8,6 +8,7 @@ import {
   SessionsFull,
 } from '../../src/console/session.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { listen } from '../helpers/loopback.js';
 
 // What a console user can make the server keep is bounded, and belongs to that user's key: a key's sessions, what
 // a refused form keeps, a sign-in from another site, guesses of the operator token.
@@ -158,14 +159,8 @@ describe('sign-in guards', () => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account();
     expect((await signIn(apiKey, { 'Sec-Fetch-Site': 'same-origin' })).res.status).toBe(303);
-    const server = sb.server.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    const { port } = server.address() as { port: number };
-    const res = await request(`http://127.0.0.1:${port}`)
-      .post('/console/signin')
-      .set('Origin', `http://127.0.0.1:${port}`)
-      .type('form')
-      .send({ apiKey });
+    const base = await listen(sb.server);
+    const res = await request(base).post('/console/signin').set('Origin', base).type('form').send({ apiKey });
     expect(res.status).toBe(303);
   });
 

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedgerFile } from './ledger-check.js';
-import { ADMIN_TOKEN, ServerProcess, freePort } from './server-process.js';
+import { ADMIN_TOKEN, ServerProcess } from './server-process.js';
 import { call, prng, runTraffic, type KeyedOp } from './traffic.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort, listen } from '../helpers/loopback.js';
 
 // CRASH_ROUNDS kills (CI 3, `npm run test:crash` 20) of a real `card-sandbox serve` under concurrent keyed
 // create / deposit / authorize / clear traffic. The account's deposit fee is 0
@@ -56,8 +57,7 @@ beforeAll(async () => {
       res.writeHead(200).end();
     });
   });
-  await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const hookUrl = `${await listen(receiver)}/hook`;
   const put = await fetch(`${server.url}/v1/webhook`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },

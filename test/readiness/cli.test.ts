@@ -2,16 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ensureBuilt,
-  freePort,
-  runCli,
-  spawnCli,
-  startSandbox,
-  stop,
-  type ServeProcess,
-} from '../helpers/cli-process.js';
+import { ensureBuilt, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { carelessReceiver, goodReceiver, type PartnerReceiver } from './partners.js';
+import { freePort } from '../helpers/loopback.js';
 
 // `card-sandbox readiness` against a compiled server process, as a partner's CI runs it: the exit status says
 // whether a check failed, the JUnit file has one test case per check.

@@ -1,6 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen } from '../helpers/loopback.js';
 
 // Two partner integrations, written as partners write them, for the readiness tests: a GOOD one (a receiver that
 // verifies signatures with node:crypto exactly as the spec's verifier does, refuses stale timestamps, deduplicates by
@@ -154,9 +154,8 @@ async function receiver(handle: (raw: Buffer, req: IncomingMessage) => number): 
       res.end(status < 300 ? 'ok' : 'refused');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  r.close = () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
+  r.url = `${await listen(server)}/hooks`;
+  r.close = () => closeServer(server);
   return r;
 }
 

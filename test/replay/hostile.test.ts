@@ -1,6 +1,5 @@
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +15,7 @@ import {
 } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { client, type Call } from './flows.js';
+import { closeServer, listen } from '../helpers/loopback.js';
 
 // Replay never leaves the sandbox (a hostile recording, the compiled CLI against a compiled sandbox). A recording once
 // sent the child sandbox's key anywhere ("path": "//host:port/x"), made the child deliver signed requests to the
@@ -39,7 +39,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
+  for (const s of servers.splice(0)) await closeServer(s);
 });
 
 /** A server that counts what reaches it (somewhere a replay must never send to). */
@@ -50,10 +50,9 @@ async function elsewhere(): Promise<{ url: string; port: number; received: Incom
     req.resume();
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"received":true}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = await listen(server);
   servers.push(server);
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, port, received };
+  return { url, port: Number(new URL(url).port), received };
 }
 
 let lines = 0;
@@ -173,9 +172,9 @@ describe('replay deletes its child, or says it could not', () => {
         res.writeHead(upstream.status, { 'Content-Type': 'application/json' }).end(await upstream.text());
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = await listen(server);
     servers.push(server);
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return url;
   }
 
   it('a child it cannot delete (a 429 every time) is exit 3 with its id, never "deleted"', async () => {
