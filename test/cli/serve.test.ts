@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, spawnCli, startServe, stop, ROOT } from '../helpers/cli-process.js';
+import { cleanEnv, ensureBuilt, ROOT, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { freePort } from '../helpers/loopback.js';
 
@@ -96,14 +96,14 @@ describe('card-sandbox serve', () => {
 
   it('prints the ready account key once: a second start on the same database does not print it', async () => {
     const db = join(dir, 'bootstrap.db');
-    const first = await startServe(['serve', '--port', '0', '--db', db]);
+    const first = await serveOn(db);
     const key = /API key \(shown once, keep it\): (\S+)/.exec(first.stdout())?.[1];
     expect(key).toMatch(/^sk_sandbox_[0-9A-Za-z]{40}$/);
     expect((await assetList(first.url, key)).status).toBe(200);
     expect((await stop(first)).code).toBe(0);
     expect(first.stdout().split(key!).length - 1).toBe(1);
 
-    const second = await startServe(['serve', '--port', '0', '--db', db]);
+    const second = await serveOn(db);
     try {
       expect(second.stdout()).not.toMatch(/API key/);
       expect((await assetList(second.url, key)).status).toBe(200);
@@ -113,8 +113,8 @@ describe('card-sandbox serve', () => {
   });
 
   it('makes an account owning SANDBOX_API_KEY with SANDBOX_SEED_BALANCE, and never prints that key', async () => {
-    const env = cleanEnv({ SANDBOX_API_KEY: 'ci-key-0123456789', SANDBOX_SEED_BALANCE: '1000' });
-    const proc = await startServe(['serve', '--port', '0', '--db', join(dir, 'given-key.db')], { env });
+    const env = { SANDBOX_API_KEY: 'ci-key-0123456789', SANDBOX_SEED_BALANCE: '1000' };
+    const proc = await serveOn(join(dir, 'given-key.db'), [], env);
     try {
       const res = await assetList(proc.url, 'ci-key-0123456789');
       expect(res.status).toBe(200);
@@ -128,10 +128,8 @@ describe('card-sandbox serve', () => {
   });
 
   it('hosted mode makes no ready account unless asked for, and the operator API takes the admin token', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-1-of-serve-tests' });
-    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted.db')], {
-      env,
-    });
+    const env = { SANDBOX_ADMIN_TOKEN: 'op-token-1-of-serve-tests' };
+    const proc = await serveOn(join(dir, 'hosted.db'), ['--mode', 'hosted'], env);
     try {
       expect(proc.stdout()).not.toMatch(/API key/);
       const created = await fetch(`${proc.url}/admin/v1/accounts`, {
@@ -148,10 +146,8 @@ describe('card-sandbox serve', () => {
   });
 
   it('hosted mode makes the ready account when asked for with SANDBOX_BOOTSTRAP=true', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-2-of-serve-tests', SANDBOX_BOOTSTRAP: 'true' });
-    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted-boot.db')], {
-      env,
-    });
+    const env = { SANDBOX_ADMIN_TOKEN: 'op-token-2-of-serve-tests', SANDBOX_BOOTSTRAP: 'true' };
+    const proc = await serveOn(join(dir, 'hosted-boot.db'), ['--mode', 'hosted'], env);
     try {
       const key = /API key \(shown once, keep it\): (\S+)/.exec(proc.stdout())?.[1];
       expect((await assetList(proc.url, key)).status).toBe(200);

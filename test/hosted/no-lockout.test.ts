@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
+import { ensureBuilt, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 // No lockout (hosted mode): a tenant can always let go of what it holds. A CI job that froze its clock, armed a 60 s
@@ -17,9 +17,7 @@ const sockets: Socket[] = [];
 
 beforeAll(async () => {
   ensureBuilt();
-  server = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', ':memory:', '--rate-limit', '1000'], {
-    env: cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN }),
-  });
+  server = await serveOn(':memory:', ['--mode', 'hosted', '--rate-limit', '1000'], { SANDBOX_ADMIN_TOKEN: ADMIN });
 }, 120_000);
 afterAll(async () => {
   if (server) await stop(server);

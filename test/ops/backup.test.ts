@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
+import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 
 // `card-sandbox backup`: a consistent copy of a database the server is writing to, with its secret, that a server
 // started on it serves as the original did.
@@ -18,8 +18,9 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function serveOn(db: string, extra: string[] = []) {
-  const s = await startServe(['serve', '--db', db, '--port', '0', ...extra], { env: cleanEnv() });
+/** serveOn, the server stopped after the test. */
+async function serveUntilAfter(db: string, args: string[] = []) {
+  const s = await serveOn(db, args);
   servers.push(s);
   return s;
 }
@@ -85,7 +86,7 @@ describe('card-sandbox backup', () => {
     dir = mkdtempSync(join(tmpdir(), 'sandbox-backup-'));
     const live = join(dir, 'live.db');
     const copy = join(dir, 'copy.db');
-    const server = await serveOn(live, ['--seed-balance', '100000']);
+    const server = await serveUntilAfter(live, ['--seed-balance', '100000']);
     const key = /API key \(shown once, keep it\): (\S+)/.exec(server.stdout())![1]!;
     const w = writer(server.url, key);
     await w.until(20);
@@ -112,7 +113,7 @@ describe('card-sandbox backup', () => {
     await stop(servers.pop()!);
 
     // A server on the copy takes the same key and knows every card acknowledged before the backup began.
-    const restored = await serveOn(copy);
+    const restored = await serveUntilAfter(copy);
     const served = await cardIds(restored.url, key);
     expect(served).toEqual(expect.arrayContaining(before));
     expect(served.length).toBeLessThanOrEqual(w.acknowledged.length + 4);
@@ -127,7 +128,7 @@ describe('card-sandbox backup', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no database at/);
     const live = join(dir, 'live.db');
-    const server = await serveOn(live);
+    const server = await serveUntilAfter(live);
     const refused = await runCli(['backup', '--db', live, '--out', taken]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/exists: choose a new name/);
