@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterEach, describe, expect } from 'vitest';
 import { runListen, startListener, type Listener, type ListenOptions } from '../../src/cli/listen.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { putWebhookConfig } from '../helpers/core.js';
+import { newCard, putWebhookConfig } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
@@ -46,8 +46,9 @@ async function listen(extra: Partial<ListenOptions> = {}) {
   await putWebhookConfig(sb, acct.apiKey, { url: `${listener.url}/webhooks` });
 }
 
+/** A new card, its card.created sent (the clock's advance runs the due delivery). */
 async function cardCreated(): Promise<string> {
-  const cardId = (await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' })).body.cardId;
+  const cardId = await newCard(sb, acct.apiKey, 50);
   await sb.advance(acct.apiKey, 0);
   return cardId;
 }

@@ -3,7 +3,7 @@ import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { webhookTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, type Receiver } from '../helpers/webhook-receiver.js';
-import { putWebhookConfig } from '../helpers/core.js';
+import { newCard, putWebhookConfig } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -13,16 +13,12 @@ let secret: string;
 const putWebhook = (body: Record<string, unknown>) => putWebhookConfig(sb, acct.apiKey, body);
 const sim = (path: string, body: unknown = {}) => sb.post(acct.apiKey, `/sandbox/v1/${path}`, body);
 
-async function createCard(): Promise<string> {
-  return (await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' })).body.cardId;
-}
-
 it.override({ accountOptions: { balance: 1000 } });
 it.beforeEach(({ sb: s, acct: a, rx: r, secret: k }) => void ([sb, acct, rx, secret] = [s, a, r, k]));
 
 describe('POST /sandbox/v1/events', () => {
   it('lists the account events newest first with their delivery state', async () => {
-    const cardId = await createCard();
+    const cardId = await newCard(sb, acct.apiKey, 50);
     await sb.post(acct.apiKey, '/v1/card/freeze', { cardId });
     await sb.advance(acct.apiKey, 0);
     const res = await sim('events');
@@ -39,9 +35,9 @@ describe('POST /sandbox/v1/events', () => {
   });
 
   it('filters by type and limits the count', async () => {
-    await createCard();
-    await createCard();
-    const cardId = await createCard();
+    await newCard(sb, acct.apiKey, 50);
+    await newCard(sb, acct.apiKey, 50);
+    const cardId = await newCard(sb, acct.apiKey, 50);
     await sb.post(acct.apiKey, '/v1/card/freeze', { cardId });
     expect((await sim('events', { type: 'card.created', limit: 2 })).body.events).toHaveLength(2);
     expect((await sim('events', { type: 'card.frozen' })).body.events).toHaveLength(1);
@@ -57,7 +53,7 @@ describe('POST /sandbox/v1/events', () => {
   });
 
   it("never shows another account's events", async () => {
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     const other = await sb.account();
     expect((await sb.post(other.apiKey, '/sandbox/v1/events', {})).body.events).toEqual([]);
   });
@@ -66,8 +62,8 @@ describe('POST /sandbox/v1/events', () => {
 describe('POST /sandbox/v1/webhook/deliveries', () => {
   it('lists every attempt with time, status, latency, error and next retry, filtered by eventId', async () => {
     rx.queue.push(behaviours.status(500));
-    await createCard();
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const [, first] = (await sim('events')).body.events;
     const res = await sim('webhook/deliveries', { eventId: first.id });
@@ -92,7 +88,7 @@ describe('POST /sandbox/v1/webhook/deliveries', () => {
 
 describe('POST /sandbox/v1/webhook/redeliver', () => {
   it('delivers one event again now, signed afresh, with the same event id', async () => {
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const [event] = (await sim('events')).body.events;
     sb.wall.ms += 5000;
@@ -118,7 +114,7 @@ describe('POST /sandbox/v1/webhook/redeliver', () => {
 
   it('a successful redelivery ends the pending retries of a failing delivery', async () => {
     rx.queue.push(behaviours.status(500));
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const [event] = (await sim('events')).body.events;
     await sim('webhook/redeliver', { eventId: event.id });
@@ -129,7 +125,7 @@ describe('POST /sandbox/v1/webhook/redeliver', () => {
 
   it('reports a failed redelivery without touching the retry schedule', async () => {
     rx.fallback = behaviours.status(500);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const [event] = (await sim('events')).body.events;
     const res = await sim('webhook/redeliver', { eventId: event.id });
@@ -143,7 +139,7 @@ describe('POST /sandbox/v1/webhook/redeliver', () => {
     [
       'no webhook configured',
       async () => {
-        await createCard();
+        await newCard(sb, acct.apiKey, 50);
         await sb.request.delete('/v1/webhook').set('X-API-KEY', acct.apiKey);
         return { eventId: (await sim('events')).body.events[0].id };
       },
@@ -152,7 +148,7 @@ describe('POST /sandbox/v1/webhook/redeliver', () => {
     [
       'a disabled webhook',
       async () => {
-        await createCard();
+        await newCard(sb, acct.apiKey, 50);
         await putWebhook({ url: rx.url, enabled: false });
         return { eventId: (await sim('events')).body.events[0].id };
       },
@@ -169,7 +165,7 @@ describe('POST /sandbox/v1/webhook/redeliver', () => {
 describe('POST /sandbox/v1/reset', () => {
   it('wipes events, deliveries and pending retries but keeps the webhook config', async () => {
     rx.fallback = behaviours.status(500);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     expect((await sim('reset')).status).toBe(200);
     expect((await sim('events')).body.events).toEqual([]);
