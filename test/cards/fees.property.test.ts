@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cardCredit } from '../../src/domain/cards/fees.js';
-import { creditCents, microsText, textMicros } from '../helpers/fee-model.js';
+import { creditCents } from '../helpers/fee-model.js';
 import { sandboxTest } from '../helpers/fixtures.js';
+import { micros, microsText } from '../helpers/money.js';
 
 const amountMicros = fc.integer({ min: 1, max: 1_000_000_000 * 1_000_000 });
 const ratePpm = fc.integer({ min: 0, max: 999_999 });
@@ -30,7 +31,7 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
   it.each(WORKED)('%s at rate %s with open fee %s credits %s (worked by hand)', (amount, rate, openFee, credit) => {
     const cents = Math.round(Number(credit) * 100);
     expect(Number(creditCents(amount, rate, openFee))).toBe(cents);
-    expect(cardCredit(textMicros(amount), textMicros(rate), textMicros(openFee)).creditMicros).toBe(cents * 10_000);
+    expect(cardCredit(micros(amount), micros(rate), micros(openFee)).creditMicros).toBe(cents * 10_000);
   });
 
   it('credits what exact decimal arithmetic gives, floored to the cent, for any amount, rate and open fee', () => {

@@ -1,9 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectConserved, putWebhookConfig, sim } from '../helpers/core.js';
-import { expectLedgerAgrees, micros, PartnerLedger } from '../helpers/partner-ledger.js';
+import { expectLedgerAgrees, PartnerLedger } from '../helpers/partner-ledger.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { micros } from '../helpers/money.js';
 
 // docs/design.md section 15: a partner's ledger built from the delivered webhook events alone, plus its own funding,
 // agrees with card/asset for every card and with bill/list, at every moment. Over random sequences of every network
