@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logging/logger.js';
 import { Redactor } from '../../src/redaction/redactor.js';
 import { withCheckDigit } from '../helpers/luhn.js';
 import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { signIn } from '../helpers/console-session.js';
 
 // Redaction by value (docs/design.md, "Redaction by value"): a secret sent in any position (path, query, any header,
 // X-Request-Id, any body field, nested, inside a string) and in any spelling (a card number with spaces, dots,
@@ -157,12 +158,7 @@ async function send(placements: Placement[]): Promise<string> {
 }
 
 async function consolePages(requestId: string): Promise<string> {
-  const signin = await request(sb.server)
-    .post('/console/signin')
-    .set('Sec-Fetch-Site', 'same-origin')
-    .type('form')
-    .send({ apiKey: acct.apiKey });
-  const cookie = String(([] as string[]).concat(signin.headers['set-cookie'] ?? [])[0]).split(';')[0]!;
+  const cookie = (await signIn(sb.server, { apiKey: acct.apiKey }, { 'Sec-Fetch-Site': 'same-origin' })).cookie!;
   const list = await request(sb.server).get('/console/requests').set('Cookie', cookie);
   const one = await request(sb.server)
     .get(`/console/requests/${encodeURIComponent(requestId)}`)
