@@ -16,6 +16,7 @@ import {
 import { waitFor } from '../helpers/wait.js';
 import { client, type Call } from './flows.js';
 import { closeServer, listen } from '../helpers/loopback.js';
+import { gate, type GateAnswer } from '../helpers/gate.js';
 
 // Replay never leaves the sandbox (a hostile recording, the compiled CLI against a compiled sandbox). A recording once
 // sent the child sandbox's key anywhere ("path": "//host:port/x"), made the child deliver signed requests to the
@@ -154,24 +155,9 @@ describe('replay never leaves the sandbox', () => {
 
 describe('replay deletes its child, or says it could not', () => {
   /** A gate in front of the sandbox: `decide` may answer a request itself, else it is passed on. */
-  async function gate(decide: (req: IncomingMessage) => Promise<[number, string] | undefined>) {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const own = await decide(req);
-        if (own) return res.writeHead(own[0], { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(own[1]);
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
-        const upstream = await fetch(sandbox.url + req.url, {
-          method: req.method,
-          headers,
-          body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
-        }).catch(() => undefined);
-        if (!upstream) return res.destroy();
-        res.writeHead(upstream.status, { 'Content-Type': 'application/json' }).end(await upstream.text());
-      });
-    });
+  /** A gate in front of the sandbox, listening, closed after the test; its URL. */
+  async function openGate(decide: (req: IncomingMessage) => Promise<GateAnswer | undefined>) {
+    const server = gate(sandbox.url, decide);
     const url = await listen(server);
     servers.push(server);
     return url;
@@ -179,7 +165,9 @@ describe('replay deletes its child, or says it could not', () => {
 
   it('a child it cannot delete (a 429 every time) is exit 3 with its id, never "deleted"', async () => {
     const tooMany = JSON.stringify({ code: 429, message: 'Too many requests' });
-    const url = await gate(async (req) => (req.url === '/sandbox/v1/sandboxes/delete' ? [429, tooMany] : undefined));
+    const url = await openGate(async (req) =>
+      req.url === '/sandbox/v1/sandboxes/delete' ? [429, tooMany] : undefined,
+    );
     const file = recordingFile('undeletable', [exchange('POST', '/v1/wallet/assetList')]);
     const r = await replayCli(file, url);
     const [left] = await replayChildren();
@@ -196,7 +184,7 @@ describe('replay deletes its child, or says it could not', () => {
 
   it('two Ctrl-C in a row still delete the child: the second abandons the exchange under way', async () => {
     let holding = false;
-    const url = await gate(async (req) => {
+    const url = await openGate(async (req) => {
       if (req.url !== '/v1/card/list') return undefined;
       holding = true;
       // Held for good: only the replay's second Ctrl-C gets it out.

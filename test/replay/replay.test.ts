@@ -7,6 +7,7 @@ import { ensureBuilt, runCli, spawnCli, startSandbox, stop, type ServeProcess } 
 import { jsonLines } from '../helpers/proxy-process.js';
 import { cardFlow, client, record, type Call } from './flows.js';
 import { closeServer, freePort, listen } from '../helpers/loopback.js';
+import { gate } from '../helpers/gate.js';
 
 // `card-sandbox replay` (docs/production.md): a recording replayed against a sandbox, in a child sandbox it creates
 // and deletes, answers compared with the recorded ones. A recording of the sandbox itself replays without a
@@ -149,22 +150,11 @@ describe('card-sandbox replay', () => {
   it('deletes its child sandbox when interrupted (Ctrl-C) in the middle of a replay', async () => {
     // A gate in front of the sandbox holds the replay's first card/detail until the test has interrupted it.
     let held: (() => void) | undefined;
-    const gate = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        if (req.url === '/v1/card/detail' && !held) await new Promise<void>((resolve) => (held = resolve));
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
-        const upstream = await fetch(sandbox.url + req.url, {
-          method: req.method,
-          headers,
-          body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
-        });
-        res.writeHead(upstream.status, { 'Content-Type': 'application/json' }).end(await upstream.text());
-      });
+    const holding = gate(sandbox.url, async (req) => {
+      if (req.url === '/v1/card/detail' && !held) await new Promise<void>((resolve) => (held = resolve));
+      return undefined;
     });
-    const gateUrl = await listen(gate);
+    const gateUrl = await listen(holding);
     try {
       const proc = spawnCli(['replay', recording, '--base-url', gateUrl, '--api-key', KEY]);
       const children = async () =>
@@ -182,7 +172,7 @@ describe('card-sandbox replay', () => {
       expect(await children()).toEqual([]);
     } finally {
       held?.();
-      await closeServer(gate);
+      await closeServer(holding);
     }
   }, 300_000);
 

@@ -8,6 +8,7 @@ import { embeddedTarget } from '../../src/cli/embedded-target.js';
 import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { listen } from '../helpers/loopback.js';
+import { gate } from '../helpers/gate.js';
 
 const config: Config = Object.freeze({
   ...DEFAULT_CONFIG,
@@ -29,22 +30,9 @@ afterEach(async () => {
 
 /** The sandbox as a target without child sandboxes (an older version) shows it: /sandbox/v1/sandboxes/* answer 404. */
 async function withoutChildSandboxes(target: string): Promise<{ url: string; server: Server }> {
-  const proxy = createServer(async (req, res) => {
-    if (req.url!.startsWith('/sandbox/v1/sandboxes')) {
-      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"code":404,"message":"No route"}');
-      return;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers: Record<string, string> = {};
-    for (const name of ['content-type', 'x-api-key', 'idempotency-key', 'authorization']) {
-      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
-    }
-    const body = Buffer.concat(chunks);
-    const r = await fetch(target + req.url, { method: req.method, headers, body: body.length ? body : undefined });
-    res.writeHead(r.status, { 'Content-Type': r.headers.get('content-type') ?? 'application/json' });
-    res.end(Buffer.from(await r.arrayBuffer()));
-  });
+  const proxy = gate(target, async (req) =>
+    req.url!.startsWith('/sandbox/v1/sandboxes') ? [404, '{"code":404,"message":"No route"}'] : undefined,
+  );
   return { url: await listen(proxy), server: proxy };
 }
 
