@@ -4,6 +4,7 @@ import { cardCredit } from '../../src/domain/cards/fees.js';
 import { creditCents } from '../helpers/fee-model.js';
 import { sandboxTest } from '../helpers/fixtures.js';
 import { micros, microsText } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const amountMicros = fc.integer({ min: 1, max: 1_000_000_000 * 1_000_000 });
 const ratePpm = fc.integer({ min: 0, max: 999_999 });
@@ -40,7 +41,7 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
         const expected = creditCents(microsText(a), microsText(r), microsText(o));
         expect(cardCredit(a, r, o).creditMicros).toBe(Number(expected) * 10_000);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -62,7 +63,7 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
           expect(cardCredit(a1, r1, ohi).creditMicros).toBeLessThanOrEqual(cardCredit(a1, r1, olo).creditMicros);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 });
@@ -105,7 +106,7 @@ describe('Limits: 8001 below minimalDeposit or when the fee consumes the amount 
             }
           },
         ),
-        { numRuns: 150 },
+        { numRuns: propertyRuns(150) },
       );
     },
   );

@@ -4,6 +4,7 @@ import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { newCard, sim } from '../helpers/core.js';
 import { micros } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // Over random sequences of authorize / clear / reverse / refund / top-up / clock steps, after every step:
 // - each card's available + frozen equals what was funded (settled) minus cleared spend plus refunds, and its
@@ -202,7 +203,7 @@ describe('conservation property', () => {
           await sb.close();
         }
       }),
-      { numRuns: 25 },
+      { numRuns: propertyRuns(25) },
     );
   });
 });

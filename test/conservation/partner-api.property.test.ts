@@ -4,6 +4,7 @@ import { balance } from '../../src/domain/ledger/ledger.js';
 import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { micros } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // docs/design.md section 1, checked after every step of a random operation sequence:
 // seeded == wallet available + top-ups still settling + sum(card available + card frozen) + fees
@@ -98,7 +99,7 @@ describe('Conservation of money (docs/design.md section 1) over random create/de
           }
         },
       ),
-      { numRuns: 80 },
+      { numRuns: propertyRuns(80) },
     );
   });
 });

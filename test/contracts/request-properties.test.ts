@@ -4,12 +4,13 @@ import { readIndex } from '../../src/contracts/files.js';
 import { validateRequest } from '../../src/contracts/registry.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { invalid, valid } from './schema-arbitrary.js';
+import { propertyRuns, propertyTimeoutMs } from '../helpers/property-runs.js';
 
 // The document and the server agree in both directions: for every request schema, bodies drawn from it
 // get a success or a domain error, and bodies that break it in one place get the 400 that names the problem.
 
 const index = readIndex();
-const RUNS = Number(process.env.CONTRACT_PROPERTY_RUNS ?? 12);
+const RUNS = propertyRuns(Number(process.env.CONTRACT_PROPERTY_RUNS ?? 12));
 
 /** A validation message: a field's name, then what it must be (http/request-schema.ts). */
 const VALIDATION = /^[\w.[\]]+ (is required|must |needs |cannot )|^[\w.[\]]+: unknown field \(/;
@@ -62,7 +63,7 @@ describe('every request schema against the server, both directions', () => {
           { numRuns: RUNS },
         );
       }),
-    120_000,
+    propertyTimeoutMs(120_000),
   );
 
   it.each(schemas.filter((o) => o.breakable))(
@@ -81,7 +82,7 @@ describe('every request schema against the server, both directions', () => {
           { numRuns: RUNS },
         );
       }),
-    120_000,
+    propertyTimeoutMs(120_000),
   );
 
   it('only operations whose body has no field, and takes any field, have nothing to break', () => {

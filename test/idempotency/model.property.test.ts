@@ -4,6 +4,7 @@ import { balance } from '../../src/domain/ledger/ledger.js';
 import { creditCents } from '../helpers/fee-model.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { micros, microsText } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // Model-based test of the Idempotency-Key rules: random sequences of keyed creates, deposits and freezes,
 // retries with the same or a different body, failures (3001, 8001, 4007), seeds and clock advances. The model
@@ -155,7 +156,7 @@ describe('Idempotency model: every status predicted, balances move once per exec
           await sb.close();
         }
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });
