@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, ROOT, runCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 
-// Behaviour.md section 12: `scenario run --base-url --api-key` and `verify --allow-mutations` work in child sandboxes
-// they create and delete, so the key's own account (cards, balance, webhook) is left exactly as it was, and runs
-// sharing one key never see each other.
+// docs/design.md section 12 and docs/cli.md, "Decisions" (child sandboxes: docs/developer-tools.md):
+// `scenario run --base-url --api-key` and `verify --allow-mutations` work in child sandboxes they create and delete,
+// so the key's own account (cards, balance, webhook) is left exactly as it was, and runs sharing one key never see
+// each other.
 
 const KEY = 'sk_test_isolation_cli_key_0000000000000000';
 let sandbox: ServeProcess & { url: string };
