@@ -1,5 +1,5 @@
 // How many cases a property test tries: its own number times PROPERTY_RUNS_FACTOR (1 unless set), so a longer hunt
-// for a rare counterexample needs no edit of the file: `PROPERTY_RUNS_FACTOR=30 npx vitest run <file>`. A test's
+// for a rare counterexample needs no edit of the file: `PROPERTY_RUNS_FACTOR=30 npx --no-install vitest run <file>`. A test's
 // time limit grows with it (a limit only bounds a hung run; it never judges speed).
 
 const FACTOR = Number(process.env.PROPERTY_RUNS_FACTOR ?? 1);
