@@ -102,7 +102,7 @@ describe('Limits: 8001 below minimalDeposit or when the fee consumes the amount 
             } else {
               expect(res.status, JSON.stringify(res.body)).toBe(200);
               const asset = await sb.post(acct.apiKey, '/v1/card/asset', { cardId: res.body.cardId });
-              expect(Math.round(Number(asset.body.availableAmount) * 1_000_000)).toBe(creditMicros);
+              expect(micros(asset.body.availableAmount)).toBe(creditMicros);
             }
           },
         ),
