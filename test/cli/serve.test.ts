@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ensureBuilt, ROOT, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { freePort } from '../helpers/loopback.js';
+import { post } from '../helpers/http-call.js';
 
 let dir: string;
 beforeAll(() => {
@@ -13,12 +14,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const assetList = (url: string, key?: string) =>
-  fetch(`${url}/v1/wallet/assetList`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-KEY': key } : {}) },
-    body: '{}',
-  });
+const assetList = (url: string, key?: string) => post(url, key, '/v1/wallet/assetList');
 
 describe('card-sandbox serve', () => {
   // How fast it answers is measured by `npm run bench` (cold start), not asserted here: a test must pass on a busy
@@ -50,7 +46,7 @@ describe('card-sandbox serve', () => {
       expect(existsSync(join(dir, 'env.db'))).toBe(false);
       const res = await assetList(proc.url);
       expect(res.status).toBe(403);
-      expect(await res.text()).toBe('');
+      expect(res.text).toBe('');
     } finally {
       await stop(proc);
     }
@@ -118,8 +114,8 @@ describe('card-sandbox serve', () => {
     try {
       const res = await assetList(proc.url, 'ci-key-0123456789');
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { assetList: { currency: string; availableAmount: string }[] };
-      expect(body.assetList.find((a) => a.currency === 'USDT')?.availableAmount).toBe('1000');
+      const assets = res.body.assetList as { currency: string; availableAmount: string }[];
+      expect(assets.find((a) => a.currency === 'USDT')?.availableAmount).toBe('1000');
     } finally {
       await stop(proc);
     }

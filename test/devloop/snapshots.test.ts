@@ -7,6 +7,7 @@ import { expectConserved, newCard, sim } from '../helpers/core.js';
 import { luhnValid } from '../helpers/luhn.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { allBills, DEAD_RECEIVER, richAccount } from './snapshot-state.js';
+import { post } from '../helpers/http-call.js';
 
 // Account snapshots (docs/developer-tools.md, "Snapshots"): snapshot/export answers an account's whole state;
 // `serve --snapshot FILE` starts a new database with an account holding exactly that state, ids kept; snapshot/import
@@ -31,14 +32,9 @@ afterEach(async () => {
 /** A served process's calls with its key. */
 function client(url: string, key: string) {
   return async (path: string, body: object = {}) => {
-    const res = await fetch(url + path, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-KEY': key },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    expect(res.status, `${path} ${JSON.stringify(json)}`).toBe(200);
-    return json;
+    const res = await post(url, key, path, body);
+    expect(res.status, `${path} ${res.text}`).toBe(200);
+    return res.body as Record<string, unknown>;
   };
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
+import { post } from '../helpers/http-call.js';
 
 // `card-sandbox backup`: a consistent copy of a database the server is writing to, with its secret, that a server
 // started on it serves as the original did.
@@ -25,14 +26,6 @@ async function serveUntilAfter(db: string, args: string[] = []) {
   return s;
 }
 
-function call(url: string, key: string, path: string, body: object, headers: Record<string, string> = {}) {
-  return fetch(url + path, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-API-KEY': key, ...headers },
-    body: JSON.stringify(body),
-  });
-}
-
 /**
  * Creates cards on 4 connections until stopped; `acknowledged` holds each card the server answered 200 for, in
  * the order the answers came.
@@ -45,18 +38,11 @@ function writer(url: string, key: string) {
   const loop = async () => {
     while (!stopped) {
       inFlight++;
-      const res = await call(
-        url,
-        key,
-        '/v1/card/create',
-        { amount: 10, currency: 'USDT' },
-        {
-          'Idempotency-Key': `backup-${n++}`,
-        },
-      );
+      const headers = { 'Idempotency-Key': `backup-${n++}` };
+      const res = await post(url, key, '/v1/card/create', { amount: 10, currency: 'USDT' }, headers);
       inFlight--;
       expect(res.status).toBe(200);
-      acknowledged.push(((await res.json()) as { cardId: string }).cardId);
+      acknowledged.push(res.body.cardId as string);
     }
   };
   const loops = Promise.all([loop(), loop(), loop(), loop()]);
@@ -76,9 +62,9 @@ function writer(url: string, key: string) {
 }
 
 async function cardIds(url: string, key: string): Promise<string[]> {
-  const res = await call(url, key, '/v1/card/list', {});
+  const res = await post(url, key, '/v1/card/list');
   expect(res.status).toBe(200);
-  return ((await res.json()) as { cardList: { cardId: string }[] }).cardList.map((c) => c.cardId);
+  return (res.body.cardList as { cardId: string }[]).map((c) => c.cardId);
 }
 
 describe('card-sandbox backup', () => {
@@ -107,8 +93,7 @@ describe('card-sandbox backup', () => {
     expect(statSync(`${copy}.secret`).mode & 0o777).toBe(0o600);
 
     const pan = async (url: string) =>
-      ((await (await call(url, key, '/v1/card/sensitiveInfo', { cardId: before[0] })).json()) as { cardNo: string })
-        .cardNo;
+      (await post(url, key, '/v1/card/sensitiveInfo', { cardId: before[0] })).body.cardNo as string;
     const livePan = await pan(server.url);
     await stop(servers.pop()!);
 

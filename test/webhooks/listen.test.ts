@@ -11,6 +11,7 @@ import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { ensureBuilt, spawnCli, startSandbox, stop } from '../helpers/cli-process.js';
 import { startPartnerApp } from '../helpers/partner-app.js';
+import { call } from '../helpers/http-call.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -124,12 +125,7 @@ describe('card-sandbox listen', () => {
 
 describe('card-sandbox listen --base-url --api-key (the compiled CLI configures the webhook itself)', () => {
   const KEY = 'sk_test_listen_cli_key_0000000000000000000';
-  const post = (url: string, path: string, body: unknown, method = 'POST') =>
-    fetch(`${url}${path}`, {
-      method,
-      headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+  const post = (url: string, path: string, body: unknown, method = 'POST') => call(url, KEY, method, path, body);
 
   const listenAndForward = (baseUrl: string, appUrl: string) =>
     spawnCli(['listen', '--base-url', baseUrl, '--api-key', KEY, '--forward-to', appUrl, '--port', '0']);
@@ -143,7 +139,7 @@ describe('card-sandbox listen --base-url --api-key (the compiled CLI configures 
       const [, secret] = await listenProc.waitForOutput(/Webhook secret[^:]*: (whsec_\S+)/);
       const [, listenUrl] = await listenProc.waitForOutput(/Ready: listening on (http:\S+),/);
       app.secret = secret;
-      const config = await fetch(`${sandbox.url}/v1/webhook`, { headers: { 'X-API-KEY': KEY } }).then((r) => r.json());
+      const config = (await call(sandbox.url, KEY, 'GET', '/v1/webhook')).body;
       expect(config).toMatchObject({ url: `${listenUrl}/webhooks`, enabled: true, secretPrefix: secret.slice(0, 14) });
       await post(sandbox.url, '/sandbox/v1/wallet/seed', { amount: 50 });
       const card = await post(sandbox.url, '/v1/card/create', { amount: 20, currency: 'USDT' });
