@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WAIT_LIMIT_MS } from './wait.js';
 
-// Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
+// The compiled command (`dist/`) as a child process, run exactly as a partner runs it: built when stale, started,
+// its output collected, waited on, stopped.
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = join(ROOT, 'dist/src/cli/main.js');
