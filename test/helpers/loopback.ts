@@ -1,5 +1,5 @@
 import type { Server as HttpServer } from 'node:http';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 // Servers a test starts on the loopback interface, on a port the system chooses (a fixed port would collide with
 // another test file running at the same time).
@@ -24,4 +24,14 @@ export async function freePort(): Promise<number> {
   const { port } = new URL(await listen(probe));
   await new Promise((resolve) => probe.close(resolve));
   return Number(port);
+}
+
+/** Everything the server sent on a socket until it closed it. */
+export function untilClosed(socket: Socket): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString()));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(text));
+  });
 }
