@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/kernel/errors.js';
 import { takeArmedFault } from '../../domain/readiness/runs.js';
 import { INJECTED_RETRY_AFTER_SECONDS } from '../../domain/readiness/catalogue.js';
-import type { ServerDeps } from '../../server-deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { dropAnswer, noteAnswer } from './faults.js';
@@ -18,6 +18,9 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
   return async function readinessFaults(c, next) {
     const keyedWrite = judgedAs === 'keyed-write' && Boolean(c.req.header('idempotency-key'));
     if (!keyedWrite && judgedAs !== 'read') return next();
+    // The common case, known without a query: no readiness window of this account is open.
+    const windows = deps.readinessWindows.byAccount;
+    if (windows !== undefined && !windows.has(c.get('account').id)) return next();
     const take = (kind: 'drop' | 'error' | 'throttle') =>
       takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
     if (!keyedWrite) {
