@@ -1,31 +1,20 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, readSpecifiers, sourceFiles } from './import-specifiers.js';
 
 // The house's shape as a test: a table of layers (docs/development.md, "Layers"), what each may import, and no
-// import circle. The import specifiers are read from the source text: every relative
-// `import`/`export ... from` and `import('...')`, type-only imports included (a circle of types is still a
-// circle a reader has to hold in mind). A dozen lines of parsing keep the check free of a dependency graph library.
+// import circle. The import specifiers are read from the source text (./import-specifiers.ts), type-only imports
+// included (a circle of types is still a circle a reader has to hold in mind).
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
-const SPECIFIER = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) ? [path] : [];
-  });
-}
 
 /** src-relative file -> the src-relative files it imports. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(SRC)) {
+  for (const [file, specifiers] of readSpecifiers(SRC)) {
     const targets: string[] = [];
-    for (const m of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
-      const spec = (m[1] ?? m[2])!;
+    for (const spec of specifiers) {
       if (!spec.startsWith('.')) continue;
       const base = resolve(dirname(file), spec).replace(/\.js$/, '');
       const target = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((p) => existsSync(p));

@@ -2,8 +2,9 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, freePort, spawnCli, stop, ROOT } from './cli-process.js';
+import { cleanEnv, ensureBuilt, spawnCli, stop, ROOT } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort } from '../helpers/loopback.js';
 
 // The command partners run (package.json `bin`, the Docker image, `npm start`) is dist/src/cli/main.js bundled with
 // what it imports (scripts/bundle.mjs): one file and its chunks in dist/src/chunks/, in place of some 210 modules,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES } from '../../src/cli/event-samples.js';
 import { NETWORK_CASES } from '../../src/cli/trigger-cases.js';
-import { ensureBuilt, runCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+import { ensureBuilt, runCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 
 const KEY = 'sk_test_trigger_cli_key_000000000000000000';
 let sandbox: ServeProcess & { url: string };

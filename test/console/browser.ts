@@ -1,14 +1,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { ROOT } from '../cli/cli-process.js';
+import { ROOT } from '../helpers/cli-process.js';
 import { skipBecause } from '../helpers/skip.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { listen } from '../helpers/loopback.js';
 
 // Shared by the console's browser tests: a Chromium driven by playwright-core, a test sandbox listening on a loopback
 // port, axe-core, and the screenshot writer.
@@ -92,8 +92,7 @@ async function launch(tempDir: string): Promise<Browser | string> {
 
 async function listeningSandbox(): Promise<{ sb: TestSandbox; base: string }> {
   const sb = createTestSandbox();
-  await new Promise<void>((resolve) => sb.server.listen(0, '127.0.0.1', resolve));
-  return { sb, base: `http://127.0.0.1:${(sb.server.address() as AddressInfo).port}` };
+  return { sb, base: await listen(sb.server) };
 }
 
 /** What a browser test file works with: a listening sandbox, one account, a webhook receiver and one page. */

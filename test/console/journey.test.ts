@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, type Receiver } from '../webhooks/receiver.js';
+import { behaviours, type Receiver } from '../helpers/webhook-receiver.js';
 import { useConsole, expectAccessible, screenshot, shown, WAIT_MS } from './browser.js';
 
 // The console in a real browser, step by step as a partner's QA would use it; every step checks what the page

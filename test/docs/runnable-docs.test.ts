@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { cleanEnv, ensureBuilt, ROOT, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 import { shellCommands } from './shell-commands.js';
 
@@ -38,7 +38,7 @@ let key: string;
 beforeAll(async () => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'runnable-docs-'));
-  server = await startServe(['serve', '--db', join(dir, 'sandbox.db'), '--port', '0']);
+  server = await serveOn(join(dir, 'sandbox.db'));
   key = /API key \(shown once, keep it\): (\S+)/.exec(server.stdout())![1]!;
 });
 

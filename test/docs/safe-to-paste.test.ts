@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt, runCli } from '../cli/cli-process.js';
+import { ROOT, ensureBuilt, runCli } from '../helpers/cli-process.js';
 import { shellCommands } from './shell-commands.js';
 
 // What a partner pastes from the README, docs/ or a --help runs as written from any folder of a project that

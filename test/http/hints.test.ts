@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { holdNext, newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { authorize } from '../helpers/card-network.js';
 
 // Beside the spec's terse `{code, message}` (kept exactly), a Sandbox-Hint header says what the sandbox knows: a key
 // header missing rather than wrong, which operation is pending on a card and when it ends on the account clock, which
@@ -93,7 +94,7 @@ describe('Sandbox-Hint: 4007, what is pending on the card and until when', () =>
   it('a cancel while authorisations are PENDING: which ones, and when the first expires on the account clock', async () => {
     const cardId = await newCard(sb, key, 50);
     await sb.advance(key, 60);
-    const auth = (await sim(sb, key, 'card/authorize', { cardId, amount: 5 })).body.transactionId as string;
+    const auth = (await authorize(sb, key, cardId, { amount: 5 })).body.transactionId as string;
     const refused = await sb.post(key, '/v1/card/cancel', { cardId });
     expect(refused.body.code).toBe(4007);
     const expires = new Date(START_MS + 60_000 + 7 * 86_400_000).toISOString();

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver } from '../webhooks/receiver.js';
+import { behaviours, startReceiver } from '../helpers/webhook-receiver.js';
 import { check, startRun, stopRun, type Report } from './calls.js';
 
 // Where each check draws its line, request by request. The calls go through the app in-process: a dropped answer

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runVerify } from '../../src/cli/verify.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { listen } from '../helpers/loopback.js';
 
 /** Collects what the CLI writes, as the terminal would show it. */
 function capture() {
@@ -10,11 +10,6 @@ function capture() {
   const out = { write: (s: string) => ((text.out += s), true) };
   const err = { write: (s: string) => ((text.err += s), true) };
   return { text, out, err };
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 let sandbox: TestSandbox | undefined;

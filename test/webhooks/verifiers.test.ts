@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { ROOT } from '../cli/cli-process.js';
+import { ROOT } from '../helpers/cli-process.js';
 import { skipBecause, skipWithoutToolchain } from '../helpers/skip.js';
 
 // docs/webhooks.md gives a signature verifier in Python, Go, Java and C#, and known-answer vectors. Each verifier is
