@@ -102,7 +102,7 @@ const FAIL_ADVICE: Record<CheckId, string> = {
   'no-tight-loop-on-inventory':
     'After 4009 stop and alert (inventory needs the issuer); after 4010 retry with a growing delay, not at once.',
   'ledger-agrees':
-    'Fold every transaction event by its status and billAmount as they stand after the change (PENDING holds, CLEARED spends, REFUND credits; DECLINED and CANCELLED count nothing), in the order they arrive.',
+    'Take the funding from your own calls (no event carries it: a card/create credit at once, a card/deposit credit once card/asset shows it), and fold every transaction event by its status and billAmount as they stand after the change (PENDING holds, CLEARED spends, REFUND credits; DECLINED and CANCELLED count nothing), in the order they arrive.',
 };
 
 /** What to exercise during the window so that the check has something to observe. */
