@@ -4,12 +4,11 @@ import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { adminHandlers } from './admin/index.js';
 import { partnerHandlers } from './api/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
-import type { ServerDeps } from './server-deps.js';
+import type { ServerDeps } from './http/server-deps.js';
 import { CONSOLE_CALL, type AppEnv } from './http/context.js';
 import { DomainError } from './domain/kernel/errors.js';
 import { tenantOfKey } from './domain/accounts/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { keySignInThrottleOf, operatorThrottleOf } from './http/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth, metricsAuth } from './http/middleware/auth.js';
 import { MetricsExposition, RequestMetrics } from './http/metrics.js';
@@ -20,7 +19,7 @@ import { readinessFaults } from './http/middleware/readiness-faults.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { tenantBudget } from './http/middleware/tenant-budget.js';
-import { body, idempotency, mountContract, type Route } from './http/router.js';
+import { body, idempotency, keyedRunner, mountContract, type PipelineNames, type Route } from './http/router.js';
 import { notFoundHint } from './http/nearest-operation.js';
 import { sandboxHandlers } from './simulation-api/index.js';
 
@@ -33,6 +32,8 @@ export function createApp(deps: ServerDeps) {
   // allocation per request, and a route it cannot take stops the start. Left to choose, Hono had fallen back to its
   // trie router over one docs route, without a word, at some 3 % of a read's CPU.
   const app = new Hono<AppEnv>({ router: new RegExpRouter() });
+  // Each operation's steps by name, in order (test/architecture/pipelines.test.ts keeps the list checked in).
+  const pipelines: PipelineNames = new Map();
   // Every request is timed and counted under its operation (metrics.ts); each route's first step names it.
   const requests = new RequestMetrics();
   app.use('*', requests.middleware());
@@ -42,7 +43,8 @@ export function createApp(deps: ServerDeps) {
   app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
   app.use('*', jsonBodyLimit({ budgetedPrefixes: ['/v1/', '/sandbox/v1/'] }));
 
-  // The tenant APIs, one step per line: each `false` is a switch of the operation's contract entry.
+  // The tenant APIs, one step per line. A `false` step is left out: a switch of the operation's contract entry
+  // (recorded, faultable, readiness), or a setting (the request log off).
   const log = deps.config.requestLog && requestLog(deps);
   const auth = apiKeyAuth(deps);
   const budget = tenantBudget(deps);
@@ -71,17 +73,21 @@ export function createApp(deps: ServerDeps) {
       // Before the body: a key is echoed on the body's 400s too (spec "Idempotency", rule 3).
       idempotency(route),
       body(route),
+      // Runs the command the handler prepares, under the request's Idempotency-Key (spec "Idempotency").
+      keyedRunner(deps, route),
       handler,
     ],
     [log, auth, budget, rate, length],
+    pipelines,
   );
   mountContract(
     app,
     deps,
     '/sandbox/v1',
     sandboxHandlers(deps),
-    (route, handler) => [...tenantSteps(route), body(route), handler],
+    (route, handler) => [...tenantSteps(route), body(route), keyedRunner(deps, route), handler],
     [log, auth, budget, rate, length],
+    pipelines,
   );
   // The operator API: its bearer token, then the body.
   const admin = adminAuth(deps);
@@ -92,11 +98,17 @@ export function createApp(deps: ServerDeps) {
     adminHandlers(deps),
     (route, handler) => [requests.label(route), admin, body(route), handler],
     [admin],
+    pipelines,
   );
-  mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (route, handler) => [
-    requests.label(route),
-    handler,
-  ]);
+  mountContract(
+    app,
+    deps,
+    '/healthz',
+    { 'GET /healthz': (c) => c.json({ status: 'ok' }) },
+    (route, handler) => [requests.label(route), handler],
+    undefined,
+    pipelines,
+  );
   // Prometheus's text format, outside the contract (docs/hosted.md): the operator's token, or loopback locally.
   const exposition = new MetricsExposition(deps, requests);
   app.get('/metrics', requests.labelMetrics(), metricsAuth(deps), async (c) => {
@@ -120,8 +132,8 @@ export function createApp(deps: ServerDeps) {
             // The console acts only through this same app's public API, in-process (it can never do what the API cannot);
             // its calls carry bindings no outside request can, so the request log tells them apart.
             fetch: (path: string, init: RequestInit) => app.request(path, init, CONSOLE_CALL),
-            operatorThrottle: operatorThrottleOf(deps),
-            keySignInThrottle: keySignInThrottleOf(deps),
+            operatorThrottle: deps.operatorThrottle,
+            keySignInThrottle: deps.keySignInThrottle,
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
             tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
             onSessionsFull: () => deps.meter.refused('sessions'),
@@ -138,7 +150,7 @@ export function createApp(deps: ServerDeps) {
   }
   app.notFound(notFound);
   app.onError(onError);
-  return Object.assign(app, { metrics: exposition });
+  return Object.assign(app, { metrics: exposition, pipelines });
 }
 
 const notFound = (c: Context<AppEnv>) =>

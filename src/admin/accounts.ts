@@ -7,20 +7,20 @@ import {
   type AccountPatch,
 } from '../domain/accounts/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/accounts/api-keys.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { isTronAddress } from '../domain/chain/deposit-address.js';
 import { formatPpm } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';
 
 import type { Handlers } from '../http/router.js';
-import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
+import { microsOf, ppmOf } from '../http/amounts.js';
 import { invalidField } from '../domain/kernel/errors.js';
 import { tenantHoldings } from '../http/middleware/tenant-budget.js';
 import { tenantOf, tenantStorage } from '../domain/accounts/tenants.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-async function readAddress(body: Body): Promise<'auto' | null | string | undefined> {
+async function readAddress(body: { depositAddress?: string | null }): Promise<'auto' | null | string | undefined> {
   const v = body.depositAddress;
   if (v === undefined || v === null || v === 'auto') return v;
   if (typeof v !== 'string' || !(await isTronAddress(v))) {
@@ -50,13 +50,14 @@ function accountView(deps: ServerDeps, a: Account) {
 export function accountHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /admin/v1/accounts': async (c, body) => {
-      const name = optionalString(body, 'name');
-      const depositFeeRatePpm = optionalRatePpm(body, 'depositFeeRate') ?? deps.config.depositFeeRatePpm;
-      const requireIdempotencyKey = optionalBoolean(body, 'requireIdempotencyKey');
-      const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
+      const name = body.name;
+      const depositFeeRatePpm =
+        (body.depositFeeRate === undefined ? undefined : ppmOf(body.depositFeeRate)) ?? deps.config.depositFeeRatePpm;
+      const requireIdempotencyKey = body.requireIdempotencyKey;
+      const balanceMicros = body.balance === 0 ? 0 : body.balance === undefined ? undefined : microsOf(body.balance);
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
-      const { account, key } = deps.writes.transaction(() => {
+      const { account, key } = deps.transactions.run(() => {
         const account = createAccount(deps, {
           name,
           depositFeeRatePpm,
@@ -93,25 +94,25 @@ export function accountHandlers(deps: ServerDeps): Handlers {
     'PATCH /admin/v1/accounts/{id}': async (c, body) => {
       const id = getAccount(deps, c.req.param('id')!).id;
       const patch: AccountPatch = {
-        name: optionalString(body, 'name'),
-        depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
-        requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
+        name: body.name,
+        depositFeeRatePpm: body.depositFeeRate === undefined ? undefined : ppmOf(body.depositFeeRate),
+        requireIdempotencyKey: body.requireIdempotencyKey,
         depositAddress: await readAddress(body),
       };
-      deps.writes.transaction(() => updateAccount(deps, id, patch));
+      deps.transactions.run(() => updateAccount(deps, id, patch));
       await ensureDepositAddress(deps, id);
       return c.json(accountView(deps, getAccount(deps, id)));
     },
     'POST /admin/v1/accounts/{id}/keys': async (c) => {
       const id = getAccount(deps, c.req.param('id')!).id;
       return c.json(
-        deps.writes.transaction(() => issueKey(deps, id)),
+        deps.transactions.run(() => issueKey(deps, id)),
         201,
       );
     },
     'DELETE /admin/v1/accounts/{id}/keys/{keyId}': (c) => {
       const id = getAccount(deps, c.req.param('id')!).id;
-      deps.writes.transaction(() => revokeKey(deps, id, c.req.param('keyId')!));
+      deps.transactions.run(() => revokeKey(deps, id, c.req.param('keyId')!));
       return c.json({ ...OK });
     },
   };

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { BUDGETS, DELIVERY_RESULTS } from '../metering/meter.js';
 import { backlog, type Backlog } from '../domain/kernel/backlog.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './context.js';
 import type { Route } from './router.js';
 import { BUCKETS, OperationStats } from './operation-stats.js';
@@ -37,7 +37,7 @@ export class RequestMetrics {
   /** A route's first step: the request counts under its operation (read back when it is answered). */
   label(route: Pick<Route, 'key'>): MiddlewareHandler<AppEnv> {
     const stats = this.stats(route.key);
-    return function operation(c, next) {
+    return function metricsLabel(c, next) {
       c.set('operation', stats);
       return next();
     };

@@ -2,12 +2,12 @@ import type { Context } from 'hono';
 import { importSnapshotAsChild } from '../domain/accounts/child-sandboxes.js';
 import { DomainError } from '../domain/kernel/errors.js';
 import { exportSnapshot, snapshotRows } from '../domain/snapshots/export.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { AppEnv } from '../http/context.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
 import { readSnapshot } from '../http/snapshot-document.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 
 /**
  * Hosted mode: an export spends one more request of the tenant's budget per this many rows (at most a second of
@@ -34,11 +34,11 @@ function payForExport(c: Context<AppEnv>, deps: ServerDeps, accountId: string): 
 export function snapshotHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/snapshot/export': (c) => {
-      const nowMs = catchUp(c, deps);
+      const nowMs = caughtUpNow(c, deps);
       const accountId = c.get('account').id;
       payForExport(c, deps, accountId);
       // One transaction: every table read as of the same instant.
-      const { text } = deps.writes.transaction(() => exportSnapshot(deps, accountId, nowMs));
+      const { text } = deps.transactions.run(() => exportSnapshot(deps, accountId, nowMs));
       return c.body(text, 200, { 'Content-Type': 'application/json' });
     },
     'POST /sandbox/v1/snapshot/import': async (c, body) => {

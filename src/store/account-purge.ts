@@ -3,14 +3,14 @@ import { sql, type Db } from './db.js';
 // Deleting an account with every row it owns (a child sandbox's end). The tables are read from the schema, not
 // listed here, so a table added by a later migration is purged without anyone remembering to add it.
 
-const tablesByDb = new WeakMap<Db, string[]>();
+const tablesCache = new WeakMap<Db, string[]>();
 
 /**
  * Every table with an account_id column (the accounts table itself aside).
  * @internal exported for the tests that check a deleted child leaves no row in any of them
  */
 export function accountOwnedTables(db: Db): string[] {
-  let tables = tablesByDb.get(db);
+  let tables = tablesCache.get(db);
   if (!tables) {
     tables = sql(
       db,
@@ -19,7 +19,7 @@ export function accountOwnedTables(db: Db): string[] {
     )
       .pluck()
       .all() as string[];
-    tablesByDb.set(db, tables);
+    tablesCache.set(db, tables);
   }
   return tables;
 }

@@ -1,9 +1,10 @@
 import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../../store/events.js';
+import { attemptCount, deliveryForEvent, type DeliveryRow } from '../../store/webhook-deliveries.js';
 import type { Deps } from '../kernel/deps.js';
-import type { StoredEvent } from './bus.js';
-import type { EventEnvelope, EventType } from './types.js';
+import { recordDelivery } from '../webhooks/deliveries.js';
+import type { EventEnvelope, EventType, StoredEvent } from './types.js';
 
-export type { StoredEvent } from './bus.js';
+export type { StoredEvent } from './types.js';
 
 /**
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event
@@ -22,7 +23,9 @@ export function emitEvent(
   const created = Math.floor(nowMs / 1000);
   const seq = insertEvent(db, id, accountId, type, created, JSON.stringify(data));
   const event: StoredEvent = { seq, accountId, id, type, created, data };
-  deps.events.notify(db, event);
+  // Its webhook delivery (when the account has an endpoint) commits with it; the timer is asked to look at once.
+  recordDelivery(deps, event);
+  deps.events.notify(event);
   deps.jobs.kick();
   return event;
 }
@@ -44,7 +47,10 @@ export function getEvent(deps: Pick<Deps, 'db'>, accountId: string, id: string):
   return row && rowToEvent(row);
 }
 
-/** Events of an account, newest first. */
+/**
+ * Events of an account, newest first.
+ * @internal exported for the tests, which read an account's whole outbox
+ */
 export function listEvents(
   deps: Pick<Deps, 'db'>,
   accountId: string,
@@ -52,6 +58,23 @@ export function listEvents(
 ): StoredEvent[] {
   const { db } = deps;
   return eventRowsOf(db, accountId, opts.type, opts.limit).map(rowToEvent);
+}
+
+/**
+ * sandbox/v1/events: the outbox of an account, newest first, each event with its delivery (if any) and every attempt
+ * the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries` agree (the delivery row
+ * counts only the scheduled ones, which pace the retries).
+ */
+export function eventsWithDeliveries(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  filter: { type?: string; limit: number },
+): { event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[] {
+  return listEvents(deps, accountId, filter).map((event) => ({
+    event,
+    delivery: deliveryForEvent(deps.db, accountId, event.id),
+    attempts: attemptCount(deps.db, accountId, event.id),
+  }));
 }
 
 export function toEnvelope(e: StoredEvent): EventEnvelope {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Body } from '../validate.js';
+import type { Body } from '../request-schema.js';
 import { invalidField } from '../../domain/kernel/errors.js';
 import { errorResponse } from '../errors.js';
 import { payloadTooLarge, readBoundedBody, type BodyBounds } from '../body-bounds.js';
@@ -105,7 +105,6 @@ export function bodyBounds(op: { maxBodyBytes?: number; maxBodyValues?: number }
   };
 }
 
-/**
 /**
  * The body text, read within the bounds as it arrives (a refused body is never buffered whole). An accepted body
  * goes to Hono's body cache, where the request log takes it; a refused one never does, so nothing downstream

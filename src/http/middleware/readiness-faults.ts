@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/kernel/errors.js';
 import { noteThrottledClientGone, takeArmedFault } from '../../domain/readiness/runs.js';
 import { INJECTED_RETRY_AFTER_SECONDS } from '../../domain/readiness/catalogue.js';
-import type { ServerDeps } from '../../server-deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { dropAnswer, noteAnswer } from './faults.js';
@@ -19,6 +19,9 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
   return async function readinessFaults(c, next) {
     const keyedWrite = judgedAs === 'keyed-write' && Boolean(c.req.header('idempotency-key'));
     if (!keyedWrite && judgedAs !== 'read') return next();
+    // The common case, known without a query: no readiness window of this account is open.
+    const windows = deps.readinessWindows.byAccount;
+    if (windows !== undefined && !windows.has(c.get('account').id)) return next();
     const take = (kind: 'drop' | 'error' | 'throttle') =>
       takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
     if (!keyedWrite) {
@@ -28,7 +31,7 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
         // From a socket's event: a throw here would be uncaught. A database closed meanwhile has nothing to note.
         if (!deps.db.open) return;
         try {
-          deps.writes.transaction(() => noteThrottledClientGone(deps, runId));
+          deps.transactions.run(() => noteThrottledClientGone(deps, runId));
         } catch (err) {
           deps.logger.error({ err, runId }, 'readiness: the close of the throttled client was not noted');
         }
