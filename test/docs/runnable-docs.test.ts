@@ -77,6 +77,15 @@ describe('README quick start', () => {
   });
 });
 
+describe('docs/console.md', () => {
+  it('signs in from a script as written: a 303 with the session cookie, then a console page with it', () => {
+    const blocks = runnableBlocks(readFileSync(join(ROOT, 'docs/console.md'), 'utf8'));
+    expect(blocks.length).toBeGreaterThan(0);
+    const out = sh(['set -euo pipefail', ...blocks].join('\n'));
+    expect(out.split('\n').filter(Boolean)).toEqual(['303', 'USDT available']);
+  });
+});
+
 // webhooks.md last: its webhook points at a loopback port nothing listens on, so later events would only fail there.
 describe.each(['docs/driving.md', 'docs/idempotency.md', 'docs/developer-tools.md', 'docs/webhooks.md'])(
   '%s',

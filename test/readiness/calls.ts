@@ -11,6 +11,7 @@ export interface Check {
   evidence: string[];
   evidenceOmitted: number;
   advice: string | null;
+  paired: string | null;
 }
 
 export interface Report {

@@ -125,6 +125,19 @@ describe('card-sandbox readiness', () => {
     }
   });
 
+  it('prints which request a check paired with which, under its result', async () => {
+    await removeWebhook();
+    const cli = spawnCli(args('--window', '600'));
+    await cli.waitForOutput(WAITING);
+    expect((await post('/v1/card/list', {})).status).toBe(429);
+    expect((await post('/v1/card/list', {})).status).toBe(200); // at once: no wait for Retry-After
+    cli.child.kill('SIGINT');
+    expect((await cli.exited).code).toBe(1);
+    expect(cli.stdout()).toMatch(
+      /^FAIL {10}After a 429, the next request waits at least Retry-After\n {14}paired: req_\S+ \(the 429, Retry-After 2 s\) with req_\S+ \(the next request, \/v1\/card\/list\), \d+\.\d\d s later\n {14}evidence: req_/m,
+    );
+  });
+
   it('exits as soon as its run is stopped elsewhere (the console, the API), with the report and why it ended', async () => {
     await removeWebhook();
     const cli = spawnCli(args('--window', '600'));

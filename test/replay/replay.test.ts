@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
+import { recordKeyedWrites } from '../helpers/keyed-writes.js';
 import { jsonLines } from '../helpers/proxy-process.js';
 import { cardFlow, client, record, type Call } from './flows.js';
 import { closeServer, freePort, listen } from '../helpers/loopback.js';
@@ -112,6 +113,20 @@ describe('card-sandbox replay', () => {
     // The replay's own sensitiveInfo answer holds a real card number: no output shows one.
     for (const text of [first.stdout, readFileSync(reports[0]!, 'utf8'), readFileSync(junit, 'utf8')]) {
       expect(text).not.toMatch(/(?<!\d)4549\d{12}(?!\d)/);
+    }
+  }, 300_000);
+
+  it('sends a keyed write recorded without a key under a key of its own, and one recorded with a key under that key', async () => {
+    const recorder = await recordKeyedWrites(sandbox.url);
+    try {
+      const r = await replayCli(recording, [], KEY, recorder.url);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      // The recorded flow's create carried a key, its deposit and freeze none.
+      expect(recorder.writes.map((w) => w.path)).toEqual(['/v1/card/create', '/v1/card/deposit', '/v1/card/freeze']);
+      expect(recorder.writes[0]!.key).toMatch(/^flow-create-/);
+      expect(recorder.writes.filter((w) => !w.key)).toEqual([]);
+    } finally {
+      await recorder.close();
     }
   }, 300_000);
 
