@@ -135,7 +135,7 @@ export function createApp(deps: ServerDeps) {
             operatorThrottle: deps.operatorThrottle,
             keySignInThrottle: deps.keySignInThrottle,
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
-            tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
+            tenantOfKey: async (apiKey) => await tenantOfKey(deps, apiKey),
             onSessionsFull: () => deps.meter.refused('sessions'),
           }),
         );
@@ -143,7 +143,7 @@ export function createApp(deps: ServerDeps) {
         sub.onError(onError);
         return sub;
       }));
-    const toConsole = async (c: Context<AppEnv>) => (await consoleApp()).fetch(c.req.raw, c.env);
+    const toConsole = async (c: Context<AppEnv>) => await (await consoleApp()).fetch(c.req.raw, c.env);
     app.all('/console', toConsole);
     app.all('/console/*', toConsole);
     app.get('/', (c) => c.redirect('/console'));

@@ -30,9 +30,9 @@ export class SnapshotFileError extends Error {}
  */
 export async function bootstrapFromSnapshot(deps: ServerDeps, file: string): Promise<Bootstrap> {
   const { db } = deps;
-  const existing = snapshotAccountId(db);
-  if (existing && findAccount(deps, existing)) return { accountId: existing, reused: true };
-  if (hasAccounts(db)) {
+  const existing = await snapshotAccountId(db);
+  if (existing && (await findAccount(deps, existing))) return { accountId: existing, reused: true };
+  if (await hasAccounts(db)) {
     throw new SnapshotFileError(`${deps.config.dbPath} already holds accounts: a snapshot starts a new database only`);
   }
   let body: unknown;
@@ -46,7 +46,9 @@ export async function bootstrapFromSnapshot(deps: ServerDeps, file: string): Pro
   }
   try {
     const doc = await readSnapshot(deps, body as Record<string, unknown>, { ownOnly: false });
-    const booted = asSnapshotInvalid(() => deps.transactions.run(() => bootSnapshot(deps, doc, deps.config.apiKey)));
+    const booted = await asSnapshotInvalid(() =>
+      deps.transactions.run((deps) => bootSnapshot(deps, doc, deps.config.apiKey)),
+    );
     await ensureDepositAddress(deps, booted.accountId);
     return {
       accountId: booted.accountId,
@@ -66,29 +68,29 @@ export async function bootstrapFromSnapshot(deps: ServerDeps, file: string): Pro
  * The ready account: with SANDBOX_API_KEY, an account owning that key; otherwise, on a database without any
  * account, a fresh account whose key is printed once.
  */
-export function bootstrapAccount(deps: ServerDeps): Bootstrap | undefined {
+export async function bootstrapAccount(deps: ServerDeps): Promise<Bootstrap | undefined> {
   const { config, db } = deps;
   if (!config.bootstrapAccount) return undefined;
   if (config.apiKey) {
-    if (findKeyByValue(deps, config.apiKey)) return undefined;
-    return deps.transactions.run(() => {
-      const account = newBootstrapAccount(deps);
-      issueKey(deps, account.id, config.apiKey);
+    if (await findKeyByValue(deps, config.apiKey)) return undefined;
+    return await deps.transactions.run(async (deps) => {
+      const account = await newBootstrapAccount(deps);
+      await issueKey(deps, account.id, config.apiKey);
       return { accountId: account.id };
     });
   }
-  const existing = bootstrapAccountId(db);
-  if (existing && findAccount(deps, existing)) return { accountId: existing, reused: true };
-  return deps.transactions.run(() => {
-    const account = newBootstrapAccount(deps);
-    const { apiKey } = issueKey(deps, account.id);
-    rememberBootstrapAccount(db, account.id);
+  const existing = await bootstrapAccountId(db);
+  if (existing && (await findAccount(deps, existing))) return { accountId: existing, reused: true };
+  return await deps.transactions.run(async (deps) => {
+    const account = await newBootstrapAccount(deps);
+    const { apiKey } = await issueKey(deps, account.id);
+    await rememberBootstrapAccount(db, account.id);
     return { accountId: account.id, newApiKey: apiKey };
   });
 }
 
-function newBootstrapAccount(deps: ServerDeps) {
-  return createAccount(deps, {
+async function newBootstrapAccount(deps: ServerDeps) {
+  return await createAccount(deps, {
     name: 'bootstrap',
     depositFeeRatePpm: deps.config.depositFeeRatePpm,
     depositAddress: 'auto',

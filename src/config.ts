@@ -4,8 +4,10 @@ import { parseDecimal, parseRatePpm } from './domain/kernel/money.js';
 export interface Config {
   host: string;
   port: number;
-  /** A file path, or ':memory:'. */
+  /** A SQLite file path, ':memory:', or a PostgreSQL URL (`postgres://` or `postgresql://`). */
   dbPath: string;
+  /** On PostgreSQL: the connection pool's bound and how long a statement or a connection may take. */
+  postgres: { maxConnections: number; statementTimeoutMs: number; connectTimeoutMs: number };
   mode: 'local' | 'hosted';
   adminToken: string | undefined;
   /** When set, a bootstrap account owning this key exists. */
@@ -94,6 +96,8 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   host: '127.0.0.1',
   port: 8080,
   dbPath: './data/sandbox.db',
+  // A statement or a connection that takes longer fails, and its request answers 503 before 10 s have passed.
+  postgres: Object.freeze({ maxConnections: 10, statementTimeoutMs: 4000, connectTimeoutMs: 4000 }),
   mode: 'local',
   adminToken: undefined,
   apiKey: undefined,
@@ -133,7 +137,16 @@ export function configSecrets(config: Pick<Config, 'adminToken' | 'apiKey' | 'se
 export const FLAGS = {
   port: { type: 'string', arg: 'N', help: 'port to listen on, 0 for any free one (env SANDBOX_PORT, default 8080)' },
   host: { type: 'string', arg: 'HOST', help: 'address to bind (env SANDBOX_HOST, default 127.0.0.1)' },
-  db: { type: 'string', arg: 'PATH', help: 'SQLite file, or :memory: (env SANDBOX_DB, default ./data/sandbox.db)' },
+  db: {
+    type: 'string',
+    arg: 'PATH|URL',
+    help: 'SQLite file, :memory:, or a postgres:// URL (env SANDBOX_DB, default ./data/sandbox.db)',
+  },
+  'db-pool': {
+    type: 'string',
+    arg: 'N',
+    help: 'PostgreSQL: connections at most (env SANDBOX_DB_POOL, default 10)',
+  },
   mode: { type: 'string', arg: 'local|hosted', help: 'hosted needs an admin token (env SANDBOX_MODE, default local)' },
   'admin-token': { type: 'string', arg: 'TOKEN', help: 'enables the operator API /admin/v1 (env SANDBOX_ADMIN_TOKEN)' },
   'api-key': { type: 'string', arg: 'KEY', help: "the ready account's key (env SANDBOX_API_KEY)" },
@@ -248,6 +261,10 @@ export function loadConfig(
     host: pick('host', 'SANDBOX_HOST') ?? DEFAULT_CONFIG.host,
     port: integer(pick('port', 'SANDBOX_PORT') ?? String(DEFAULT_CONFIG.port), 'port', 0, 65535),
     dbPath: pick('db', 'SANDBOX_DB') ?? DEFAULT_CONFIG.dbPath,
+    postgres: Object.freeze({
+      ...DEFAULT_CONFIG.postgres,
+      maxConnections: integer(pick('db-pool', 'SANDBOX_DB_POOL') ?? '10', 'db-pool', 1, 1000),
+    }),
     mode,
     adminToken: pick('admin-token', 'SANDBOX_ADMIN_TOKEN'),
     apiKey,

@@ -27,13 +27,13 @@ export interface RunningServer {
 
 /** Opens the database, prepares the ready account, listens, and starts the account-clock timer. */
 export async function startServer(opts: RuntimeOptions): Promise<RunningServer> {
-  const deps = createDeps(opts);
+  const deps = await createDeps(opts);
   const file = deps.config.dbPath !== ':memory:';
   let bootstrap: Bootstrap | undefined;
   try {
     bootstrap = deps.config.snapshotFile
       ? await bootstrapFromSnapshot(deps, deps.config.snapshotFile)
-      : bootstrapAccount(deps);
+      : await bootstrapAccount(deps);
   } catch (err) {
     deps.db.close();
     throw err;
@@ -95,8 +95,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         stopSweeper?.();
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
         // Written before the database closes: a clean stop loses no request-log record, nor a queued write.
-        deps.transactions.flush();
-        deps.requestLog.flush();
+        await deps.transactions.flush();
+        await deps.requestLog.flush();
         clearTimeout(startingCheckpointer);
         await checkpointer?.stop();
         if (file) truncateWal(deps.db);

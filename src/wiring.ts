@@ -20,7 +20,7 @@ import { Meter } from './metering/meter.js';
 import { Redactor } from './redaction/redactor.js';
 import { RequestLog } from './request-log/log.js';
 import { watchAccountRows } from './store/accounts.js';
-import { openDb } from './store/db.js';
+import { isPostgresUrl, openPostgres, openSqlite, storedSecretText, type Db, type Store } from './store/db.js';
 import { releaseAllInFlight } from './store/idempotency.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks } from './webhooks/index.js';
@@ -37,25 +37,45 @@ export interface RuntimeOptions {
   random?: RandomSource;
 }
 
+/** A store opened, and the server secret it goes with. */
+export interface OpenedStore {
+  store: Store;
+  secret: ServerSecret;
+}
+
 /**
- * Opens the store, builds every member and prepares the first-start state. No network, no timers. Built in
+ * Builds every member over a store and starts preparing its first-start state (`deps.ready`). No network, no
+ * timers. Without `opened`, the SQLite database `config.dbPath` (a file or :memory:) is opened here. Built in
  * dependency order: the store, then what needs only the store, then the job kinds (closures over the finished
  * deps), so no member is bound late.
  */
-export function createDeps(opts: RuntimeOptions): ServerDeps {
+export async function createDeps(
+  opts: RuntimeOptions,
+  opened?: OpenedStore,
+): Promise<ServerDeps & { ready: Promise<void> }> {
   const { config } = opts;
-  const db = openDb(config.dbPath);
-  const transactions = new TransactionRunner(db);
+  const store = opened?.store ?? openSqlite(config.dbPath);
+  const secret = opened?.secret ?? sqliteSecret(config);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
+  // What the runner gives the work of a transaction: these deps with `db` that transaction, and a runner of its
+  // savepoints (every other member is the same object).
+  const scope = (tx: Db): ServerDeps => {
+    const scoped = Object.create(deps) as ServerDeps;
+    scoped.db = tx;
+    scoped.transactions = new TransactionRunner(tx, scope);
+    return scoped;
+  };
+  const transactions = new TransactionRunner<ServerDeps>(store, scope);
   const deps: ServerDeps = {
-    db,
+    db: store,
+    store,
     transactions,
     config,
-    secret: loadSecret(config),
+    secret,
     ids: new Ids(opts.random),
     wallClock,
-    jobs: new JobRunner({ db, transactions, logger, wallClock }),
+    jobs: new JobRunner({ logger, wallClock, root: () => deps }),
     heldRequests: new HeldRequests(wallClock),
     events: new EventObservers(),
     logger,
@@ -64,7 +84,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     eventEnrichers: SIMULATION_EVENT_ENRICHERS,
     readinessPaths: { keyedWrites: pathsJudgedAs('keyed-write'), notJudged: pathsJudgedAs('not-judged') },
     // Lets a request take its account clock from the row it authenticated with (domain/kernel/clock.ts, `now`).
-    accountRows: watchAccountRows(db),
+    accountRows: watchAccountRows(store),
     keyCache: new Map(),
     faultHint: { armed: undefined },
     readinessWindows: { byAccount: undefined },
@@ -79,19 +99,30 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
   };
   deps.requestLog = new RequestLog(deps);
   registerCardJobs(deps);
-  registerWebhooks(deps);
+  await registerWebhooks(deps);
   registerSimulation(deps);
-  transactions.run(() => ensureDefaultBin(deps));
+  return Object.assign(deps, { ready: prepareStore(deps) });
+}
+
+/** The first-start state: the default BIN, and the keys a crash left in flight released. */
+async function prepareStore(deps: ServerDeps): Promise<void> {
+  await deps.transactions.run((deps) => ensureDefaultBin(deps));
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.
-  const released = releaseAllInFlight(db);
+  const released = await deps.transactions.run((deps) => releaseAllInFlight(deps.db));
   if (released > 0) deps.logger.warn({ released }, 'released idempotency keys left in flight by a crash');
+}
+
+/** Opens the store `config.dbPath` names (a SQLite file, :memory:, or a PostgreSQL URL) and builds the deps on it. */
+export async function openDeps(opts: RuntimeOptions): Promise<ServerDeps> {
+  const deps = await createDeps(opts, await openStore(opts.config));
+  await deps.ready;
   return deps;
 }
 
-/** The server secret: configured text, else `<db>.secret` (created once, mode 0600), else random for :memory:. */
-function loadSecret(config: Config): ServerSecret {
-  if (config.secret) return new ServerSecret(createHash('sha256').update(config.secret).digest());
+/** SQLite's server secret: configured text, else `<db>.secret` (created once, mode 0600), else random for :memory:. */
+function sqliteSecret(config: Config): ServerSecret {
+  if (config.secret) return configuredSecret(config.secret);
   if (config.dbPath === ':memory:') return ServerSecret.random();
   const file = `${config.dbPath}.secret`;
   if (!existsSync(file)) {
@@ -99,3 +130,20 @@ function loadSecret(config: Config): ServerSecret {
   }
   return new ServerSecret(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url'));
 }
+
+/**
+ * The store `config.dbPath` names and its server secret: a SQLite file or :memory: (the secret from the
+ * configuration, else a file beside the database), or a PostgreSQL URL (the secret from the configuration, else the
+ * one the database holds, made once by the first server to ask).
+ */
+export async function openStore(config: Config): Promise<OpenedStore> {
+  if (!isPostgresUrl(config.dbPath)) return { store: openSqlite(config.dbPath), secret: sqliteSecret(config) };
+  const store = await openPostgres(config.dbPath, config.postgres);
+  if (config.secret) return { store, secret: configuredSecret(config.secret) };
+  return {
+    store,
+    secret: new ServerSecret(Buffer.from(await storedSecretText(store, ServerSecret.randomText()), 'base64url')),
+  };
+}
+
+const configuredSecret = (text: string) => new ServerSecret(createHash('sha256').update(text).digest());

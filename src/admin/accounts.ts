@@ -29,7 +29,7 @@ async function readAddress(body: { depositAddress?: string | null }): Promise<'a
   return v;
 }
 
-function accountView(deps: ServerDeps, a: Account) {
+async function accountView(deps: ServerDeps, a: Account) {
   return {
     accountId: a.id,
     name: a.name,
@@ -38,7 +38,7 @@ function accountView(deps: ServerDeps, a: Account) {
     depositAddress: a.depositAddress,
     defaultBinId: a.defaultBinId,
     createdAt: new Date(a.createdAtMs).toISOString(),
-    keys: listKeys(deps, a.id).map((k) => ({
+    keys: (await listKeys(deps, a.id)).map((k) => ({
       keyId: k.keyId,
       prefix: k.prefix,
       createdAt: iso(k.createdAtMs),
@@ -57,29 +57,29 @@ export function accountHandlers(deps: ServerDeps): Handlers {
       const balanceMicros = body.balance === 0 ? 0 : body.balance === undefined ? undefined : microsOf(body.balance);
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
-      const { account, key } = deps.transactions.run(() => {
-        const account = createAccount(deps, {
+      const { account, key } = await deps.transactions.run(async (deps) => {
+        const account = await createAccount(deps, {
           name,
           depositFeeRatePpm,
           requireIdempotencyKey,
           depositAddress,
           balanceMicros,
         });
-        return { account, key: issueKey(deps, account.id) };
+        return { account, key: await issueKey(deps, account.id) };
       });
       const address = await ensureDepositAddress(deps, account.id);
       return c.json({ accountId: account.id, apiKey: key.apiKey, keyId: key.keyId, depositAddress: address }, 201);
     },
     'GET /admin/v1/accounts/{id}': async (c) => {
-      const account = getAccount(deps, c.req.param('id')!);
+      const account = await getAccount(deps, c.req.param('id')!);
       await ensureDepositAddress(deps, account.id);
-      return c.json(accountView(deps, getAccount(deps, account.id)));
+      return c.json(accountView(deps, await getAccount(deps, account.id)));
     },
-    'GET /admin/v1/accounts/{id}/usage': (c) => {
-      const account = getAccount(deps, c.req.param('id')!);
+    'GET /admin/v1/accounts/{id}/usage': async (c) => {
+      const account = await getAccount(deps, c.req.param('id')!);
       const tenantId = tenantOf(account);
       const limits = deps.config.tenant;
-      const { childSandboxes, requestLogBytes } = tenantStorage(deps, tenantId);
+      const { childSandboxes, requestLogBytes } = await tenantStorage(deps, tenantId);
       return c.json({
         accountId: account.id,
         tenantId,
@@ -92,27 +92,27 @@ export function accountHandlers(deps: ServerDeps): Handlers {
       });
     },
     'PATCH /admin/v1/accounts/{id}': async (c, body) => {
-      const id = getAccount(deps, c.req.param('id')!).id;
+      const id = (await getAccount(deps, c.req.param('id')!)).id;
       const patch: AccountPatch = {
         name: body.name,
         depositFeeRatePpm: body.depositFeeRate === undefined ? undefined : ppmOf(body.depositFeeRate),
         requireIdempotencyKey: body.requireIdempotencyKey,
         depositAddress: await readAddress(body),
       };
-      deps.transactions.run(() => updateAccount(deps, id, patch));
+      await deps.transactions.run((deps) => updateAccount(deps, id, patch));
       await ensureDepositAddress(deps, id);
-      return c.json(accountView(deps, getAccount(deps, id)));
+      return c.json(accountView(deps, await getAccount(deps, id)));
     },
     'POST /admin/v1/accounts/{id}/keys': async (c) => {
-      const id = getAccount(deps, c.req.param('id')!).id;
+      const id = (await getAccount(deps, c.req.param('id')!)).id;
       return c.json(
-        deps.transactions.run(() => issueKey(deps, id)),
+        deps.transactions.run((deps) => issueKey(deps, id)),
         201,
       );
     },
-    'DELETE /admin/v1/accounts/{id}/keys/{keyId}': (c) => {
-      const id = getAccount(deps, c.req.param('id')!).id;
-      deps.transactions.run(() => revokeKey(deps, id, c.req.param('keyId')!));
+    'DELETE /admin/v1/accounts/{id}/keys/{keyId}': async (c) => {
+      const id = (await getAccount(deps, c.req.param('id')!)).id;
+      await deps.transactions.run((deps) => revokeKey(deps, id, c.req.param('keyId')!));
       return c.json({ ...OK });
     },
   };

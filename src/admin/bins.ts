@@ -30,10 +30,10 @@ export function binHandlers(deps: ServerDeps): Handlers {
         throw invalidField('binId must be 1-64 letters, digits, dots, dashes or underscores');
       const fee = body.fee ?? {};
       const limit = body.limit ?? {};
-      const base = findBin(deps, id) ?? { ...DEFAULT_BIN, id, title: id };
+      const base = (await findBin(deps, id)) ?? { ...DEFAULT_BIN, id, title: id };
       const digits = body.bin;
       // Card numbers are derived from the BIN digits: changing them would change every issued card's number.
-      if (digits !== undefined && digits !== base.bin && binHasCards(deps.db, id)) {
+      if (digits !== undefined && digits !== base.bin && (await binHasCards(deps.db, id))) {
         throw new DomainError('BIN_DIGITS_FIXED');
       }
       const next: Bin = {
@@ -53,7 +53,7 @@ export function binHandlers(deps: ServerDeps): Handlers {
         inventory: body.inventory ?? base.inventory,
         provisioning: body.provisioning ?? base.provisioning,
       };
-      deps.transactions.run(() => putBin(deps, next));
+      await deps.transactions.run((deps) => putBin(deps, next));
       return c.json(binAdminView(next));
     },
   };

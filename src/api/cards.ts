@@ -24,33 +24,33 @@ const onCard = (run: (accountId: string, cardId: string, nowMs: number) => void)
  */
 export function cardHandlers(deps: ServerDeps): Handlers {
   return {
-    'POST /v1/card/binList': (c) => {
+    'POST /v1/card/binList': async (c) => {
       const rate = c.get('account').depositFeeRatePpm;
-      return c.json({ ...OK, availableCardBinList: listBins(deps).map((b) => binView(b, rate)) });
+      return c.json({ ...OK, availableCardBinList: (await listBins(deps)).map((b) => binView(b, rate)) });
     },
-    'POST /v1/card/list': (c, body) => {
+    'POST /v1/card/list': async (c, body) => {
       const status = body.status;
-      caughtUpNow(c, deps);
-      const cards = listCards(deps, c.get('account').id, status);
+      await caughtUpNow(c, deps);
+      const cards = await listCards(deps, c.get('account').id, status);
       return c.json({ cardList: cardListViews(deps, cards) });
     },
-    'POST /v1/card/detail': (c, body) => {
+    'POST /v1/card/detail': async (c, body) => {
       const account = c.get('account');
       const cardId = body.cardId;
-      caughtUpNow(c, deps);
-      return c.json(cardDetailView(deps, account, getOwnedCard(deps, account.id, cardId)));
+      await caughtUpNow(c, deps);
+      return c.json(cardDetailView(deps, account, await getOwnedCard(deps, account.id, cardId)));
     },
-    'POST /v1/card/asset': (c, body) => {
+    'POST /v1/card/asset': async (c, body) => {
       const cardId = body.cardId;
-      caughtUpNow(c, deps);
-      return c.json(cardAssetView(deps, getOwnedCard(deps, c.get('account').id, cardId)));
+      await caughtUpNow(c, deps);
+      return c.json(cardAssetView(deps, await getOwnedCard(deps, c.get('account').id, cardId)));
     },
-    'POST /v1/card/sensitiveInfo': (c, body) => {
+    'POST /v1/card/sensitiveInfo': async (c, body) => {
       const cardId = body.cardId;
-      caughtUpNow(c, deps);
-      const card = getOwnedCard(deps, c.get('account').id, cardId);
+      await caughtUpNow(c, deps);
+      const card = await getOwnedCard(deps, c.get('account').id, cardId);
       if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
-      const bin = getBin(deps, card.binId);
+      const bin = await getBin(deps, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.
       return c.json(deriveCardData(deps.secret, card, bin.bin));
     },
@@ -58,16 +58,20 @@ export function cardHandlers(deps: ServerDeps): Handlers {
       const amountMicros = microsOf(body.amount);
       const input = { amountMicros, binId: body.binId, alias: body.alias };
       const account = c.get('account');
-      return (now) => cardCreatedView(createCard(deps, account, input, now));
+      return async (now) => cardCreatedView(await createCard(deps, account, input, now));
     }),
     'POST /v1/card/deposit': prepare((c, body) => {
       const cardId = body.cardId;
       const amountMicros = microsOf(body.amount);
       const account = c.get('account');
-      return (now) => (depositToCard(deps, account, cardId, amountMicros, now), OK);
+      return async (now) => (await depositToCard(deps, account, cardId, amountMicros, now), OK);
     }),
-    'POST /v1/card/freeze': onCard((accountId, cardId, now) => setFrozen(deps, accountId, cardId, true, now)),
-    'POST /v1/card/unfreeze': onCard((accountId, cardId, now) => setFrozen(deps, accountId, cardId, false, now)),
-    'POST /v1/card/cancel': onCard((accountId, cardId, now) => cancelCard(deps, accountId, cardId, now)),
+    'POST /v1/card/freeze': onCard(
+      async (accountId, cardId, now) => await setFrozen(deps, accountId, cardId, true, now),
+    ),
+    'POST /v1/card/unfreeze': onCard(
+      async (accountId, cardId, now) => await setFrozen(deps, accountId, cardId, false, now),
+    ),
+    'POST /v1/card/cancel': onCard(async (accountId, cardId, now) => await cancelCard(deps, accountId, cardId, now)),
   };
 }

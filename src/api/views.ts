@@ -20,17 +20,17 @@ export function cardCreatedView({ card, bin }: CreatedCard) {
   };
 }
 
-function cardBalances(deps: ServerDeps, card: Card) {
+async function cardBalances(deps: ServerDeps, card: Card) {
   return {
-    availableMicros: balance(deps, card.accountId, 'card', card.id),
-    heldMicros: balance(deps, card.accountId, 'held', card.id),
+    availableMicros: await balance(deps, card.accountId, 'card', card.id),
+    heldMicros: await balance(deps, card.accountId, 'held', card.id),
   };
 }
 
 /** card/list rows: every card's two balances read in one statement. */
-export function cardListViews(deps: ServerDeps, cards: readonly Card[]) {
+export async function cardListViews(deps: ServerDeps, cards: readonly Card[]) {
   const ids = cards.flatMap((c) => [ledgerId(c.accountId, 'card', c.id), ledgerId(c.accountId, 'held', c.id)]);
-  const balances = balancesOf(deps, ids);
+  const balances = await balancesOf(deps, ids);
   return cards.map((card, i) =>
     listItem(card, { availableMicros: balances.get(ids[2 * i]!)!, heldMicros: balances.get(ids[2 * i + 1]!)! }),
   );
@@ -48,9 +48,9 @@ function listItem(card: Card, b: { availableMicros: number; heldMicros: number }
   };
 }
 
-export function cardDetailView(deps: ServerDeps, account: Account, card: Card) {
-  const bin = getBin(deps, card.binId);
-  const b = cardBalances(deps, card);
+export async function cardDetailView(deps: ServerDeps, account: Account, card: Card) {
+  const bin = await getBin(deps, card.binId);
+  const b = await cardBalances(deps, card);
   return {
     cardId: card.id,
     binId: card.binId,
@@ -66,8 +66,8 @@ export function cardDetailView(deps: ServerDeps, account: Account, card: Card) {
   };
 }
 
-export function cardAssetView(deps: ServerDeps, card: Card) {
-  const b = cardBalances(deps, card);
+export async function cardAssetView(deps: ServerDeps, card: Card) {
+  const b = await cardBalances(deps, card);
   return {
     availableAmount: formatMicros(b.availableMicros),
     frozenAmount: formatMicros(b.heldMicros),

@@ -10,16 +10,16 @@ import { OK } from '../http/envelope.js';
 import { DomainError } from '../domain/kernel/errors.js';
 
 export const walletHandlers = (deps: ServerDeps): Handlers => ({
-  'POST /v1/wallet/assetList': (c) => {
+  'POST /v1/wallet/assetList': async (c) => {
     const accountId = c.get('account').id;
-    caughtUpNow(c, deps);
+    await caughtUpNow(c, deps);
     return c.json({
       ...OK,
       assetList: [
         {
           currency: 'USDT',
-          availableAmount: formatMicros(balance(deps, accountId, 'wallet')),
-          frozenAmount: formatMicros(pendingDepositsMicros(deps, accountId)),
+          availableAmount: formatMicros(await balance(deps, accountId, 'wallet')),
+          frozenAmount: formatMicros(await pendingDepositsMicros(deps, accountId)),
           assetType: 'CRYPTO',
           status: 'ACTIVE',
         },

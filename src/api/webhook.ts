@@ -26,8 +26,8 @@ function configView(config: WebhookConfig) {
 
 /** /v1/webhook: view, create or update, rotate the secret, remove (spec "Webhook configuration"). */
 export const webhookHandlers = (deps: ServerDeps): Handlers => ({
-  'GET /v1/webhook': (c) => {
-    const config = findWebhookConfig(deps, c.get('account').id);
+  'GET /v1/webhook': async (c) => {
+    const config = await findWebhookConfig(deps, c.get('account').id);
     return c.json(config ? configView(config) : { configured: false });
   },
   'PUT /v1/webhook': async (c, body) => {
@@ -38,15 +38,19 @@ export const webhookHandlers = (deps: ServerDeps): Handlers => ({
     const problem = await webhookUrlProblem(deps.config, url);
     if (problem) throw invalidField(problem);
     const input = { url, enabled, deliver3dsCode };
-    const { config, secret } = runCommand(c, deps, (now) => putWebhookConfig(deps, c.get('account').id, input, now));
+    const { config, secret } = await runCommand(c, deps, (deps, now) =>
+      putWebhookConfig(deps, c.get('account').id, input, now),
+    );
     return c.json(secret === undefined ? configView(config) : { ...configView(config), secret });
   },
-  'POST /v1/webhook/rotate-secret': (c) => {
-    const { config, secret } = runCommand(c, deps, (now) => rotateWebhookSecret(deps, c.get('account').id, now));
+  'POST /v1/webhook/rotate-secret': async (c) => {
+    const { config, secret } = await runCommand(c, deps, (deps, now) =>
+      rotateWebhookSecret(deps, c.get('account').id, now),
+    );
     return c.json({ ...configView(config), secret });
   },
-  'DELETE /v1/webhook': (c) => {
-    runCommand(c, deps, () => removeWebhook(deps, c.get('account').id));
+  'DELETE /v1/webhook': async (c) => {
+    await runCommand(c, deps, (deps) => removeWebhook(deps, c.get('account').id));
     return c.json({ ...OK });
   },
 });

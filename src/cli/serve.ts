@@ -63,7 +63,7 @@ export async function runServe(argv: string[]): Promise<number> {
   // Before anything is announced: a supervisor that stops the server as soon as it reads a line must find the
   // handlers in place (on a busy machine the process can be descheduled right after writing that line).
   let stopping = false;
-  const stop = (signal: keyof typeof SIGNAL_EXIT) => {
+  const stop = async (signal: keyof typeof SIGNAL_EXIT) => {
     if (stopping) {
       // The operator insists: leave now. SQLite in WAL mode recovers on the next open.
       logger.warn({ signal }, 'second signal: exiting at once');
@@ -71,7 +71,7 @@ export async function runServe(argv: string[]): Promise<number> {
     }
     stopping = true;
     logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, 'shutting down: finishing in-flight work');
-    server.close(config.shutdownGraceSeconds * 1000).then(
+    await server.close(config.shutdownGraceSeconds * 1000).then(
       ({ cut }) => {
         if (cut)
           logger.warn({ graceSeconds: config.shutdownGraceSeconds }, 'grace period over: open requests were cut');
@@ -84,8 +84,8 @@ export async function runServe(argv: string[]): Promise<number> {
       },
     );
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', async () => await stop('SIGTERM'));
+  process.on('SIGINT', async () => await stop('SIGINT'));
   if (server.bootstrap?.newApiKey || server.bootstrap?.snapshot) {
     // Shown once on purpose (the README's quick start); only its HMAC is stored. Written straight to
     // stdout, not through the logger, which would mask it.

@@ -8,11 +8,11 @@ import type { AppEnv } from './context.js';
 // `caughtUpNow`, which runs the account's due timers first.
 
 /** The calling account's "now", as its authentication read the clock (its timers not run). */
-export function accountNow(c: Context<AppEnv>, deps: ServerDeps): number {
-  return clock.now(deps, c.get('account').id, c.get('accountSeen'));
+export async function accountNow(c: Context<AppEnv>, deps: ServerDeps): Promise<number> {
+  return await clock.now(deps, c.get('account').id, c.get('accountSeen'));
 }
 
 /** The calling account's "now" after its due timers ran. */
-export function caughtUpNow(c: Context<AppEnv>, deps: ServerDeps): number {
-  return clock.catchUp(deps, c.get('account').id, c.get('accountSeen'));
+export async function caughtUpNow(c: Context<AppEnv>, deps: ServerDeps): Promise<number> {
+  return await clock.catchUp(deps, c.get('account').id, c.get('accountSeen'));
 }

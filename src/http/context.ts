@@ -1,12 +1,16 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Account } from '../domain/accounts/accounts.js';
+import type { ServerDeps } from './server-deps.js';
 import type { SeenClock } from '../domain/kernel/clock.js';
 import type { OperationStats } from './operation-stats.js';
 import type { Redactor } from '../redaction/redactor.js';
 import type { FaultEffect } from '../request-log/captured-request.js';
 
-/** A domain mutation: run once, in one transaction, at the account's "now"; its result is the answer's body. */
-export type Command<T = object> = (nowMs: number) => T;
+/**
+ * A domain mutation: run once, in one transaction, at the account's "now", given the deps whose `db` is that
+ * transaction; its result is the answer's body.
+ */
+export type Command<T = object> = (deps: ServerDeps, nowMs: number) => T | Promise<T>;
 
 /** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
 export interface InjectedWait {

@@ -84,63 +84,70 @@ export async function runKeyed(
   if (key === undefined) {
     if (account.requireIdempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
     if (wait) await waitInjected(c, deps, wait);
-    return c.json(runCommand(c, deps, command), 200);
+    return c.json(await runCommand(c, deps, command), 200);
   }
   c.header('Idempotency-Key', key);
 
-  const { db } = deps;
   const hash = requestHash(body);
+  const lock = { account: account.id };
 
   const reserved = wait !== undefined;
   if (wait) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
-    const startMs = caughtUpNow(c, deps);
-    purgeExpiredKeys(db, account.id, startMs);
-    const existing = findKey(deps, account.id, key, startMs);
+    const startMs = await caughtUpNow(c, deps);
+    const existing = await deps.transactions.run(async (deps) => {
+      await purgeExpiredKeys(deps.db, account.id, startMs);
+      const found = await findKey(deps, account.id, key, startMs);
+      if (!found) await reserveKey(deps, account.id, key, endpoint, body, hash, startMs);
+      return found;
+    }, lock);
     if (existing) return answerExisting(c, deps, key, { endpoint, body, hash }, existing);
-    reserveKey(deps, account.id, key, endpoint, body, hash, startMs);
     try {
       await waitInjected(c, deps, wait);
     } catch (err) {
       // Abandoned before it ran (its client gone, its account deleted): the key is free for a retry.
-      releaseKey(db, account.id, key);
+      await deps.transactions.run((deps) => releaseKey(deps.db, account.id, key), lock);
       throw err;
     }
   }
-  const outcome = await deps.transactions.batched(() => {
+  const outcome = await deps.transactions.batched(async (deps) => {
     // The clock is read once, when the batch runs: the account's timers due by then first (each job in a savepoint of
     // its own: they stay done even when the command then fails), then the command, at that same instant.
-    const nowMs = accountNow(c, deps);
-    deps.jobs.runForegroundDue(account.id, nowMs);
+    const nowMs = await accountNow(c, deps);
+    await deps.jobs.runForegroundDue(deps, account.id, nowMs);
     try {
-      return keyedTransaction(nowMs);
+      return await keyedTransaction(deps, nowMs);
     } catch (err) {
       // Failed results are not stored: the key is free for a retry.
-      if (reserved) releaseKey(db, account.id, key);
+      if (reserved) await releaseKey(deps.db, account.id, key);
       return { failed: err };
     }
-  });
+  }, lock);
   if ('failed' in outcome) throw outcome.failed;
   if ('replay' in outcome) return answerExisting(c, deps, key, { endpoint, body, hash }, outcome.replay);
   return c.body(outcome.stored.body, 200, outcome.stored.headers);
 
   /**
-   * The key check, the command and its stored response in one savepoint (one commit per keyed write, shared).
-   * Nothing awaits in between, so no concurrent request can slip between the check and the completion.
+   * The key check, the command and its stored response in one savepoint (one commit per keyed write, shared). The
+   * account's transactions run one after another, so no concurrent request can slip between the check and the
+   * completion.
    */
-  function keyedTransaction(nowMs: number): { replay: KeyRecord } | { stored: StoredResponse } {
-    return deps.transactions.run(() => {
+  function keyedTransaction(
+    deps: ServerDeps,
+    nowMs: number,
+  ): Promise<{ replay: KeyRecord } | { stored: StoredResponse }> {
+    return deps.transactions.run(async (deps) => {
       if (!reserved) {
-        purgeExpiredKeys(db, account.id, nowMs);
-        const existing = findKey(deps, account.id, key!, nowMs);
+        await purgeExpiredKeys(deps.db, account.id, nowMs);
+        const existing = await findKey(deps, account.id, key!, nowMs);
         if (existing) return { replay: existing };
       }
       const stored: StoredResponse = {
         status: 200,
-        body: JSON.stringify(command(nowMs)),
+        body: JSON.stringify(await command(deps, nowMs)),
         headers: { 'content-type': 'application/json' },
       };
-      completeKey(deps, account.id, key!, endpoint, body, hash, stored, nowMs);
+      await completeKey(deps, account.id, key!, endpoint, body, hash, stored, nowMs);
       return { stored };
     });
   }

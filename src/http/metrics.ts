@@ -123,7 +123,7 @@ export class MetricsExposition {
 
   async text(): Promise<{ contentType: string; body: string }> {
     const registry = await this.registryOf();
-    this.backlog = backlog(this.deps);
+    this.backlog = await backlog(this.deps);
     return { contentType: registry.contentType, body: await registry.metrics() };
   }
 

@@ -84,7 +84,7 @@ export function mountContract(
   }
   if (fallback) {
     const steps = fallback.filter((s) => s !== false);
-    on(app, 'ALL', `${prefix}/*`, [...steps, (c: Context<AppEnv>) => c.notFound()]);
+    on(app, 'ALL', `${prefix}/*`, [...steps, async (c: Context<AppEnv>) => await c.notFound()]);
   }
 }
 
@@ -134,8 +134,8 @@ export function idempotency({ operation }: Route): MiddlewareHandler<AppEnv> | f
 function handlerStep(deps: ServerDeps, route: Route, handler: Handler<unknown>): Step {
   if (typeof handler === 'function') {
     if (route.operation.idempotent) throw new Error(`${route.key} is idempotent: its handler must prepare a command`);
-    return function answer(c: Context<AppEnv>) {
-      return handler(c, c.get('body'));
+    return async function answer(c: Context<AppEnv>) {
+      return await handler(c, c.get('body'));
     };
   }
   if (!route.operation.idempotent) {

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Deps } from '../domain/kernel/deps.js';
+import type { TransactionRunner } from '../store/transaction-runner.js';
 import type { RequestLog } from '../request-log/log.js';
 import type { ConnectionGuard } from './connection-guard.js';
 import type { FailureThrottle } from './failure-throttle.js';
@@ -11,6 +12,8 @@ import type { TenantHoldings } from './tenant-holdings.js';
  * constant) and the server's own, marked the same way. The wiring (src/wiring.ts) builds them all, once per server.
  */
 export interface ServerDeps extends Deps {
+  /** As the domain's, its work given these deps whose `db` is the transaction. */
+  transactions: TransactionRunner<ServerDeps>;
   /** Constant: the whole configuration (flags and environment), frozen. */
   config: Config;
   /** Per instance: the requests this process has answered and not yet written to the request log (shared). */

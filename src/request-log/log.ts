@@ -66,17 +66,17 @@ export class RequestLog {
 
   constructor(private readonly deps: Deps) {}
 
-  add(captured: CapturedRequest): void {
+  async add(captured: CapturedRequest): Promise<void> {
     let result = this.put(captured, false);
     if (result === 'full') {
-      this.flush();
+      await this.flush();
       result = this.put(captured, true);
     }
     if (result === 'replaced') this.overflowed = true;
     else this.pendingCount++;
-    if (this.pendingCount >= MAX_PENDING || this.heldBytes > MAX_BYTES) this.flush();
+    if (this.pendingCount >= MAX_PENDING || this.heldBytes > MAX_BYTES) await this.flush();
     else if (!this.timer) {
-      this.timer = setTimeout(() => this.flushInSlices(), this.interval);
+      this.timer = setTimeout(async () => await this.flushInSlices(), this.interval);
       this.timer.unref();
     }
   }
@@ -98,9 +98,9 @@ export class RequestLog {
   }
 
   /** Writes every pending record now (reads call this first, so they see every request answered before them). */
-  flush(): void {
+  async flush(): Promise<void> {
     this.take();
-    this.write(Infinity);
+    await this.write(Infinity);
   }
 
   /**
@@ -108,18 +108,18 @@ export class RequestLog {
    * whole, a batch of a few thousand records (a flooding tenant's 429s, each redacted and serialised) held every
    * tenant's requests once a second: the noisy-neighbour run's p99 (bench:hosted).
    */
-  private flushInSlices(): void {
+  private async flushInSlices(): Promise<void> {
     this.take();
-    this.writeSlice();
+    await this.writeSlice();
   }
 
-  private writeSlice(): void {
-    this.write(SLICE_MS);
+  private async writeSlice(): Promise<void> {
+    await this.write(SLICE_MS);
     if (this.backlog.length > 0 && !this.sliceScheduled) {
       this.sliceScheduled = true;
-      setImmediate(() => {
+      setImmediate(async () => {
         this.sliceScheduled = false;
-        this.writeSlice();
+        await this.writeSlice();
       });
     }
   }
@@ -150,7 +150,7 @@ export class RequestLog {
    * Writes the backlog, one transaction per slice of at most SLICE_ROWS records, until `budgetMs` is spent (the time
    * it takes to make the rows counts: a record may carry 64 KiB of body to redact).
    */
-  private write(budgetMs: number): void {
+  private async write(budgetMs: number): Promise<void> {
     const { db, logger } = this.deps;
     const started = performance.now();
     try {
@@ -168,7 +168,7 @@ export class RequestLog {
           if (n % 16 === 15 && performance.now() - started >= budgetMs) break;
           const { accountId, p } = this.backlog[n]!;
           if (!tenantOfAccount.has(accountId)) {
-            const account = findAccount(this.deps, accountId);
+            const account = await findAccount(this.deps, accountId);
             tenantOfAccount.set(accountId, account && tenantOf(account));
           }
           const tenant = tenantOfAccount.get(accountId);
@@ -179,14 +179,14 @@ export class RequestLog {
         this.backlog.splice(0, n);
         const budget = this.deps.config.tenant.requestLogBytes;
         const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
-        this.deps.transactions.run(() => {
-          for (const row of rows) insertRequestLogRow(db, row);
+        await this.deps.transactions.run(async () => {
+          for (const row of rows) await insertRequestLogRow(db, row);
           for (const [accountId, tenant] of tenantOfAccount) {
-            if (tenant !== undefined) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+            if (tenant !== undefined) await trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
           }
           for (const tenant of tenants) {
-            if (tenantRequestLogBytes(db, tenant) > budget) {
-              this.deps.meter.refused('request_log', trimTenantRequestLog(db, tenant, budget));
+            if ((await tenantRequestLogBytes(db, tenant)) > budget) {
+              this.deps.meter.refused('request_log', await trimTenantRequestLog(db, tenant, budget));
             }
           }
         });

@@ -66,13 +66,13 @@ export interface RequestFilter {
 }
 
 /** A page of summaries, newest first, and the cursor of the next page (null on the last). */
-export function listRequests(
+export async function listRequests(
   deps: RequestLogDeps,
   accountId: string,
   f: RequestFilter,
-): { requests: RequestSummary[]; nextSeq: number | null } {
-  deps.requestLog.flush();
-  const rows = queryRequestLog(deps.db, accountId, {
+): Promise<{ requests: RequestSummary[]; nextSeq: number | null }> {
+  await deps.requestLog.flush();
+  const rows = await queryRequestLog(deps.db, accountId, {
     limit: f.limit,
     path: f.path,
     statusFrom: f.status?.from ?? 0,
@@ -85,9 +85,13 @@ export function listRequests(
 }
 
 /** The full record of the account's newest request with this id, or undefined. */
-export function getRequest(deps: RequestLogDeps, accountId: string, requestId: string): RequestRecord | undefined {
-  deps.requestLog.flush();
-  const row = findRequestLogRow(deps.db, accountId, requestId);
+export async function getRequest(
+  deps: RequestLogDeps,
+  accountId: string,
+  requestId: string,
+): Promise<RequestRecord | undefined> {
+  await deps.requestLog.flush();
+  const row = await findRequestLogRow(deps.db, accountId, requestId);
   if (!row) return undefined;
   const detail = JSON.parse(row.detail) as { request: RecordedMessage; response: RecordedMessage };
   return { ...toSummary(row), request: detail.request, response: detail.response };

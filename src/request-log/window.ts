@@ -7,9 +7,9 @@ import { detailOf, rowsBetween } from '../store/request-log.js';
 
 export function windowLog(deps: RequestLogDeps): WindowLog {
   return {
-    requests(accountId, fromMs, toMs) {
-      deps.requestLog.flush();
-      return rowsBetween(deps.db, accountId, fromMs, toMs).map((r) => ({
+    async requests(accountId, fromMs, toMs) {
+      await deps.requestLog.flush();
+      return (await rowsBetween(deps.db, accountId, fromMs, toMs)).map((r) => ({
         seq: r.seq,
         requestId: r.request_id,
         atMs: r.at_ms,
@@ -19,8 +19,8 @@ export function windowLog(deps: RequestLogDeps): WindowLog {
         idempotencyKey: r.idempotency_key,
       }));
     },
-    bodyOf(seq) {
-      const detail = detailOf(deps.db, seq);
+    async bodyOf(seq) {
+      const detail = await detailOf(deps.db, seq);
       return detail === undefined ? undefined : (JSON.parse(detail) as { request?: { body?: unknown } }).request?.body;
     },
   };

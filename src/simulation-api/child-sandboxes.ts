@@ -35,7 +35,7 @@ export function sandboxesHandlers(deps: ServerDeps): Handlers {
       });
     },
     'POST /sandbox/v1/sandboxes/list': async (c) => {
-      const sandboxes = runCommand(c, deps, () => listSandboxes(deps, c.get('account').id)).map((s) => ({
+      const sandboxes = (await runCommand(c, deps, (deps) => listSandboxes(deps, c.get('account').id))).map((s) => ({
         accountId: s.accountId,
         name: s.name,
         createdAt: iso(s.createdAtMs),
@@ -45,7 +45,7 @@ export function sandboxesHandlers(deps: ServerDeps): Handlers {
     },
     'POST /sandbox/v1/sandboxes/delete': async (c, body) => {
       const accountId = body.accountId;
-      runCommand(c, deps, () => deleteSandbox(deps, c.get('account').id, accountId));
+      await runCommand(c, deps, (deps) => deleteSandbox(deps, c.get('account').id, accountId));
       return c.json({ ...OK });
     },
   };

@@ -15,8 +15,8 @@ export function eventsHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/events': async (c, body) => {
       const type = body.type;
       const limit = body.limit ?? 100;
-      caughtUpNow(c, deps);
-      const events = eventsWithDeliveries(deps, c.get('account').id, { type, limit }).map(
+      await caughtUpNow(c, deps);
+      const events = (await eventsWithDeliveries(deps, c.get('account').id, { type, limit })).map(
         ({ event, delivery: d, attempts }) => ({
           ...toEnvelope(event),
           delivery: d

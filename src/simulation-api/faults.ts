@@ -36,7 +36,7 @@ export function faultHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/faults': async (c, body) => {
       const rules = body.rules.map(toRule);
       const accountId = c.get('account').id;
-      return c.json({ ...OK, rules: runCommand(c, deps, () => setFaults(deps, accountId, rules)) });
+      return c.json({ ...OK, rules: runCommand(c, deps, (deps) => setFaults(deps, accountId, rules)) });
     },
     'POST /sandbox/v1/faults/release': async (c) => {
       return c.json({ ...OK, released: deps.heldRequests.release(c.get('account').id) });
@@ -46,7 +46,7 @@ export function faultHandlers(deps: ServerDeps): Handlers {
       c.json({ ...OK, held: deps.heldRequests.heldCount(c.get('account').id) }),
     'POST /sandbox/v1/faults/clear': async (c) => {
       const accountId = c.get('account').id;
-      runCommand(c, deps, () => clearFaults(deps.db, accountId));
+      await runCommand(c, deps, (deps) => clearFaults(deps.db, accountId));
       deps.heldRequests.release(accountId);
       return c.json({ ...OK });
     },

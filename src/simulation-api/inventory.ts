@@ -12,7 +12,9 @@ export function inventoryHandlers(deps: ServerDeps): Handlers {
       const available = body.available;
       const provisioning = body.provisioning;
       const accountId = c.get('account').id;
-      const next = runCommand(c, deps, () => setInventory(deps, accountId, binId, { available, provisioning }));
+      const next = await runCommand(c, deps, (deps) =>
+        setInventory(deps, accountId, binId, { available, provisioning }),
+      );
       return c.json({ ...OK, binId, ...next });
     },
   };

@@ -24,9 +24,9 @@ import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 
 /** Where a run's test deliveries go and the secret that signs them, or undefined when the account has no webhook. */
-function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | undefined) {
-  const config = findWebhookConfig(deps, accountId);
-  const secret = signingSecret(deps, accountId);
+async function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: string | undefined) {
+  const config = await findWebhookConfig(deps, accountId);
+  const secret = await signingSecret(deps, accountId);
   return config && secret ? { url: webhookUrl ?? config.url, secret } : undefined;
 }
 
@@ -48,15 +48,15 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       const account = c.get('account');
       const accountId = account.id;
       const tenantId = tenantOf(account);
-      settleOpenRun(deps, log, accountId);
+      await settleOpenRun(deps, log, accountId);
       // An account made to deliver nothing (a replay's child sandbox) has no receiver: its receiver checks are not observed.
-      const receiver = account.delivers ? receiverOf(deps, accountId, webhookUrl) : undefined;
+      const receiver = account.delivers ? await receiverOf(deps, accountId, webhookUrl) : undefined;
       if (receiver && runsSending(deps, tenantId) >= MAX_SENDING_PER_TENANT) {
         // Each run's deliveries end within two webhook timeouts (the duplicate's two attempts).
         c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));
         return errorResponse(c, new DomainError('READINESS_SENDING_LIMIT'));
       }
-      const { run, deliveries } = deps.transactions.run(() =>
+      const { run, deliveries } = await deps.transactions.run((deps) =>
         startRun(deps, {
           accountId,
           windowSeconds,
@@ -67,25 +67,25 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       );
       if (receiver) {
         // After the answer, never inside a transaction: each delivery waits on the network (the webhook timeout).
-        const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+        const sent = await new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
           sendReadinessDeliveries(deps, { accountId, ...receiver, deliveries }),
         );
         trackSending(deps, run.id, tenantId, sent);
       }
       if (deps.config.backgroundJobs) settleAtWindowEnd(deps, log, run);
-      return c.json({ ...OK, ...runView(deps, log, run) });
+      return c.json({ ...OK, ...(await runView(deps, log, run)) });
     },
     'POST /sandbox/v1/readiness/get': async (c, body) => {
       const runId = body.runId;
-      return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, c.get('account').id, runId)) });
+      return c.json({ ...OK, ...(await runView(deps, log, await getRun(deps, log, c.get('account').id, runId))) });
     },
     'POST /sandbox/v1/readiness/stop': async (c, body) => {
       const runId = body.runId;
       const accountId = c.get('account').id;
-      stopRun(deps, accountId, runId);
+      await stopRun(deps, accountId, runId);
       // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
       await deliveriesSent(deps, runId);
-      return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, accountId, runId)) });
+      return c.json({ ...OK, ...(await runView(deps, log, await getRun(deps, log, accountId, runId))) });
     },
     'POST /sandbox/v1/readiness/ledger': async (c, body) => {
       const cards = body.cards.map((card) => ({
@@ -94,10 +94,10 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
         heldMicros: microsOfSignedDecimal(card.frozenAmount),
       }));
       const post = { requestId: c.get('requestId'), cards };
-      return c.json({ ...OK, ...runCommand(c, deps, () => postLedger(deps, c.get('account').id, post)) });
+      return c.json({ ...OK, ...(await runCommand(c, deps, (deps) => postLedger(deps, c.get('account').id, post))) });
     },
     'POST /sandbox/v1/readiness/list': async (c) => {
-      const runs = listRuns(deps, log, c.get('account').id).map((run) => runView(deps, log, run));
+      const runs = (await listRuns(deps, log, c.get('account').id)).map(async (run) => await runView(deps, log, run));
       return c.json({ ...OK, runs });
     },
   };

@@ -43,7 +43,7 @@ export function requestsHandlers(deps: ServerDeps): Handlers {
         source: body.source as 'api' | 'console' | undefined,
       };
       ensureOn(deps);
-      const page = listRequests(deps, c.get('account').id, filter);
+      const page = await listRequests(deps, c.get('account').id, filter);
       return c.json({
         ...OK,
         requests: page.requests,
@@ -53,7 +53,7 @@ export function requestsHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/requests/get': async (c, body) => {
       const requestId = body.requestId;
       ensureOn(deps);
-      const record = getRequest(deps, c.get('account').id, requestId);
+      const record = await getRequest(deps, c.get('account').id, requestId);
       if (!record) throw new DomainError('REQUEST_NOT_FOUND');
       // The answer's own code would clash with the envelope's: it is named responseCode here.
       const { code, ...rest } = record;

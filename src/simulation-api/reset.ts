@@ -10,7 +10,7 @@ export function resetHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/reset': async (c, body) => {
       const balanceMicros = body.balance === undefined ? 0 : microsOf(body.balance);
       const accountId = c.get('account').id;
-      runCommand(c, deps, (now) => resetAccount(deps, accountId, balanceMicros, now));
+      await runCommand(c, deps, (deps, now) => resetAccount(deps, accountId, balanceMicros, now));
       // Requests a fault held go on after the reset, into the wiped world (their rules are gone with it).
       deps.heldRequests.release(accountId);
       return c.json({ ...OK });

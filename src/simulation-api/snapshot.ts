@@ -16,10 +16,10 @@ import type { ServerDeps } from '../http/server-deps.js';
 const ROWS_PER_TOKEN = 1000;
 
 /** Pays for an export of the account's rows from the tenant's budget, or refuses it (429, Retry-After). */
-function payForExport(c: Context<AppEnv>, deps: ServerDeps, accountId: string): void {
+async function payForExport(c: Context<AppEnv>, deps: ServerDeps, accountId: string): Promise<void> {
   const spend = c.get('spendTokens');
   if (!spend) return;
-  const rows = snapshotRows(deps, accountId);
+  const rows = await snapshotRows(deps, accountId);
   const paid = spend(Math.floor(rows / ROWS_PER_TOKEN));
   if (paid.ok) return;
   c.header('Retry-After', String(paid.waitSeconds));
@@ -33,12 +33,12 @@ function payForExport(c: Context<AppEnv>, deps: ServerDeps, accountId: string): 
 /** snapshot/export and snapshot/import: an account's whole state as one document, and back into a child sandbox. */
 export function snapshotHandlers(deps: ServerDeps): Handlers {
   return {
-    'POST /sandbox/v1/snapshot/export': (c) => {
-      const nowMs = caughtUpNow(c, deps);
+    'POST /sandbox/v1/snapshot/export': async (c) => {
+      const nowMs = await caughtUpNow(c, deps);
       const accountId = c.get('account').id;
-      payForExport(c, deps, accountId);
+      await payForExport(c, deps, accountId);
       // One transaction: every table read as of the same instant.
-      const { text } = deps.transactions.run(() => exportSnapshot(deps, accountId, nowMs));
+      const { text } = await deps.transactions.run((deps) => exportSnapshot(deps, accountId, nowMs));
       return c.body(text, 200, { 'Content-Type': 'application/json' });
     },
     'POST /sandbox/v1/snapshot/import': async (c, body) => {

@@ -22,7 +22,9 @@ export function threeDsHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/3ds/verify': async (c, body) => {
       const challengeId = body.challengeId;
       const otp = body.otp;
-      const result = runCommand(c, deps, (now) => verifyChallenge(deps, c.get('account').id, challengeId, otp, now));
+      const result = await runCommand(c, deps, (deps, now) =>
+        verifyChallenge(deps, c.get('account').id, challengeId, otp, now),
+      );
       return c.json({ ...OK, result });
     },
   };

@@ -40,19 +40,19 @@ export function trafficHandlers(deps: ServerDeps): Handlers {
         seed: body.seed ?? Number.parseInt(deps.ids.hex(4), 16),
         mix: mixOf(body),
       };
-      const run = runCommand(c, deps, (now) =>
+      const run = await runCommand(c, deps, (deps, now) =>
         startTraffic(deps, { id: account.id, tenantId: tenantOf(account) }, input, now),
       );
       return c.json({ ...OK, ...view(run) });
     },
     'POST /sandbox/v1/traffic/stop': async (c, body) => {
       const trafficId = body.trafficId;
-      const r = runCommand(c, deps, (now) => stopTraffic(deps, c.get('account').id, trafficId, now));
+      const r = await runCommand(c, deps, (deps, now) => stopTraffic(deps, c.get('account').id, trafficId, now));
       return c.json({ ...OK, ...view(r), cancelled: r.cancelled });
     },
     'POST /sandbox/v1/traffic/list': async (c) => {
-      caughtUpNow(c, deps);
-      return c.json({ ...OK, runs: listTraffic(deps, c.get('account').id).map(view) });
+      await caughtUpNow(c, deps);
+      return c.json({ ...OK, runs: (await listTraffic(deps, c.get('account').id)).map(view) });
     },
   };
 }

@@ -74,7 +74,7 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
         merchant: await merchantOf(transactionId, body),
         declineReason: body.declineReason,
       };
-      const r = runCommand(c, deps, (now) => authorize(deps, c.get('account').id, input, now));
+      const r = await runCommand(c, deps, (deps, now) => authorize(deps, c.get('account').id, input, now));
       return c.json({
         ...OK,
         ...view(r),
@@ -88,7 +88,7 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
         transactionId: body.transactionId,
         amountMicros: microsOf(body.amount, CARD_DECIMALS),
       };
-      const r = runCommand(c, deps, (now) => incrementAuthorisation(deps, c.get('account').id, input, now));
+      const r = await runCommand(c, deps, (deps, now) => incrementAuthorisation(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.declineReason ? { declineReason: r.declineReason } : {}) });
     },
     'POST /sandbox/v1/transaction/clear': async (c, body) => {
@@ -99,7 +99,7 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
         final,
         partId: final ? undefined : deps.ids.transactionId(),
       };
-      const r = runCommand(c, deps, (now) => clearTransaction(deps, c.get('account').id, input, now));
+      const r = await runCommand(c, deps, (deps, now) => clearTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.authorization ? { authorization: view(r.authorization) } : {}) });
     },
     'POST /sandbox/v1/transaction/reverse': async (c, body) => {
@@ -107,7 +107,7 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
         transactionId: body.transactionId,
         amountMicros: body.amount === undefined ? undefined : microsOf(body.amount, CARD_DECIMALS),
       };
-      const r = runCommand(c, deps, (now) => reverseTransaction(deps, c.get('account').id, input, now));
+      const r = await runCommand(c, deps, (deps, now) => reverseTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r) });
     },
     'POST /sandbox/v1/transaction/force-post': async (c, body) => {
@@ -119,7 +119,7 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
         currency: body.currency ?? 'USD',
         merchant: await merchantOf(transactionId, body),
       };
-      const r = runCommand(c, deps, (now) => forcePost(deps, c.get('account').id, input, now));
+      const r = await runCommand(c, deps, (deps, now) => forcePost(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), billCurrency: 'USD', ...input.merchant });
     },
     'POST /sandbox/v1/transaction/refund': async (c, oneOf) => {
@@ -134,7 +134,7 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
               amountMicros: body.amount === undefined ? undefined : microsOf(body.amount, CARD_DECIMALS),
             }
           : await goodwillRefund(deps, cardId, { ...body, amount: body.amount! });
-      const r = runCommand(c, deps, (now) => refundTransaction(deps, c.get('account').id, input, now));
+      const r = await runCommand(c, deps, (deps, now) => refundTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.refundOf ? { refundOf: r.refundOf } : {}) });
     },
   };

@@ -12,7 +12,7 @@ export function walletSeedHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/wallet/seed': async (c, body) => {
       const amountMicros = microsOf(body.amount);
       const accountId = c.get('account').id;
-      const walletMicros = runCommand(c, deps, (now) => seedBalance(deps, accountId, amountMicros, now));
+      const walletMicros = await runCommand(c, deps, (deps, now) => seedBalance(deps, accountId, amountMicros, now));
       return c.json({ ...OK, availableAmount: formatMicros(walletMicros) });
     },
   };

@@ -30,14 +30,14 @@ export function webhookSandboxHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/webhook/deliveries': async (c, body) => {
       const eventId = body.eventId;
       const limit = body.limit ?? 100;
-      caughtUpNow(c, deps);
-      const deliveries = deliveryAttempts(deps, c.get('account').id, { eventId, limit }).map(attemptView);
+      await caughtUpNow(c, deps);
+      const deliveries = (await deliveryAttempts(deps, c.get('account').id, { eventId, limit })).map(attemptView);
       return c.json({ ...OK, deliveries });
     },
     'POST /sandbox/v1/webhook/redeliver': async (c, body) => {
       const eventId = body.eventId;
       const accountId = c.get('account').id;
-      const attempt = await redeliver(deps, accountId, eventId, caughtUpNow(c, deps));
+      const attempt = await redeliver(deps, accountId, eventId, await caughtUpNow(c, deps));
       return c.json({ ...OK, delivery: attemptView(attempt) });
     },
   };

@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 /**
  * Part of the sandbox reset: the account's cards, money, transactions, events, timers, traffic runs, idempotency keys and BIN
@@ -6,7 +6,7 @@ import { sql, type Db } from './db.js';
  * after the modules' own reset hooks (deliveries, deposits, challenges, faults), whose rows may refer to cards and
  * transactions.
  */
-export function resetAccountRows(db: Db, accountId: string): void {
+export async function resetAccountRows(db: Db, accountId: string): Promise<void> {
   for (const table of [
     'transactions',
     'topups',
@@ -16,14 +16,14 @@ export function resetAccountRows(db: Db, accountId: string): void {
     'account_bin_inventory',
     'traffic_runs',
   ]) {
-    sql(db, `DELETE FROM ${table} WHERE account_id = ?`).run(accountId);
+    await db.run(`DELETE FROM ${table} WHERE account_id = ?`, [accountId]);
   }
-  sql(db, 'DELETE FROM transfers WHERE account_id = ?').run(accountId);
-  sql(db, 'DELETE FROM ledger_accounts WHERE account_id = ?').run(accountId);
-  sql(
-    db,
+  await db.run('DELETE FROM transfers WHERE account_id = ?', [accountId]);
+  await db.run('DELETE FROM ledger_accounts WHERE account_id = ?', [accountId]);
+  await db.run(
     `DELETE FROM seq_counters WHERE scope IN (?, ?) OR scope LIKE ? OR
        scope IN (SELECT 'txn-card:' || id FROM cards WHERE account_id = ?)`,
-  ).run(`txn:${accountId}`, `cards:${accountId}`, `txn-bin:${accountId}:%`, accountId);
-  sql(db, 'DELETE FROM cards WHERE account_id = ?').run(accountId);
+    [`txn:${accountId}`, `cards:${accountId}`, `txn-bin:${accountId}:%`, accountId],
+  );
+  await db.run('DELETE FROM cards WHERE account_id = ?', [accountId]);
 }

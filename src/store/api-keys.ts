@@ -1,5 +1,5 @@
 import type { FullAccountRow } from './accounts.js';
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of API keys: only an HMAC of each key is stored.
 
@@ -10,55 +10,55 @@ export interface ApiKeyRow {
   revoked_at_ms: number | null;
 }
 
-export function insertApiKey(
+export async function insertApiKey(
   db: Db,
   keyId: string,
   accountId: string,
   keyHash: string,
   displayPrefix: string,
   createdAtMs: number,
-): void {
-  sql(db, 'INSERT INTO api_keys (id, account_id, key_hash, display_prefix, created_at_ms) VALUES (?, ?, ?, ?, ?)').run(
-    keyId,
-    accountId,
-    keyHash,
-    displayPrefix,
-    createdAtMs,
+): Promise<void> {
+  await db.run(
+    'INSERT INTO api_keys (id, account_id, key_hash, display_prefix, created_at_ms) VALUES (?, ?, ?, ?, ?)',
+    [keyId, accountId, keyHash, displayPrefix, createdAtMs],
   );
 }
 
 /** Revokes the account's key (a revoked one keeps its first revocation time); answers how many rows matched. */
-export function revokeApiKey(db: Db, accountId: string, keyId: string, atMs: number): number {
-  return sql(db, 'UPDATE api_keys SET revoked_at_ms = COALESCE(revoked_at_ms, ?) WHERE id = ? AND account_id = ?').run(
-    atMs,
-    keyId,
-    accountId,
-  ).changes;
+export async function revokeApiKey(db: Db, accountId: string, keyId: string, atMs: number): Promise<number> {
+  return await db.run(
+    'UPDATE api_keys SET revoked_at_ms = COALESCE(revoked_at_ms, ?) WHERE id = ? AND account_id = ?',
+    [atMs, keyId, accountId],
+  );
 }
 
 /** The active key with this hash: read on every authenticated request. */
-export function activeKeyByHash(db: Db, keyHash: string): { id: string; account_id: string } | undefined {
-  return sql(db, 'SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL').get(keyHash) as
-    { id: string; account_id: string } | undefined;
+export async function activeKeyByHash(
+  db: Db,
+  keyHash: string,
+): Promise<{ id: string; account_id: string } | undefined> {
+  return (await db.get('SELECT id, account_id FROM api_keys WHERE key_hash = ? AND revoked_at_ms IS NULL', [
+    keyHash,
+  ])) as { id: string; account_id: string } | undefined;
 }
 
 /** The active key with this hash and its account's row, in one indexed read: what every authenticated request reads. */
 export function activeKeyWithAccount(db: Db, keyHash: string): (FullAccountRow & { key_id: string }) | undefined {
-  return sql(
-    db,
+  return (await db.get(
     `SELECT k.id AS key_id, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.key_hash = ? AND k.revoked_at_ms IS NULL`,
-  ).get(keyHash) as (FullAccountRow & { key_id: string }) | undefined;
+    [keyHash],
+  )) as (FullAccountRow & { key_id: string }) | undefined;
 }
 
 /** Whether any key, active or revoked, has this hash. */
-export function keyHashExists(db: Db, keyHash: string): boolean {
-  return sql(db, 'SELECT 1 FROM api_keys WHERE key_hash = ?').get(keyHash) !== undefined;
+export async function keyHashExists(db: Db, keyHash: string): Promise<boolean> {
+  return (await db.get('SELECT 1 FROM api_keys WHERE key_hash = ?', [keyHash])) !== undefined;
 }
 
-export function apiKeysOf(db: Db, accountId: string): ApiKeyRow[] {
-  return sql(
-    db,
+export async function apiKeysOf(db: Db, accountId: string): Promise<ApiKeyRow[]> {
+  return (await db.all(
     'SELECT id, display_prefix, created_at_ms, revoked_at_ms FROM api_keys WHERE account_id = ? ORDER BY created_at_ms, id',
-  ).all(accountId) as ApiKeyRow[];
+    [accountId],
+  )) as ApiKeyRow[];
 }

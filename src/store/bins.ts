@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of the BIN catalogue and of each account's inventory overrides.
 
@@ -34,9 +34,8 @@ export interface BinValues {
 }
 
 /** Creates or replaces a BIN; a new one is listed after every other. */
-export function upsertBin(db: Db, values: BinValues): void {
-  sql(
-    db,
+export async function upsertBin(db: Db, values: BinValues): Promise<void> {
+  await db.run(
     `INSERT INTO bins (id, title, bin, card_network, fx_rate_ppm, open_fee_micros, atm_rate_ppm, spend_daily_micros,
        minimal_deposit_micros, enabled, inventory, provisioning, created_seq)
      VALUES (@id, @title, @bin, @cardNetwork, @fxRatePpm, @openFeeMicros, @atmRatePpm, @spendDailyMicros,
@@ -46,56 +45,57 @@ export function upsertBin(db: Db, values: BinValues): void {
        atm_rate_ppm = excluded.atm_rate_ppm, spend_daily_micros = excluded.spend_daily_micros,
        minimal_deposit_micros = excluded.minimal_deposit_micros, enabled = excluded.enabled,
        inventory = excluded.inventory, provisioning = excluded.provisioning`,
-  ).run(values);
+    [values],
+  );
 }
 
-export function binRow(db: Db, id: string): BinRow | undefined {
-  return sql(db, 'SELECT * FROM bins WHERE id = ?').get(id) as BinRow | undefined;
+export async function binRow(db: Db, id: string): Promise<BinRow | undefined> {
+  return (await db.get('SELECT * FROM bins WHERE id = ?', [id])) as BinRow | undefined;
 }
 
-export function binRows(db: Db): BinRow[] {
-  return sql(db, 'SELECT * FROM bins ORDER BY created_seq').all() as BinRow[];
+export async function binRows(db: Db): Promise<BinRow[]> {
+  return (await db.all('SELECT * FROM bins ORDER BY created_seq')) as BinRow[];
 }
 
 /** Whether any card was issued on the BIN (its card numbers start with the BIN digits, so those are fixed). */
-export function binHasCards(db: Db, binId: string): boolean {
-  return sql(db, 'SELECT 1 FROM cards WHERE bin_id = ? LIMIT 1').get(binId) !== undefined;
+export async function binHasCards(db: Db, binId: string): Promise<boolean> {
+  return (await db.get('SELECT 1 FROM cards WHERE bin_id = ? LIMIT 1', [binId])) !== undefined;
 }
 
 /** The account's own inventory of a BIN, when the sandbox set one. */
-export function accountInventoryRow(
+export async function accountInventoryRow(
   db: Db,
   accountId: string,
   binId: string,
-): { available: number; provisioning: number } | undefined {
-  return sql(db, 'SELECT available, provisioning FROM account_bin_inventory WHERE account_id = ? AND bin_id = ?').get(
-    accountId,
-    binId,
-  ) as { available: number; provisioning: number } | undefined;
+): Promise<{ available: number; provisioning: number } | undefined> {
+  return (await db.get(
+    'SELECT available, provisioning FROM account_bin_inventory WHERE account_id = ? AND bin_id = ?',
+    [accountId, binId],
+  )) as { available: number; provisioning: number } | undefined;
 }
 
-export function upsertAccountInventory(
+export async function upsertAccountInventory(
   db: Db,
   accountId: string,
   binId: string,
   available: number,
   provisioning: number,
-): void {
-  sql(
-    db,
+): Promise<void> {
+  await db.run(
     `INSERT INTO account_bin_inventory (account_id, bin_id, available, provisioning) VALUES (?, ?, ?, ?)
      ON CONFLICT (account_id, bin_id) DO UPDATE SET available = excluded.available, provisioning = excluded.provisioning`,
-  ).run(accountId, binId, available, provisioning);
+    [accountId, binId, available, provisioning],
+  );
 }
 
 /** Takes one card from the account's own inventory of the BIN; answers 0 when the account has none of its own. */
-export function takeFromAccountInventory(db: Db, accountId: string, binId: string): number {
-  return sql(db, 'UPDATE account_bin_inventory SET available = available - 1 WHERE account_id = ? AND bin_id = ?').run(
-    accountId,
-    binId,
-  ).changes;
+export async function takeFromAccountInventory(db: Db, accountId: string, binId: string): Promise<number> {
+  return await db.run(
+    'UPDATE account_bin_inventory SET available = available - 1 WHERE account_id = ? AND bin_id = ?',
+    [accountId, binId],
+  );
 }
 
-export function takeFromBinInventory(db: Db, binId: string): void {
-  sql(db, 'UPDATE bins SET inventory = inventory - 1 WHERE id = ?').run(binId);
+export async function takeFromBinInventory(db: Db, binId: string): Promise<void> {
+  await db.run('UPDATE bins SET inventory = inventory - 1 WHERE id = ?', [binId]);
 }

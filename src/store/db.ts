@@ -1,13 +1,15 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { migrations } from './migrations/index.js';
-import { TransactionRunner } from './transaction-runner.js';
+import { migrations, postgresMigrations } from './migrations/index.js';
+import { PostgresStore, type PostgresOptions } from './postgres.js';
+import type { Db, Store } from './seam.js';
+import { SqliteStore } from './sqlite.js';
 
-export type Db = Database.Database;
+export type { Db, Store };
 
 /** Opens the SQLite database with the house pragmas and brings its schema up to date. */
-export function openDb(path: string): Db {
+export function openSqlite(path: string): SqliteStore {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // Only a new, empty file takes it (an existing database keeps its page size). A write dirties a dozen
@@ -20,32 +22,29 @@ export function openDb(path: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db, new TransactionRunner(db));
-  return db;
+  migrate(db);
+  return new SqliteStore(db, path);
 }
 
-/** Applies every numbered migration not yet recorded, each in its own transaction. */
-function migrate(db: Db, transactions: TransactionRunner): void {
+/**
+ * Applies every numbered migration not yet recorded, each in its own transaction: at open, before the store serves
+ * anything, so synchronously on the connection (the runner's transactions are for what comes after).
+ */
+function migrate(db: Database.Database): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
-    transactions.run(() => {
+    db.exec('BEGIN');
+    try {
       db.exec(m.sql);
       db.prepare('INSERT INTO schema_migrations (version, name) VALUES (?, ?)').run(m.version, m.name);
-    });
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw err;
+    }
   }
-}
-
-const statementCache = new WeakMap<Db, Map<string, Database.Statement>>();
-
-/** A prepared statement, compiled once per database: SQL text is the cache key. */
-export function sql(db: Db, text: string): Database.Statement {
-  let byText = statementCache.get(db);
-  if (!byText) statementCache.set(db, (byText = new Map()));
-  let stmt = byText.get(text);
-  if (!stmt) byText.set(text, (stmt = db.prepare(text)));
-  return stmt;
 }
 
 /**
@@ -54,4 +53,53 @@ export function sql(db: Db, text: string): Database.Statement {
  */
 export function assertInTransaction(db: Db, command: string): void {
   if (!db.inTransaction) throw new Error(`${command} must run inside its runner's transaction`);
+}
+
+/** Whether `--db` names a PostgreSQL database (a URL), not a SQLite file. */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/** The store's schema is newer than this release knows: refused at start, with both versions named. */
+export class SchemaTooNew extends Error {}
+
+/** A lock every instance takes to migrate, so the first migrates and the others wait, then find nothing to do. */
+const MIGRATION_LOCK = 'card-sandbox migrations';
+
+/**
+ * Opens a PostgreSQL store and brings its schema up to date under a lock (instances starting together migrate
+ * once). Refuses a database a newer release migrated. Throws StoreUnavailable when the server cannot be reached.
+ */
+export async function openPostgres(url: string, options: PostgresOptions): Promise<PostgresStore> {
+  const store = PostgresStore.connect(url, options);
+  try {
+    await store.transaction(async (tx) => {
+      await tx.value('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [MIGRATION_LOCK]);
+      await tx.run('CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, name TEXT NOT NULL)');
+      const applied = new Set(await tx.column<number>('SELECT version FROM schema_migrations'));
+      const newest = Math.max(0, ...applied);
+      const known = Math.max(...postgresMigrations.map((m) => m.version));
+      if (newest > known) {
+        throw new SchemaTooNew(
+          `${store.where} holds schema version ${newest}, newer than this release's ${known}: run the release that ` +
+            'migrated it (or a later one)',
+        );
+      }
+      for (const m of postgresMigrations) {
+        if (applied.has(m.version)) continue;
+        await tx.run(m.sql);
+        await tx.run('INSERT INTO schema_migrations (version, name) VALUES (?, ?)', [m.version, m.name]);
+      }
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  return store;
+}
+
+/** The server secret the database holds (made by the first server to ask, in the same statement as the read). */
+export async function storedSecretText(db: Db, made: string): Promise<string> {
+  await db.run("INSERT INTO meta (key, value) VALUES ('server_secret', ?) ON CONFLICT (key) DO NOTHING", [made]);
+  return (await db.value<string>("SELECT value FROM meta WHERE key = 'server_secret'"))!;
 }

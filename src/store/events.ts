@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of the event outbox: each event is written in the transaction of the change it reports.
 
@@ -13,34 +13,40 @@ export interface EventRow {
 }
 
 /** Writes an event; answers its seq (the outbox order). */
-export function insertEvent(
+export async function insertEvent(
   db: Db,
   id: string,
   accountId: string,
   type: string,
   createdS: number,
   dataJson: string,
-): number {
-  const { lastInsertRowid } = sql(
-    db,
+): Promise<number> {
+  const { lastInsertRowid } = await db.run(
     'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?)',
-  ).run(id, accountId, type, createdS, dataJson);
+    [id, accountId, type, createdS, dataJson],
+  );
   return Number(lastInsertRowid);
 }
 
-export function eventRow(db: Db, accountId: string, id: string): EventRow | undefined {
-  return sql(db, 'SELECT * FROM events WHERE account_id = ? AND id = ?').get(accountId, id) as EventRow | undefined;
+export async function eventRow(db: Db, accountId: string, id: string): Promise<EventRow | undefined> {
+  return (await db.get('SELECT * FROM events WHERE account_id = ? AND id = ?', [accountId, id])) as
+    EventRow | undefined;
 }
 
 /** Events of an account (of one type, when given), newest first. */
-export function eventRowsOf(db: Db, accountId: string, type: string | undefined, limit: number): EventRow[] {
+export async function eventRowsOf(
+  db: Db,
+  accountId: string,
+  type: string | undefined,
+  limit: number,
+): Promise<EventRow[]> {
   return (
     type
-      ? sql(db, 'SELECT * FROM events WHERE account_id = ? AND type = ? ORDER BY seq DESC LIMIT ?').all(
+      ? await db.all('SELECT * FROM events WHERE account_id = ? AND type = ? ORDER BY seq DESC LIMIT ?', [
           accountId,
           type,
           limit,
-        )
-      : sql(db, 'SELECT * FROM events WHERE account_id = ? ORDER BY seq DESC LIMIT ?').all(accountId, limit)
+        ])
+      : await db.all('SELECT * FROM events WHERE account_id = ? ORDER BY seq DESC LIMIT ?', [accountId, limit])
   ) as EventRow[];
 }

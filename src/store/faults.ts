@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of injected faults (sandbox/v1/faults), per account, in matching order (by id).
 
@@ -14,50 +14,50 @@ export interface FaultRow {
   hold: number;
 }
 
-export function insertFault(db: Db, accountId: string, f: Omit<FaultRow, 'id'>): void {
-  sql(
-    db,
+export async function insertFault(db: Db, accountId: string, f: Omit<FaultRow, 'id'>): Promise<void> {
+  await db.run(
     `INSERT INTO faults (account_id, path, remaining, latency_ms, respond_status, respond_code, respond_message, drop_response, hold)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    accountId,
-    f.path,
-    f.remaining,
-    f.latency_ms,
-    f.respond_status,
-    f.respond_code,
-    f.respond_message,
-    f.drop_response,
-    f.hold,
+    [
+      accountId,
+      f.path,
+      f.remaining,
+      f.latency_ms,
+      f.respond_status,
+      f.respond_code,
+      f.respond_message,
+      f.drop_response,
+      f.hold,
+    ],
   );
 }
 
-export function clearFaults(db: Db, accountId: string): void {
-  sql(db, 'DELETE FROM faults WHERE account_id = ?').run(accountId);
+export async function clearFaults(db: Db, accountId: string): Promise<void> {
+  await db.run('DELETE FROM faults WHERE account_id = ?', [accountId]);
 }
 
 /** Rules still armed, in matching order. */
-export function armedFaultRows(db: Db, accountId: string): FaultRow[] {
-  return sql(db, 'SELECT * FROM faults WHERE account_id = ? AND remaining > 0 ORDER BY id').all(
+export async function armedFaultRows(db: Db, accountId: string): Promise<FaultRow[]> {
+  return (await db.all('SELECT * FROM faults WHERE account_id = ? AND remaining > 0 ORDER BY id', [
     accountId,
-  ) as FaultRow[];
+  ])) as FaultRow[];
 }
 
 /** Whether the faults table has any row, for any account: asked on every request. */
-export function anyFaultRow(db: Db): boolean {
-  return sql(db, 'SELECT 1 FROM faults LIMIT 1').get() !== undefined;
+export async function anyFaultRow(db: Db): Promise<boolean> {
+  return (await db.get('SELECT 1 FROM faults LIMIT 1')) !== undefined;
 }
 
 /** The first armed rule for this path, counted down by one (atomically: two requests never take the same use). */
-export function takeFaultRow(db: Db, accountId: string, path: string): FaultRow | undefined {
-  return sql(
-    db,
+export async function takeFaultRow(db: Db, accountId: string, path: string): Promise<FaultRow | undefined> {
+  return (await db.get(
     `UPDATE faults SET remaining = remaining - 1 WHERE id =
        (SELECT id FROM faults WHERE account_id = ? AND path = ? AND remaining > 0 ORDER BY id LIMIT 1)
      RETURNING *`,
-  ).get(accountId, path) as FaultRow | undefined;
+    [accountId, path],
+  )) as FaultRow | undefined;
 }
 
-export function deleteFault(db: Db, id: number): void {
-  sql(db, 'DELETE FROM faults WHERE id = ?').run(id);
+export async function deleteFault(db: Db, id: number): Promise<void> {
+  await db.run('DELETE FROM faults WHERE id = ?', [id]);
 }

@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of idempotency keys: a key is in flight while its request runs, then done with the stored response.
 
@@ -15,16 +15,16 @@ export interface KeyRow {
   field_digests: string | null;
 }
 
-export function keyRow(db: Db, accountId: string, key: string): KeyRow | undefined {
-  return sql(db, 'SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?').get(accountId, key) as
+export async function keyRow(db: Db, accountId: string, key: string): Promise<KeyRow | undefined> {
+  return (await db.get('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?', [accountId, key])) as
     KeyRow | undefined;
 }
 
-export function deleteKey(db: Db, accountId: string, key: string): void {
-  sql(db, 'DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?').run(accountId, key);
+export async function deleteKey(db: Db, accountId: string, key: string): Promise<void> {
+  await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?', [accountId, key]);
 }
 
-export function insertInFlightKey(
+export async function insertInFlightKey(
   db: Db,
   accountId: string,
   key: string,
@@ -33,17 +33,20 @@ export function insertInFlightKey(
   nowMs: number,
   expiresAtMs: number,
   fieldDigests: string,
-): void {
-  sql(
-    db,
+): Promise<void> {
+  await db.run(
     `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, created_at_ms, expires_at_ms,
        field_digests) VALUES (?, ?, ?, ?, 'in_flight', ?, ?, ?)`,
-  ).run(accountId, key, endpoint, hash, nowMs, expiresAtMs, fieldDigests);
+    [accountId, key, endpoint, hash, nowMs, expiresAtMs, fieldDigests],
+  );
 }
 
 /** Deletes the key while it is in flight (its request did not complete). */
-export function releaseKey(db: Db, accountId: string, key: string): void {
-  sql(db, "DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND state = 'in_flight'").run(accountId, key);
+export async function releaseKey(db: Db, accountId: string, key: string): Promise<void> {
+  await db.run("DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND state = 'in_flight'", [
+    accountId,
+    key,
+  ]);
 }
 
 export interface DoneKey {
@@ -58,27 +61,27 @@ export interface DoneKey {
 }
 
 /** Writes the key as done with its response, whether it was in flight or absent. */
-export function upsertDoneKey(db: Db, accountId: string, key: string, k: DoneKey): void {
-  sql(
-    db,
+export async function upsertDoneKey(db: Db, accountId: string, key: string, k: DoneKey): Promise<void> {
+  await db.run(
     `INSERT INTO idempotency_keys (account_id, key, endpoint, request_hash, state, status, body, headers, created_at_ms,
        expires_at_ms, field_digests) VALUES (?, ?, ?, ?, 'done', ?, ?, ?, ?, ?, ?)
      ON CONFLICT (account_id, key) DO UPDATE SET state = 'done', status = excluded.status, body = excluded.body,
        headers = excluded.headers, created_at_ms = excluded.created_at_ms, expires_at_ms = excluded.expires_at_ms,
        field_digests = excluded.field_digests`,
-  ).run(accountId, key, k.endpoint, k.hash, k.status, k.body, k.headersJson, k.nowMs, k.expiresAtMs, k.fieldDigests);
+    [accountId, key, k.endpoint, k.hash, k.status, k.body, k.headersJson, k.nowMs, k.expiresAtMs, k.fieldDigests],
+  );
 }
 
 /** Deletes a bounded batch of expired completed keys of an account (called on the keyed request path). */
-export function purgeExpiredKeys(db: Db, accountId: string, nowMs: number): void {
-  sql(
-    db,
+export async function purgeExpiredKeys(db: Db, accountId: string, nowMs: number): Promise<void> {
+  await db.run(
     `DELETE FROM idempotency_keys WHERE rowid IN
        (SELECT rowid FROM idempotency_keys WHERE account_id = ? AND expires_at_ms <= ? AND state = 'done' LIMIT 100)`,
-  ).run(accountId, nowMs);
+    [accountId, nowMs],
+  );
 }
 
 /** Start-up: a key left in flight by a crash never executed (execution and completion commit together). */
-export function releaseAllInFlight(db: Db): number {
-  return sql(db, "DELETE FROM idempotency_keys WHERE state = 'in_flight'").run().changes;
+export async function releaseAllInFlight(db: Db): Promise<number> {
+  return await db.run("DELETE FROM idempotency_keys WHERE state = 'in_flight'");
 }

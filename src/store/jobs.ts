@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of jobs: timers on the account clock, stored so they survive a restart. `kindsJson` is a JSON array of kind
 // names (the foreground kinds), matched with json_each.
@@ -11,85 +11,101 @@ export interface JobRow {
   ref: string;
 }
 
-export function insertJob(db: Db, accountId: string, dueAtMs: number, kind: string, ref: string): void {
-  sql(db, 'INSERT INTO jobs (account_id, due_at_ms, kind, ref) VALUES (?, ?, ?, ?)').run(accountId, dueAtMs, kind, ref);
+export async function insertJob(db: Db, accountId: string, dueAtMs: number, kind: string, ref: string): Promise<void> {
+  await db.run('INSERT INTO jobs (account_id, due_at_ms, kind, ref) VALUES (?, ?, ?, ?)', [
+    accountId,
+    dueAtMs,
+    kind,
+    ref,
+  ]);
 }
 
-export function deleteJob(db: Db, accountId: string, kind: string, ref: string): void {
-  sql(db, 'DELETE FROM jobs WHERE account_id = ? AND kind = ? AND ref = ?').run(accountId, kind, ref);
+export async function deleteJob(db: Db, accountId: string, kind: string, ref: string): Promise<void> {
+  await db.run('DELETE FROM jobs WHERE account_id = ? AND kind = ? AND ref = ?', [accountId, kind, ref]);
 }
 
 /** Every job of one kind of the account. */
-export function deleteJobsOfKind(db: Db, accountId: string, kind: string): void {
-  sql(db, 'DELETE FROM jobs WHERE account_id = ? AND kind = ?').run(accountId, kind);
+export async function deleteJobsOfKind(db: Db, accountId: string, kind: string): Promise<void> {
+  await db.run('DELETE FROM jobs WHERE account_id = ? AND kind = ?', [accountId, kind]);
 }
 
 /** The account's earliest job of the given kinds, due or not: asked on every request. */
-export function earliestJobOf(db: Db, accountId: string, kindsJson: string): JobRow | undefined {
-  return sql(
-    db,
+export async function earliestJobOf(db: Db, accountId: string, kindsJson: string): Promise<JobRow | undefined> {
+  return (await db.get(
     `SELECT * FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
        ORDER BY due_at_ms, id LIMIT 1`,
-  ).get(accountId, kindsJson) as JobRow | undefined;
+    [accountId, kindsJson],
+  )) as JobRow | undefined;
 }
 
 /** The account's earliest job due at or before `untilMs`: of any kind, or of the given kinds. */
-export function nextDueJob(db: Db, accountId: string, untilMs: number, kindsJson?: string): JobRow | undefined {
+export async function nextDueJob(
+  db: Db,
+  accountId: string,
+  untilMs: number,
+  kindsJson?: string,
+): Promise<JobRow | undefined> {
   return (
     kindsJson === undefined
-      ? sql(db, 'SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT 1').get(
+      ? await db.get('SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT 1', [
           accountId,
           untilMs,
-        )
-      : sql(
-          db,
+        ])
+      : await db.get(
           `SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ?
              AND kind IN (SELECT value FROM json_each(?)) ORDER BY due_at_ms, id LIMIT 1`,
-        ).get(accountId, untilMs, kindsJson)
+          [accountId, untilMs, kindsJson],
+        )
   ) as JobRow | undefined;
 }
 
 /** Claims a job by deleting its row; false when another runner claimed it first. */
-export function claimJob(db: Db, id: number): boolean {
-  return sql(db, 'DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
+export async function claimJob(db: Db, id: number): Promise<boolean> {
+  return (await db.run('DELETE FROM jobs WHERE id = ?', [id])) === 1;
 }
 
 /** Jobs due on their account's clock (frozen, or wall time plus its offset) and not yet run, every account. */
-export function dueJobCount(db: Db, wallMs: number): number {
-  return sql(
-    db,
+export async function dueJobCount(db: Db, wallMs: number): Promise<number> {
+  return (await db.value(
     `SELECT COUNT(*) FROM jobs j JOIN accounts a ON a.id = j.account_id
      WHERE j.due_at_ms <= COALESCE(a.clock_frozen_at_ms, ? + a.clock_offset_ms)`,
-  )
-    .pluck()
-    .get(wallMs) as number;
+    [wallMs],
+  )) as number;
 }
 
 /** Up to 100 jobs due on their account's clock (frozen, or wall time plus its offset), in due order. */
-export function dueJobs(db: Db, wallMs: number): JobRow[] {
-  return sql(
-    db,
+export async function dueJobs(db: Db, wallMs: number): Promise<JobRow[]> {
+  return (await db.all(
     `SELECT j.* FROM jobs j JOIN accounts a ON a.id = j.account_id
      WHERE j.due_at_ms <= COALESCE(a.clock_frozen_at_ms, ? + a.clock_offset_ms)
      ORDER BY j.due_at_ms, j.id LIMIT 100`,
-  ).all(wallMs) as JobRow[];
+    [wallMs],
+  )) as JobRow[];
 }
 
 /** Deletes the account's jobs of the given kinds whose ref starts with `prefix`; answers how many. */
-export function deleteJobsByRefPrefix(db: Db, accountId: string, kindsJson: string, prefix: string): number {
-  return sql(
-    db,
+export async function deleteJobsByRefPrefix(
+  db: Db,
+  accountId: string,
+  kindsJson: string,
+  prefix: string,
+): Promise<number> {
+  return await db.run(
     `DELETE FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?)) AND substr(ref, 1, ?) = ?`,
-  ).run(accountId, kindsJson, prefix.length, prefix).changes;
+    [accountId, kindsJson, prefix.length, prefix],
+  );
 }
 
 /** How many of the account's jobs of the given kinds have a ref starting with `prefix`. */
-export function countJobsByRefPrefix(db: Db, accountId: string, kindsJson: string, prefix: string): number {
-  return sql(
-    db,
+export async function countJobsByRefPrefix(
+  db: Db,
+  accountId: string,
+  kindsJson: string,
+  prefix: string,
+): Promise<number> {
+  return (await db.value(
     `SELECT COUNT(*) FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
        AND substr(ref, 1, ?) = ?`,
-  )
-    .pluck()
-    .get(accountId, kindsJson, prefix.length, prefix) as number;
+    [accountId, kindsJson, prefix.length, prefix],
+  )) as number;
 }

@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of the double-entry ledger: append-only transfer rows, and each ledger account's balance kept as a counter
 // updated in the same transaction.
@@ -13,39 +13,43 @@ export interface TransferRow {
   created_at_ms: number;
 }
 
-export function insertTransfer(db: Db, t: TransferRow): void {
-  sql(
-    db,
+export async function insertTransfer(db: Db, t: TransferRow): Promise<void> {
+  await db.run(
     `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.kind, t.ref, t.created_at_ms);
+    [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.kind, t.ref, t.created_at_ms],
+  );
 }
 
 /**
  * Adds `deltaMicros` (negative for a debit) to the ledger account's balance, creating the account (at 0) if it has
  * never moved; answers the balance after. One statement where opening and updating took two.
  */
-export function moveLedgerAccount(db: Db, id: string, accountId: string, kind: string, deltaMicros: number): number {
-  return sql(
-    db,
+export async function moveLedgerAccount(
+  db: Db,
+  id: string,
+  accountId: string,
+  kind: string,
+  deltaMicros: number,
+): Promise<number> {
+  return (await db.value(
     `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES (@id, @accountId, @kind, @delta)
      ON CONFLICT (id) DO UPDATE SET balance_micros = balance_micros + @delta RETURNING balance_micros`,
-  )
-    .pluck()
-    .get({ id, accountId, kind, delta: deltaMicros }) as number;
+    { id, accountId, kind, delta: deltaMicros },
+  )) as number;
 }
 
 /** The ledger account's balance; undefined when it has never moved. */
-export function ledgerBalance(db: Db, id: string): number | undefined {
-  return sql(db, 'SELECT balance_micros FROM ledger_accounts WHERE id = ?').pluck().get(id) as number | undefined;
+export async function ledgerBalance(db: Db, id: string): Promise<number | undefined> {
+  return (await db.value('SELECT balance_micros FROM ledger_accounts WHERE id = ?', [id])) as number | undefined;
 }
 
 /**
  * `[id, balance]` of those of the ledger accounts that exist, in one statement: a listing reads 40 balances for
  * 20 cards, and one statement costs less than 40 primary-key reads each crossing into SQLite.
  */
-export function ledgerBalances(db: Db, ids: readonly string[]): [string, number][] {
-  return sql(db, 'SELECT id, balance_micros FROM ledger_accounts WHERE id IN (SELECT value FROM json_each(?))')
-    .raw()
-    .all(JSON.stringify(ids)) as [string, number][];
+export async function ledgerBalances(db: Db, ids: readonly string[]): Promise<[string, number][]> {
+  return (await db.rows('SELECT id, balance_micros FROM ledger_accounts WHERE id IN (SELECT value FROM json_each(?))', [
+    JSON.stringify(ids),
+  ])) as [string, number][];
 }

@@ -67,16 +67,47 @@ export function isConnectionError(err: unknown): boolean {
 
 type Queryable = pg.Pool | pg.PoolClient;
 
+/** Who is told of writes to which tables (`watchWrites`), matched on a statement's text once per text. */
+class WriteWatchers {
+  private readonly watchers: { pattern: RegExp; onWrite: () => void }[] = [];
+  private readonly byText = new Map<string, (() => void)[]>();
+
+  add(tables: readonly string[], onWrite: () => void): void {
+    this.watchers.push({
+      pattern: new RegExp(`^\\s*(UPDATE|DELETE\\s+FROM)\\s+(${tables.join('|')})\\b`, 'i'),
+      onWrite,
+    });
+    this.byText.clear();
+  }
+
+  of(sql: string): (() => void)[] {
+    let hooks = this.byText.get(sql);
+    if (!hooks) {
+      hooks = this.watchers.filter((w) => w.pattern.test(sql)).map((w) => w.onWrite);
+      this.byText.set(sql, hooks);
+    }
+    return hooks;
+  }
+}
+
 abstract class PostgresStatements implements Db {
   readonly dialect = 'postgres' as const;
   abstract readonly inTransaction: boolean;
 
-  constructor(protected readonly texts: StatementTexts) {}
+  constructor(
+    protected readonly texts: StatementTexts,
+    protected readonly watchers: WriteWatchers,
+  ) {}
+
+  /** A watched write ran: its watchers are told now, and (in a transaction) again once it ends. */
+  protected abstract wrote(hooks: (() => void)[]): void;
 
   protected abstract connection(): Queryable;
 
   private async query(sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
     const { query, values } = this.texts.prepared(sql, params);
+    const hooks = this.watchers.of(sql);
+    if (hooks.length > 0) this.wrote(hooks);
     try {
       const config: pg.QueryConfig = { name: query.name, text: query.text, values, types: TYPES };
       if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
@@ -113,12 +144,22 @@ abstract class PostgresStatements implements Db {
 class PostgresTransaction extends PostgresStatements {
   readonly inTransaction = true;
   private savepoints = 0;
+  /** Watchers to tell again when the transaction ends (what another connection read meanwhile was the old row). */
+  readonly toTellAtEnd = new Set<() => void>();
 
   constructor(
     texts: StatementTexts,
+    watchers: WriteWatchers,
     private readonly client: pg.PoolClient,
   ) {
-    super(texts);
+    super(texts, watchers);
+  }
+
+  protected wrote(hooks: (() => void)[]): void {
+    for (const hook of hooks) {
+      hook();
+      this.toTellAtEnd.add(hook);
+    }
   }
 
   protected connection(): pg.PoolClient {
@@ -158,7 +199,15 @@ export class PostgresStore extends PostgresStatements implements Store {
     private readonly pool: pg.Pool,
     readonly where: string,
   ) {
-    super(new StatementTexts());
+    super(new StatementTexts(), new WriteWatchers());
+  }
+
+  protected wrote(hooks: (() => void)[]): void {
+    for (const hook of hooks) hook();
+  }
+
+  watchWrites(tables: readonly string[], onWrite: () => void): void {
+    this.watchers.add(tables, onWrite);
   }
 
   /** A pool on `url` (libpq's parameters, `sslmode` among them; the password may come from PGPASSWORD). */
@@ -192,12 +241,14 @@ export class PostgresStore extends PostgresStatements implements Store {
       throw isConnectionError(err) ? new StoreUnavailable(err) : err;
     }
     let broken: unknown;
+    let tx: PostgresTransaction | undefined;
     try {
       await client.query('BEGIN');
       if (options?.account !== undefined) {
         await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [options.account]);
       }
-      const result = await work(new PostgresTransaction(this.texts, client));
+      tx = new PostgresTransaction(this.texts, this.watchers, client);
+      const result = await work(tx);
       await client.query('COMMIT');
       return result;
     } catch (err) {
@@ -210,6 +261,7 @@ export class PostgresStore extends PostgresStatements implements Store {
     } finally {
       // A connection that failed goes, not back to the pool.
       client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
+      for (const hook of tx?.toTellAtEnd ?? []) hook();
     }
   }
 

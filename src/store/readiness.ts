@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of readiness runs (migration 060).
 
@@ -39,102 +39,102 @@ export interface DeliveryRow {
   attempts: string;
 }
 
-export function insertRun(db: Db, r: RunRow): void {
-  sql(
-    db,
+export async function insertRun(db: Db, r: RunRow): Promise<void> {
+  await db.run(
     `INSERT INTO readiness_runs (id, account_id, started_at_ms, ends_at_ms, receiver_url, drop_request_id,
        error_request_id, throttle_request_id, api_checks, full_window) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    r.id,
-    r.account_id,
-    r.started_at_ms,
-    r.ends_at_ms,
-    r.receiver_url,
-    r.drop_request_id,
-    r.error_request_id,
-    r.throttle_request_id,
-    r.api_checks,
-    r.full_window,
+    [
+      r.id,
+      r.account_id,
+      r.started_at_ms,
+      r.ends_at_ms,
+      r.receiver_url,
+      r.drop_request_id,
+      r.error_request_id,
+      r.throttle_request_id,
+      r.api_checks,
+      r.full_window,
+    ],
   );
 }
 
-export function insertDelivery(db: Db, d: Omit<DeliveryRow, 'attempts'>): void {
-  sql(
-    db,
+export async function insertDelivery(db: Db, d: Omit<DeliveryRow, 'attempts'>): Promise<void> {
+  await db.run(
     `INSERT INTO readiness_deliveries (id, run_id, account_id, seq, check_id, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
-  ).run(d.id, d.run_id, d.account_id, d.seq, d.check_id, d.event_id);
+    [d.id, d.run_id, d.account_id, d.seq, d.check_id, d.event_id],
+  );
 }
 
-export function findRun(db: Db, accountId: string, runId: string): RunRow | undefined {
-  return sql(db, 'SELECT * FROM readiness_runs WHERE id = ? AND account_id = ?').get(runId, accountId) as
+export async function findRun(db: Db, accountId: string, runId: string): Promise<RunRow | undefined> {
+  return (await db.get('SELECT * FROM readiness_runs WHERE id = ? AND account_id = ?', [runId, accountId])) as
     RunRow | undefined;
 }
 
 /** The account's newest runs, newest first. */
-export function runsOf(db: Db, accountId: string, limit: number): RunRow[] {
-  return sql(
-    db,
+export async function runsOf(db: Db, accountId: string, limit: number): Promise<RunRow[]> {
+  return (await db.all(
     'SELECT * FROM readiness_runs WHERE account_id = ? ORDER BY started_at_ms DESC, rowid DESC LIMIT ?',
-  ).all(accountId, limit) as RunRow[];
+    [accountId, limit],
+  )) as RunRow[];
 }
 
 /** The account's run whose window has not been evaluated yet (at most one). */
-export function openRunOf(db: Db, accountId: string): RunRow | undefined {
-  return sql(db, 'SELECT * FROM readiness_runs WHERE account_id = ? AND api_checks IS NULL').get(accountId) as
+export async function openRunOf(db: Db, accountId: string): Promise<RunRow | undefined> {
+  return (await db.get('SELECT * FROM readiness_runs WHERE account_id = ? AND api_checks IS NULL', [accountId])) as
     RunRow | undefined;
 }
 
 /** Every account's window not yet evaluated, with its end. */
-export function openWindows(db: Db): { account_id: string; ends_at_ms: number }[] {
-  return sql(db, 'SELECT account_id, ends_at_ms FROM readiness_runs WHERE api_checks IS NULL').all() as {
+export async function openWindows(db: Db): Promise<{ account_id: string; ends_at_ms: number }[]> {
+  return (await db.all('SELECT account_id, ends_at_ms FROM readiness_runs WHERE api_checks IS NULL')) as {
     account_id: string;
     ends_at_ms: number;
   }[];
 }
 
 /** Ends an open window at `atMs`, saying why; a window that ends sooner already keeps its end and its reason. */
-export function endWindow(db: Db, runId: string, atMs: number, by: RunEnd): void {
-  sql(
-    db,
+export async function endWindow(db: Db, runId: string, atMs: number, by: RunEnd): Promise<void> {
+  await db.run(
     `UPDATE readiness_runs SET ends_at_ms = @atMs, ended_by = @by
      WHERE id = @runId AND api_checks IS NULL AND ends_at_ms > @atMs`,
-  ).run({ atMs, by, runId });
+    { atMs, by, runId },
+  );
 }
 
 /** Stores the evaluated API-use checks once (a window that ran to its end says so); false when already stored. */
-export function storeApiChecks(db: Db, runId: string, json: string): boolean {
+export async function storeApiChecks(db: Db, runId: string, json: string): Promise<boolean> {
   return (
-    sql(
-      db,
+    (await db.run(
       `UPDATE readiness_runs SET api_checks = ?, ended_by = COALESCE(ended_by, 'window')
        WHERE id = ? AND api_checks IS NULL`,
-    ).run(json, runId).changes === 1
+      [json, runId],
+    )) === 1
   );
 }
 
 /** Stores the comparison of the partner's ledger post, replacing an earlier one. */
-export function storeLedgerCheck(db: Db, runId: string, json: string): void {
-  sql(db, 'UPDATE readiness_runs SET ledger_check = ? WHERE id = ?').run(json, runId);
+export async function storeLedgerCheck(db: Db, runId: string, json: string): Promise<void> {
+  await db.run('UPDATE readiness_runs SET ledger_check = ? WHERE id = ?', [json, runId]);
 }
 
 /** Keeps the account's newest `keep` runs and their deliveries. */
-export function trimRuns(db: Db, accountId: string, keep: number): void {
+export async function trimRuns(db: Db, accountId: string, keep: number): Promise<void> {
   const older = `SELECT id FROM readiness_runs WHERE account_id = @id
     ORDER BY started_at_ms DESC, rowid DESC LIMIT -1 OFFSET @keep`;
-  sql(db, `DELETE FROM readiness_deliveries WHERE run_id IN (${older})`).run({ id: accountId, keep });
-  sql(db, `DELETE FROM readiness_runs WHERE id IN (${older})`).run({ id: accountId, keep });
+  await db.run(`DELETE FROM readiness_deliveries WHERE run_id IN (${older})`, { id: accountId, keep });
+  await db.run(`DELETE FROM readiness_runs WHERE id IN (${older})`, { id: accountId, keep });
 }
 
-export function deliveriesOf(db: Db, runId: string): DeliveryRow[] {
-  return sql(db, 'SELECT * FROM readiness_deliveries WHERE run_id = ? ORDER BY seq').all(runId) as DeliveryRow[];
+export async function deliveriesOf(db: Db, runId: string): Promise<DeliveryRow[]> {
+  return (await db.all('SELECT * FROM readiness_deliveries WHERE run_id = ? ORDER BY seq', [runId])) as DeliveryRow[];
 }
 
 /** Appends one attempt (a JSON object) to a delivery. */
-export function appendAttempt(db: Db, deliveryId: string, attemptJson: string): void {
-  sql(db, "UPDATE readiness_deliveries SET attempts = json_insert(attempts, '$[#]', json(?)) WHERE id = ?").run(
+export async function appendAttempt(db: Db, deliveryId: string, attemptJson: string): Promise<void> {
+  await db.run("UPDATE readiness_deliveries SET attempts = json_insert(attempts, '$[#]', json(?)) WHERE id = ?", [
     attemptJson,
     deliveryId,
-  );
+  ]);
 }
 
 export type ArmedFault = 'drop' | 'error' | 'throttle';
@@ -150,23 +150,24 @@ const TAKE: Record<ArmedFault, string> = {
  * Marks the account's armed fault of this kind as fallen on `requestId`, if its window is open at `nowMs`; the id of
  * the run, or undefined when none was armed. One statement: two requests never take the same fault.
  */
-export function takeArmed(
+export async function takeArmed(
   db: Db,
   kind: ArmedFault,
   accountId: string,
   requestId: string,
   nowMs: number,
-): string | undefined {
-  return sql(
-    db,
+): Promise<string | undefined> {
+  return (await db.value(
     `UPDATE readiness_runs SET ${TAKE[kind]} AND account_id = @accountId AND api_checks IS NULL AND ends_at_ms > @nowMs
        RETURNING id`,
-  )
-    .pluck()
-    .get({ requestId, accountId, nowMs }) as string | undefined;
+    { requestId, accountId, nowMs },
+  )) as string | undefined;
 }
 
 /** Notes, once, when the client that got the run's 429 closed the connection it came on. */
-export function markThrottleGone(db: Db, runId: string, atMs: number): void {
-  sql(db, 'UPDATE readiness_runs SET throttle_gone_ms = ? WHERE id = ? AND throttle_gone_ms IS NULL').run(atMs, runId);
+export async function markThrottleGone(db: Db, runId: string, atMs: number): Promise<void> {
+  await db.run('UPDATE readiness_runs SET throttle_gone_ms = ? WHERE id = ? AND throttle_gone_ms IS NULL', [
+    atMs,
+    runId,
+  ]);
 }

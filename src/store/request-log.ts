@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of the request log (migration 050): rows are written in batches and trimmed per account.
 
@@ -35,64 +35,64 @@ export type NewRequestLogRow = Omit<RequestLogRow, 'seq'>;
 /** A row as a record makes it; its tenant is added when its batch is written. */
 export type RecordRow = Omit<NewRequestLogRow, 'tenant_id'>;
 
-export function insertRequestLogRow(db: Db, r: NewRequestLogRow): void {
-  sql(
-    db,
+export async function insertRequestLogRow(db: Db, r: NewRequestLogRow): Promise<void> {
+  await db.run(
     `INSERT INTO request_log (account_id, tenant_id, bytes, request_id, at_ms, method, path, status, code, latency_ms,
        key_id, idempotency_key, replayed, detail, fault, hint, source)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    r.account_id,
-    r.tenant_id,
-    r.bytes,
-    r.request_id,
-    r.at_ms,
-    r.method,
-    r.path,
-    r.status,
-    r.code,
-    r.latency_ms,
-    r.key_id,
-    r.idempotency_key,
-    r.replayed,
-    r.detail,
-    r.fault,
-    r.hint,
-    r.source,
+    [
+      r.account_id,
+      r.tenant_id,
+      r.bytes,
+      r.request_id,
+      r.at_ms,
+      r.method,
+      r.path,
+      r.status,
+      r.code,
+      r.latency_ms,
+      r.key_id,
+      r.idempotency_key,
+      r.replayed,
+      r.detail,
+      r.fault,
+      r.hint,
+      r.source,
+    ],
   );
 }
 
 /** Keeps the newest `keep` rows of the account. */
-export function trimRequestLog(db: Db, accountId: string, keep: number): void {
-  sql(
-    db,
+export async function trimRequestLog(db: Db, accountId: string, keep: number): Promise<void> {
+  await db.run(
     `DELETE FROM request_log WHERE account_id = @id AND seq <=
        (SELECT seq FROM request_log WHERE account_id = @id ORDER BY seq DESC LIMIT 1 OFFSET @keep)`,
-  ).run({ id: accountId, keep });
+    { id: accountId, keep },
+  );
 }
 
 /** Bytes the tenant's rows keep together. */
-export function tenantRequestLogBytes(db: Db, tenantId: string): number {
-  return sql(db, 'SELECT COALESCE(SUM(bytes), 0) FROM request_log WHERE tenant_id = ?').pluck().get(tenantId) as number;
+export async function tenantRequestLogBytes(db: Db, tenantId: string): Promise<number> {
+  return (await db.value('SELECT COALESCE(SUM(bytes), 0) FROM request_log WHERE tenant_id = ?', [tenantId])) as number;
 }
 
 /** Bytes every row keeps together (a scan of the tenant index, which holds each row's size). */
-export function requestLogBytes(db: Db): number {
-  return sql(db, 'SELECT COALESCE(SUM(bytes), 0) FROM request_log').pluck().get() as number;
+export async function requestLogBytes(db: Db): Promise<number> {
+  return (await db.value('SELECT COALESCE(SUM(bytes), 0) FROM request_log')) as number;
 }
 
 /**
  * Deletes the tenant's oldest rows, across its accounts, until what is left keeps at most `budget` bytes; answers
  * how many went.
  */
-export function trimTenantRequestLog(db: Db, tenantId: string, budget: number): number {
-  return sql(
-    db,
+export async function trimTenantRequestLog(db: Db, tenantId: string, budget: number): Promise<number> {
+  return await db.run(
     `DELETE FROM request_log WHERE tenant_id = @tenant AND seq <= (
        SELECT seq FROM (
          SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) AS kept FROM request_log WHERE tenant_id = @tenant)
        WHERE kept > @budget ORDER BY seq DESC LIMIT 1)`,
-  ).run({ tenant: tenantId, budget }).changes;
+    { tenant: tenantId, budget },
+  );
 }
 
 export interface RequestLogQuery {
@@ -107,7 +107,11 @@ export interface RequestLogQuery {
 }
 
 /** Summaries (no detail) newest first; one row more than `limit` tells whether another page exists. */
-export function queryRequestLog(db: Db, accountId: string, q: RequestLogQuery): Omit<RequestLogRow, 'detail'>[] {
+export async function queryRequestLog(
+  db: Db,
+  accountId: string,
+  q: RequestLogQuery,
+): Promise<Omit<RequestLogRow, 'detail'>[]> {
   const columns = `seq, account_id, tenant_id, bytes, request_id, at_ms, method, path, status, code, latency_ms, key_id,
     idempotency_key, replayed, fault, hint, source`;
   // One statement per combination of filters, each prepared once (sql() caches by text).
@@ -118,7 +122,7 @@ export function queryRequestLog(db: Db, accountId: string, q: RequestLogQuery): 
   ]
     .filter(Boolean)
     .join(' AND ');
-  const rows = sql(db, `SELECT ${columns} FROM request_log WHERE ${where} ORDER BY seq DESC LIMIT @limit`).all({
+  const rows = await db.all(`SELECT ${columns} FROM request_log WHERE ${where} ORDER BY seq DESC LIMIT @limit`, {
     accountId,
     beforeSeq: q.beforeSeq,
     statusFrom: q.statusFrom,
@@ -131,11 +135,15 @@ export function queryRequestLog(db: Db, accountId: string, q: RequestLogQuery): 
 }
 
 /** The newest row of the account with this request id. */
-export function findRequestLogRow(db: Db, accountId: string, requestId: string): RequestLogRow | undefined {
-  return sql(db, 'SELECT * FROM request_log WHERE account_id = ? AND request_id = ? ORDER BY seq DESC LIMIT 1').get(
+export async function findRequestLogRow(
+  db: Db,
+  accountId: string,
+  requestId: string,
+): Promise<RequestLogRow | undefined> {
+  return (await db.get('SELECT * FROM request_log WHERE account_id = ? AND request_id = ? ORDER BY seq DESC LIMIT 1', [
     accountId,
     requestId,
-  ) as RequestLogRow | undefined;
+  ])) as RequestLogRow | undefined;
 }
 
 /** A row as a readiness run's checks read it: what the request was, without its headers and bodies. */
@@ -145,15 +153,15 @@ export type WindowRow = Pick<
 >;
 
 /** The account's rows of requests that started within [fromMs, toMs], in the order they were recorded. */
-export function rowsBetween(db: Db, accountId: string, fromMs: number, toMs: number): WindowRow[] {
-  return sql(
-    db,
+export async function rowsBetween(db: Db, accountId: string, fromMs: number, toMs: number): Promise<WindowRow[]> {
+  return (await db.all(
     `SELECT seq, request_id, at_ms, path, status, code, idempotency_key FROM request_log
        WHERE account_id = ? AND at_ms BETWEEN ? AND ? ORDER BY seq`,
-  ).all(accountId, fromMs, toMs) as WindowRow[];
+    [accountId, fromMs, toMs],
+  )) as WindowRow[];
 }
 
 /** The stored detail (request and response, JSON) of one row. */
-export function detailOf(db: Db, seq: number): string | undefined {
-  return sql(db, 'SELECT detail FROM request_log WHERE seq = ?').pluck().get(seq) as string | undefined;
+export async function detailOf(db: Db, seq: number): Promise<string | undefined> {
+  return (await db.value('SELECT detail FROM request_log WHERE seq = ?', [seq])) as string | undefined;
 }

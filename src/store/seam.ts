@@ -40,6 +40,12 @@ export interface Store extends Db {
   readonly where: string;
   /** Whether the store is open (a server closing its store leaves late work nothing to write to). */
   readonly open: boolean;
+  /**
+   * Calls `onWrite` whenever an UPDATE or DELETE of a row of `tables` may have happened through this store (so far
+   * as this process can see; a caller that remembers rows read from them forgets them then). A change in a
+   * transaction calls it at once and again when the transaction ends.
+   */
+  watchWrites(tables: readonly string[], onWrite: () => void): void;
   close(): Promise<void>;
 }
 

@@ -1,16 +1,14 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 /** The next value of a dense per-scope counter (1, 2, 3...); call inside the writing transaction. */
-export function nextSeq(db: Db, scope: string): number {
-  return sql(
-    db,
+export async function nextSeq(db: Db, scope: string): Promise<number> {
+  return (await db.value(
     `INSERT INTO seq_counters (scope, value) VALUES (?, 1)
      ON CONFLICT (scope) DO UPDATE SET value = value + 1 RETURNING value`,
-  )
-    .pluck()
-    .get(scope) as number;
+    [scope],
+  )) as number;
 }
 
-export function currentSeq(db: Db, scope: string): number {
-  return (sql(db, 'SELECT value FROM seq_counters WHERE scope = ?').pluck().get(scope) as number | undefined) ?? 0;
+export async function currentSeq(db: Db, scope: string): Promise<number> {
+  return ((await db.value('SELECT value FROM seq_counters WHERE scope = ?', [scope])) as number | undefined) ?? 0;
 }

@@ -134,7 +134,7 @@ export class SqliteStore extends SqliteStatements implements Store {
     while (this.busy) await this.tail.catch(() => undefined);
   }
 
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
     const run = async (): Promise<T> => {
       this.busy = true;
       const db = this.connection;
@@ -150,9 +150,26 @@ export class SqliteStore extends SqliteStatements implements Store {
         this.busy = false;
       }
     };
-    const next = this.tail.then(run, run);
+    const next = await this.tail.then(run, run);
     this.tail = next;
     return next;
+  }
+
+  watchWrites(tables: readonly string[], onWrite: () => void): void {
+    const fn = `sandbox_rows_changed_${tables.join('_')}`;
+    this.connection.function(fn, { deterministic: false }, () => {
+      onWrite();
+      return null;
+    });
+    // Temporary triggers call back into JavaScript: this connection's changes only, and only rows that changed.
+    for (const table of tables) {
+      for (const event of ['UPDATE', 'DELETE']) {
+        this.connection.exec(
+          `CREATE TEMP TRIGGER ${table}_${event.toLowerCase()}_seen AFTER ${event} ON main.${table}
+             BEGIN SELECT ${fn}(); END`,
+        );
+      }
+    }
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of 3DS challenges. No OTP is stored: it is derived from the server secret and the challenge id.
 
@@ -12,28 +12,28 @@ export interface ChallengeRow {
   approved_at_ms: number | null;
 }
 
-export function insertChallenge(db: Db, c: Omit<ChallengeRow, 'approved_at_ms'>): void {
-  sql(
-    db,
+export async function insertChallenge(db: Db, c: Omit<ChallengeRow, 'approved_at_ms'>): Promise<void> {
+  await db.run(
     'INSERT INTO threeds_challenges (id, account_id, card_id, event_id, created_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, ?)',
-  ).run(c.id, c.account_id, c.card_id, c.event_id, c.created_at_ms, c.expires_at_ms);
+    [c.id, c.account_id, c.card_id, c.event_id, c.created_at_ms, c.expires_at_ms],
+  );
 }
 
-export function challengeRow(db: Db, accountId: string, id: string): ChallengeRow | undefined {
-  return sql(db, 'SELECT * FROM threeds_challenges WHERE id = ? AND account_id = ?').get(id, accountId) as
+export async function challengeRow(db: Db, accountId: string, id: string): Promise<ChallengeRow | undefined> {
+  return (await db.get('SELECT * FROM threeds_challenges WHERE id = ? AND account_id = ?', [id, accountId])) as
     ChallengeRow | undefined;
 }
 
-export function approveChallenge(db: Db, id: string, atMs: number): void {
-  sql(db, 'UPDATE threeds_challenges SET approved_at_ms = ? WHERE id = ?').run(atMs, id);
+export async function approveChallenge(db: Db, id: string, atMs: number): Promise<void> {
+  await db.run('UPDATE threeds_challenges SET approved_at_ms = ? WHERE id = ?', [atMs, id]);
 }
 
 /** The challenge an event of type card.3ds.requested raised. */
-export function challengeIdOfEvent(db: Db, eventId: string): string | undefined {
-  return sql(db, 'SELECT id FROM threeds_challenges WHERE event_id = ?').pluck().get(eventId) as string | undefined;
+export async function challengeIdOfEvent(db: Db, eventId: string): Promise<string | undefined> {
+  return (await db.value('SELECT id FROM threeds_challenges WHERE event_id = ?', [eventId])) as string | undefined;
 }
 
 /** Part of the sandbox reset: the account's challenges. */
-export function resetChallenges(db: Db, accountId: string): void {
-  sql(db, 'DELETE FROM threeds_challenges WHERE account_id = ?').run(accountId);
+export async function resetChallenges(db: Db, accountId: string): Promise<void> {
+  await db.run('DELETE FROM threeds_challenges WHERE account_id = ?', [accountId]);
 }

@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of card top-ups: the wallet is debited at once, the card credited when the top-up settles.
 
@@ -14,40 +14,33 @@ export interface TopUpRow {
   settled_at_ms: number | null;
 }
 
-export function hasSettlingTopUp(db: Db, cardId: string): boolean {
-  return sql(db, 'SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1').get(cardId) !== undefined;
+export async function hasSettlingTopUp(db: Db, cardId: string): Promise<boolean> {
+  return (
+    (await db.get('SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1', [cardId])) !== undefined
+  );
 }
 
 /** The card's top-up settling first (for the hint of the 4007 it causes). */
-export function firstSettlingTopUp(db: Db, cardId: string): TopUpRow | undefined {
-  return sql(
-    db,
+export async function firstSettlingTopUp(db: Db, cardId: string): Promise<TopUpRow | undefined> {
+  return (await db.get(
     'SELECT * FROM topups WHERE card_id = ? AND settled_at_ms IS NULL ORDER BY settles_at_ms, id LIMIT 1',
-  ).get(cardId) as TopUpRow | undefined;
+    [cardId],
+  )) as TopUpRow | undefined;
 }
 
-export function insertTopUp(db: Db, t: Omit<TopUpRow, 'settled_at_ms'>): void {
-  sql(
-    db,
+export async function insertTopUp(db: Db, t: Omit<TopUpRow, 'settled_at_ms'>): Promise<void> {
+  await db.run(
     `INSERT INTO topups (id, account_id, card_id, amount_micros, credit_micros, fee_micros, created_at_ms, settles_at_ms)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    t.id,
-    t.account_id,
-    t.card_id,
-    t.amount_micros,
-    t.credit_micros,
-    t.fee_micros,
-    t.created_at_ms,
-    t.settles_at_ms,
+    [t.id, t.account_id, t.card_id, t.amount_micros, t.credit_micros, t.fee_micros, t.created_at_ms, t.settles_at_ms],
   );
 }
 
 /** The top-up while it has not settled. */
-export function settlingTopUp(db: Db, id: string): TopUpRow | undefined {
-  return sql(db, 'SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL').get(id) as TopUpRow | undefined;
+export async function settlingTopUp(db: Db, id: string): Promise<TopUpRow | undefined> {
+  return (await db.get('SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL', [id])) as TopUpRow | undefined;
 }
 
-export function markTopUpSettled(db: Db, id: string, atMs: number): void {
-  sql(db, 'UPDATE topups SET settled_at_ms = ? WHERE id = ?').run(atMs, id);
+export async function markTopUpSettled(db: Db, id: string, atMs: number): Promise<void> {
+  await db.run('UPDATE topups SET settled_at_ms = ? WHERE id = ?', [atMs, id]);
 }

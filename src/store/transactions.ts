@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 import { currentSeq, nextSeq } from './sequences.js';
 
 // SQL of card transactions (spends and refunds) and of the bill/list pages over them.
@@ -40,9 +40,8 @@ export type NewTxn = Omit<
  * Inserts a transaction with its dense per-account, per-card and per-BIN sequence numbers, which make every
  * bill/list page one index range. Call inside the writing transaction.
  */
-export function insertTransaction(db: Db, t: NewTxn): void {
-  sql(
-    db,
+export async function insertTransaction(db: Db, t: NewTxn): Promise<void> {
+  await db.run(
     `INSERT INTO transactions (id, account_id, card_id, bin_id, kind, status, bill_amount_micros, bill_currency,
        transaction_amount_micros, transaction_currency, hold_micros, cleared_micros, refunded_micros, merchant_name,
        merchant_country, mcc_category, decline_reason, parent_id, created_at_ms, settled_at_ms, acct_seq, card_seq, bin_seq)
@@ -50,87 +49,88 @@ export function insertTransaction(db: Db, t: NewTxn): void {
        @transaction_amount_micros, @transaction_currency, @hold_micros, @cleared_micros, @refunded_micros,
        @merchant_name, @merchant_country, @mcc_category, @decline_reason, @parent_id, @created_at_ms, @settled_at_ms,
        @acct_seq, @card_seq, @bin_seq)`,
-  ).run({
-    hold_micros: 0,
-    cleared_micros: 0,
-    refunded_micros: 0,
-    settled_at_ms: null,
-    bill_currency: 'USD',
-    ...t,
-    acct_seq: nextSeq(db, `txn:${t.account_id}`),
-    card_seq: nextSeq(db, `txn-card:${t.card_id}`),
-    bin_seq: nextSeq(db, `txn-bin:${t.account_id}:${t.bin_id}`),
-  });
+    {
+      hold_micros: 0,
+      cleared_micros: 0,
+      refunded_micros: 0,
+      settled_at_ms: null,
+      bill_currency: 'USD',
+      ...t,
+      acct_seq: await nextSeq(db, `txn:${t.account_id}`),
+      card_seq: await nextSeq(db, `txn-card:${t.card_id}`),
+      bin_seq: await nextSeq(db, `txn-bin:${t.account_id}:${t.bin_id}`),
+    },
+  );
 }
 
-export function findTransaction(db: Db, accountId: string, id: string): TxnRow | undefined {
-  return sql(db, 'SELECT * FROM transactions WHERE id = ? AND account_id = ?').get(id, accountId) as TxnRow | undefined;
+export async function findTransaction(db: Db, accountId: string, id: string): Promise<TxnRow | undefined> {
+  return (await db.get('SELECT * FROM transactions WHERE id = ? AND account_id = ?', [id, accountId])) as
+    TxnRow | undefined;
 }
 
 /** Whether the card has an authorisation still PENDING. */
-export function hasPendingAuthorisation(db: Db, cardId: string): boolean {
+export async function hasPendingAuthorisation(db: Db, cardId: string): Promise<boolean> {
   return (
-    sql(db, "SELECT 1 FROM transactions WHERE card_id = ? AND status = 'PENDING' LIMIT 1").get(cardId) !== undefined
+    (await db.get("SELECT 1 FROM transactions WHERE card_id = ? AND status = 'PENDING' LIMIT 1", [cardId])) !==
+    undefined
   );
 }
 
 /** The card's PENDING authorisations, oldest first, at most `limit`, and how many there are in all. */
-export function pendingAuthorisations(
+export async function pendingAuthorisations(
   db: Db,
   cardId: string,
   limit: number,
-): { rows: Pick<TxnRow, 'id' | 'created_at_ms'>[]; total: number } {
-  const rows = sql(
-    db,
+): Promise<{ rows: Pick<TxnRow, 'id' | 'created_at_ms'>[]; total: number }> {
+  const rows = (await db.all(
     "SELECT id, created_at_ms FROM transactions WHERE card_id = ? AND status = 'PENDING' ORDER BY created_at_ms, id LIMIT ?",
-  ).all(cardId, limit) as Pick<TxnRow, 'id' | 'created_at_ms'>[];
-  const total = sql(db, "SELECT COUNT(*) FROM transactions WHERE card_id = ? AND status = 'PENDING'")
-    .pluck()
-    .get(cardId) as number;
+    [cardId, limit],
+  )) as Pick<TxnRow, 'id' | 'created_at_ms'>[];
+  const total = (await db.value("SELECT COUNT(*) FROM transactions WHERE card_id = ? AND status = 'PENDING'", [
+    cardId,
+  ])) as number;
   return { rows, total };
 }
 
 /** Bill amounts of the card's PENDING and CLEARED spends created in [fromMs, toMs). */
-export function spentBetweenMicros(db: Db, cardId: string, fromMs: number, toMs: number): number {
-  return sql(
-    db,
+export async function spentBetweenMicros(db: Db, cardId: string, fromMs: number, toMs: number): Promise<number> {
+  return (await db.value(
     `SELECT COALESCE(SUM(bill_amount_micros), 0) FROM transactions WHERE card_id = ? AND kind = 'SPEND'
        AND status IN ('PENDING', 'CLEARED') AND created_at_ms >= ? AND created_at_ms < ?`,
-  )
-    .pluck()
-    .get(cardId, fromMs, toMs) as number;
+    [cardId, fromMs, toMs],
+  )) as number;
 }
 
 /** Writes a PENDING transaction's final state (a transaction no longer PENDING is left as it is). */
-export function settleTransactionRow(db: Db, next: TxnRow): void {
-  sql(
-    db,
+export async function settleTransactionRow(db: Db, next: TxnRow): Promise<void> {
+  await db.run(
     `UPDATE transactions SET status = @status, settled_at_ms = @settled_at_ms, bill_amount_micros = @bill_amount_micros,
        transaction_amount_micros = @transaction_amount_micros, cleared_micros = @cleared_micros,
        decline_reason = @decline_reason WHERE id = @id AND status = 'PENDING'`,
-  ).run(next);
+    [next],
+  );
 }
 
 /**
  * A PENDING authorisation's amounts after an increment, a partial reversal or a partial clearing: its bill amount
  * is its hold, and the merchant amount follows. False when it was no longer PENDING.
  */
-export function setPendingAmounts(
+export async function setPendingAmounts(
   db: Db,
   id: string,
   amounts: { billMicros: number; transactionMicros: number },
-): boolean {
+): Promise<boolean> {
   return (
-    sql(
-      db,
+    (await db.run(
       `UPDATE transactions SET bill_amount_micros = @bill, hold_micros = @bill, transaction_amount_micros = @txn
          WHERE id = @id AND status = 'PENDING'`,
-    ).run({ id, bill: amounts.billMicros, txn: amounts.transactionMicros }).changes === 1
+      { id, bill: amounts.billMicros, txn: amounts.transactionMicros },
+    )) === 1
   );
 }
 
-export function addRefunded(db: Db, id: string, amountMicros: number): void {
-  sql(db, 'UPDATE transactions SET refunded_micros = refunded_micros + ? WHERE id = ?').run(amountMicros, id);
+export async function addRefunded(db: Db, id: string, amountMicros: number): Promise<void> {
+  await db.run('UPDATE transactions SET refunded_micros = refunded_micros + ? WHERE id = ?', [amountMicros, id]);
 }
 
 export type BillScope = { cardId: string } | { accountId: string; binId: string } | { accountId: string };
@@ -157,15 +157,15 @@ function billIndex(scope: BillScope): [string, string, string, string[]] {
 }
 
 /** How many rows the listing has: its sequence numbers are dense, 1..count. */
-export function billCount(db: Db, scope: BillScope): number {
-  return currentSeq(db, billIndex(scope)[0]);
+export async function billCount(db: Db, scope: BillScope): Promise<number> {
+  return await currentSeq(db, billIndex(scope)[0]);
 }
 
 /** The listing's rows numbered `low` to `high`, newest first: one indexed range read however deep the page. */
-export function billRows(db: Db, scope: BillScope, low: number, high: number): BillRow[] {
+export async function billRows(db: Db, scope: BillScope, low: number, high: number): Promise<BillRow[]> {
   const [, column, where, params] = billIndex(scope);
-  return sql(
-    db,
+  return (await db.all(
     `SELECT ${BILL_COLUMNS} FROM transactions WHERE ${where} AND ${column} BETWEEN ? AND ? ORDER BY ${column} DESC`,
-  ).all(...params, low, high) as BillRow[];
+    [...params, low, high],
+  )) as BillRow[];
 }

@@ -1,4 +1,4 @@
-import { sql, type Db } from './db.js';
+import type { Db } from './seam.js';
 
 // SQL of webhook deliveries (one per event of an account with an endpoint) and the log of every attempt.
 
@@ -35,116 +35,128 @@ export interface AttemptRow {
  * `disabled` when it is not, none when the account has no endpoint. One statement: the event's transaction reads no
  * endpoint row of its own. Answers the new delivery's id and state.
  */
-export function insertDeliveryForEndpoint(
+export async function insertDeliveryForEndpoint(
   db: Db,
   accountId: string,
   eventId: string,
   atMs: number,
-): { id: number; state: DeliveryState } | undefined {
-  return sql(
-    db,
+): Promise<{ id: number; state: DeliveryState } | undefined> {
+  return (await db.get(
     `INSERT INTO webhook_deliveries (account_id, event_id, state, next_attempt_at_ms, created_at_ms)
      SELECT account_id, ?, CASE WHEN enabled = 1 THEN 'pending' ELSE 'disabled' END,
             CASE WHEN enabled = 1 THEN ? END, ?
        FROM webhook_configs WHERE account_id = ?
      RETURNING id, state`,
-  ).get(eventId, atMs, atMs, accountId) as { id: number; state: DeliveryState } | undefined;
+    [eventId, atMs, atMs, accountId],
+  )) as { id: number; state: DeliveryState } | undefined;
 }
 
-export function getDelivery(db: Db, id: number): DeliveryRow | undefined {
-  return sql(db, 'SELECT * FROM webhook_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
+export async function getDelivery(db: Db, id: number): Promise<DeliveryRow | undefined> {
+  return (await db.get('SELECT * FROM webhook_deliveries WHERE id = ?', [id])) as DeliveryRow | undefined;
 }
 
-export function deliveryForEvent(db: Db, accountId: string, eventId: string): DeliveryRow | undefined {
-  return sql(db, 'SELECT * FROM webhook_deliveries WHERE account_id = ? AND event_id = ?').get(accountId, eventId) as
-    DeliveryRow | undefined;
+export async function deliveryForEvent(db: Db, accountId: string, eventId: string): Promise<DeliveryRow | undefined> {
+  return (await db.get('SELECT * FROM webhook_deliveries WHERE account_id = ? AND event_id = ?', [
+    accountId,
+    eventId,
+  ])) as DeliveryRow | undefined;
 }
 
 /** Ends a delivery: no attempt follows. */
-export function setDeliveryClosed(db: Db, id: number, state: Exclude<DeliveryState, 'pending'>): void {
-  sql(db, 'UPDATE webhook_deliveries SET state = ?, next_attempt_at_ms = NULL WHERE id = ?').run(state, id);
+export async function setDeliveryClosed(db: Db, id: number, state: Exclude<DeliveryState, 'pending'>): Promise<void> {
+  await db.run('UPDATE webhook_deliveries SET state = ?, next_attempt_at_ms = NULL WHERE id = ?', [state, id]);
 }
 
-export function setDeliveryAttempts(db: Db, id: number, attempts: number, nextAttemptAtMs: number | null): void {
-  sql(db, 'UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?').run(
+export async function setDeliveryAttempts(
+  db: Db,
+  id: number,
+  attempts: number,
+  nextAttemptAtMs: number | null,
+): Promise<void> {
+  await db.run('UPDATE webhook_deliveries SET attempts = ?, next_attempt_at_ms = ? WHERE id = ?', [
     attempts,
     nextAttemptAtMs,
     id,
-  );
+  ]);
 }
 
 /** Pending deliveries of every account (the partial index on pending rows counts them). */
-export function pendingDeliveryCount(db: Db): number {
-  return sql(db, "SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending'").pluck().get() as number;
+export async function pendingDeliveryCount(db: Db): Promise<number> {
+  return (await db.value("SELECT COUNT(*) FROM webhook_deliveries WHERE state = 'pending'")) as number;
 }
 
 /** Every pending delivery of the account is cancelled. */
-export function cancelPendingDeliveryRows(db: Db, accountId: string): void {
-  sql(
-    db,
+export async function cancelPendingDeliveryRows(db: Db, accountId: string): Promise<void> {
+  await db.run(
     "UPDATE webhook_deliveries SET state = 'cancelled', next_attempt_at_ms = NULL WHERE account_id = ? AND state = 'pending'",
-  ).run(accountId);
+    [accountId],
+  );
 }
 
 /**
  * Records an attempt once its request has answered. The account may be gone by then (a child sandbox deleted while
  * the request was on the wire): the row is then not written, since nothing would ever read or delete it.
  */
-export function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): void {
-  sql(
-    db,
+export async function insertAttempt(db: Db, a: Omit<AttemptRow, 'id'>): Promise<void> {
+  await db.run(
     `INSERT INTO webhook_attempts (account_id, event_id, attempt, redelivery, url, at_ms, signed_at_s, status_code,
        latency_ms, error, next_retry_at_ms)
      SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM accounts WHERE id = ?)`,
-  ).run(
-    a.account_id,
-    a.event_id,
-    a.attempt,
-    a.redelivery,
-    a.url,
-    a.at_ms,
-    a.signed_at_s,
-    a.status_code,
-    a.latency_ms,
-    a.error,
-    a.next_retry_at_ms,
-    a.account_id,
+    [
+      a.account_id,
+      a.event_id,
+      a.attempt,
+      a.redelivery,
+      a.url,
+      a.at_ms,
+      a.signed_at_s,
+      a.status_code,
+      a.latency_ms,
+      a.error,
+      a.next_retry_at_ms,
+      a.account_id,
+    ],
   );
 }
 
-export function attemptCount(db: Db, accountId: string, eventId: string): number {
-  return sql(db, 'SELECT COUNT(*) FROM webhook_attempts WHERE account_id = ? AND event_id = ?')
-    .pluck()
-    .get(accountId, eventId) as number;
+export async function attemptCount(db: Db, accountId: string, eventId: string): Promise<number> {
+  return (await db.value('SELECT COUNT(*) FROM webhook_attempts WHERE account_id = ? AND event_id = ?', [
+    accountId,
+    eventId,
+  ])) as number;
 }
 
 /** Attempts of the account (or of one event), newest first. */
-export function listAttempts(db: Db, accountId: string, opts: { eventId?: string; limit: number }): AttemptRow[] {
+export async function listAttempts(
+  db: Db,
+  accountId: string,
+  opts: { eventId?: string; limit: number },
+): Promise<AttemptRow[]> {
   return (
     opts.eventId
-      ? sql(db, 'SELECT * FROM webhook_attempts WHERE account_id = ? AND event_id = ? ORDER BY id DESC LIMIT ?').all(
+      ? await db.all('SELECT * FROM webhook_attempts WHERE account_id = ? AND event_id = ? ORDER BY id DESC LIMIT ?', [
           accountId,
           opts.eventId,
           opts.limit,
-        )
-      : sql(db, 'SELECT * FROM webhook_attempts WHERE account_id = ? ORDER BY id DESC LIMIT ?').all(
+        ])
+      : await db.all('SELECT * FROM webhook_attempts WHERE account_id = ? ORDER BY id DESC LIMIT ?', [
           accountId,
           opts.limit,
-        )
+        ])
   ) as AttemptRow[];
 }
 
 /** Pending deliveries with no job of kind `attemptJob` to attempt them (lost when a process died mid-attempt). */
-export function deliveriesWithoutJob(db: Db, attemptJob: string): DeliveryRow[] {
-  return sql(
-    db,
+export async function deliveriesWithoutJob(db: Db, attemptJob: string): Promise<DeliveryRow[]> {
+  return (await db.all(
     `SELECT d.* FROM webhook_deliveries d WHERE d.state = 'pending' AND NOT EXISTS
        (SELECT 1 FROM jobs j WHERE j.kind = ? AND j.account_id = d.account_id AND j.ref = CAST(d.id AS TEXT))`,
-  ).all(attemptJob) as DeliveryRow[];
+    [attemptJob],
+  )) as DeliveryRow[];
 }
 
 /** The sandbox reset hook: the account's deliveries and attempts (the endpoint config is kept). */
-export function resetDeliveries(db: Db, accountId: string): void {
-  sql(db, 'DELETE FROM webhook_attempts WHERE account_id = ?').run(accountId);
-  sql(db, 'DELETE FROM webhook_deliveries WHERE account_id = ?').run(accountId);
+export async function resetDeliveries(db: Db, accountId: string): Promise<void> {
+  await db.run('DELETE FROM webhook_attempts WHERE account_id = ?', [accountId]);
+  await db.run('DELETE FROM webhook_deliveries WHERE account_id = ?', [accountId]);
 }

@@ -74,24 +74,24 @@ function attemptOf(event: StoredEvent, sent: Sent, atMs: number, redelivery: boo
  * when it really happened, so a backlog does not fire its retries back to back.
  */
 export async function runScheduledAttempt(deps: WebhookDeps, job: Job): Promise<void> {
-  const delivery = getDelivery(deps.db, Number(job.ref));
+  const delivery = await getDelivery(deps.db, Number(job.ref));
   if (!delivery || delivery.state !== 'pending') return;
-  const event = getEvent(deps, delivery.account_id, delivery.event_id);
-  const config = findWebhookConfig(deps, delivery.account_id);
-  if (!event || !config) return deps.transactions.run(() => closeDelivery(deps, delivery, 'cancelled'));
+  const event = await getEvent(deps, delivery.account_id, delivery.event_id);
+  const config = await findWebhookConfig(deps, delivery.account_id);
+  if (!event || !config) return deps.transactions.run((deps) => closeDelivery(deps, delivery, 'cancelled'));
   // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it. An account made to
   // deliver nothing (a replay's child sandbox) ends its deliveries the same way.
-  if (!config.enabled || findAccount(deps, delivery.account_id)?.delivers === false) {
-    return deps.transactions.run(() => closeDelivery(deps, delivery, 'disabled'));
+  if (!config.enabled || (await findAccount(deps, delivery.account_id))?.delivers === false) {
+    return deps.transactions.run((deps) => closeDelivery(deps, delivery, 'disabled'));
   }
-  const atMs = Math.max(job.dueAtMs, accountClock.now(deps, delivery.account_id));
-  const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
+  const atMs = Math.max(job.dueAtMs, await accountClock.now(deps, delivery.account_id));
+  const sent = await send(deps, event, config.url, (await signingSecret(deps, delivery.account_id))!);
   deps.logger.debug(
     { eventId: event.id, type: event.type, statusCode: sent.statusCode, error: sent.error, latencyMs: sent.latencyMs },
     'webhook attempt',
   );
   const attempt = attemptOf(event, sent, atMs, false);
-  deps.transactions.run(() => recordScheduledAttempt(deps, delivery.id, attempt, sent.error === null));
+  await deps.transactions.run((deps) => recordScheduledAttempt(deps, delivery.id, attempt, sent.error === null));
 }
 
 /** /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule (recordRedelivery says what follows). */
@@ -101,13 +101,13 @@ export async function redeliver(
   eventId: string,
   atMs: number,
 ): Promise<Omit<AttemptRow, 'id'>> {
-  const event = getEvent(deps, accountId, eventId);
+  const event = await getEvent(deps, accountId, eventId);
   if (!event) throw new DomainError('EVENT_NOT_FOUND');
-  const config = findWebhookConfig(deps, accountId);
+  const config = await findWebhookConfig(deps, accountId);
   if (!config) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
   if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
-  if (findAccount(deps, accountId)?.delivers === false) throw new DomainError('DELIVERIES_OFF');
-  const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);
+  if ((await findAccount(deps, accountId))?.delivers === false) throw new DomainError('DELIVERIES_OFF');
+  const sent = await send(deps, event, config.url, (await signingSecret(deps, event.accountId))!);
   const attempt = attemptOf(event, sent, atMs, true);
-  return deps.transactions.run(() => recordRedelivery(deps, attempt, sent.error === null));
+  return deps.transactions.run((deps) => recordRedelivery(deps, attempt, sent.error === null));
 }

@@ -66,7 +66,7 @@ async function attempt(
     refuseInternal: deps.config.mode === 'hosted',
     now: () => performance.now(),
   });
-  recordAttempt(deps, delivery.id, {
+  await recordAttempt(deps, delivery.id, {
     atMs,
     status: sent.statusCode,
     latencyMs: Math.round(sent.latencyMs),
@@ -84,8 +84,8 @@ export async function sendReadinessDeliveries(
   run: { accountId: string; url: string; secret: string; deliveries: readonly PlannedDelivery[] },
 ): Promise<void> {
   try {
-    const account = getAccount(deps, run.accountId);
-    const created = Math.floor(accountClock.now(deps, run.accountId) / 1000);
+    const account = await getAccount(deps, run.accountId);
+    const created = Math.floor((await accountClock.now(deps, run.accountId)) / 1000);
     await Promise.all(
       run.deliveries.map(async (d) => {
         const envelope = {

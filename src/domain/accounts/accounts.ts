@@ -31,19 +31,19 @@ export interface NewAccount {
 }
 
 /** A deposit address names one account (a chain transfer to it must credit exactly one): a taken one is a 400. */
-function assertAddressFree(deps: Deps, address: string, accountId: string): void {
-  const holder = accountHoldingAddress(deps.db, address, accountId);
+async function assertAddressFree(deps: Deps, address: string, accountId: string): Promise<void> {
+  const holder = await accountHoldingAddress(deps.db, address, accountId);
   if (holder !== undefined) throw new DomainError('DEPOSIT_ADDRESS_IN_USE');
 }
 
 /** Creates an account (its clock starts running at wall time) and seeds its balance. */
-export function createAccount(deps: Deps, input: NewAccount): Account {
+export async function createAccount(deps: Deps, input: NewAccount): Promise<Account> {
   assertInTransaction(deps.db, 'createAccount');
   const id = input.id ?? deps.ids.accountId();
   const now = deps.wallClock();
   const mode = input.depositAddress === 'auto' ? 'auto' : input.depositAddress === null ? 'none' : 'fixed';
-  if (mode === 'fixed') assertAddressFree(deps, input.depositAddress as string, id);
-  insertAccount(deps.db, {
+  if (mode === 'fixed') await assertAddressFree(deps, input.depositAddress as string, id);
+  await insertAccount(deps.db, {
     id,
     name: input.name ?? id,
     deposit_fee_rate_ppm: input.depositFeeRatePpm,
@@ -54,7 +54,7 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
     created_at_ms: now,
     deliveries: input.delivers === false ? 0 : 1,
   });
-  if (input.balanceMicros) seedBalance(deps, id, input.balanceMicros, now);
+  if (input.balanceMicros) await seedBalance(deps, id, input.balanceMicros, now);
   return getAccount(deps, id);
 }
 
@@ -69,18 +69,18 @@ export function createAccount(deps: Deps, input: NewAccount): Account {
 export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
 
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
-export function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): void {
-  const entered = -(balance(deps, accountId, 'seed') + balance(deps, accountId, 'chain'));
-  const pending = pendingDepositsMicros(deps.db, accountId);
+export async function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): Promise<void> {
+  const entered = -((await balance(deps, accountId, 'seed')) + (await balance(deps, accountId, 'chain')));
+  const pending = await pendingDepositsMicros(deps.db, accountId);
   if (entered + pending + amountMicros > MAX_ENTERED_MICROS) throw new DomainError('BALANCE_LIMIT_EXCEEDED');
 }
 
 /** Credits the USDT balance from outside the system (the sandbox's seed). */
 /** Credits the USDT wallet at once; answers its balance after. */
-export function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): number {
+export async function seedBalance(deps: Deps, accountId: string, amountMicros: number, atMs: number): Promise<number> {
   assertInTransaction(deps.db, 'seedBalance');
-  assertRoomToEnter(deps, accountId, amountMicros);
-  transfer(deps, {
+  await assertRoomToEnter(deps, accountId, amountMicros);
+  await transfer(deps, {
     accountId,
     debit: { kind: 'seed' },
     credit: { kind: 'wallet' },
@@ -88,16 +88,16 @@ export function seedBalance(deps: Deps, accountId: string, amountMicros: number,
     reason: 'sandbox.seed',
     atMs,
   });
-  return balance(deps, accountId, 'wallet');
+  return await balance(deps, accountId, 'wallet');
 }
 
-export function findAccount(deps: Deps, id: string): Account | undefined {
-  const row = accountRow(deps.db, id);
+export async function findAccount(deps: Deps, id: string): Promise<Account | undefined> {
+  const row = await accountRow(deps.db, id);
   return row && toAccount(row);
 }
 
-export function getAccount(deps: Deps, id: string): Account {
-  const account = findAccount(deps, id);
+export async function getAccount(deps: Deps, id: string): Promise<Account> {
+  const account = await findAccount(deps, id);
   if (!account) throw new DomainError('ACCOUNT_NOT_FOUND');
   return account;
 }
@@ -109,9 +109,9 @@ export interface AccountPatch {
   depositAddress?: 'auto' | null | string;
 }
 
-export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Account {
+export async function updateAccount(deps: Deps, id: string, patch: AccountPatch): Promise<Account> {
   assertInTransaction(deps.db, 'updateAccount');
-  const current = getAccount(deps, id);
+  const current = await getAccount(deps, id);
   const next = { ...current };
   if (patch.name !== undefined) next.name = patch.name;
   if (patch.depositFeeRatePpm !== undefined) next.depositFeeRatePpm = patch.depositFeeRatePpm;
@@ -120,9 +120,9 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
     const a = patch.depositAddress;
     next.depositAddressMode = a === 'auto' ? 'auto' : a === null ? 'none' : 'fixed';
     next.depositAddress = a === 'auto' ? (current.depositAddressMode === 'auto' ? current.depositAddress : null) : a;
-    if (next.depositAddressMode === 'fixed') assertAddressFree(deps, next.depositAddress as string, id);
+    if (next.depositAddressMode === 'fixed') await assertAddressFree(deps, next.depositAddress as string, id);
   }
-  updateAccountSettings(deps.db, id, {
+  await updateAccountSettings(deps.db, id, {
     name: next.name,
     deposit_fee_rate_ppm: next.depositFeeRatePpm,
     require_idempotency_key: next.requireIdempotencyKey ? 1 : 0,
@@ -133,9 +133,9 @@ export function updateAccount(deps: Deps, id: string, patch: AccountPatch): Acco
 }
 
 /** Records the generated deposit address unless one was set meanwhile. */
-function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
+async function storeGeneratedAddress(deps: Deps, id: string, address: string): Promise<void> {
   assertInTransaction(deps.db, 'storeGeneratedAddress');
-  setGeneratedAddress(deps.db, id, address);
+  await setGeneratedAddress(deps.db, id, address);
 }
 
 /**
@@ -144,10 +144,10 @@ function storeGeneratedAddress(deps: Deps, id: string, address: string): void {
  * function that must await between reading and writing).
  */
 export async function ensureDepositAddress(deps: Deps, accountId: string): Promise<string | null> {
-  const account = findAccount(deps, accountId);
+  const account = await findAccount(deps, accountId);
   if (!account || account.depositAddressMode === 'none') return null;
   if (account.depositAddress) return account.depositAddress;
   const generated = await generateTronAddress();
-  deps.transactions.run(() => storeGeneratedAddress(deps, accountId, generated));
-  return findAccount(deps, accountId)?.depositAddress ?? null;
+  await deps.transactions.run((deps) => storeGeneratedAddress(deps, accountId, generated));
+  return (await findAccount(deps, accountId))?.depositAddress ?? null;
 }

@@ -29,11 +29,15 @@ function hashApiKey(deps: Deps, apiKey: string): string {
 }
 
 /** Issues a key (or registers a given one, for the bootstrap account); the clear key is returned once. */
-export function issueKey(deps: Deps, accountId: string, given?: string): { keyId: string; apiKey: string } {
+export async function issueKey(
+  deps: Deps,
+  accountId: string,
+  given?: string,
+): Promise<{ keyId: string; apiKey: string }> {
   assertInTransaction(deps.db, 'issueKey');
   const apiKey = given ?? deps.ids.apiKey();
   const keyId = deps.ids.keyId();
-  insertApiKey(
+  await insertApiKey(
     deps.db,
     keyId,
     accountId,
@@ -44,15 +48,18 @@ export function issueKey(deps: Deps, accountId: string, given?: string): { keyId
   return { keyId, apiKey };
 }
 
-export function revokeKey(deps: Deps, accountId: string, keyId: string): void {
+export async function revokeKey(deps: Deps, accountId: string, keyId: string): Promise<void> {
   assertInTransaction(deps.db, 'revokeKey');
-  const changes = revokeApiKey(deps.db, accountId, keyId, deps.wallClock());
+  const changes = await revokeApiKey(deps.db, accountId, keyId, deps.wallClock());
   if (changes === 0) throw new DomainError('KEY_NOT_FOUND');
 }
 
 /** The account owning an active key, or undefined for an unknown or revoked key. */
-export function accountForKey(deps: Deps, apiKey: string): { accountId: string; keyId: string } | undefined {
-  const row = activeKeyByHash(deps.db, hashApiKey(deps, apiKey));
+export async function accountForKey(
+  deps: Deps,
+  apiKey: string,
+): Promise<{ accountId: string; keyId: string } | undefined> {
+  const row = await activeKeyByHash(deps.db, hashApiKey(deps, apiKey));
   return row && { accountId: row.account_id, keyId: row.id };
 }
 
@@ -81,12 +88,12 @@ export function authenticate(deps: Deps, apiKey: string): Authenticated | undefi
   return found;
 }
 
-export function findKeyByValue(deps: Deps, apiKey: string): boolean {
-  return keyHashExists(deps.db, hashApiKey(deps, apiKey));
+export async function findKeyByValue(deps: Deps, apiKey: string): Promise<boolean> {
+  return await keyHashExists(deps.db, hashApiKey(deps, apiKey));
 }
 
-export function listKeys(deps: Deps, accountId: string): KeyInfo[] {
-  return apiKeysOf(deps.db, accountId).map((r) => ({
+export async function listKeys(deps: Deps, accountId: string): Promise<KeyInfo[]> {
+  return (await apiKeysOf(deps.db, accountId)).map((r) => ({
     keyId: r.id,
     prefix: r.display_prefix,
     createdAtMs: r.created_at_ms,

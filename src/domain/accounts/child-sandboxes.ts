@@ -48,8 +48,8 @@ export async function newChildSandbox(
   parent: Account,
   input: NewSandbox,
 ): Promise<CreatedSandbox & { depositAddress: string | null }> {
-  catchUp(deps, parent.id);
-  const created = deps.transactions.run(() => createSandbox(deps, parent, input));
+  await catchUp(deps, parent.id);
+  const created = await deps.transactions.run((deps) => createSandbox(deps, parent, input));
   return { ...created, depositAddress: await ensureDepositAddress(deps, created.account.id) };
 }
 
@@ -63,25 +63,26 @@ export async function importSnapshotAsChild(
   parent: Account,
   doc: SnapshotDocument,
 ): Promise<CreatedSandbox & LoadedSnapshot & { depositAddress: string | null }> {
-  catchUp(deps, parent.id);
-  const created = asSnapshotInvalid(() =>
-    deps.transactions.run(() => {
-      const child = createSandbox(deps, parent, { name: doc.account.name });
-      const others = childrenOf(deps.db, parent.id).flatMap((r) => (r.id === child.account.id ? [] : [r.id]));
-      assertRoomForSnapshot(deps, others, doc);
+  await catchUp(deps, parent.id);
+  const created = await asSnapshotInvalid(() =>
+    deps.transactions.run(async (deps) => {
+      const child = await createSandbox(deps, parent, { name: doc.account.name });
+      const others = (await childrenOf(deps.db, parent.id)).flatMap((r) => (r.id === child.account.id ? [] : [r.id]));
+      await assertRoomForSnapshot(deps, others, doc);
       return { ...child, ...loadSnapshot(deps, doc, child.account.id) };
     }),
   );
   return { ...created, depositAddress: await ensureDepositAddress(deps, created.account.id) };
 }
 
-function createSandbox(deps: Deps, parent: Account, input: NewSandbox): CreatedSandbox {
+async function createSandbox(deps: Deps, parent: Account, input: NewSandbox): Promise<CreatedSandbox> {
   assertInTransaction(deps.db, 'createSandbox');
   if (parent.parentAccountId !== null) throw new DomainError('CHILD_CANNOT_CREATE_SANDBOX');
-  deleteExpiredSandboxes(deps, parent.id);
-  if (childrenOf(deps.db, parent.id).length >= MAX_LIVE_CHILDREN) throw new DomainError('SANDBOX_LIMIT_REACHED');
+  await deleteExpiredSandboxes(deps, parent.id);
+  if ((await childrenOf(deps.db, parent.id)).length >= MAX_LIVE_CHILDREN)
+    throw new DomainError('SANDBOX_LIMIT_REACHED');
   const expiresAtMs = deps.wallClock() + (input.ttlSeconds ?? DEFAULT_TTL_SECONDS) * 1000;
-  const created = createAccount(deps, {
+  const created = await createAccount(deps, {
     name: input.name,
     depositFeeRatePpm: input.depositFeeRatePpm ?? parent.depositFeeRatePpm,
     requireIdempotencyKey: parent.requireIdempotencyKey,
@@ -89,16 +90,16 @@ function createSandbox(deps: Deps, parent: Account, input: NewSandbox): CreatedS
     balanceMicros: input.balanceMicros,
     delivers: input.delivers,
   });
-  insertChildLink(deps.db, created.id, parent.id, expiresAtMs);
-  const key = issueKey(deps, created.id);
-  return { account: findAccount(deps, created.id)!, apiKey: key.apiKey, keyId: key.keyId, expiresAtMs };
+  await insertChildLink(deps.db, created.id, parent.id, expiresAtMs);
+  const key = await issueKey(deps, created.id);
+  return { account: (await findAccount(deps, created.id))!, apiKey: key.apiKey, keyId: key.keyId, expiresAtMs };
 }
 
 /** The parent's live children, oldest first (expired ones are deleted on the way). */
-export function listSandboxes(deps: Deps, parentId: string): SandboxSummary[] {
+export async function listSandboxes(deps: Deps, parentId: string): Promise<SandboxSummary[]> {
   assertInTransaction(deps.db, 'listSandboxes');
-  deleteExpiredSandboxes(deps, parentId);
-  return childrenOf(deps.db, parentId).map((r) => ({
+  await deleteExpiredSandboxes(deps, parentId);
+  return (await childrenOf(deps.db, parentId)).map((r) => ({
     accountId: r.id,
     name: r.name,
     createdAtMs: r.created_at_ms,
@@ -110,26 +111,26 @@ export function listSandboxes(deps: Deps, parentId: string): SandboxSummary[] {
  * Deletes one of the parent's children. Anything else (unknown id, another account's child, the caller itself)
  * is the same 404, so the answer never tells whether some other account exists.
  */
-export function deleteSandbox(deps: Deps, parentId: string, childId: string): void {
+export async function deleteSandbox(deps: Deps, parentId: string, childId: string): Promise<void> {
   assertInTransaction(deps.db, 'deleteSandbox');
-  const child = findAccount(deps, childId);
+  const child = await findAccount(deps, childId);
   if (!child || child.parentAccountId !== parentId) throw new DomainError('SANDBOX_NOT_FOUND');
-  deleteAccount(deps, childId);
+  await deleteAccount(deps, childId);
 }
 
 /** Deletes an account and every row it owns; its keys fail from the very next request. */
-function deleteAccount(deps: Deps, accountId: string): void {
+async function deleteAccount(deps: Deps, accountId: string): Promise<void> {
   assertInTransaction(deps.db, 'deleteAccount');
-  purgeAccount(deps.db, accountId);
+  await purgeAccount(deps.db, accountId);
   // A request a fault holds would wait for a release that can no longer come: it ends, and finds no account.
   deps.heldRequests.deleted(accountId);
 }
 
 /** Whether the account is a child past its expiry (wall time); such an account is deleted here and now. */
-export function expireIfDue(deps: Deps, account: Account): boolean {
+export async function expireIfDue(deps: Deps, account: Account): Promise<boolean> {
   assertInTransaction(deps.db, 'expireIfDue');
   if (account.expiresAtMs === null || account.expiresAtMs > deps.wallClock()) return false;
-  deleteAccount(deps, account.id);
+  await deleteAccount(deps, account.id);
   return true;
 }
 
@@ -137,16 +138,14 @@ export function expireIfDue(deps: Deps, account: Account): boolean {
  * Deletes expired children (of one parent, or of every account for the timer); returns how many went.
  * @internal exported for a test that runs the timer's sweep rather than wait for the timer
  */
-export function deleteExpiredSandboxes(deps: Deps, parentId?: string): number {
+export async function deleteExpiredSandboxes(deps: Deps, parentId?: string): Promise<number> {
   assertInTransaction(deps.db, 'deleteExpiredSandboxes');
   const now = deps.wallClock();
   const ids =
     parentId === undefined
-      ? expiredChildIds(deps.db, now)
-      : childrenOf(deps.db, parentId)
-          .filter((c) => c.expires_at_ms <= now)
-          .map((c) => c.id);
-  for (const id of ids) deleteAccount(deps, id);
+      ? await expiredChildIds(deps.db, now)
+      : (await childrenOf(deps.db, parentId)).filter((c) => c.expires_at_ms <= now).map((c) => c.id);
+  for (const id of ids) await deleteAccount(deps, id);
   return ids.length;
 }
 
@@ -155,9 +154,9 @@ export function deleteExpiredSandboxes(deps: Deps, parentId?: string): number {
  * returns its stop function.
  */
 export function startSandboxSweeper(deps: Deps, intervalMs = 30_000): () => void {
-  const timer = setInterval(() => {
+  const timer = setInterval(async () => {
     try {
-      const deleted = deps.transactions.run(() => deleteExpiredSandboxes(deps));
+      const deleted = await deps.transactions.run((deps) => deleteExpiredSandboxes(deps));
       if (deleted > 0) deps.logger.info({ deleted }, 'deleted expired child sandboxes');
     } catch (err) {
       deps.logger.error({ err }, 'expired sandbox sweep failed');

@@ -11,14 +11,14 @@ import type { Deps } from '../kernel/deps.js';
  * sandbox reset: wipes the account's world (cards, money, transactions, events, timers, idempotency keys) but keeps
  * its API keys, clock and webhook endpoint; then seeds `balanceMicros` when given.
  */
-export function resetAccount(deps: Deps, accountId: string, balanceMicros: number, nowMs: number): void {
+export async function resetAccount(deps: Deps, accountId: string, balanceMicros: number, nowMs: number): Promise<void> {
   const { db } = deps;
   assertInTransaction(db, 'resetAccount');
   // Modules first: their rows may refer to cards and transactions.
-  resetDeliveries(db, accountId);
-  resetDeposits(db, accountId);
-  resetChallenges(db, accountId);
-  clearFaults(db, accountId);
-  resetAccountRows(db, accountId);
-  if (balanceMicros > 0) seedBalance(deps, accountId, balanceMicros, nowMs);
+  await resetDeliveries(db, accountId);
+  await resetDeposits(db, accountId);
+  await resetChallenges(db, accountId);
+  await clearFaults(db, accountId);
+  await resetAccountRows(db, accountId);
+  if (balanceMicros > 0) await seedBalance(deps, accountId, balanceMicros, nowMs);
 }

@@ -10,16 +10,19 @@ import type { Deps } from '../kernel/deps.js';
 export { tenantOf };
 
 /** What the tenant keeps in the database. */
-export function tenantStorage(deps: Deps, tenantId: string): { childSandboxes: number; requestLogBytes: number } {
+export async function tenantStorage(
+  deps: Deps,
+  tenantId: string,
+): Promise<{ childSandboxes: number; requestLogBytes: number }> {
   return {
-    childSandboxes: childrenOf(deps.db, tenantId).length,
-    requestLogBytes: tenantRequestLogBytes(deps.db, tenantId),
+    childSandboxes: (await childrenOf(deps.db, tenantId)).length,
+    requestLogBytes: await tenantRequestLogBytes(deps.db, tenantId),
   };
 }
 
 /** The tenant of an active API key, or undefined for an unknown or revoked key (or one whose account is gone). */
-export function tenantOfKey(deps: Deps, apiKey: string): string | undefined {
-  const found = accountForKey(deps, apiKey);
-  const account = found && findAccount(deps, found.accountId);
+export async function tenantOfKey(deps: Deps, apiKey: string): Promise<string | undefined> {
+  const found = await accountForKey(deps, apiKey);
+  const account = found && (await findAccount(deps, found.accountId));
   return account && tenantOf(account);
 }

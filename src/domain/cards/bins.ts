@@ -65,32 +65,32 @@ export const DEFAULT_BIN: Bin = Object.freeze({
 });
 
 /** Creates or replaces a BIN of the catalogue. */
-export function putBin(deps: Pick<Deps, 'db'>, bin: Bin): void {
+export async function putBin(deps: Pick<Deps, 'db'>, bin: Bin): Promise<void> {
   const { db } = deps;
   assertInTransaction(db, 'putBin');
-  upsertBin(db, { ...bin, enabled: bin.enabled ? 1 : 0, provisioning: bin.provisioning ? 1 : 0 });
+  await upsertBin(db, { ...bin, enabled: bin.enabled ? 1 : 0, provisioning: bin.provisioning ? 1 : 0 });
 }
 
 /** The default BIN exists from the first start on. */
-export function ensureDefaultBin(deps: Pick<Deps, 'db'>): void {
-  if (!findBin(deps, DEFAULT_BIN_ID)) putBin(deps, DEFAULT_BIN);
+export async function ensureDefaultBin(deps: Pick<Deps, 'db'>): Promise<void> {
+  if (!(await findBin(deps, DEFAULT_BIN_ID))) await putBin(deps, DEFAULT_BIN);
 }
 
-export function findBin(deps: Pick<Deps, 'db'>, id: string): Bin | undefined {
+export async function findBin(deps: Pick<Deps, 'db'>, id: string): Promise<Bin | undefined> {
   const { db } = deps;
-  const row = binRow(db, id);
+  const row = await binRow(db, id);
   return row && toBin(row);
 }
 
-export function getBin(deps: Pick<Deps, 'db'>, id: string): Bin {
-  const bin = findBin(deps, id);
+export async function getBin(deps: Pick<Deps, 'db'>, id: string): Promise<Bin> {
+  const bin = await findBin(deps, id);
   if (!bin) throw new DomainError('BIN_NOT_FOUND');
   return bin;
 }
 
-export function listBins(deps: Pick<Deps, 'db'>): Bin[] {
+export async function listBins(deps: Pick<Deps, 'db'>): Promise<Bin[]> {
   const { db } = deps;
-  return binRows(db).map(toBin);
+  return (await binRows(db)).map(toBin);
 }
 
 export interface Inventory {
@@ -99,44 +99,49 @@ export interface Inventory {
 }
 
 /** This account's view of a BIN's inventory: its own override when the sandbox set one, else the BIN's. */
-function inventoryFor(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Inventory {
+async function inventoryFor(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Promise<Inventory> {
   const { db } = deps;
-  const row = accountInventoryRow(db, accountId, bin.id);
+  const row = await accountInventoryRow(db, accountId, bin.id);
   return row
     ? { available: row.available, provisioning: row.provisioning === 1 }
     : { available: bin.inventory, provisioning: bin.provisioning };
 }
 
 /** sandbox/v1/inventory: sets this account's view of a BIN's inventory; what is left out keeps its value. */
-export function setInventory(
+export async function setInventory(
   deps: Pick<Deps, 'db'>,
   accountId: string,
   binId: string,
   change: { available?: number; provisioning?: boolean },
-): Inventory {
-  const current = inventoryFor(deps, accountId, getBin(deps, binId));
+): Promise<Inventory> {
+  const current = await inventoryFor(deps, accountId, await getBin(deps, binId));
   const next = {
     available: change.available ?? current.available,
     provisioning: change.provisioning ?? current.provisioning,
   };
-  setAccountInventory(deps, accountId, binId, next);
+  await setAccountInventory(deps, accountId, binId, next);
   return next;
 }
 
-function setAccountInventory(deps: Pick<Deps, 'db'>, accountId: string, binId: string, inv: Inventory): void {
+async function setAccountInventory(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  binId: string,
+  inv: Inventory,
+): Promise<void> {
   const { db } = deps;
   assertInTransaction(db, 'setAccountInventory');
-  upsertAccountInventory(db, accountId, binId, inv.available, inv.provisioning ? 1 : 0);
+  await upsertAccountInventory(db, accountId, binId, inv.available, inv.provisioning ? 1 : 0);
 }
 
 /** Takes one card from inventory (4010 while provisioning, 4009 when none is left). */
-export function takeFromInventory(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): void {
+export async function takeFromInventory(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Promise<void> {
   const { db } = deps;
-  const inv = inventoryFor(deps, accountId, bin);
+  const inv = await inventoryFor(deps, accountId, bin);
   if (inv.provisioning) throw new DomainError('CARD_PROVISIONING');
   if (inv.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
   // The account's own inventory when the sandbox set one, else the BIN's.
-  if (takeFromAccountInventory(db, accountId, bin.id) === 0) takeFromBinInventory(db, bin.id);
+  if ((await takeFromAccountInventory(db, accountId, bin.id)) === 0) await takeFromBinInventory(db, bin.id);
 }
 
 /** The BIN as binList shows it; `fee.deposit` is the calling account's rate, not the BIN's. */

@@ -53,26 +53,26 @@ const TOPUP_SETTLE_JOB = 'topup.settle';
 const CARD_CANCEL_JOB = 'card.cancel';
 
 /** The account's card; another account's card is indistinguishable from none (4001). */
-export function getOwnedCard(deps: Deps, accountId: string, cardId: string): Card {
-  const row = ownedCardRow(deps.db, accountId, cardId);
+export async function getOwnedCard(deps: Deps, accountId: string, cardId: string): Promise<Card> {
+  const row = await ownedCardRow(deps.db, accountId, cardId);
   if (!row) throw new DomainError('CARD_NOT_FOUND');
   return toCard(row);
 }
 
-export function listCards(deps: Deps, accountId: string, status?: CardStatus): Card[] {
-  return cardRowsOf(deps.db, accountId, status).map(toCard);
+export async function listCards(deps: Deps, accountId: string, status?: CardStatus): Promise<Card[]> {
+  return (await cardRowsOf(deps.db, accountId, status)).map(toCard);
 }
 
 /** State checks shared by the card mutations, in the documented order: 4008, 4007, then cancelled. */
-function assertMutable(deps: Deps, card: Card, nowMs: number): void {
+async function assertMutable(deps: Deps, card: Card, nowMs: number): Promise<void> {
   if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
-  if (hasSettlingTopUp(deps.db, card.id))
-    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(settlingTopUpHint(deps, card.id, nowMs));
+  if (await hasSettlingTopUp(deps.db, card.id))
+    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(await settlingTopUpHint(deps, card.id, nowMs));
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
 }
 
 /** Fails with 8001 below the BIN's minimum or when fees eat the amount, then with 3001 on a short balance. */
-function priceFunding(
+async function priceFunding(
   deps: Deps,
   account: Account,
   amountMicros: number,
@@ -82,7 +82,7 @@ function priceFunding(
   if (amountMicros < minimalMicros) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
   const priced = cardCredit(amountMicros, account.depositFeeRatePpm, openFeeMicros);
   if (priced.creditMicros <= 0) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
-  if (balance(deps, account.id, 'wallet') < amountMicros) throw new DomainError('ASSET_NOT_ENOUGH');
+  if ((await balance(deps, account.id, 'wallet')) < amountMicros) throw new DomainError('ASSET_NOT_ENOUGH');
   return priced;
 }
 
@@ -95,10 +95,10 @@ interface Funding {
 }
 
 /** The wallet pays `credit + fee`: the credit to `to` (reason `reason`), the fee to the fee account (`reason.fee`). */
-function fundFromWallet(deps: Deps, f: Funding, to: TransferInput['credit'], reason: string): void {
+async function fundFromWallet(deps: Deps, f: Funding, to: TransferInput['credit'], reason: string): Promise<void> {
   const common = { accountId: f.accountId, ref: f.ref, atMs: f.atMs, debit: { kind: 'wallet' } as const };
-  transfer(deps, { ...common, credit: to, amountMicros: f.creditMicros, reason });
-  transfer(deps, { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` });
+  await transfer(deps, { ...common, credit: to, amountMicros: f.creditMicros, reason });
+  await transfer(deps, { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` });
 }
 
 export interface CreateCardInput {
@@ -117,12 +117,17 @@ export interface CreatedCard {
   bin: Bin;
 }
 
-export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): CreatedCard {
+export async function createCard(
+  deps: Deps,
+  account: Account,
+  input: CreateCardInput,
+  nowMs: number,
+): Promise<CreatedCard> {
   assertInTransaction(deps.db, 'createCard');
-  const bin = getBin(deps, input.binId ?? account.defaultBinId);
+  const bin = await getBin(deps, input.binId ?? account.defaultBinId);
   if (!bin.enabled) throw new DomainError('BIN_DISABLED');
-  takeFromInventory(deps, account.id, bin);
-  const { creditMicros, feeMicros } = priceFunding(
+  await takeFromInventory(deps, account.id, bin);
+  const { creditMicros, feeMicros } = await priceFunding(
     deps,
     account,
     input.amountMicros,
@@ -141,10 +146,10 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
     open_fee_micros: bin.openFeeMicros,
     created_at_ms: nowMs,
   };
-  insertCard(deps.db, row);
+  await insertCard(deps.db, row);
   const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
-  fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
-  emitEvent(deps, account.id, nowMs, 'card.created', cardCreatedData({ cardId: id, binId: bin.id }));
+  await fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
+  await emitEvent(deps, account.id, nowMs, 'card.created', cardCreatedData({ cardId: id, binId: bin.id }));
   // What insertCard wrote, as a read would give it back (a new card is ACTIVE).
   return { card: toCard({ ...row, status: 'ACTIVE' }), bin };
 }
@@ -153,15 +158,21 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
  * card/deposit: the USDT debit is synchronous; the card credit (net of the deposit fee, no open fee) settles
  * `topUpSettleSeconds` later on the account clock.
  */
-export function depositToCard(deps: Deps, account: Account, cardId: string, amountMicros: number, nowMs: number): void {
+export async function depositToCard(
+  deps: Deps,
+  account: Account,
+  cardId: string,
+  amountMicros: number,
+  nowMs: number,
+): Promise<void> {
   assertInTransaction(deps.db, 'depositToCard');
-  const card = getOwnedCard(deps, account.id, cardId);
-  assertMutable(deps, card, nowMs);
-  const bin = getBin(deps, card.binId);
-  const { creditMicros, feeMicros } = priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
+  const card = await getOwnedCard(deps, account.id, cardId);
+  await assertMutable(deps, card, nowMs);
+  const bin = await getBin(deps, card.binId);
+  const { creditMicros, feeMicros } = await priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
   const id = deps.ids.internalId('topup');
   const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
-  insertTopUp(deps.db, {
+  await insertTopUp(deps.db, {
     id,
     account_id: account.id,
     card_id: card.id,
@@ -172,16 +183,16 @@ export function depositToCard(deps: Deps, account: Account, cardId: string, amou
     settles_at_ms: settlesAt,
   });
   const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
-  fundFromWallet(deps, funding, { kind: 'settling' }, 'topup');
-  deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
+  await fundFromWallet(deps, funding, { kind: 'settling' }, 'topup');
+  await deps.jobs.schedule(deps.db, account.id, TOPUP_SETTLE_JOB, id, settlesAt);
 }
 
 /** Job: a settling top-up reaches the card. */
-function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
-  const t = settlingTopUp(deps.db, topUpId);
+async function settleTopUp(deps: Deps, topUpId: string, nowMs: number): Promise<void> {
+  const t = await settlingTopUp(deps.db, topUpId);
   if (!t) return;
-  markTopUpSettled(deps.db, topUpId, nowMs);
-  transfer(deps, {
+  await markTopUpSettled(deps.db, topUpId, nowMs);
+  await transfer(deps, {
     accountId: t.account_id,
     debit: { kind: 'settling' },
     credit: { kind: 'card', cardId: t.card_id },
@@ -193,29 +204,35 @@ function settleTopUp(deps: Deps, topUpId: string, nowMs: number): void {
 }
 
 /** card/freeze and card/unfreeze: a move to the state it is already in succeeds without change or event. */
-export function setFrozen(deps: Deps, accountId: string, cardId: string, frozen: boolean, nowMs: number): void {
+export async function setFrozen(
+  deps: Deps,
+  accountId: string,
+  cardId: string,
+  frozen: boolean,
+  nowMs: number,
+): Promise<void> {
   assertInTransaction(deps.db, 'setFrozen');
-  const card = getOwnedCard(deps, accountId, cardId);
-  assertMutable(deps, card, nowMs);
+  const card = await getOwnedCard(deps, accountId, cardId);
+  await assertMutable(deps, card, nowMs);
   const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
   if (card.status !== from) return;
-  setCardStatus(deps.db, cardId, to);
-  emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', cardChangedData(cardId));
+  await setCardStatus(deps.db, cardId, to);
+  await emitEvent(deps, accountId, nowMs, frozen ? 'card.frozen' : 'card.unfrozen', cardChangedData(cardId));
 }
 
 /**
  * card/cancel: CANCELLING now; CANCELLED with the balance returned to the wallet `cancelSeconds` later. A card
  * below zero (a clearing left it in debt) has its debt paid from the USDT wallet now, or is refused with 3001.
  */
-export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): void {
+export async function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): Promise<void> {
   assertInTransaction(deps.db, 'cancelCard');
-  const card = getOwnedCard(deps, accountId, cardId);
-  assertMutable(deps, card, nowMs);
-  if (hasPendingAuthorisation(deps.db, cardId))
-    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(pendingAuthorisationsHint(deps, cardId));
-  const debt = -Math.min(0, balance(deps, accountId, 'card', cardId));
-  if (debt > balance(deps, accountId, 'wallet')) throw new DomainError('ASSET_NOT_ENOUGH');
-  transfer(deps, {
+  const card = await getOwnedCard(deps, accountId, cardId);
+  await assertMutable(deps, card, nowMs);
+  if (await hasPendingAuthorisation(deps.db, cardId))
+    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(await pendingAuthorisationsHint(deps, cardId));
+  const debt = -Math.min(0, await balance(deps, accountId, 'card', cardId));
+  if (debt > (await balance(deps, accountId, 'wallet'))) throw new DomainError('ASSET_NOT_ENOUGH');
+  await transfer(deps, {
     accountId,
     debit: { kind: 'wallet' },
     credit: { kind: 'card', cardId },
@@ -224,28 +241,28 @@ export function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs:
     ref: cardId,
     atMs: nowMs,
   });
-  markCardCancelling(deps.db, cardId);
-  deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
+  await markCardCancelling(deps.db, cardId);
+  await deps.jobs.schedule(deps.db, accountId, CARD_CANCEL_JOB, cardId, nowMs + deps.config.cancelSeconds * 1000);
 }
 
 /** Job: the cancellation completes. */
-function finishCancel(deps: Deps, cardId: string, nowMs: number): void {
-  const accountId = cancellingCardAccount(deps.db, cardId);
+async function finishCancel(deps: Deps, cardId: string, nowMs: number): Promise<void> {
+  const accountId = await cancellingCardAccount(deps.db, cardId);
   if (!accountId) return;
-  markCardCancelled(deps.db, cardId);
-  transfer(deps, {
+  await markCardCancelled(deps.db, cardId);
+  await transfer(deps, {
     accountId,
     debit: { kind: 'card', cardId },
     credit: { kind: 'wallet' },
-    amountMicros: balance(deps, accountId, 'card', cardId),
+    amountMicros: await balance(deps, accountId, 'card', cardId),
     reason: 'card.cancel.refund',
     ref: cardId,
     atMs: nowMs,
   });
-  emitEvent(deps, accountId, nowMs, 'card.cancelled', cardChangedData(cardId));
+  await emitEvent(deps, accountId, nowMs, 'card.cancelled', cardChangedData(cardId));
 }
 
 export function registerCardJobs(deps: Deps): void {
-  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (job) => settleTopUp(deps, job.ref, job.dueAtMs) });
-  deps.jobs.register(CARD_CANCEL_JOB, { run: (job) => finishCancel(deps, job.ref, job.dueAtMs) });
+  deps.jobs.register(TOPUP_SETTLE_JOB, { run: (deps, job) => settleTopUp(deps, job.ref, job.dueAtMs) });
+  deps.jobs.register(CARD_CANCEL_JOB, { run: (deps, job) => finishCancel(deps, job.ref, job.dueAtMs) });
 }

@@ -12,8 +12,12 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const secondsUntil = (atMs: number, nowMs: number) => Math.max(1, Math.ceil((atMs - nowMs) / 1000));
 
 /** A card/deposit, freeze, unfreeze or cancel refused while a top-up settles. */
-export function settlingTopUpHint(deps: Pick<Deps, 'db'>, cardId: string, nowMs: number): string | undefined {
-  const t = firstSettlingTopUp(deps.db, cardId);
+export async function settlingTopUpHint(
+  deps: Pick<Deps, 'db'>,
+  cardId: string,
+  nowMs: number,
+): Promise<string | undefined> {
+  const t = await firstSettlingTopUp(deps.db, cardId);
   if (!t) return undefined;
   const seconds = secondsUntil(t.settles_at_ms, nowMs);
   return (
@@ -24,8 +28,8 @@ export function settlingTopUpHint(deps: Pick<Deps, 'db'>, cardId: string, nowMs:
 }
 
 /** A card/cancel refused while the card has PENDING authorisations. */
-export function pendingAuthorisationsHint(deps: Pick<Deps, 'db'>, cardId: string): string | undefined {
-  const { rows, total } = pendingAuthorisations(deps.db, cardId, 3);
+export async function pendingAuthorisationsHint(deps: Pick<Deps, 'db'>, cardId: string): Promise<string | undefined> {
+  const { rows, total } = await pendingAuthorisations(deps.db, cardId, 3);
   if (total === 0) return undefined;
   const ids = rows.map((r) => r.id).join(', ') + (total > rows.length ? ` and ${total - rows.length} more` : '');
   return (

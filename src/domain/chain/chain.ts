@@ -75,22 +75,22 @@ export async function transferOnChain(
     amountMicros: given.amountMicros,
     confirmations: given.confirmations,
   };
-  const nowMs = catchUp(deps, accountId);
-  return deps.transactions.run(() => recordTransfer(deps, accountId, input, nowMs));
+  const nowMs = await catchUp(deps, accountId);
+  return await deps.transactions.run((deps) => recordTransfer(deps, accountId, input, nowMs));
 }
 
 /**
  * Records a transfer seen on chain; with 19 confirmations already it credits at once. In the caller's transaction.
  * @internal exported for test/domain/ledger-commands.test.ts
  */
-export function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
+export async function recordTransfer(deps: Deps, accountId: string, input: ChainTransferInput, nowMs: number) {
   assertInTransaction(deps.db, 'recordTransfer');
   const txId = input.txId.toLowerCase();
-  if (depositRow(deps.db, accountId, txId)) throw new DomainError('TX_ID_ON_CHAIN');
+  if (await depositRow(deps.db, accountId, txId)) throw new DomainError('TX_ID_ON_CHAIN');
   const missing = Math.max(0, CONFIRMATIONS_REQUIRED - input.confirmations);
   const creditsAt = nowMs + missing * BLOCK_MS;
-  assertRoomToEnter(deps, accountId, input.amountMicros);
-  insertDeposit(deps.db, {
+  await assertRoomToEnter(deps, accountId, input.amountMicros);
+  await insertDeposit(deps.db, {
     tx_id: txId,
     account_id: accountId,
     address: input.address,
@@ -100,17 +100,17 @@ export function recordTransfer(deps: Deps, accountId: string, input: ChainTransf
     created_at_ms: nowMs,
     credits_at_ms: creditsAt,
   });
-  if (missing === 0) creditDeposit(deps, accountId, txId, nowMs);
-  else deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
-  return depositView(depositRow(deps.db, accountId, txId)!, nowMs);
+  if (missing === 0) await creditDeposit(deps, accountId, txId, nowMs);
+  else await deps.jobs.schedule(deps.db, accountId, CHAIN_CONFIRM_JOB, txId, creditsAt);
+  return depositView((await depositRow(deps.db, accountId, txId))!, nowMs);
 }
 
 /** The 19th confirmation: the deposit leaves frozenAmount and credits availableAmount. */
-function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: number): void {
-  const d = depositRow(deps.db, accountId, txId);
+async function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: number): Promise<void> {
+  const d = await depositRow(deps.db, accountId, txId);
   if (!d || d.credited_at_ms !== null) return;
-  markDepositCredited(deps.db, accountId, txId, nowMs);
-  transfer(deps, {
+  await markDepositCredited(deps.db, accountId, txId, nowMs);
+  await transfer(deps, {
     accountId: d.account_id,
     debit: { kind: 'chain' },
     credit: { kind: 'wallet' },
@@ -122,15 +122,17 @@ function creditDeposit(deps: Deps, accountId: string, txId: string, nowMs: numbe
 }
 
 /** Deposits of the account, newest first. */
-export function listDeposits(deps: Deps, accountId: string, nowMs: number) {
-  return depositRowsOf(deps.db, accountId).map((d) => depositView(d, nowMs));
+export async function listDeposits(deps: Deps, accountId: string, nowMs: number) {
+  return (await depositRowsOf(deps.db, accountId)).map((d) => depositView(d, nowMs));
 }
 
 /** USDT seen on chain but not yet confirmed: the wallet's frozenAmount. */
-export function pendingDepositsMicros(deps: Deps, accountId: string): number {
-  return pendingInStore(deps.db, accountId);
+export async function pendingDepositsMicros(deps: Deps, accountId: string): Promise<number> {
+  return await pendingInStore(deps.db, accountId);
 }
 
 export function registerChain(deps: Deps): void {
-  deps.jobs.register(CHAIN_CONFIRM_JOB, { run: (job) => creditDeposit(deps, job.accountId, job.ref, job.dueAtMs) });
+  deps.jobs.register(CHAIN_CONFIRM_JOB, {
+    run: (deps, job) => creditDeposit(deps, job.accountId, job.ref, job.dueAtMs),
+  });
 }

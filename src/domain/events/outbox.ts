@@ -10,21 +10,21 @@ export type { StoredEvent } from './types.js';
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event
  * exists if and only if its change committed.
  */
-export function emitEvent(
+export async function emitEvent(
   deps: Deps,
   accountId: string,
   nowMs: number,
   type: EventType,
   data: Record<string, unknown>,
-): StoredEvent {
+): Promise<StoredEvent> {
   const { db } = deps;
   if (!db.inTransaction) throw new Error('emitEvent outside a transaction');
   const id = deps.ids.eventId();
   const created = Math.floor(nowMs / 1000);
-  const seq = insertEvent(db, id, accountId, type, created, JSON.stringify(data));
+  const seq = await insertEvent(db, id, accountId, type, created, JSON.stringify(data));
   const event: StoredEvent = { seq, accountId, id, type, created, data };
   // Its webhook delivery (when the account has an endpoint) commits with it; the timer is asked to look at once.
-  recordDelivery(deps, event);
+  await recordDelivery(deps, event);
   deps.events.notify(event);
   deps.jobs.kick();
   return event;
@@ -41,9 +41,13 @@ function rowToEvent(r: EventRow): StoredEvent {
   };
 }
 
-export function getEvent(deps: Pick<Deps, 'db'>, accountId: string, id: string): StoredEvent | undefined {
+export async function getEvent(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  id: string,
+): Promise<StoredEvent | undefined> {
   const { db } = deps;
-  const row = eventRow(db, accountId, id);
+  const row = await eventRow(db, accountId, id);
   return row && rowToEvent(row);
 }
 
@@ -51,13 +55,13 @@ export function getEvent(deps: Pick<Deps, 'db'>, accountId: string, id: string):
  * Events of an account, newest first.
  * @internal exported for the tests, which read an account's whole outbox
  */
-export function listEvents(
+export async function listEvents(
   deps: Pick<Deps, 'db'>,
   accountId: string,
   opts: { type?: string; limit: number },
-): StoredEvent[] {
+): Promise<StoredEvent[]> {
   const { db } = deps;
-  return eventRowsOf(db, accountId, opts.type, opts.limit).map(rowToEvent);
+  return (await eventRowsOf(db, accountId, opts.type, opts.limit)).map(rowToEvent);
 }
 
 /**
@@ -65,15 +69,15 @@ export function listEvents(
  * the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries` agree (the delivery row
  * counts only the scheduled ones, which pace the retries).
  */
-export function eventsWithDeliveries(
+export async function eventsWithDeliveries(
   deps: Pick<Deps, 'db'>,
   accountId: string,
   filter: { type?: string; limit: number },
-): { event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[] {
-  return listEvents(deps, accountId, filter).map((event) => ({
+): Promise<{ event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[]> {
+  return (await listEvents(deps, accountId, filter)).map(async (event) => ({
     event,
-    delivery: deliveryForEvent(deps.db, accountId, event.id),
-    attempts: attemptCount(deps.db, accountId, event.id),
+    delivery: await deliveryForEvent(deps.db, accountId, event.id),
+    attempts: await attemptCount(deps.db, accountId, event.id),
   }));
 }
 

@@ -42,13 +42,17 @@ const toRule = (r: FaultRow): FaultRule => ({
 
 /** Replaces the account's rules with `rules`. */
 /** Replaces the account's fault rules; answers them as they now stand. */
-export function setFaults(deps: Pick<Deps, 'db' | 'faultHint'>, accountId: string, rules: FaultRule[]): FaultRule[] {
+export async function setFaults(
+  deps: Pick<Deps, 'db' | 'faultHint'>,
+  accountId: string,
+  rules: FaultRule[],
+): Promise<FaultRule[]> {
   const { db } = deps;
   assertInTransaction(db, 'setFaults');
   deps.faultHint.armed = undefined;
-  clearFaults(db, accountId);
+  await clearFaults(db, accountId);
   for (const r of rules) {
-    insertFault(db, accountId, {
+    await insertFault(db, accountId, {
       path: r.path,
       remaining: r.count,
       latency_ms: r.latencyMs,
@@ -66,25 +70,29 @@ export function setFaults(deps: Pick<Deps, 'db' | 'faultHint'>, accountId: strin
 export { clearFaults };
 
 /** Rules still armed, in matching order. */
-function listFaults(deps: Pick<Deps, 'db'>, accountId: string): FaultRule[] {
+async function listFaults(deps: Pick<Deps, 'db'>, accountId: string): Promise<FaultRule[]> {
   const { db } = deps;
-  return armedFaultRows(db, accountId).map(toRule);
+  return (await armedFaultRows(db, accountId)).map(toRule);
 }
 
 /** Whether any account has an armed rule (spent rules are deleted): lets every request skip the key lookup in the common case. */
-export function anyArmedFault(deps: Pick<Deps, 'db' | 'faultHint'>): boolean {
+export async function anyArmedFault(deps: Pick<Deps, 'db' | 'faultHint'>): Promise<boolean> {
   if (deps.faultHint.armed === false) return false;
-  const armed = anyFaultRow(deps.db);
+  const armed = await anyFaultRow(deps.db);
   deps.faultHint.armed = armed;
   return armed;
 }
 
 /** The first armed rule for this path, counted down by one (atomically: two requests never take the same use). */
-export function takeFault(deps: Pick<Deps, 'db'>, accountId: string, path: string): FaultRule | undefined {
+export async function takeFault(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  path: string,
+): Promise<FaultRule | undefined> {
   const { db } = deps;
   assertInTransaction(db, 'takeFault');
-  const row = takeFaultRow(db, accountId, path);
+  const row = await takeFaultRow(db, accountId, path);
   // A spent rule is deleted so the table stays empty when no fault is armed.
-  if (row?.remaining === 0) deleteFault(db, row.id);
+  if (row?.remaining === 0) await deleteFault(db, row.id);
   return row && toRule(row);
 }

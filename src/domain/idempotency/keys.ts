@@ -81,12 +81,17 @@ export function requestHash(body: unknown): string {
  * completed key expires: an in-flight one belongs to a request still running (start-up releases those left by
  * a crash), and expiring it would let a retry execute the operation a second time.
  */
-export function findKey(deps: Pick<Deps, 'db'>, accountId: string, key: string, nowMs: number): KeyRecord | undefined {
+export async function findKey(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  key: string,
+  nowMs: number,
+): Promise<KeyRecord | undefined> {
   const { db } = deps;
-  const row = keyRow(db, accountId, key);
+  const row = await keyRow(db, accountId, key);
   if (!row) return undefined;
   if (row.state === 'done' && row.expires_at_ms <= nowMs) {
-    deleteKey(db, accountId, key);
+    await deleteKey(db, accountId, key);
     return undefined;
   }
   const facts = { endpoint: row.endpoint, requestHash: row.request_hash, fieldDigests: row.field_digests };
@@ -98,7 +103,7 @@ export function findKey(deps: Pick<Deps, 'db'>, accountId: string, key: string, 
   };
 }
 
-export function reserveKey(
+export async function reserveKey(
   deps: Pick<Deps, 'db' | 'secret'>,
   accountId: string,
   key: string,
@@ -106,13 +111,13 @@ export function reserveKey(
   body: unknown,
   hash: string,
   nowMs: number,
-): void {
+): Promise<void> {
   const { db } = deps;
-  insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS, fieldDigests(deps, body));
+  await insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS, fieldDigests(deps, body));
 }
 
 /** Stores the 2xx response; call in the transaction of the operation itself. Retention counts from here. */
-export function completeKey(
+export async function completeKey(
   deps: Pick<Deps, 'db' | 'secret'>,
   accountId: string,
   key: string,
@@ -121,9 +126,9 @@ export function completeKey(
   hash: string,
   response: StoredResponse,
   nowMs: number,
-): void {
+): Promise<void> {
   const { db } = deps;
-  upsertDoneKey(db, accountId, key, {
+  await upsertDoneKey(db, accountId, key, {
     endpoint,
     hash,
     fieldDigests: fieldDigests(deps, body),

@@ -13,10 +13,10 @@ export interface Backlog {
 }
 
 /** What waits or is kept server-wide now, read from the database (a scrape's gauges). */
-export function backlog(deps: { db: Db; wallClock: () => number }): Backlog {
+export async function backlog(deps: { db: Db; wallClock: () => number }): Promise<Backlog> {
   return {
-    pendingDeliveries: pendingDeliveryCount(deps.db),
-    dueJobs: dueJobCount(deps.db, deps.wallClock()),
-    requestLogBytes: requestLogBytes(deps.db),
+    pendingDeliveries: await pendingDeliveryCount(deps.db),
+    dueJobs: await dueJobCount(deps.db, deps.wallClock()),
+    requestLogBytes: await requestLogBytes(deps.db),
   };
 }

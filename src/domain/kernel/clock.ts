@@ -28,31 +28,35 @@ export function seenClock(deps: Pick<Deps, 'accountRows'>, row: ClockRow): SeenC
  * while no account row has changed since, the common case; the answer is exactly what reading the row would give.
  * An account that is gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
  */
-export function now(deps: Pick<Deps, 'db' | 'wallClock' | 'accountRows'>, accountId: string, seen?: SeenClock): number {
+export async function now(
+  deps: Pick<Deps, 'db' | 'wallClock' | 'accountRows'>,
+  accountId: string,
+  seen?: SeenClock,
+): Promise<number> {
   if (seen !== undefined && seen.version === deps.accountRows.version) return timeOf(seen.clock, deps.wallClock());
-  const row = accountRow(deps.db, accountId);
+  const row = await accountRow(deps.db, accountId);
   if (row === undefined) throw new DomainError('ACCOUNT_DELETED');
   return timeOf(row, deps.wallClock());
 }
 
 /** Runs the account's timers that are due on its clock (each in its own transaction), then answers its "now". */
-export function catchUp(deps: Deps, accountId: string, seen?: SeenClock): number {
-  deps.jobs.runForegroundDue(accountId, now(deps, accountId, seen));
+export async function catchUp(deps: Deps, accountId: string, seen?: SeenClock): Promise<number> {
+  await deps.jobs.runForegroundDue(accountId, await now(deps, accountId, seen));
   return now(deps, accountId, seen);
 }
 
-function clockMode(deps: Deps, accountId: string): ClockMode {
-  const frozen = clockFrozenAt(deps.db, accountId);
+async function clockMode(deps: Deps, accountId: string): Promise<ClockMode> {
+  const frozen = await clockFrozenAt(deps.db, accountId);
   return frozen === null ? 'running' : 'frozen';
 }
 
 /** Switches between running and frozen without a jump: the account's "now" is the same either side. */
-function setClockMode(deps: Deps, accountId: string, mode: ClockMode, nowMs: number): void {
+async function setClockMode(deps: Deps, accountId: string, mode: ClockMode, nowMs: number): Promise<void> {
   assertInTransaction(deps.db, 'setClockMode');
   if (mode === 'frozen') {
-    freezeClock(deps.db, accountId, nowMs);
+    await freezeClock(deps.db, accountId, nowMs);
   } else {
-    runClock(deps.db, accountId, nowMs - deps.wallClock());
+    await runClock(deps.db, accountId, nowMs - deps.wallClock());
   }
 }
 
@@ -60,14 +64,14 @@ function setClockMode(deps: Deps, accountId: string, mode: ClockMode, nowMs: num
 const MAX_ACCOUNT_TIME_MS = Date.UTC(9000, 0, 1);
 
 /** Refuses (400) an advance that would take the account clock past MAX_ACCOUNT_TIME_MS; changes nothing. */
-function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): void {
-  if (now(deps, accountId) + deltaMs > MAX_ACCOUNT_TIME_MS) throw new DomainError('CLOCK_LIMIT');
+async function assertAdvanceWithinLimit(deps: Deps, accountId: string, deltaMs: number): Promise<void> {
+  if ((await now(deps, accountId)) + deltaMs > MAX_ACCOUNT_TIME_MS) throw new DomainError('CLOCK_LIMIT');
 }
 
 /** Moves the account clock forward by `deltaMs`, once every job due on the way has run. */
-function shiftClock(deps: Deps, accountId: string, deltaMs: number): void {
+async function shiftClock(deps: Deps, accountId: string, deltaMs: number): Promise<void> {
   assertInTransaction(deps.db, 'shiftClock');
-  shiftClockBy(deps.db, accountId, deltaMs);
+  await shiftClockBy(deps.db, accountId, deltaMs);
 }
 
 /**
@@ -79,16 +83,16 @@ export async function setClock(
   accountId: string,
   { mode, advanceMs }: { mode?: ClockMode; advanceMs?: number },
 ): Promise<{ nowMs: number; mode: ClockMode }> {
-  if (advanceMs !== undefined) assertAdvanceWithinLimit(deps, accountId, advanceMs);
+  if (advanceMs !== undefined) await assertAdvanceWithinLimit(deps, accountId, advanceMs);
   if (mode) {
-    const nowMs = catchUp(deps, accountId);
-    deps.transactions.run(() => setClockMode(deps, accountId, mode, nowMs));
+    const nowMs = await catchUp(deps, accountId);
+    await deps.transactions.run((deps) => setClockMode(deps, accountId, mode, nowMs));
   }
   if (advanceMs !== undefined) {
-    await deps.jobs.runDue(accountId, catchUp(deps, accountId) + advanceMs, { includeBackground: true });
+    await deps.jobs.runDue(accountId, (await catchUp(deps, accountId)) + advanceMs, { includeBackground: true });
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
-    if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
-    deps.transactions.run(() => shiftClock(deps, accountId, advanceMs));
+    if (!(await findAccount(deps, accountId))) throw new DomainError('SANDBOX_NOT_FOUND');
+    await deps.transactions.run((deps) => shiftClock(deps, accountId, advanceMs));
   }
-  return { nowMs: now(deps, accountId), mode: clockMode(deps, accountId) };
+  return { nowMs: await now(deps, accountId), mode: await clockMode(deps, accountId) };
 }

@@ -1,7 +1,7 @@
 import type { Meter } from '../../metering/meter.js';
 import type { Redactor } from '../../redaction/redactor.js';
 import type { AccountRowWatch } from '../../store/accounts.js';
-import type { Db } from '../../store/db.js';
+import type { Db, Store } from '../../store/db.js';
 import type { TransactionRunner } from '../../store/transaction-runner.js';
 import type { EventObservers, StoredEvent } from '../events/types.js';
 import type { HeldRequests } from '../faults/held-requests.js';
@@ -32,10 +32,18 @@ interface DomainConfig {
  * - **constant**: fixed when the server starts, the same on every instance given the same configuration.
  */
 export interface Deps {
-  /** Shared: the database every read and write goes to. */
+  /**
+   * Shared: the database every read and write goes to: the store itself (a statement on its own), or, in the deps
+   * the transaction runner gives the work it runs, that transaction.
+   */
   db: Db;
-  /** Per instance: the one transaction runner (store/transaction-runner.ts), immediate or in this turn's batch. */
-  transactions: TransactionRunner;
+  /** Shared: the store as a whole (what opens, closes and names it); `db` outside any transaction. */
+  store: Store;
+  /**
+   * Per instance: the one transaction runner (store/transaction-runner.ts), immediate or in this turn's batch; in the
+   * deps of a transaction, a runner of savepoints in it.
+   */
+  transactions: TransactionRunner<Deps>;
   /** Constant: the domain's settings. */
   config: DomainConfig;
   /** Shared: the server secret card numbers and key hashes derive from (the same wherever the database is opened). */

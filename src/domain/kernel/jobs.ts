@@ -1,5 +1,5 @@
 import type { Db } from '../../store/db.js';
-import type { TransactionRunner } from '../../store/transaction-runner.js';
+import type { Deps } from './deps.js';
 import { claimJob, deleteJob, dueJobs, earliestJobOf, insertJob, nextDueJob, type JobRow } from '../../store/jobs.js';
 import type { Logger } from './logger.js';
 
@@ -12,8 +12,11 @@ export interface Job {
 }
 
 export interface JobKind {
-  /** Runs at the job's due instant (`job.dueAtMs` is "now" for the handler); a closure over what it needs. */
-  run(job: Job): void | Promise<void>;
+  /**
+   * Runs at the job's due instant (`job.dueAtMs` is "now" for the handler), given the deps of its transaction (a
+   * foreground job) or the server's (a background one, which runs outside any).
+   */
+  run(deps: Deps, job: Job): void | Promise<void>;
   /**
    * Background jobs (webhook attempts) may wait on the network, so the request path never runs them;
    * the timer and clock advances do. Foreground jobs are synchronous and run inside one SQLite transaction.
@@ -39,9 +42,8 @@ export class JobRunner {
   private polling = false;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(
-    private readonly deps: { db: Db; transactions: TransactionRunner; logger: Logger; wallClock: () => number },
-  ) {}
+  /** `root`: the server's deps, once they are built (the runner is one of them). */
+  constructor(private readonly deps: { logger: Logger; wallClock: () => number; root: () => Deps }) {}
 
   register(kind: string, handler: JobKind): void {
     if (this.kinds.has(kind)) throw new Error(`job kind ${kind} registered twice`);
@@ -75,18 +77,18 @@ export class JobRunner {
   }
 
   /** Schedules a job; call inside the transaction of the change that needs it. */
-  schedule(db: Db, accountId: string, kind: string, ref: string, dueAtMs: number): void {
+  schedule(db: Db, accountId: string, kind: string, ref: string, dueAtMs: number): Promise<void> {
     const handler = this.kinds.get(kind);
     if (!handler) throw new Error(`unknown job kind ${kind}`);
     if (!handler.background) {
       const known = this.minForegroundDue.get(accountId);
       if (known !== undefined && dueAtMs < known) this.minForegroundDue.set(accountId, dueAtMs);
     }
-    insertJob(db, accountId, dueAtMs, kind, ref);
+    return insertJob(db, accountId, dueAtMs, kind, ref);
   }
 
-  cancel(db: Db, accountId: string, kind: string, ref: string): void {
-    deleteJob(db, accountId, kind, ref);
+  cancel(db: Db, accountId: string, kind: string, ref: string): Promise<void> {
+    return deleteJob(db, accountId, kind, ref);
   }
 
   /** Runs, in due order, every job of the account due at or before `untilMs`, including jobs they schedule. */
@@ -104,7 +106,7 @@ export class JobRunner {
   private async runDueFrom(accountId: string, untilMs: number, includeBackground: boolean): Promise<void> {
     let sliceStartMs = performance.now();
     for (;;) {
-      const job = this.next(accountId, untilMs, includeBackground);
+      const job = await this.next(accountId, untilMs, includeBackground);
       if (!job) return;
       await this.execute(job);
       // Every tenant shares this thread: a clock advance over a long backlog (1,500 expiring holds took 1.3 s) gives
@@ -116,43 +118,57 @@ export class JobRunner {
     }
   }
 
-  /** The synchronous part of catching up, for the request path: never waits on the network. */
-  runForegroundDue(accountId: string, untilMs: number): void {
+  /**
+   * The foreground part of catching up, for the request path: never waits on the network. Given `scope`, the deps of
+   * a transaction, each job runs in a savepoint of it.
+   */
+  async runForegroundDue(scope: Deps, accountId: string, untilMs: number): Promise<void> {
     const bound = this.minForegroundDue.get(accountId);
     if (bound !== undefined && bound > untilMs) return;
     for (;;) {
-      const row = earliestJobOf(this.deps.db, accountId, this.foregroundKinds());
+      const row = await earliestJobOf(scope.db, accountId, this.foregroundKinds());
       // The earliest foreground job, due or not: when it is not due yet, it is the next bound.
       if (!row || row.due_at_ms > untilMs) {
         this.minForegroundDue.set(accountId, row ? row.due_at_ms : Infinity);
         return;
       }
-      void this.execute(toJob(row));
+      await this.execute(toJob(row), scope);
     }
   }
 
-  private next(accountId: string, untilMs: number, includeBackground: boolean): Job | undefined {
-    const row = nextDueJob(this.deps.db, accountId, untilMs, includeBackground ? undefined : this.foregroundKinds());
+  private async next(accountId: string, untilMs: number, includeBackground: boolean): Promise<Job | undefined> {
+    const row = await nextDueJob(
+      this.deps.root().db,
+      accountId,
+      untilMs,
+      includeBackground ? undefined : this.foregroundKinds(),
+    );
     return row ? toJob(row) : undefined;
   }
 
-  /** Claims the job (deletes its row) and runs it; a foreground job's claim and effects commit together. */
-  private execute(job: Job): Promise<void> | void {
+  /**
+   * Claims the job (deletes its row) and runs it; a foreground job's claim and effects commit together, in a
+   * transaction of its own or a savepoint of `scope`'s.
+   */
+  private async execute(job: Job, scope?: Deps): Promise<void> {
     const kind = this.kinds.get(job.kind);
-    const { db } = this.deps;
+    const root = this.deps.root();
     if (!kind) {
       this.deps.logger.error({ job: job.kind }, 'dropping job of unknown kind');
-      claimJob(db, job.id);
+      await claimJob((scope ?? root).db, job.id);
       return;
     }
     if (!kind.background) {
-      this.deps.transactions.run(() => {
-        if (claimJob(db, job.id)) kind.run(job);
-      });
+      await (scope ?? root).transactions.run(
+        async (deps) => {
+          if (await claimJob(deps.db, job.id)) await kind.run(deps, job);
+        },
+        { account: job.accountId },
+      );
       return;
     }
-    if (!claimJob(db, job.id)) return;
-    const p = Promise.resolve(kind.run(job)).catch((err: unknown) => {
+    if (!(await claimJob(root.db, job.id))) return;
+    const p = await Promise.resolve(kind.run(root, job)).catch((err: unknown) => {
       this.deps.logger.error({ err, job: job.kind }, 'background job failed');
     });
     this.inFlight.add(p);
@@ -172,13 +188,13 @@ export class JobRunner {
   /** Starts the wall-clock timer that runs due jobs of running clocks even when no request arrives. */
   start(intervalMs = 200): void {
     if (this.timer) return;
-    this.timer = setInterval(() => this.poll(), intervalMs);
+    this.timer = setInterval(() => void this.poll(), intervalMs);
     this.timer.unref();
   }
 
   /** Asks the timer to look now (after an event was written, so a webhook goes out at once). */
   kick(): void {
-    if (this.timer) setImmediate(() => this.poll());
+    if (this.timer) setImmediate(() => void this.poll());
   }
 
   async stop(graceMs = 5000): Promise<void> {
@@ -191,11 +207,11 @@ export class JobRunner {
   /** Accounts whose background jobs are running, one after another (their webhook attempts, in event order). */
   private readonly inOrder = new Set<string>();
 
-  private poll(): void {
+  private async poll(): Promise<void> {
     if (this.polling) return;
     this.polling = true;
     try {
-      const rows = dueJobs(this.deps.db, this.deps.wallClock());
+      const rows = await dueJobs(this.deps.root().db, this.deps.wallClock());
       // An account's background jobs (its webhook attempts) run one after another, in due order, so a receiver
       // that answers 2xx sees the account's events in the order they happened; accounts run side by side, and
       // the timer never waits on a slow receiver. An account whose chain still runs is picked up by a later poll.

@@ -52,7 +52,7 @@ export interface TransferInput {
 }
 
 /** Posts one transfer; must run inside the caller's transaction. A zero amount posts nothing. */
-export function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): void {
+export async function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): Promise<void> {
   const { db } = deps;
   assertMicros(t.amountMicros);
   if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
@@ -61,13 +61,13 @@ export function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): void {
   if (t.overdraw && t.debit.kind !== 'card') throw new Error(`only a card may be overdrawn (${t.reason})`);
   // Each side's counter moves (its ledger account made on first use), then the transfer row naming both.
   const debitId = ledgerId(t.accountId, t.debit.kind, t.debit.cardId);
-  const after = moveLedgerAccount(db, debitId, t.accountId, t.debit.kind, -t.amountMicros);
+  const after = await moveLedgerAccount(db, debitId, t.accountId, t.debit.kind, -t.amountMicros);
   if (after < 0 && !SOURCES.has(t.debit.kind) && !t.overdraw) {
     throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
   }
   const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);
-  moveLedgerAccount(db, creditId, t.accountId, t.credit.kind, t.amountMicros);
-  insertTransfer(db, {
+  await moveLedgerAccount(db, creditId, t.accountId, t.credit.kind, t.amountMicros);
+  await insertTransfer(db, {
     account_id: t.accountId,
     debit_id: debitId,
     credit_id: creditId,
@@ -79,15 +79,20 @@ export function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): void {
 }
 
 /** Balance of one ledger account (0 when it has never moved). */
-export function balance(deps: Pick<Deps, 'db'>, accountId: string, kind: LedgerKind, cardId?: string): number {
+export async function balance(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  kind: LedgerKind,
+  cardId?: string,
+): Promise<number> {
   const { db } = deps;
-  return ledgerBalance(db, ledgerId(accountId, kind, cardId)) ?? 0;
+  return (await ledgerBalance(db, ledgerId(accountId, kind, cardId))) ?? 0;
 }
 
 /** Balances of many ledger accounts in one statement (0 for one that never moved). */
-export function balancesOf(deps: Pick<Deps, 'db'>, ledgerIds: readonly string[]): Map<string, number> {
+export async function balancesOf(deps: Pick<Deps, 'db'>, ledgerIds: readonly string[]): Promise<Map<string, number>> {
   const { db } = deps;
-  const rows = ledgerBalances(db, ledgerIds);
+  const rows = await ledgerBalances(db, ledgerIds);
   const out = new Map<string, number>(ledgerIds.map((id) => [id, 0]));
   for (const [id, micros] of rows) out.set(id, micros);
   return out;

@@ -46,17 +46,24 @@ export interface AuthorizeResult extends TxnOutcome {
  * Why the card cannot take `billMicros` more now, or undefined when it can. A card at or below zero (a clearing
  * left it in debt) declines everything, an account verification of 0 included.
  */
-function declineReasonFor(deps: Deps, card: Card, bin: Bin, billMicros: number, nowMs: number) {
-  const available = balance(deps, card.accountId, 'card', card.id);
+async function declineReasonFor(deps: Deps, card: Card, bin: Bin, billMicros: number, nowMs: number) {
+  const available = await balance(deps, card.accountId, 'card', card.id);
   if (card.status !== 'ACTIVE') return 'CARD_NOT_ACTIVE';
   if (available <= 0 || billMicros > available) return 'INSUFFICIENT_FUNDS';
-  if (spentTodayMicros(deps, card.id, nowMs) + billMicros > bin.spendDailyMicros) return 'DAILY_LIMIT_EXCEEDED';
+  if ((await spentTodayMicros(deps, card.id, nowMs)) + billMicros > bin.spendDailyMicros) return 'DAILY_LIMIT_EXCEEDED';
   return undefined;
 }
 
 /** Moves `amountMicros` of the card's available balance into its hold. */
-function hold(deps: Deps, card: Card, amountMicros: number, ref: string, reason: string, nowMs: number): void {
-  transfer(deps, {
+async function hold(
+  deps: Deps,
+  card: Card,
+  amountMicros: number,
+  ref: string,
+  reason: string,
+  nowMs: number,
+): Promise<void> {
+  await transfer(deps, {
     accountId: card.accountId,
     debit: { kind: 'card', cardId: card.id },
     credit: { kind: 'held', cardId: card.id },
@@ -71,25 +78,31 @@ function hold(deps: Deps, card: Card, amountMicros: number, ref: string, reason:
  * card/authorize: approved on the rules above; otherwise (or when forced) created PENDING and DECLINED at once.
  * An approved authorisation of 0 verifies the card: nothing to hold, so it clears at once.
  */
-export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, nowMs: number): AuthorizeResult {
+export async function authorize(
+  deps: Deps,
+  accountId: string,
+  input: AuthorizeInput,
+  nowMs: number,
+): Promise<AuthorizeResult> {
   assertInTransaction(deps.db, 'authorize');
-  const card = getOwnedCard(deps, accountId, input.cardId);
-  const bin = getBin(deps, card.binId);
+  const card = await getOwnedCard(deps, accountId, input.cardId);
+  const bin = await getBin(deps, card.binId);
   const bill = billAmountMicros(input.amountMicros, input.currency, bin.fxRatePpm);
-  const reason: DeclineReason | undefined = input.declineReason ?? declineReasonFor(deps, card, bin, bill, nowMs);
+  const reason: DeclineReason | undefined =
+    input.declineReason ?? (await declineReasonFor(deps, card, bin, bill, nowMs));
   const row = transactionRow(card, spendFacts(input, bill), nowMs);
-  const t = recordCreated(deps, { ...row, hold_micros: reason === undefined ? bill : 0 }, nowMs);
+  const t = await recordCreated(deps, { ...row, hold_micros: reason === undefined ? bill : 0 }, nowMs);
   const outcome = (status: TxnStatus) => ({ transactionId: t.id, status, billAmountMicros: bill });
   if (reason !== undefined) {
-    recordSettled(deps, t, 'DECLINED', nowMs, { decline_reason: reason });
+    await recordSettled(deps, t, 'DECLINED', nowMs, { decline_reason: reason });
     return { ...outcome('DECLINED'), declineReason: reason };
   }
   if (bill === 0) {
-    recordSettled(deps, t, 'CLEARED', nowMs);
+    await recordSettled(deps, t, 'CLEARED', nowMs);
     return outcome('CLEARED');
   }
-  hold(deps, card, bill, t.id, 'auth.hold', nowMs);
-  deps.jobs.schedule(deps.db, accountId, AUTH_EXPIRY_JOB, t.id, nowMs + AUTH_EXPIRY_MS);
+  await hold(deps, card, bill, t.id, 'auth.hold', nowMs);
+  await deps.jobs.schedule(deps.db, accountId, AUTH_EXPIRY_JOB, t.id, nowMs + AUTH_EXPIRY_MS);
   return outcome('PENDING');
 }
 
@@ -99,19 +112,19 @@ export function authorize(deps: Deps, accountId: string, input: AuthorizeInput, 
  * transaction's amounts grow by it (`transaction.updated` PENDING -> PENDING). A declined increment changes
  * nothing and emits nothing: the authorisation stands as it was. Its expiry still counts from the authorisation.
  */
-export function incrementAuthorisation(
+export async function incrementAuthorisation(
   deps: Deps,
   accountId: string,
   input: { transactionId: string; amountMicros: number },
   nowMs: number,
-): AuthorizeResult {
-  const t = pendingTransaction(deps, accountId, input.transactionId, 'incremented');
-  const card = getOwnedCard(deps, accountId, t.card_id);
-  const reason = declineReasonFor(deps, card, getBin(deps, card.binId), input.amountMicros, nowMs);
+): Promise<AuthorizeResult> {
+  const t = await pendingTransaction(deps, accountId, input.transactionId, 'incremented');
+  const card = await getOwnedCard(deps, accountId, t.card_id);
+  const reason = await declineReasonFor(deps, card, await getBin(deps, card.binId), input.amountMicros, nowMs);
   if (reason !== undefined) {
     return { transactionId: t.id, status: 'DECLINED', billAmountMicros: t.bill_amount_micros, declineReason: reason };
   }
-  hold(deps, card, input.amountMicros, t.id, 'auth.increment', nowMs);
-  const next = recordNewHold(deps, t, t.hold_micros + input.amountMicros, nowMs);
+  await hold(deps, card, input.amountMicros, t.id, 'auth.increment', nowMs);
+  const next = await recordNewHold(deps, t, t.hold_micros + input.amountMicros, nowMs);
   return { transactionId: next.id, status: 'PENDING', billAmountMicros: next.bill_amount_micros };
 }

@@ -42,9 +42,14 @@ export interface ClearResult extends TxnOutcome {
 }
 
 /** transaction/clear: a final clearing of the authorisation, or a partial one (`final: false`). */
-export function clearTransaction(deps: Deps, accountId: string, input: ClearInput, nowMs: number): ClearResult {
-  const t = pendingTransaction(deps, accountId, input.transactionId, 'cleared');
-  if (input.final) return outcomeOf(clearFinal(deps, t, input.amountMicros ?? t.hold_micros, nowMs));
+export async function clearTransaction(
+  deps: Deps,
+  accountId: string,
+  input: ClearInput,
+  nowMs: number,
+): Promise<ClearResult> {
+  const t = await pendingTransaction(deps, accountId, input.transactionId, 'cleared');
+  if (input.final) return outcomeOf(await clearFinal(deps, t, input.amountMicros ?? t.hold_micros, nowMs));
   const amount = input.amountMicros;
   if (amount === undefined || input.partId === undefined) throw new Error('a partial clearing needs its amount and id');
   if (amount > t.hold_micros) {
@@ -60,14 +65,14 @@ export function clearTransaction(deps: Deps, accountId: string, input: ClearInpu
  * CLEARED at `amount`: for less, the rest of the hold returns to the card; for more (a tip), the excess is taken
  * from the card's available balance, below zero if it must.
  */
-function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): TxnRow {
+async function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): Promise<TxnRow> {
   const common = { accountId: t.account_id, ref: t.id, atMs: nowMs };
   const held = { kind: 'held', cardId: t.card_id } as const;
   const card = { kind: 'card', cardId: t.card_id } as const;
   const merchant = { kind: 'merchant' } as const;
   const posted = Math.min(amount, t.hold_micros);
-  transfer(deps, { ...common, debit: held, credit: merchant, amountMicros: posted, reason: 'clear' });
-  transfer(deps, {
+  await transfer(deps, { ...common, debit: held, credit: merchant, amountMicros: posted, reason: 'clear' });
+  await transfer(deps, {
     ...common,
     debit: held,
     credit: card,
@@ -75,7 +80,7 @@ function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): TxnRo
     reason: 'clear.release',
   });
   const extra = amount - posted;
-  transfer(deps, {
+  await transfer(deps, {
     ...common,
     debit: card,
     credit: merchant,
@@ -83,11 +88,11 @@ function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): TxnRo
     reason: 'clear.extra',
     overdraw: true,
   });
-  deps.jobs.cancel(deps.db, t.account_id, AUTH_EXPIRY_JOB, t.id);
+  await deps.jobs.cancel(deps.db, t.account_id, AUTH_EXPIRY_JOB, t.id);
   // A hold cleared in parts down to 0 has no amount left to scale the merchant amount from: convert instead.
   const transactionMicros =
     t.bill_amount_micros === 0
-      ? transactionAmountMicros(amount, t.transaction_currency, getBin(deps, t.bin_id).fxRatePpm)
+      ? transactionAmountMicros(amount, t.transaction_currency, (await getBin(deps, t.bin_id)).fxRatePpm)
       : proportionalMicros(t.transaction_amount_micros, amount, t.bill_amount_micros);
   return recordSettled(deps, t, 'CLEARED', nowMs, {
     bill_amount_micros: amount,
@@ -101,8 +106,8 @@ function clearFinal(deps: Deps, t: TxnRow, amount: number, nowMs: number): TxnRo
  * first seen CLEARED (`transaction.created`), and the authorisation stays PENDING with the rest
  * (`transaction.updated` PENDING -> PENDING). A later final clearing, reversal or expiry ends the authorisation.
  */
-function clearPart(deps: Deps, t: TxnRow, amount: number, partId: string, nowMs: number): ClearResult {
-  const part = recordCreated(
+async function clearPart(deps: Deps, t: TxnRow, amount: number, partId: string, nowMs: number): Promise<ClearResult> {
+  const part = await recordCreated(
     deps,
     {
       id: partId,
@@ -125,7 +130,7 @@ function clearPart(deps: Deps, t: TxnRow, amount: number, partId: string, nowMs:
     },
     nowMs,
   );
-  transfer(deps, {
+  await transfer(deps, {
     accountId: t.account_id,
     debit: { kind: 'held', cardId: t.card_id },
     credit: { kind: 'merchant' },
@@ -134,7 +139,7 @@ function clearPart(deps: Deps, t: TxnRow, amount: number, partId: string, nowMs:
     ref: part.id,
     atMs: nowMs,
   });
-  const rest = recordNewHold(deps, t, t.hold_micros - amount, nowMs);
+  const rest = await recordNewHold(deps, t, t.hold_micros - amount, nowMs);
   return { ...outcomeOf(part), authorization: outcomeOf(rest) };
 }
 
@@ -152,14 +157,19 @@ export interface ForcePostInput {
  * CLEARED (`transaction.created`, no PENDING before it), listed COMPLETED, on an ACTIVE or FROZEN card, taken from
  * the available balance, below zero if it must.
  */
-export function forcePost(deps: Deps, accountId: string, input: ForcePostInput, nowMs: number): TxnOutcome {
+export async function forcePost(
+  deps: Deps,
+  accountId: string,
+  input: ForcePostInput,
+  nowMs: number,
+): Promise<TxnOutcome> {
   assertInTransaction(deps.db, 'forcePost');
-  const card = getOwnedCard(deps, accountId, input.cardId);
+  const card = await getOwnedCard(deps, accountId, input.cardId);
   assertCardTakesClearing(card);
-  const bill = billAmountMicros(input.amountMicros, input.currency, getBin(deps, card.binId).fxRatePpm);
+  const bill = billAmountMicros(input.amountMicros, input.currency, (await getBin(deps, card.binId)).fxRatePpm);
   const row = transactionRow(card, spendFacts(input, bill), nowMs);
-  const t = recordCreated(deps, { ...row, status: 'CLEARED', cleared_micros: bill, settled_at_ms: nowMs }, nowMs);
-  transfer(deps, {
+  const t = await recordCreated(deps, { ...row, status: 'CLEARED', cleared_micros: bill, settled_at_ms: nowMs }, nowMs);
+  await transfer(deps, {
     accountId,
     debit: { kind: 'card', cardId: card.id },
     credit: { kind: 'merchant' },

@@ -30,11 +30,16 @@ export interface RefundResult extends TxnOutcome {
 }
 
 /** transaction/refund: of a CLEARED purchase (`transactionId`), or with no purchase behind it (`cardId`). */
-export function refundTransaction(deps: Deps, accountId: string, input: RefundInput, nowMs: number): RefundResult {
+export async function refundTransaction(
+  deps: Deps,
+  accountId: string,
+  input: RefundInput,
+  nowMs: number,
+): Promise<RefundResult> {
   assertInTransaction(deps.db, 'refundTransaction');
   if ('cardId' in input) {
-    const card = getOwnedCard(deps, accountId, input.cardId);
-    const refund = credit(deps, card, nowMs, {
+    const card = await getOwnedCard(deps, accountId, input.cardId);
+    const refund = await credit(deps, card, nowMs, {
       id: input.refundId,
       amountMicros: input.amountMicros,
       transactionMicros: input.amountMicros,
@@ -45,7 +50,7 @@ export function refundTransaction(deps: Deps, accountId: string, input: RefundIn
     });
     return outcomeOf(refund);
   }
-  const parent = findTransaction(deps.db, accountId, input.transactionId);
+  const parent = await findTransaction(deps.db, accountId, input.transactionId);
   if (!parent) throw new DomainError('TRANSACTION_NOT_FOUND');
   if (parent.kind !== 'SPEND' || parent.status !== 'CLEARED') {
     throw new DomainError(
@@ -62,9 +67,9 @@ export function refundTransaction(deps: Deps, accountId: string, input: RefundIn
       `amount exceeds what remains refundable (${formatMicros(remaining)})`,
     );
   }
-  const card = getOwnedCard(deps, accountId, parent.card_id);
-  addRefunded(deps.db, parent.id, amount);
-  const refund = credit(deps, card, nowMs, {
+  const card = await getOwnedCard(deps, accountId, parent.card_id);
+  await addRefunded(deps.db, parent.id, amount);
+  const refund = await credit(deps, card, nowMs, {
     id: deps.ids.transactionId(),
     amountMicros: amount,
     transactionMicros: proportionalMicros(parent.transaction_amount_micros, amount, parent.cleared_micros),
@@ -92,7 +97,7 @@ interface Credit {
 }
 
 /** The REFUND transaction and its credit: to the card, or to the USDT wallet once the card is cancelled. */
-function credit(deps: Deps, card: Card, nowMs: number, c: Credit): TxnRow {
+async function credit(deps: Deps, card: Card, nowMs: number, c: Credit): Promise<TxnRow> {
   const facts = {
     id: c.id,
     kind: 'REFUND' as const,
@@ -102,8 +107,8 @@ function credit(deps: Deps, card: Card, nowMs: number, c: Credit): TxnRow {
     merchant: c.merchant,
     parentId: c.parent?.id,
   };
-  const t = recordCreated(deps, transactionRow(card, facts, nowMs), nowMs);
-  transfer(deps, {
+  const t = await recordCreated(deps, transactionRow(card, facts, nowMs), nowMs);
+  await transfer(deps, {
     accountId: card.accountId,
     debit: { kind: c.source },
     credit: card.status === 'CANCELLED' ? { kind: 'wallet' } : { kind: 'card', cardId: card.id },
@@ -112,5 +117,5 @@ function credit(deps: Deps, card: Card, nowMs: number, c: Credit): TxnRow {
     ref: t.id,
     atMs: nowMs,
   });
-  return recordSettled(deps, t, 'REFUND', nowMs, { cleared_micros: c.amountMicros });
+  return await recordSettled(deps, t, 'REFUND', nowMs, { cleared_micros: c.amountMicros });
 }

@@ -14,13 +14,13 @@ import { outcomeOf, pendingTransaction, recordNewHold, recordSettled, type TxnOu
  * transaction/reverse: without `amountMicros` (or with the whole hold) the authorisation is CANCELLED and its hold
  * released; with less, that much is released and it stays PENDING with the rest.
  */
-export function reverseTransaction(
+export async function reverseTransaction(
   deps: Deps,
   accountId: string,
   input: { transactionId: string; amountMicros?: number },
   nowMs: number,
-): TxnOutcome {
-  const t = pendingTransaction(deps, accountId, input.transactionId, 'reversed');
+): Promise<TxnOutcome> {
+  const t = await pendingTransaction(deps, accountId, input.transactionId, 'reversed');
   const amount = input.amountMicros ?? t.hold_micros;
   if (amount > t.hold_micros) {
     throw new DomainError(
@@ -28,7 +28,7 @@ export function reverseTransaction(
       `amount exceeds the authorisation's hold (${formatMicros(t.hold_micros)}): reverse it whole by leaving amount out`,
     );
   }
-  transfer(deps, {
+  await transfer(deps, {
     accountId,
     debit: { kind: 'held', cardId: t.card_id },
     credit: { kind: 'card', cardId: t.card_id },
@@ -37,17 +37,19 @@ export function reverseTransaction(
     ref: t.id,
     atMs: nowMs,
   });
-  if (amount < t.hold_micros) return outcomeOf(recordNewHold(deps, t, t.hold_micros - amount, nowMs));
-  deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
-  return outcomeOf(recordSettled(deps, t, 'CANCELLED', nowMs));
+  if (amount < t.hold_micros) return outcomeOf(await recordNewHold(deps, t, t.hold_micros - amount, nowMs));
+  await deps.jobs.cancel(deps.db, accountId, AUTH_EXPIRY_JOB, t.id);
+  return outcomeOf(await recordSettled(deps, t, 'CANCELLED', nowMs));
 }
 
 /** Job: an authorisation still PENDING 7 days after it was made is reversed (CANCELLED), whatever is left of it. */
-function expireAuthorisation(deps: Deps, accountId: string, id: string, nowMs: number): void {
-  const t = findTransaction(deps.db, accountId, id);
-  if (t?.status === 'PENDING') reverseTransaction(deps, accountId, { transactionId: id }, nowMs);
+async function expireAuthorisation(deps: Deps, accountId: string, id: string, nowMs: number): Promise<void> {
+  const t = await findTransaction(deps.db, accountId, id);
+  if (t?.status === 'PENDING') await reverseTransaction(deps, accountId, { transactionId: id }, nowMs);
 }
 
 export function registerCardTransactionJobs(deps: Deps): void {
-  deps.jobs.register(AUTH_EXPIRY_JOB, { run: (job) => expireAuthorisation(deps, job.accountId, job.ref, job.dueAtMs) });
+  deps.jobs.register(AUTH_EXPIRY_JOB, {
+    run: (deps, job) => expireAuthorisation(deps, job.accountId, job.ref, job.dueAtMs),
+  });
 }

@@ -62,17 +62,17 @@ export async function challengeCard(
     currency ??= 'USD';
   }
   const input = { ...given, challengeId, merchant, amountMicros, currency };
-  const nowMs = catchUp(deps, accountId);
-  return deps.transactions.run(() => raiseChallenge(deps, accountId, input, nowMs));
+  const nowMs = await catchUp(deps, accountId);
+  return await deps.transactions.run((deps) => raiseChallenge(deps, accountId, input, nowMs));
 }
 
-function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
+async function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {
   assertInTransaction(deps.db, 'raiseChallenge');
-  const card = getOwnedCard(deps, accountId, input.cardId);
+  const card = await getOwnedCard(deps, accountId, input.cardId);
   if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
   const expiresAt = nowMs + OTP_LIFETIME_MS;
-  const resolvesToCard = input.dedicatedInbox || liveCardCount(deps.db, accountId) === 1;
-  const event = emitEvent(
+  const resolvesToCard = input.dedicatedInbox || (await liveCardCount(deps.db, accountId)) === 1;
+  const event = await emitEvent(
     deps,
     accountId,
     nowMs,
@@ -86,7 +86,7 @@ function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, no
       last4: card.last4,
     }),
   );
-  insertChallenge(deps.db, {
+  await insertChallenge(deps.db, {
     id: input.challengeId,
     account_id: accountId,
     card_id: card.id,
@@ -102,28 +102,28 @@ function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, no
 }
 
 /** 3ds/verify: EXPIRED from 600 s on; a code works once, then it is INVALID_OTP like any wrong code. */
-export function verifyChallenge(
+export async function verifyChallenge(
   deps: Deps,
   accountId: string,
   challengeId: string,
   otp: string,
   nowMs: number,
-): VerifyResult {
+): Promise<VerifyResult> {
   assertInTransaction(deps.db, 'verifyChallenge');
-  const row = challengeRow(deps.db, accountId, challengeId);
+  const row = await challengeRow(deps.db, accountId, challengeId);
   if (!row) throw new DomainError('CHALLENGE_NOT_FOUND');
   if (nowMs >= row.expires_at_ms) return 'EXPIRED';
   const expected = Buffer.from(otpFor(deps.secret, challengeId));
   const given = Buffer.from(otp);
   const matches = given.length === expected.length && timingSafeEqual(given, expected);
   if (!matches || row.approved_at_ms !== null) return 'INVALID_OTP';
-  approveChallenge(deps.db, challengeId, nowMs);
+  await approveChallenge(deps.db, challengeId, nowMs);
   return 'APPROVED';
 }
 
 /** The delivery-only `otp` of a 3DS event, when the account's webhook config asks for codes. */
-export const otpField: EventEnricher = (deps, event) => {
-  if (event.type !== 'card.3ds.requested' || !findWebhookConfig(deps, event.accountId)?.deliver3dsCode) return;
-  const id = challengeIdOfEvent(deps.db, event.id);
+export const otpField: EventEnricher = async (deps, event) => {
+  if (event.type !== 'card.3ds.requested' || !(await findWebhookConfig(deps, event.accountId))?.deliver3dsCode) return;
+  const id = await challengeIdOfEvent(deps.db, event.id);
   return id ? { otp: otpFor(deps.secret, id) } : undefined;
 };

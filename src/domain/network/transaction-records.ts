@@ -89,24 +89,24 @@ export function transactionRow(card: Card, f: TransactionFacts, nowMs: number): 
 }
 
 /** Inserts a transaction and emits its `transaction.created` (its first sight: PENDING, or CLEARED for a clearing). */
-export function recordCreated(deps: Deps, t: NewTxn, nowMs: number): TxnRow {
-  insertTransaction(deps.db, t);
-  const row = findTransaction(deps.db, t.account_id, t.id)!;
-  emitEvent(deps, t.account_id, nowMs, 'transaction.created', transactionEventData(row));
+export async function recordCreated(deps: Deps, t: NewTxn, nowMs: number): Promise<TxnRow> {
+  await insertTransaction(deps.db, t);
+  const row = (await findTransaction(deps.db, t.account_id, t.id))!;
+  await emitEvent(deps, t.account_id, nowMs, 'transaction.created', transactionEventData(row));
   return row;
 }
 
 /** Moves a PENDING transaction to its final state, with the `transaction.updated` event. */
-export function recordSettled(
+export async function recordSettled(
   deps: Deps,
   t: TxnRow,
   to: TxnStatus,
   nowMs: number,
   patch: Partial<TxnRow> = {},
-): TxnRow {
+): Promise<TxnRow> {
   const next: TxnRow = { ...t, ...patch, status: to, settled_at_ms: nowMs };
-  settleTransactionRow(deps.db, next);
-  emitEvent(deps, t.account_id, nowMs, 'transaction.updated', transactionEventData(next, t.status));
+  await settleTransactionRow(deps.db, next);
+  await emitEvent(deps, t.account_id, nowMs, 'transaction.updated', transactionEventData(next, t.status));
   return next;
 }
 
@@ -115,23 +115,24 @@ export function recordSettled(
  * PENDING, and `transaction.updated` PENDING -> PENDING carries the new total. The merchant amount follows in
  * proportion, so a foreign-currency authorisation keeps its rate.
  */
-export function recordNewHold(deps: Deps, t: TxnRow, billMicros: number, nowMs: number): TxnRow {
+export async function recordNewHold(deps: Deps, t: TxnRow, billMicros: number, nowMs: number): Promise<TxnRow> {
   const transactionMicros = proportionalMicros(t.transaction_amount_micros, billMicros, t.bill_amount_micros);
-  if (!setPendingAmounts(deps.db, t.id, { billMicros, transactionMicros })) throw new Error(`${t.id} is not PENDING`);
+  if (!(await setPendingAmounts(deps.db, t.id, { billMicros, transactionMicros })))
+    throw new Error(`${t.id} is not PENDING`);
   const next: TxnRow = {
     ...t,
     bill_amount_micros: billMicros,
     hold_micros: billMicros,
     transaction_amount_micros: transactionMicros,
   };
-  emitEvent(deps, t.account_id, nowMs, 'transaction.updated', transactionEventData(next, 'PENDING'));
+  await emitEvent(deps, t.account_id, nowMs, 'transaction.updated', transactionEventData(next, 'PENDING'));
   return next;
 }
 
 /** The account's transaction that must be PENDING for `action` (`cleared`, `reversed`, `incremented`). */
-export function pendingTransaction(deps: Deps, accountId: string, id: string, action: string): TxnRow {
+export async function pendingTransaction(deps: Deps, accountId: string, id: string, action: string): Promise<TxnRow> {
   assertInTransaction(deps.db, `the ${action} command`);
-  const t = findTransaction(deps.db, accountId, id);
+  const t = await findTransaction(deps.db, accountId, id);
   if (!t) throw new DomainError('TRANSACTION_NOT_FOUND');
   if (t.status !== 'PENDING') {
     throw new DomainError(
@@ -143,9 +144,9 @@ export function pendingTransaction(deps: Deps, accountId: string, id: string, ac
 }
 
 /** Bill amounts of the card's PENDING and CLEARED spends in the UTC day of `nowMs` (refunds give no room back). */
-export function spentTodayMicros(deps: Deps, cardId: string, nowMs: number): number {
+export async function spentTodayMicros(deps: Deps, cardId: string, nowMs: number): Promise<number> {
   const dayStart = nowMs - (nowMs % DAY_MS);
-  return spentBetweenMicros(deps.db, cardId, dayStart, dayStart + DAY_MS);
+  return await spentBetweenMicros(deps.db, cardId, dayStart, dayStart + DAY_MS);
 }
 
 /** A clearing with no authorisation (a force post) lands on an ACTIVE or FROZEN card only. */

@@ -26,14 +26,19 @@ export interface BillPage {
  * (total - k*size, total - (k-1)*size]: one indexed range read however deep the page. A page past the last
  * answers the last page.
  */
-export function listBills(deps: Pick<Deps, 'db'>, scope: BillScope, pageNumber: number, pageSize: number): BillPage {
+export async function listBills(
+  deps: Pick<Deps, 'db'>,
+  scope: BillScope,
+  pageNumber: number,
+  pageSize: number,
+): Promise<BillPage> {
   const { db } = deps;
-  const totalElements = billCount(db, scope);
+  const totalElements = await billCount(db, scope);
   const totalPages = Math.ceil(totalElements / pageSize);
   if (totalElements === 0) return { rows: [], totalElements, totalPages: 0, pageNumber: 1, last: true };
   const page = Math.min(pageNumber, totalPages);
   const high = totalElements - (page - 1) * pageSize;
   const low = Math.max(1, high - pageSize + 1);
-  const rows = billRows(db, scope, low, high);
+  const rows = await billRows(db, scope, low, high);
   return { rows, totalElements, totalPages, pageNumber: page, last: page === totalPages };
 }

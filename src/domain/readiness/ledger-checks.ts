@@ -47,20 +47,20 @@ const figures = (availableMicros: number, heldMicros: number): Figures => ({
  * readiness/ledger: compares the posted cards with card/asset now and keeps the comparison on the account's running
  * run. Every card must be the account's (4001); without a running run, 400.
  */
-export function postLedger(
+export async function postLedger(
   deps: Deps,
   accountId: string,
   post: { requestId: string; cards: readonly PostedCard[] },
-): { runId: string; result: 'pass' | 'fail'; differences: LedgerDifference[] } {
+): Promise<{ runId: string; result: 'pass' | 'fail'; differences: LedgerDifference[] }> {
   assertInTransaction(deps.db, 'postLedger');
   const nowMs = deps.wallClock();
-  const run = openRunOf(deps.db, accountId);
+  const run = await openRunOf(deps.db, accountId);
   if (!run || run.ends_at_ms <= nowMs) throw new DomainError('READINESS_NO_RUN');
   const differences: LedgerDifference[] = [];
   for (const posted of post.cards) {
-    const card = getOwnedCard(deps, accountId, posted.cardId);
-    const available = balance(deps, accountId, 'card', card.id);
-    const frozen = balance(deps, accountId, 'held', card.id);
+    const card = await getOwnedCard(deps, accountId, posted.cardId);
+    const available = await balance(deps, accountId, 'card', card.id);
+    const frozen = await balance(deps, accountId, 'held', card.id);
     if (available !== posted.availableMicros || frozen !== posted.heldMicros) {
       differences.push({
         cardId: card.id,
@@ -70,7 +70,7 @@ export function postLedger(
     }
   }
   const stored: StoredLedgerCheck = { requestId: post.requestId, atMs: nowMs, cards: post.cards.length, differences };
-  storeLedgerCheck(deps.db, run.id, JSON.stringify(stored));
+  await storeLedgerCheck(deps.db, run.id, JSON.stringify(stored));
   return { runId: run.id, result: differences.length === 0 ? 'pass' : 'fail', differences };
 }
 

@@ -83,23 +83,23 @@ export interface StartedRun {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-function windowsOf(deps: Pick<Deps, 'db' | 'readinessWindows'>): Map<string, number> {
+async function windowsOf(deps: Pick<Deps, 'db' | 'readinessWindows'>): Promise<Map<string, number>> {
   const windows = deps.readinessWindows;
-  windows.byAccount ??= new Map(openWindows(deps.db).map((w) => [w.account_id, w.ends_at_ms]));
+  windows.byAccount ??= new Map((await openWindows(deps.db)).map((w) => [w.account_id, w.ends_at_ms]));
   return windows.byAccount;
 }
 
 /** The account's open run, evaluated first if its window has ended. */
-export function settleOpenRun(deps: Deps, log: WindowLog, accountId: string): void {
-  const open = openRunOf(deps.db, accountId);
-  if (open) settleRun(deps, log, open);
+export async function settleOpenRun(deps: Deps, log: WindowLog, accountId: string): Promise<void> {
+  const open = await openRunOf(deps.db, accountId);
+  if (open) await settleRun(deps, log, open);
 }
 
 /**
  * Starts a run: its window opens now (wall time), its armed faults with it. Refused while another run of the
  * account is running (call `settleOpenRun` first, so one whose window has ended does not count).
  */
-export function startRun(
+export async function startRun(
   deps: Deps,
   input: {
     accountId: string;
@@ -109,11 +109,11 @@ export function startRun(
     /** Keep the whole window even once every check is decided. */
     fullWindow: boolean;
   },
-): StartedRun {
+): Promise<StartedRun> {
   assertInTransaction(deps.db, 'startRun');
   const nowMs = deps.wallClock();
-  const open = openRunOf(deps.db, input.accountId);
-  const latest = runsOf(deps.db, input.accountId, 1)[0];
+  const open = await openRunOf(deps.db, input.accountId);
+  const latest = (await runsOf(deps.db, input.accountId, 1))[0];
   const running = open ?? (latest && isSending(deps, latest.id) ? latest : undefined);
   if (running) {
     const why = open ? `its window ends at ${iso(open.ends_at_ms)}` : 'its test deliveries are still on the wire';
@@ -138,43 +138,44 @@ export function startRun(
     full_window: input.fullWindow ? 1 : 0,
     ended_by: null,
   };
-  insertRun(deps.db, run);
+  await insertRun(deps.db, run);
   const deliveries: PlannedDelivery[] =
     input.receiverUrl === null
       ? []
       : RECEIVER_CHECKS.map((check) => ({ id: 'rdl_' + deps.ids.base62(24), check, eventId: deps.ids.eventId() }));
-  deliveries.forEach((d, seq) =>
-    insertDelivery(deps.db, {
-      id: d.id,
-      run_id: run.id,
-      account_id: input.accountId,
-      seq,
-      check_id: d.check,
-      event_id: d.eventId,
-    }),
+  deliveries.forEach(
+    async (d, seq) =>
+      await insertDelivery(deps.db, {
+        id: d.id,
+        run_id: run.id,
+        account_id: input.accountId,
+        seq,
+        check_id: d.check,
+        event_id: d.eventId,
+      }),
   );
-  trimRuns(deps.db, input.accountId, RUNS_KEPT);
+  await trimRuns(deps.db, input.accountId, RUNS_KEPT);
   deps.readinessWindows.byAccount = undefined;
   return { run, deliveries };
 }
 
-export function getRun(deps: Deps, log: WindowLog, accountId: string, runId: string): RunRow {
-  const run = findRun(deps.db, accountId, runId);
+export async function getRun(deps: Deps, log: WindowLog, accountId: string, runId: string): Promise<RunRow> {
+  const run = await findRun(deps.db, accountId, runId);
   if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
   return settleRun(deps, log, run);
 }
 
 /** Ends the run's window now (a run already ended is left as it is). */
-export function stopRun(deps: Deps, accountId: string, runId: string): void {
-  const run = findRun(deps.db, accountId, runId);
+export async function stopRun(deps: Deps, accountId: string, runId: string): Promise<void> {
+  const run = await findRun(deps.db, accountId, runId);
   if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
-  endWindow(deps.db, run.id, deps.wallClock(), 'stop');
+  await endWindow(deps.db, run.id, deps.wallClock(), 'stop');
   deps.readinessWindows.byAccount = undefined;
 }
 
 /** The account's newest runs, newest first, each evaluated if its window has ended. */
-export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[] {
-  return runsOf(deps.db, accountId, RUNS_KEPT).map((r) => settleRun(deps, log, r));
+export async function listRuns(deps: Deps, log: WindowLog, accountId: string): Promise<RunRow[]> {
+  return (await runsOf(deps.db, accountId, RUNS_KEPT)).map((r) => settleRun(deps, log, r));
 }
 
 /**
@@ -182,35 +183,35 @@ export function listRuns(deps: Deps, log: WindowLog, accountId: string): RunRow[
  * that did not ask for its full window ends here as soon as every check is decided (`isDecided`), at the first read
  * (readiness/get, list, the console, the CLI's poll each second) that finds them so.
  */
-function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
+async function settleRun(deps: Deps, log: WindowLog, run: RunRow): Promise<RunRow> {
   if (run.api_checks !== null) return run;
   const nowMs = deps.wallClock();
   if (run.ends_at_ms > nowMs) {
-    if (run.full_window === 1 || !checksOf(deps, log, run, nowMs).every(isDecided)) return run;
-    endWindow(deps.db, run.id, nowMs, 'decided');
-    run = findRun(deps.db, run.account_id, run.id) ?? run;
+    if (run.full_window === 1 || !(await checksOf(deps, log, run, nowMs)).every(isDecided)) return run;
+    await endWindow(deps.db, run.id, nowMs, 'decided');
+    run = (await findRun(deps.db, run.account_id, run.id)) ?? run;
   }
-  storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, log, run, run.ends_at_ms)));
+  await storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, log, run, run.ends_at_ms)));
   deps.readinessWindows.byAccount = undefined;
-  return findRun(deps.db, run.account_id, run.id) ?? run;
+  return (await findRun(deps.db, run.account_id, run.id)) ?? run;
 }
 
 /** Every check of a run as it stands at `toMs` (receiver, API use up to then, ledger), in catalogue order. */
-function checksOf(deps: Deps, log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
+async function checksOf(deps: Deps, log: WindowLog, run: RunRow, toMs: number): Promise<CheckOutcome[]> {
   const api =
     run.api_checks === null ? apiChecksUpTo(deps, log, run, toMs) : (JSON.parse(run.api_checks) as CheckOutcome[]);
-  const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
+  const deliveries = (await deliveriesOf(deps.db, run.id)).map(toDelivery);
   return [...evaluateReceiverChecks(deliveries), ...api, ledgerCheck(run.ledger_check)];
 }
 
 /** Evaluates the run when its window ends, should nobody ask before (the request log keeps only 1,000 requests). */
 export function settleAtWindowEnd(deps: Deps, log: WindowLog, run: RunRow): void {
   const timer = setTimeout(
-    () => {
+    async () => {
       try {
         if (!deps.db.open) return;
-        const now = findRun(deps.db, run.account_id, run.id);
-        if (now) settleRun(deps, log, now);
+        const now = await findRun(deps.db, run.account_id, run.id);
+        if (now) await settleRun(deps, log, now);
       } catch (err) {
         deps.logger.error({ err, runId: run.id }, 'readiness run not evaluated at the end of its window');
       }
@@ -221,9 +222,9 @@ export function settleAtWindowEnd(deps: Deps, log: WindowLog, run: RunRow): void
 }
 
 /** The run as the API answers it. While it runs, its checks show what has been observed so far. */
-export function runView(deps: Deps, log: WindowLog, run: RunRow): RunView {
-  const deliveries = deliveriesOf(deps.db, run.id).map(toDelivery);
-  const checks = checksOf(deps, log, run, Math.min(run.ends_at_ms, deps.wallClock()));
+export async function runView(deps: Deps, log: WindowLog, run: RunRow): Promise<RunView> {
+  const deliveries = (await deliveriesOf(deps.db, run.id)).map(toDelivery);
+  const checks = await checksOf(deps, log, run, Math.min(run.ends_at_ms, deps.wallClock()));
   return {
     runId: run.id,
     status: run.api_checks !== null && !isSending(deps, run.id) ? 'done' : 'running',
@@ -259,8 +260,8 @@ function toDelivery(row: DeliveryRow): ReceiverDelivery {
 }
 
 /** Records one attempt of a test delivery (nothing once the database is closed, or the account deleted). */
-export function recordAttempt(deps: Deps, deliveryId: string, attempt: ReadinessAttempt): void {
-  if (deps.db.open) appendAttempt(deps.db, deliveryId, JSON.stringify(attempt));
+export async function recordAttempt(deps: Deps, deliveryId: string, attempt: ReadinessAttempt): Promise<void> {
+  if (deps.db.open) await appendAttempt(deps.db, deliveryId, JSON.stringify(attempt));
 }
 
 /**
@@ -268,20 +269,25 @@ export function recordAttempt(deps: Deps, deliveryId: string, attempt: Readiness
  * its run is answered. Reads and keyed writes call this on every request, so an account without an open window is
  * answered from memory.
  */
-export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, requestId: string): string | undefined {
+export async function takeArmedFault(
+  deps: Deps,
+  kind: ArmedFault,
+  accountId: string,
+  requestId: string,
+): Promise<string | undefined> {
   const nowMs = deps.wallClock();
-  const endsAtMs = windowsOf(deps).get(accountId);
+  const endsAtMs = (await windowsOf(deps)).get(accountId);
   if (endsAtMs === undefined || nowMs >= endsAtMs) return undefined;
-  return takeArmed(deps.db, kind, accountId, requestId, nowMs);
+  return await takeArmed(deps.db, kind, accountId, requestId, nowMs);
 }
 
 /**
  * Notes that the client that got the run's 429 closed the connection it came on (the first such close counts): a
  * request after it is no client waiting out Retry-After (waits-retry-after).
  */
-export function noteThrottledClientGone(deps: Deps, runId: string): void {
+export async function noteThrottledClientGone(deps: Deps, runId: string): Promise<void> {
   assertInTransaction(deps.db, 'noteThrottledClientGone');
-  markThrottleGone(deps.db, runId, deps.wallClock());
+  await markThrottleGone(deps.db, runId, deps.wallClock());
 }
 
 /** The API-use checks over the run's window up to `toMs`, from the request log. */

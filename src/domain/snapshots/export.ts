@@ -59,8 +59,8 @@ export function signatureOf(deps: Pick<Deps, 'secret'>, doc: Record<string, unkn
 }
 
 /** The rows of the account's state a snapshot of it would hold (counted on indexes, before anything is built). */
-export function snapshotRows(deps: Pick<Deps, 'db'>, accountId: string): number {
-  return accountRowCount(
+export async function snapshotRows(deps: Pick<Deps, 'db'>, accountId: string): Promise<number> {
+  return await accountRowCount(
     deps.db,
     SNAPSHOT_SECTIONS.map((s) => s.table),
     accountId,
@@ -71,20 +71,26 @@ export function snapshotRows(deps: Pick<Deps, 'db'>, accountId: string): number 
  * snapshot/export: the account's whole state at `nowMs` (its caught-up "now"), signed by this server. Refused
  * (before it is built) past MAX_SNAPSHOT_ROWS rows, and past MAX_SNAPSHOT_BYTES once written.
  */
-export function exportSnapshot(deps: Deps, accountId: string, nowMs: number): { text: string; doc: SnapshotDocument } {
+export async function exportSnapshot(
+  deps: Deps,
+  accountId: string,
+  nowMs: number,
+): Promise<{ text: string; doc: SnapshotDocument }> {
   const { db } = deps;
-  const rows = snapshotRows(deps, accountId);
+  const rows = await snapshotRows(deps, accountId);
   if (rows > MAX_SNAPSHOT_ROWS) {
     throw new DomainError(
       'SNAPSHOT_TOO_LARGE',
       `the account holds ${rows} rows: a snapshot holds at most ${MAX_SNAPSHOT_ROWS}`,
     );
   }
-  const account = accountRow(db, accountId);
+  const account = await accountRow(db, accountId);
   if (!account) throw new DomainError('ACCOUNT_DELETED');
   const sections: Record<string, unknown> = {};
   for (const spec of SNAPSHOT_SECTIONS) {
-    const found = accountRows(db, spec.table, accountId, spec.order, spec.where).map((r) => toDocumentRow(spec, r));
+    const found = (await accountRows(db, spec.table, accountId, spec.order, spec.where)).map((r) =>
+      toDocumentRow(spec, r),
+    );
     sections[spec.section] = spec.section === 'webhook' ? (found[0] ?? null) : found;
   }
   const binIds = new Set<string>([account.default_bin_id]);
@@ -97,8 +103,10 @@ export function exportSnapshot(deps: Deps, accountId: string, nowMs: number): { 
     exportedAt: new Date(deps.wallClock()).toISOString(),
     account: Object.fromEntries(ACCOUNT_COLUMNS.map((c) => [camel(c), account[c]])) as SnapshotDocument['account'],
     clock: { nowMs, frozen: account.clock_frozen_at_ms !== null },
-    bins: binRowsById(db, [...binIds]).map((r) => toDocumentRow({ table: 'bins', section: 'bins', order: '' }, r)),
-    sequences: accountSequences(db, accountId),
+    bins: (await binRowsById(db, [...binIds])).map((r) =>
+      toDocumentRow({ table: 'bins', section: 'bins', order: '' }, r),
+    ),
+    sequences: await accountSequences(db, accountId),
     ...sections,
   };
   doc.signature = signatureOf(deps, doc);
@@ -113,8 +121,8 @@ export function exportSnapshot(deps: Deps, accountId: string, nowMs: number): { 
 }
 
 /** The columns a section's rows hold in the document (the import writes back each of them). */
-export function sectionColumns(deps: Pick<Deps, 'db'>, spec: SectionSpec): string[] {
-  return tableColumns(deps.db, spec.table).filter(
+export async function sectionColumns(deps: Pick<Deps, 'db'>, spec: SectionSpec): Promise<string[]> {
+  return (await tableColumns(deps.db, spec.table)).filter(
     (c) => c !== 'account_id' && c !== spec.serial && !spec.omit?.includes(c),
   );
 }

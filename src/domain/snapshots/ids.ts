@@ -31,16 +31,17 @@ function mapStrings(value: unknown, map: (s: string) => string): unknown {
  * The document as it loads into `intoAccountId`: the account's id is that one, and each id another account holds
  * is a new one. Answers the document and the ids that changed (the account's aside), old to new.
  */
-export function remapTakenIds(
+export async function remapTakenIds(
   deps: Pick<Deps, 'db' | 'ids'>,
   doc: SnapshotDocument,
   intoAccountId: string,
-): { doc: SnapshotDocument; changed: Map<string, string> } {
+): Promise<{ doc: SnapshotDocument; changed: Map<string, string> }> {
   const changed = new Map<string, string>();
   for (const { table, column } of GLOBAL_IDS) {
     const section = SNAPSHOT_SECTIONS.find((s) => s.table === table)!.section;
     const values = (doc[section] as Record<string, unknown>[]).map((r) => r[camel(column)] as string);
-    for (const taken of takenValues(deps.db, table, column, values)) changed.set(taken, freshLike(deps.ids, taken));
+    for (const taken of await takenValues(deps.db, table, column, values))
+      changed.set(taken, freshLike(deps.ids, taken));
   }
   const map = new Map(changed);
   if (doc.account.id !== intoAccountId) map.set(doc.account.id, intoAccountId);

@@ -30,9 +30,15 @@ export interface LoadedSnapshot {
 }
 
 /** A document row as the table's row: its columns by name, JSON columns as text, the account's id. */
-function toTableRow(deps: Pick<Deps, 'db'>, spec: SectionSpec, row: Row, accountId: string, path: string): Row {
+async function toTableRow(
+  deps: Pick<Deps, 'db'>,
+  spec: SectionSpec,
+  row: Row,
+  accountId: string,
+  path: string,
+): Promise<Row> {
   const out: Row = { account_id: accountId };
-  for (const column of sectionColumns(deps, spec)) {
+  for (const column of await sectionColumns(deps, spec)) {
     const value = row[camel(column)];
     if (value === undefined) throw new DomainError('SNAPSHOT_INVALID', `${path}.${camel(column)} is required`);
     out[column] = spec.json?.includes(column) ? JSON.stringify(value) : value;
@@ -46,21 +52,25 @@ function toTableRow(deps: Pick<Deps, 'db'>, spec: SectionSpec, row: Row, account
  * webhook endpoint under a new secret, and a timer for each delivery still pending. The BINs it names must exist.
  * Runs inside the caller's transaction; a document that does not hold together changes nothing (SNAPSHOT_INVALID).
  */
-export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId: string): LoadedSnapshot {
+export async function loadSnapshot(
+  deps: Deps,
+  given: SnapshotDocument,
+  intoAccountId: string,
+): Promise<LoadedSnapshot> {
   const { db } = deps;
   assertInTransaction(db, 'loadSnapshot');
   checkSnapshot(deps, given);
   for (const bin of given.bins) {
-    if (!findBin(deps, bin.id as string)) {
+    if (!(await findBin(deps, bin.id as string))) {
       throw new DomainError('SNAPSHOT_INVALID', `bins: ${String(bin.id)} is no BIN of this server`);
     }
   }
-  const { doc, changed } = remapTakenIds(deps, given, intoAccountId);
+  const { doc, changed } = await remapTakenIds(deps, given, intoAccountId);
   const { account, clock } = doc;
   const address = account.depositAddress as string | null;
-  const taken = address !== null && accountHoldingAddress(db, address, intoAccountId) !== undefined;
+  const taken = address !== null && (await accountHoldingAddress(db, address, intoAccountId)) !== undefined;
   const wallMs = deps.wallClock();
-  loadAccountRow(db, intoAccountId, {
+  await loadAccountRow(db, intoAccountId, {
     name: account.name,
     deposit_fee_rate_ppm: account.depositFeeRatePpm as number,
     require_idempotency_key: account.requireIdempotencyKey as number,
@@ -82,11 +92,17 @@ export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId:
       webhookSecret = secret.secret;
       Object.assign(tableRows[0], { secret_sealed: secret.sealed, secret_prefix: secret.prefix });
     }
-    insertRows(db, spec.table, tableRows);
+    await insertRows(db, spec.table, tableRows);
   }
-  putSequences(db, doc.sequences);
-  for (const d of pendingDeliveries(db, intoAccountId)) {
-    deps.jobs.schedule(db, intoAccountId, ATTEMPT_JOB_KIND, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
+  await putSequences(db, doc.sequences);
+  for (const d of await pendingDeliveries(db, intoAccountId)) {
+    await deps.jobs.schedule(
+      db,
+      intoAccountId,
+      ATTEMPT_JOB_KIND,
+      String(d.id),
+      d.next_attempt_at_ms ?? d.created_at_ms,
+    );
   }
   return {
     changedIds: Object.fromEntries(changed),
@@ -109,11 +125,15 @@ function documentRows(doc: SnapshotDocument): number {
  * Refuses to load `doc` into a new child of a parent whose other children (`children`) already hold, with the
  * document's rows, more than MAX_TENANT_SNAPSHOT_ROWS: checked in the loading transaction, before a row is written.
  */
-export function assertRoomForSnapshot(deps: Pick<Deps, 'db'>, children: readonly string[], doc: SnapshotDocument) {
+export async function assertRoomForSnapshot(
+  deps: Pick<Deps, 'db'>,
+  children: readonly string[],
+  doc: SnapshotDocument,
+) {
   const incoming = documentRows(doc);
   const tables = SNAPSHOT_SECTIONS.map((s) => s.table);
   let held = 0;
-  for (const id of children) held += accountRowCount(deps.db, tables, id);
+  for (const id of children) held += await accountRowCount(deps.db, tables, id);
   if (held + incoming > MAX_TENANT_SNAPSHOT_ROWS) {
     throw new DomainError(
       'SNAPSHOT_TOO_LARGE',
@@ -149,10 +169,14 @@ export interface BootedSnapshot extends LoadedSnapshot {
  * serve --snapshot: on a database with no account yet, the snapshot's BINs as it had them, and an account holding
  * its state with its ids, owning `apiKey` when given, else a new key. Remembered as the database's ready account.
  */
-export function bootSnapshot(deps: Deps, doc: SnapshotDocument, apiKey: string | undefined): BootedSnapshot {
+export async function bootSnapshot(
+  deps: Deps,
+  doc: SnapshotDocument,
+  apiKey: string | undefined,
+): Promise<BootedSnapshot> {
   assertInTransaction(deps.db, 'bootSnapshot');
   for (const b of doc.bins) {
-    putBin(deps, {
+    await putBin(deps, {
       id: b.id as string,
       title: b.title as string,
       bin: b.bin as string,
@@ -167,15 +191,15 @@ export function bootSnapshot(deps: Deps, doc: SnapshotDocument, apiKey: string |
       provisioning: b.provisioning === 1,
     });
   }
-  const account = createAccount(deps, {
+  const account = await createAccount(deps, {
     id: doc.account.id,
     name: doc.account.name,
     depositFeeRatePpm: doc.account.depositFeeRatePpm as number,
     depositAddress: null,
   });
-  const loaded = loadSnapshot(deps, doc, account.id);
-  const key = issueKey(deps, account.id, apiKey);
-  rememberBootstrapAccount(deps.db, account.id);
-  rememberSnapshotAccount(deps.db, account.id);
+  const loaded = await loadSnapshot(deps, doc, account.id);
+  const key = await issueKey(deps, account.id, apiKey);
+  await rememberBootstrapAccount(deps.db, account.id);
+  await rememberSnapshotAccount(deps.db, account.id);
   return { accountId: account.id, ...(apiKey === undefined && { apiKey: key.apiKey }), ...loaded };
 }

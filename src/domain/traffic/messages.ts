@@ -23,9 +23,15 @@ export interface Target {
 }
 
 /** Sends one message; answers the transaction the story follows up next (undefined: the story ends here). */
-export function sendMessage(deps: Deps, to: Target, m: Message, followed: string, nowMs: number): string | undefined {
+export async function sendMessage(
+  deps: Deps,
+  to: Target,
+  m: Message,
+  followed: string,
+  nowMs: number,
+): Promise<string | undefined> {
   const { accountId } = to;
-  const held = () => findTransaction(deps.db, accountId, followed)?.hold_micros ?? 0;
+  const held = async () => (await findTransaction(deps.db, accountId, followed))?.hold_micros ?? 0;
   switch (m.kind) {
     case 'authorize': {
       const input = {
@@ -36,50 +42,50 @@ export function sendMessage(deps: Deps, to: Target, m: Message, followed: string
         currency: m.currency,
         declineReason: m.declineReason,
       };
-      return authorize(deps, accountId, input, nowMs).transactionId;
+      return (await authorize(deps, accountId, input, nowMs)).transactionId;
     }
     case 'increment':
-      incrementAuthorisation(
+      await incrementAuthorisation(
         deps,
         accountId,
-        { transactionId: followed, amountMicros: share(held(), m.permille) },
+        { transactionId: followed, amountMicros: share(await held(), m.permille) },
         nowMs,
       );
       return followed;
     case 'reverse': {
-      const part = m.permille === undefined ? undefined : share(held(), m.permille);
-      const amountMicros = part !== undefined && part < held() ? part : undefined;
-      reverseTransaction(deps, accountId, { transactionId: followed, amountMicros }, nowMs);
+      const part = m.permille === undefined ? undefined : share(await held(), m.permille);
+      const amountMicros = part !== undefined && part < (await held()) ? part : undefined;
+      await reverseTransaction(deps, accountId, { transactionId: followed, amountMicros }, nowMs);
       return followed;
     }
     case 'clear': {
-      const hold = held();
+      const hold = await held();
       if (m.final) {
         const amountMicros = m.permille === undefined ? undefined : share(hold, m.permille);
-        clearTransaction(deps, accountId, { transactionId: followed, amountMicros, final: true }, nowMs);
+        await clearTransaction(deps, accountId, { transactionId: followed, amountMicros, final: true }, nowMs);
         return followed;
       }
       if (hold === 0) return followed;
       const part = { amountMicros: Math.min(hold, share(hold, m.permille ?? 500)), partId: deps.ids.transactionId() };
-      clearTransaction(deps, accountId, { transactionId: followed, final: false, ...part }, nowMs);
+      await clearTransaction(deps, accountId, { transactionId: followed, final: false, ...part }, nowMs);
       return followed;
     }
     case 'refund': {
-      const purchase = findTransaction(deps.db, accountId, followed);
+      const purchase = await findTransaction(deps.db, accountId, followed);
       const remaining = purchase ? purchase.cleared_micros - purchase.refunded_micros : 0;
       if (remaining <= 0) return undefined;
       const amountMicros = Math.min(remaining, share(remaining, m.permille));
-      refundTransaction(deps, accountId, { transactionId: followed, amountMicros }, nowMs);
+      await refundTransaction(deps, accountId, { transactionId: followed, amountMicros }, nowMs);
       return undefined;
     }
     case 'forcePost': {
       const input = { transactionId: deps.ids.transactionId(), cardId: to.cardId, merchant: to.merchant };
-      return forcePost(deps, accountId, { ...input, amountMicros: m.amountMicros, currency: m.currency }, nowMs)
+      return (await forcePost(deps, accountId, { ...input, amountMicros: m.amountMicros, currency: m.currency }, nowMs))
         .transactionId;
     }
     case 'unlinkedRefund': {
       const input = { cardId: to.cardId, refundId: deps.ids.transactionId(), merchant: to.merchant };
-      refundTransaction(deps, accountId, { ...input, amountMicros: m.amountMicros }, nowMs);
+      await refundTransaction(deps, accountId, { ...input, amountMicros: m.amountMicros }, nowMs);
       return undefined;
     }
   }

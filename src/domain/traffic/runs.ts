@@ -74,13 +74,9 @@ const planOf = (run: TrafficRunRow): PlanInput => ({
 const cardsOf = (run: TrafficRunRow) => JSON.parse(run.cards) as RunCard[];
 
 /** The cards a run drives, in order: those named, or the account's ACTIVE cards; each must still take messages. */
-function runCards(deps: Deps, accountId: string, cardIds: readonly string[] | undefined): string[] {
+async function runCards(deps: Deps, accountId: string, cardIds: readonly string[] | undefined): Promise<string[]> {
   // By default in the order they were issued (card/list shows them newest first).
-  const ids =
-    cardIds ??
-    listCards(deps, accountId, 'ACTIVE')
-      .map((c) => c.id)
-      .reverse();
+  const ids = cardIds ?? (await listCards(deps, accountId, 'ACTIVE')).map((c) => c.id).reverse();
   if (ids.length === 0) throw new DomainError('TRAFFIC_NO_CARDS');
   if (ids.length > TRAFFIC_LIMITS.cardsPerRun) {
     throw new DomainError(
@@ -89,7 +85,7 @@ function runCards(deps: Deps, accountId: string, cardIds: readonly string[] | un
     );
   }
   for (const id of ids) {
-    const card = getOwnedCard(deps, accountId, id);
+    const card = await getOwnedCard(deps, accountId, id);
     if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
     if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
   }
@@ -100,16 +96,16 @@ function runCards(deps: Deps, accountId: string, cardIds: readonly string[] | un
  * traffic/start: plans `days` days of messages from now on the cards, `perCardPerDay` stories a card a day, and
  * schedules the first day. Refused (before any work) when the tenant's live runs would pass their bounds.
  */
-export function startTraffic(
+export async function startTraffic(
   deps: Deps,
   account: { id: string; tenantId: string },
   input: StartTrafficInput,
   nowMs: number,
-): TrafficView {
+): Promise<TrafficView> {
   assertInTransaction(deps.db, 'startTraffic');
-  const cardIds = runCards(deps, account.id, input.cardIds);
+  const cardIds = await runCards(deps, account.id, input.cardIds);
   const stories = cardIds.length * input.days * input.perCardPerDay;
-  const live = liveTrafficRuns(deps.db, account.tenantId, KINDS_JSON);
+  const live = await liveTrafficRuns(deps.db, account.tenantId, KINDS_JSON);
   const kept = live.reduce((s, r) => s + r.stories, 0);
   if (live.length >= TRAFFIC_LIMITS.liveRunsPerTenant || kept + stories > TRAFFIC_LIMITS.storiesPerTenant) {
     throw new DomainError(
@@ -123,9 +119,9 @@ export function startTraffic(
   if (Object.values(mix).every((w) => w === 0)) throw new DomainError('TRAFFIC_EMPTY_MIX');
   const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
   const perCard = input.days * input.perCardPerDay;
-  const cards: RunCard[] = cardIds.map((cardId) => ({
+  const cards: RunCard[] = cardIds.map(async (cardId) => ({
     cardId,
-    typicalMicros: typicalPurchaseMicros(balance(deps, account.id, 'card', cardId), perCard),
+    typicalMicros: typicalPurchaseMicros(await balance(deps, account.id, 'card', cardId), perCard),
   }));
   const run: TrafficRunRow = {
     id: 'trf_' + deps.ids.base62(24),
@@ -140,29 +136,29 @@ export function startTraffic(
     started_at_ms: nowMs,
     stopped_at_ms: null,
   };
-  insertTrafficRun(deps.db, run);
-  trimTrafficRuns(deps.db, account.id, RUNS_KEPT);
-  deps.jobs.schedule(deps.db, account.id, DAY_JOB, `${run.id}:0`, nowMs);
+  await insertTrafficRun(deps.db, run);
+  await trimTrafficRuns(deps.db, account.id, RUNS_KEPT);
+  await deps.jobs.schedule(deps.db, account.id, DAY_JOB, `${run.id}:0`, nowMs);
   return view(deps, run);
 }
 
 /** traffic/stop: what has not run is cancelled (authorisations already made expire as any would). */
-export function stopTraffic(deps: Deps, accountId: string, trafficId: string, nowMs: number) {
+export async function stopTraffic(deps: Deps, accountId: string, trafficId: string, nowMs: number) {
   assertInTransaction(deps.db, 'stopTraffic');
-  const run = findTrafficRun(deps.db, accountId, trafficId);
+  const run = await findTrafficRun(deps.db, accountId, trafficId);
   if (!run) throw new DomainError('TRAFFIC_NOT_FOUND');
-  const cancelled = deleteJobsByRefPrefix(deps.db, accountId, KINDS_JSON, `${run.id}:`);
-  markTrafficStopped(deps.db, run.id, nowMs);
-  return { ...view(deps, findTrafficRun(deps.db, accountId, trafficId)!), cancelled };
+  const cancelled = await deleteJobsByRefPrefix(deps.db, accountId, KINDS_JSON, `${run.id}:`);
+  await markTrafficStopped(deps.db, run.id, nowMs);
+  return { ...(await view(deps, (await findTrafficRun(deps.db, accountId, trafficId))!)), cancelled };
 }
 
 /** traffic/list: the account's newest runs, newest first. */
-export function listTraffic(deps: Deps, accountId: string): TrafficView[] {
-  return trafficRunsOf(deps.db, accountId, RUNS_KEPT).map((r) => view(deps, r));
+export async function listTraffic(deps: Deps, accountId: string): Promise<TrafficView[]> {
+  return (await trafficRunsOf(deps.db, accountId, RUNS_KEPT)).map((r) => view(deps, r));
 }
 
-function view(deps: Deps, run: TrafficRunRow): TrafficView {
-  const pending = countJobsByRefPrefix(deps.db, run.account_id, KINDS_JSON, `${run.id}:`);
+async function view(deps: Deps, run: TrafficRunRow): Promise<TrafficView> {
+  const pending = await countJobsByRefPrefix(deps.db, run.account_id, KINDS_JSON, `${run.id}:`);
   return {
     trafficId: run.id,
     status: run.stopped_at_ms !== null ? 'stopped' : pending > 0 ? 'running' : 'done',
@@ -176,22 +172,22 @@ function view(deps: Deps, run: TrafficRunRow): TrafficView {
 }
 
 /** Job: the day's stories begin; each story's first message is scheduled, and so is the next day. */
-function runDay(deps: Deps, job: Job): void {
+async function runDay(deps: Deps, job: Job): Promise<void> {
   const [runId, dayText] = job.ref.split(':') as [string, string];
-  const run = findTrafficRun(deps.db, job.accountId, runId);
+  const run = await findTrafficRun(deps.db, job.accountId, runId);
   if (!run || run.stopped_at_ms !== null) return;
   const day = Number(dayText);
   const plan = planOf(run);
   const dayStartMs = run.started_at_ms + day * DAY_MS;
-  cardsOf(run).forEach((card, cardIndex) => {
+  cardsOf(run).forEach(async (card, cardIndex) => {
     for (let i = 0; i < run.per_card_per_day; i++) {
       const story = storyOf(plan, card, cardIndex, day, i);
       const first = stepRef({ runId: run.id, cardIndex, day, story: i, step: 0, followed: '' });
-      deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
+      await deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
     }
   });
   if (day + 1 < run.days)
-    deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}`, dayStartMs + DAY_MS);
+    await deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}`, dayStartMs + DAY_MS);
 }
 
 /** Where a step job stands in its run: the card's place, the day, the story, the step, and the transaction it follows. */
@@ -216,19 +212,21 @@ function parseStepRef(ref: string): StepRef {
  * Job: one message of a story. A message the sandbox refuses (the authorisation was declined, expired or reversed
  * meanwhile, the card is gone) ends its story, undone to a savepoint: the rest of the run goes on.
  */
-function runStep(deps: Deps, job: Job): void {
+async function runStep(deps: Deps, job: Job): Promise<void> {
   const at = parseStepRef(job.ref);
-  const run = findTrafficRun(deps.db, job.accountId, at.runId);
+  const run = await findTrafficRun(deps.db, job.accountId, at.runId);
   const card = run && cardsOf(run)[at.cardIndex];
   if (!run || !card || run.stopped_at_ms !== null) return;
   const story = storyOf(planOf(run), card, at.cardIndex, at.day, at.story);
   const step = story.steps[at.step];
-  const status = getOwnedCard(deps, run.account_id, card.cardId).status;
+  const status = (await getOwnedCard(deps, run.account_id, card.cardId)).status;
   if (!step || status === 'CANCELLING' || status === 'CANCELLED') return;
   const target = { accountId: run.account_id, cardId: card.cardId, merchant: story.merchant };
   let transactionId: string | undefined;
   try {
-    transactionId = deps.transactions.run(() => sendMessage(deps, target, step.message, at.followed, job.dueAtMs));
+    transactionId = await deps.transactions.run((deps) =>
+      sendMessage(deps, target, step.message, at.followed, job.dueAtMs),
+    );
   } catch (err) {
     if (err instanceof DomainError) return;
     throw err;
@@ -237,10 +235,10 @@ function runStep(deps: Deps, job: Job): void {
   if (next === undefined || transactionId === undefined) return;
   const storyStartMs = run.started_at_ms + at.day * DAY_MS + story.startMs;
   const ref = stepRef({ ...at, step: at.step + 1, followed: transactionId });
-  deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, ref, storyStartMs + next.afterMs);
+  await deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, ref, storyStartMs + next.afterMs);
 }
 
 export function registerTrafficJobs(deps: Deps): void {
-  deps.jobs.register(DAY_JOB, { run: (job) => runDay(deps, job) });
-  deps.jobs.register(STEP_JOB, { run: (job) => runStep(deps, job) });
+  deps.jobs.register(DAY_JOB, { run: (deps, job) => runDay(deps, job) });
+  deps.jobs.register(STEP_JOB, { run: (deps, job) => runStep(deps, job) });
 }

@@ -30,18 +30,18 @@ const toConfig = (r: WebhookConfigRow): WebhookConfig => ({
   secretPrefix: r.secret_prefix,
 });
 
-function row(deps: Deps, accountId: string): WebhookConfigRow | undefined {
-  return webhookConfigRow(deps.db, accountId);
+async function row(deps: Deps, accountId: string): Promise<WebhookConfigRow | undefined> {
+  return await webhookConfigRow(deps.db, accountId);
 }
 
-export function findWebhookConfig(deps: Deps, accountId: string): WebhookConfig | undefined {
-  const r = row(deps, accountId);
+export async function findWebhookConfig(deps: Deps, accountId: string): Promise<WebhookConfig | undefined> {
+  const r = await row(deps, accountId);
   return r && toConfig(r);
 }
 
 /** The signing secret in clear, for signing one attempt; never logged, never returned by a read. */
-export function signingSecret(deps: Deps, accountId: string): string | undefined {
-  const r = row(deps, accountId);
+export async function signingSecret(deps: Deps, accountId: string): Promise<string | undefined> {
+  const r = await row(deps, accountId);
   return r && deps.secret.decrypt(r.secret_sealed);
 }
 
@@ -63,16 +63,16 @@ export interface WebhookInput {
 }
 
 /** PUT: the first call creates the config and returns its one-time secret; later calls update and return none. */
-export function putWebhookConfig(
+export async function putWebhookConfig(
   deps: Deps,
   accountId: string,
   input: WebhookInput,
   nowMs: number,
-): { config: WebhookConfig; secret?: string } {
+): Promise<{ config: WebhookConfig; secret?: string }> {
   assertInTransaction(deps.db, 'putWebhookConfig');
-  const existing = row(deps, accountId);
+  const existing = await row(deps, accountId);
   if (existing) {
-    updateWebhookConfig(
+    await updateWebhookConfig(
       deps.db,
       accountId,
       input.url,
@@ -80,10 +80,10 @@ export function putWebhookConfig(
       Number(input.deliver3dsCode ?? existing.deliver_3ds_code === 1),
       nowMs,
     );
-    return { config: findWebhookConfig(deps, accountId)! };
+    return { config: (await findWebhookConfig(deps, accountId))! };
   }
   const secret = newSecret(deps);
-  insertWebhookConfig(
+  await insertWebhookConfig(
     deps.db,
     {
       account_id: accountId,
@@ -95,18 +95,24 @@ export function putWebhookConfig(
     },
     nowMs,
   );
-  return { config: findWebhookConfig(deps, accountId)!, secret };
+  return { config: (await findWebhookConfig(deps, accountId))!, secret };
 }
 
 /** A new secret replaces the old one at once: the next attempt is signed with it. */
-export function rotateWebhookSecret(
+export async function rotateWebhookSecret(
   deps: Deps,
   accountId: string,
   nowMs: number,
-): { config: WebhookConfig; secret: string } {
+): Promise<{ config: WebhookConfig; secret: string }> {
   assertInTransaction(deps.db, 'rotateWebhookSecret');
-  if (!row(deps, accountId)) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
+  if (!(await row(deps, accountId))) throw new DomainError('WEBHOOK_NOT_CONFIGURED');
   const secret = newSecret(deps);
-  updateWebhookSecret(deps.db, accountId, deps.secret.encrypt(secret), secret.slice(0, SECRET_PREFIX_LENGTH), nowMs);
-  return { config: findWebhookConfig(deps, accountId)!, secret };
+  await updateWebhookSecret(
+    deps.db,
+    accountId,
+    deps.secret.encrypt(secret),
+    secret.slice(0, SECRET_PREFIX_LENGTH),
+    nowMs,
+  );
+  return { config: (await findWebhookConfig(deps, accountId))!, secret };
 }

@@ -37,17 +37,22 @@ export { getDelivery };
  * pending delivery and a first attempt due at the event's instant; a disabled endpoint records the event as not
  * delivered. Nothing here touches the network, so the request that caused the event never waits on it.
  */
-export function recordDelivery(deps: Deps, event: StoredEvent): void {
+export async function recordDelivery(deps: Deps, event: StoredEvent): Promise<void> {
   const { db } = deps;
   const atMs = event.created * 1000;
-  const delivery = insertDeliveryForEndpoint(db, event.accountId, event.id, atMs);
-  if (delivery?.state === 'pending') deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(delivery.id), atMs);
+  const delivery = await insertDeliveryForEndpoint(db, event.accountId, event.id, atMs);
+  if (delivery?.state === 'pending')
+    await deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(delivery.id), atMs);
 }
 
 /** Ends a delivery (delivered, failed, cancelled or disabled) and drops its timer. */
-export function closeDelivery(deps: Deps, delivery: DeliveryRow, state: Exclude<DeliveryState, 'pending'>): void {
-  setDeliveryClosed(deps.db, delivery.id, state);
-  deps.jobs.cancel(deps.db, delivery.account_id, ATTEMPT_JOB, String(delivery.id));
+export async function closeDelivery(
+  deps: Deps,
+  delivery: DeliveryRow,
+  state: Exclude<DeliveryState, 'pending'>,
+): Promise<void> {
+  await setDeliveryClosed(deps.db, delivery.id, state);
+  await deps.jobs.cancel(deps.db, delivery.account_id, ATTEMPT_JOB, String(delivery.id));
 }
 
 /**
@@ -56,77 +61,77 @@ export function closeDelivery(deps: Deps, delivery: DeliveryRow, state: Exclude<
  * MAX_ATTEMPTS, the delivery has failed. A DELETE or reset while the request was on the wire wins: the attempt is
  * logged and nothing more is planned.
  */
-export function recordScheduledAttempt(
+export async function recordScheduledAttempt(
   deps: Deps,
   deliveryId: number,
   attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
   acknowledged: boolean,
-): void {
+): Promise<void> {
   assertInTransaction(deps.db, 'recordScheduledAttempt');
   const row = {
     ...attempt,
-    attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+    attempt: (await attemptCount(deps.db, attempt.account_id, attempt.event_id)) + 1,
     next_retry_at_ms: null as number | null,
   };
-  const now = getDelivery(deps.db, deliveryId);
-  if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
+  const now = await getDelivery(deps.db, deliveryId);
+  if (!now || now.state !== 'pending') return await insertAttempt(deps.db, row);
   const attempts = now.attempts + 1;
   deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
   if (acknowledged) {
-    closeDelivery(deps, now, 'delivered');
+    await closeDelivery(deps, now, 'delivered');
   } else if (attempts >= MAX_ATTEMPTS) {
     deps.meter.delivered('gave_up');
-    closeDelivery(deps, now, 'failed');
+    await closeDelivery(deps, now, 'failed');
   } else {
     row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
-    deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
+    await deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
   }
-  setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
-  insertAttempt(deps.db, row);
+  await setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
+  await insertAttempt(deps.db, row);
 }
 
 /**
  * An extra attempt outside the schedule (sandbox/v1/webhook/redeliver): success ends a pending delivery (its
  * remaining retries are dropped); failure leaves the schedule as it was. Answers the attempt as recorded.
  */
-export function recordRedelivery(
+export async function recordRedelivery(
   deps: Deps,
   attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
   acknowledged: boolean,
-): Omit<AttemptRow, 'id'> {
+): Promise<Omit<AttemptRow, 'id'>> {
   assertInTransaction(deps.db, 'recordRedelivery');
   const row = {
     ...attempt,
-    attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+    attempt: (await attemptCount(deps.db, attempt.account_id, attempt.event_id)) + 1,
     next_retry_at_ms: null,
   };
-  insertAttempt(deps.db, row);
+  await insertAttempt(deps.db, row);
   deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
-  const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
-  if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
+  const delivery = await deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
+  if (delivery?.state === 'pending' && acknowledged) await closeDelivery(deps, delivery, 'delivered');
   return row;
 }
 
 /** sandbox/v1/webhook/deliveries: the attempt log of an account (or of one event), newest first. */
-export function deliveryAttempts(
+export async function deliveryAttempts(
   deps: Pick<Deps, 'db'>,
   accountId: string,
   filter: { eventId?: string; limit: number },
-): AttemptRow[] {
-  return listAttempts(deps.db, accountId, filter);
+): Promise<AttemptRow[]> {
+  return await listAttempts(deps.db, accountId, filter);
 }
 
 /** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
-export function removeWebhook(deps: Deps, accountId: string): void {
+export async function removeWebhook(deps: Deps, accountId: string): Promise<void> {
   assertInTransaction(deps.db, 'removeWebhook');
-  deleteWebhookConfig(deps.db, accountId);
-  cancelPendingDeliveries(deps, accountId);
+  await deleteWebhookConfig(deps.db, accountId);
+  await cancelPendingDeliveries(deps, accountId);
 }
 
 /** Every pending retry of the account stops. */
-function cancelPendingDeliveries(deps: Deps, accountId: string): void {
-  cancelPendingDeliveryRows(deps.db, accountId);
-  deleteJobsOfKind(deps.db, accountId, ATTEMPT_JOB);
+async function cancelPendingDeliveries(deps: Deps, accountId: string): Promise<void> {
+  await cancelPendingDeliveryRows(deps.db, accountId);
+  await deleteJobsOfKind(deps.db, accountId, ATTEMPT_JOB);
 }
 
 /**
@@ -134,11 +139,11 @@ function cancelPendingDeliveries(deps: Deps, accountId: string): void {
  * attempt leaves a pending delivery with no timer. Each such delivery gets its job back, due at its next attempt.
  * Returns how many were restored.
  */
-export function restoreLostAttempts(deps: Deps): number {
-  const lost = deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
+export async function restoreLostAttempts(deps: Deps): Promise<number> {
+  const lost = await deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
   assertInTransaction(deps.db, 'restoreLostAttempts');
   for (const d of lost) {
-    deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
+    await deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
   }
   return lost.length;
 }

@@ -32,7 +32,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     if (!found) throw new DomainError('AUTH_FAILED').withHint(wrongKeyHint(key));
     const { account } = found;
     // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
-    if (account.expiresAtMs !== null && deps.transactions.run(() => expireIfDue(deps, account)))
+    if (account.expiresAtMs !== null && (await deps.transactions.run((deps) => expireIfDue(deps, account))))
       throw new DomainError('AUTH_FAILED').withHint(wrongKeyHint(key));
     c.set('account', account);
     c.set('accountSeen', found.seen);

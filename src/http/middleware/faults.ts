@@ -24,9 +24,9 @@ export function faults(deps: ServerDeps, { idempotent = false } = {}): Middlewar
   return async function faults(c, next) {
     const path = c.req.path;
     // The common case, known without a query (deps.faultHint): no rule is armed on any account.
-    if (deps.faultHint.armed === false || !anyArmedFault(deps)) return next();
+    if (deps.faultHint.armed === false || !(await anyArmedFault(deps))) return next();
     const accountId = c.get('account').id;
-    const fault = deps.transactions.run(() => takeFault(deps, accountId, path));
+    const fault = await deps.transactions.run((deps) => takeFault(deps, accountId, path));
     if (!fault) return next();
     const wait: InjectedWait | undefined =
       fault.hold || fault.latencyMs > 0 ? { latencyMs: fault.latencyMs, hold: fault.hold } : undefined;

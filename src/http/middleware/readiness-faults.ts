@@ -22,16 +22,16 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
     // The common case, known without a query: no readiness window of this account is open.
     const windows = deps.readinessWindows.byAccount;
     if (windows !== undefined && !windows.has(c.get('account').id)) return next();
-    const take = (kind: 'drop' | 'error' | 'throttle') =>
-      takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
+    const take = async (kind: 'drop' | 'error' | 'throttle') =>
+      await takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
     if (!keyedWrite) {
-      const runId = take('throttle');
+      const runId = await take('throttle');
       if (!runId) return next();
-      watchForClose(c, () => {
+      watchForClose(c, async () => {
         // From a socket's event: a throw here would be uncaught. A database closed meanwhile has nothing to note.
         if (!deps.db.open) return;
         try {
-          deps.transactions.run(() => noteThrottledClientGone(deps, runId));
+          await deps.transactions.run((deps) => noteThrottledClientGone(deps, runId));
         } catch (err) {
           deps.logger.error({ err, runId }, 'readiness: the close of the throttled client was not noted');
         }
@@ -40,13 +40,13 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
       noteAnswer(c, 'readiness', 'injected');
       return errorResponse(c, new DomainError('RATE_LIMITED'));
     }
-    if (take('error')) {
+    if (await take('error')) {
       noteAnswer(c, 'readiness', 'injected');
       return errorResponse(c, new DomainError('SYSTEM_ERROR'));
     }
     await next();
     // Only a success is dropped: the point is a write that happened while the client never heard of it.
-    if (c.res.status >= 200 && c.res.status < 300 && take('drop')) dropAnswer(c, 'readiness');
+    if (c.res.status >= 200 && c.res.status < 300 && (await take('drop'))) dropAnswer(c, 'readiness');
   };
 }
 

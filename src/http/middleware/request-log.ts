@@ -27,14 +27,14 @@ export function requestLog(deps: RequestLogDeps): MiddlewareHandler<AppEnv> {
     const owner = c.get('account')
       ? { accountId: c.get('account').id, keyId: c.get('keyId') }
       : apiKey && c.res.status !== 401 && c.res.status !== 403
-        ? accountForKey(deps, apiKey)
+        ? await accountForKey(deps, apiKey)
         : undefined;
     if (!owner) return;
     const latencyMs = Math.round((performance.now() - startMs) * 10) / 10;
     const res = c.res;
-    const unread = requestText(c);
+    const unread = await requestText(c);
     const cached = lightBody(res);
-    log.add({
+    await log.add({
       accountId: owner.accountId,
       requestId: c.get('requestId'),
       atMs,

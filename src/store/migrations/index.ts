@@ -15,6 +15,8 @@ import { readinessEnd } from './062-readiness-end.js';
 import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
 import { readinessThrottleGone } from './064-readiness-throttle-gone.js';
 
+import { postgresBaseline } from './postgres-064-baseline.js';
+
 export interface Migration {
   version: number;
   name: string;
@@ -42,3 +44,9 @@ export const migrations: Migration[] = [
   idempotencyFieldDigests,
   readinessThrottleGone,
 ].sort((a, b) => a.version - b.version);
+
+/**
+ * PostgreSQL's migrations, numbered as SQLite's: its first is the baseline, the schema SQLite's migrations reach at
+ * the same number (postgres-064-baseline.ts); each later migration gives its text for both stores.
+ */
+export const postgresMigrations: Migration[] = [postgresBaseline];
