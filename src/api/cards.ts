@@ -10,11 +10,11 @@ import { OK } from '../http/envelope.js';
 import { cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
 
 /** A command on one card, named by the body's cardId. */
-const onCard = (run: (accountId: string, cardId: string, nowMs: number) => void) =>
+const onCard = (run: (deps: ServerDeps, accountId: string, cardId: string, nowMs: number) => Promise<void>) =>
   prepare((c, body: { cardId: string }) => {
     const accountId = c.get('account').id;
     const cardId = body.cardId;
-    return (now) => (run(accountId, cardId, now), OK);
+    return async (deps, now) => (await run(deps, accountId, cardId, now), OK);
   });
 
 /**
@@ -58,20 +58,18 @@ export function cardHandlers(deps: ServerDeps): Handlers {
       const amountMicros = microsOf(body.amount);
       const input = { amountMicros, binId: body.binId, alias: body.alias };
       const account = c.get('account');
-      return async (now) => cardCreatedView(await createCard(deps, account, input, now));
+      return async (deps, now) => cardCreatedView(await createCard(deps, account, input, now));
     }),
     'POST /v1/card/deposit': prepare((c, body) => {
       const cardId = body.cardId;
       const amountMicros = microsOf(body.amount);
       const account = c.get('account');
-      return async (now) => (await depositToCard(deps, account, cardId, amountMicros, now), OK);
+      return async (deps, now) => (await depositToCard(deps, account, cardId, amountMicros, now), OK);
     }),
-    'POST /v1/card/freeze': onCard(
-      async (accountId, cardId, now) => await setFrozen(deps, accountId, cardId, true, now),
+    'POST /v1/card/freeze': onCard(async (deps, accountId, cardId, now) => await setFrozen(deps, accountId, cardId, true, now),
     ),
-    'POST /v1/card/unfreeze': onCard(
-      async (accountId, cardId, now) => await setFrozen(deps, accountId, cardId, false, now),
+    'POST /v1/card/unfreeze': onCard(async (deps, accountId, cardId, now) => await setFrozen(deps, accountId, cardId, false, now),
     ),
-    'POST /v1/card/cancel': onCard(async (accountId, cardId, now) => await cancelCard(deps, accountId, cardId, now)),
+    'POST /v1/card/cancel': onCard(async (deps, accountId, cardId, now) => await cancelCard(deps, accountId, cardId, now)),
   };
 }

@@ -40,8 +40,8 @@ export interface Listener {
 
 /** Starts the receiver; every POST is verified, and a bad signature is answered 400 without going further. */
 export async function startListener(opts: ListenOptions): Promise<Listener> {
-  const server: Server = createServer(async (req, res) => {
-    await handle(opts, req).then(
+  const server: Server = createServer((req, res) => {
+    handle(opts, req).then(
       ({ status, body }) => {
         res.writeHead(status, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(body));

@@ -108,16 +108,8 @@ export function apiClient(fetch: AppFetch, credential: { apiKey?: string; adminT
     const res = await fetch(path, { method, headers, body: text });
     return answerOf<B>(res.status, res.ok, await res.text());
   };
-  const send = async <B>(
-    method: HttpMethod,
-    path: string,
-    opts: { params?: Record<string, string>; body?: unknown } = {},
-  ) =>
-    await sendText<B>(
-      method,
-      fillPath(path, opts.params),
-      opts.body === undefined ? undefined : JSON.stringify(opts.body),
-    );
+  const send = <B>(method: HttpMethod, path: string, opts: { params?: Record<string, string>; body?: unknown } = {}) =>
+    sendText<B>(method, fillPath(path, opts.params), opts.body === undefined ? undefined : JSON.stringify(opts.body));
   return {
     post: (path, body = {}, opts) => sendText('POST', path, JSON.stringify(body), opts),
     postText: (path, jsonText) => sendText('POST', path, jsonText),

@@ -70,8 +70,8 @@ export async function page(
 }
 
 /** An HTML fragment for a live region. */
-export async function fragment(c: Ctx, body: Child) {
-  return await c.html((body ?? '').toString(), 200, PAGE_HEADERS);
+export function fragment(c: Ctx, body: Child) {
+  return c.html((body ?? '').toString(), 200, PAGE_HEADERS);
 }
 
 /** Ends a successful action: a message for the next page, and a redirect there (POST, redirect, GET). */
@@ -98,14 +98,9 @@ export function errorFlash(title: string, answer: Failure): Flash {
 }
 
 /** The page of something the API did not find: its error, and a way back. */
-export async function notFound(
-  c: Ctx,
-  opts: { title: string; active: string; back: string },
-  what: string,
-  answer: Failure,
-) {
+export function notFound(c: Ctx, opts: { title: string; active: string; back: string }, what: string, answer: Failure) {
   const flash = errorFlash(`${what} not found`, answer);
-  return await page(
+  return page(
     c,
     { title: opts.title, active: opts.active, flash, status: 404 },
     <p>

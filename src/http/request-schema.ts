@@ -351,7 +351,7 @@ export function validateBody(operation: string, body: Body): Body {
  * is: a 400 naming the first field with a problem.
  */
 export async function validateDocument(file: string, value: Body): Promise<Body> {
-  const loading = await loadRequestValidators();
+  const loading = loadRequestValidators();
   if (loading) await loading;
   const l = load();
   const id = l.index.base + file;
@@ -369,7 +369,7 @@ export async function validateDocument(file: string, value: Body): Promise<Body>
 }
 
 /** Compiles every request validator, one per turn of the event loop, so no request waits behind all of them. */
-export async function warmRequestValidators(): Promise<void> {
+export function warmRequestValidators(): void {
   // Unref'd: a server told to stop exits at once instead of finishing the warm-up first.
   const next = (i: number) => {
     const route = load().routes[i];
@@ -377,5 +377,5 @@ export async function warmRequestValidators(): Promise<void> {
     compiledFor(route.key);
     setTimeout(next, 0, i + 1).unref();
   };
-  void ((await loadRequestValidators()) ?? (await Promise.resolve())).then(() => setTimeout(next, 0, 0).unref());
+  void (loadRequestValidators() ?? Promise.resolve()).then(() => setTimeout(next, 0, 0).unref());
 }

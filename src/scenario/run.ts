@@ -238,7 +238,7 @@ export class ScenarioRun {
       Number((((await this.call({ sandbox: 'faults/held' })).responseBody ?? {}) as { held?: unknown }).held);
     const before = await held();
     let answered = false;
-    const outcome = await this.call({ ...step, whileHeld: undefined }).then(
+    const outcome = this.call({ ...step, whileHeld: undefined }).then(
       (x) => ((answered = true), { x }),
       (error: unknown) => ((answered = true), { error }),
     );

@@ -61,12 +61,11 @@ export function validateScenario(doc: unknown): SchemaProblem[] {
     [],
   );
   const steps = (doc as { steps?: unknown }).steps;
-  if (Array.isArray(steps))
-    steps.forEach(async (step, i) => problems.push(...(await stepProblems(ajv, step, ['steps', i]))));
+  if (Array.isArray(steps)) steps.forEach((step, i) => problems.push(...stepProblems(ajv, step, ['steps', i])));
   return dedupe(problems);
 }
 
-async function stepProblems(ajv: Ajv, step: unknown, at: (string | number)[]): Promise<SchemaProblem[]> {
+function stepProblems(ajv: Ajv, step: unknown, at: (string | number)[]): SchemaProblem[] {
   if (typeof step !== 'object' || step === null || Array.isArray(step)) {
     return [{ path: at, message: 'a step must be an object' }];
   }
@@ -86,7 +85,7 @@ async function stepProblems(ajv: Ajv, step: unknown, at: (string | number)[]): P
     ];
   }
   const validate = ajv.getSchema(`scenario#/$defs/${DEFINITION[kinds[0]]}`)!;
-  if (await validate(step)) return [];
+  if (validate(step)) return [];
   // Steps inside a step (parallel's, a request's whileHeld) are told by their own definitions, as a file's are.
   const list = NESTED[kinds[0]];
   const errors = (validate.errors ?? []).filter((err) => {
@@ -96,7 +95,7 @@ async function stepProblems(ajv: Ajv, step: unknown, at: (string | number)[]): P
   const out = told(errors, at);
   const inner = list === undefined ? undefined : (step as Record<string, unknown>)[list];
   if (list !== undefined && Array.isArray(inner)) {
-    inner.forEach(async (s, i) => out.push(...(await stepProblems(ajv, s, [...at, list, i]))));
+    inner.forEach((s, i) => out.push(...stepProblems(ajv, s, [...at, list, i])));
   }
   return out;
 }

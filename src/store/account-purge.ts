@@ -1,4 +1,5 @@
 import type { Db } from './seam.js';
+import { deferForeignKeys } from './db.js';
 
 // Deleting an account with every row it owns (a child sandbox's end). The tables are read from the schema, not
 // listed here, so a table added by a later migration is purged without anyone remembering to add it.
@@ -26,7 +27,7 @@ export async function accountOwnedTables(db: Db): Promise<string[]> {
  */
 export async function purgeAccount(db: Db, accountId: string): Promise<void> {
   if (!db.inTransaction) throw new Error('purgeAccount must run inside a transaction');
-  db.pragma('defer_foreign_keys = ON');
+  await deferForeignKeys(db);
   // Counter scopes are `<kind>:<account id>[:...]` or `txn-card:<card id>`; read before the cards go.
   await db.run(
     `DELETE FROM seq_counters WHERE scope LIKE '%:' || @id OR scope LIKE '%:' || @id || ':%'

@@ -43,7 +43,10 @@ export async function activeKeyByHash(
 }
 
 /** The active key with this hash and its account's row, in one indexed read: what every authenticated request reads. */
-export function activeKeyWithAccount(db: Db, keyHash: string): (FullAccountRow & { key_id: string }) | undefined {
+export async function activeKeyWithAccount(
+  db: Db,
+  keyHash: string,
+): Promise<(FullAccountRow & { key_id: string }) | undefined> {
   return (await db.get(
     `SELECT k.id AS key_id, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.key_hash = ? AND k.revoked_at_ms IS NULL`,

@@ -103,3 +103,11 @@ export async function storedSecretText(db: Db, made: string): Promise<string> {
   await db.run("INSERT INTO meta (key, value) VALUES ('server_secret', ?) ON CONFLICT (key) DO NOTHING", [made]);
   return (await db.value<string>("SELECT value FROM meta WHERE key = 'server_secret'"))!;
 }
+
+/**
+ * Foreign keys checked at the transaction's commit rather than at each statement, for the rest of the transaction:
+ * a purge or a snapshot's rows may then be written in any order. (PostgreSQL's keys are declared DEFERRABLE for it.)
+ */
+export async function deferForeignKeys(db: Db): Promise<void> {
+  await db.run(db.dialect === 'postgres' ? 'SET CONSTRAINTS ALL DEFERRED' : 'PRAGMA defer_foreign_keys = ON');
+}

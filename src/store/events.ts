@@ -21,11 +21,10 @@ export async function insertEvent(
   createdS: number,
   dataJson: string,
 ): Promise<number> {
-  const { lastInsertRowid } = await db.run(
-    'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?)',
+  return (await db.value<number>(
+    'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?) RETURNING seq',
     [id, accountId, type, createdS, dataJson],
-  );
-  return Number(lastInsertRowid);
+  ))!;
 }
 
 export async function eventRow(db: Db, accountId: string, id: string): Promise<EventRow | undefined> {

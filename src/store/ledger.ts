@@ -49,7 +49,12 @@ export async function ledgerBalance(db: Db, id: string): Promise<number | undefi
  * 20 cards, and one statement costs less than 40 primary-key reads each crossing into SQLite.
  */
 export async function ledgerBalances(db: Db, ids: readonly string[]): Promise<[string, number][]> {
-  return (await db.rows('SELECT id, balance_micros FROM ledger_accounts WHERE id IN (SELECT value FROM json_each(?))', [
-    JSON.stringify(ids),
-  ])) as [string, number][];
+  const rows = await db.all<{ id: string; balance_micros: number }>(
+    db.dialect === 'postgres'
+      ? // PostgreSQL has no json_each: the ids as one text array parameter.
+        'SELECT id, balance_micros FROM ledger_accounts WHERE id = ANY(?::text[])'
+      : 'SELECT id, balance_micros FROM ledger_accounts WHERE id IN (SELECT value FROM json_each(?))',
+    [db.dialect === 'postgres' ? ids : JSON.stringify(ids)],
+  );
+  return rows.map((r) => [r.id, r.balance_micros]);
 }

@@ -1,4 +1,5 @@
 import type { Db } from './seam.js';
+import { deferForeignKeys } from './db.js';
 
 // SQL of account snapshots (domain/snapshot-*.ts): an account's rows read table by table, and written back. Table and
 // column names come from the domain's fixed list of sections and from the schema itself, never from a document.
@@ -81,7 +82,7 @@ export async function takenValues(
  */
 export async function insertRows(db: Db, table: string, rows: readonly Row[]): Promise<void> {
   if (!db.inTransaction) throw new Error('insertRows must run inside a transaction');
-  db.pragma('defer_foreign_keys = ON');
+  await deferForeignKeys(db);
   for (const row of rows) {
     const columns = Object.keys(row);
     await db.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`, [

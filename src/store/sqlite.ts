@@ -110,9 +110,10 @@ class SqliteTransaction extends SqliteStatements {
 
 export class SqliteStore extends SqliteStatements implements Store {
   readonly inTransaction = false;
-  /** The end of the transaction open now (or last), which the next one and every statement outside it wait for. */
+  /** The end of the last transaction queued: the next one starts after it. */
   private tail: Promise<unknown> = Promise.resolve();
-  private busy = false;
+  /** Transactions queued or running: a statement outside them waits until there are none. */
+  private pending = 0;
 
   constructor(
     readonly connection: Database.Database,
@@ -126,17 +127,18 @@ export class SqliteStore extends SqliteStatements implements Store {
   }
 
   protected ready(): Promise<void> | undefined {
-    return this.busy ? this.idle() : undefined;
+    return this.pending > 0 ? this.idle() : undefined;
   }
 
-  /** Resolves once no transaction is open (nor queued before this call). */
+  /** Resolves once no transaction is queued or open. */
   private async idle(): Promise<void> {
-    while (this.busy) await this.tail.catch(() => undefined);
+    while (this.pending > 0) await this.tail.catch(() => undefined);
   }
 
-  async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  /** Runs `work` in a transaction once the ones queued before it have ended. */
+  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    this.pending++;
     const run = async (): Promise<T> => {
-      this.busy = true;
       const db = this.connection;
       db.exec('BEGIN');
       try {
@@ -147,10 +149,10 @@ export class SqliteStore extends SqliteStatements implements Store {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw err;
       } finally {
-        this.busy = false;
+        this.pending--;
       }
     };
-    const next = await this.tail.then(run, run);
+    const next = this.tail.then(run, run);
     this.tail = next;
     return next;
   }

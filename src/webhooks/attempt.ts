@@ -22,9 +22,9 @@ import { signatureHeader } from './signature.js';
  * The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields.
  * @internal exported for the 3DS test that reads what would be sent under each webhook configuration
  */
-export function webhookBody(deps: WebhookDeps, event: StoredEvent): string {
+export async function webhookBody(deps: WebhookDeps, event: StoredEvent): Promise<string> {
   const data: Record<string, unknown> = { ...event.data };
-  for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps, event) ?? {});
+  for (const enrich of deps.eventEnrichers) Object.assign(data, (await enrich(deps, event)) ?? {});
   return JSON.stringify({ ...toEnvelope(event), data });
 }
 

@@ -99,6 +99,6 @@ export async function sendReadinessDeliveries(
       }),
     );
   } catch (err) {
-    if (deps.db.open) deps.logger.error({ err }, 'readiness deliveries not all sent');
+    if (deps.store.open) deps.logger.error({ err }, 'readiness deliveries not all sent');
   }
 }

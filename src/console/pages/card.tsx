@@ -176,7 +176,7 @@ async function cardPage(c: Ctx, opts: CardPageOptions = {}) {
     api.post('/v1/card/detail', { cardId }),
     api.post('/v1/bill/list', { cardId, pageNumber, pageSize: TX_PAGE_SIZE }),
   ]);
-  if (!detail.ok) return await notFound(c, { title: 'Card', active: 'Cards', back: '/console/cards' }, 'Card', detail);
+  if (!detail.ok) return notFound(c, { title: 'Card', active: 'Cards', back: '/console/cards' }, 'Card', detail);
   const card = detail.body;
   const csrf = c.get('session').csrf;
   const base = `/console/cards/${enc(cardId)}`;
@@ -201,7 +201,7 @@ async function cardPage(c: Ctx, opts: CardPageOptions = {}) {
       </Panel>
     </>
   );
-  return await page(c, { title: card.alias || `Card ${card.maskedCardNo}`, active: 'Cards', flash }, body);
+  return page(c, { title: card.alias || `Card ${card.maskedCardNo}`, active: 'Cards', flash }, body);
 }
 
 /** The card of the path this sub-app is mounted under (`/cards/:cardId`). */
@@ -218,7 +218,7 @@ const lifecycle =
 async function showDetails(c: Ctx) {
   const answer = await c.get('api').post('/v1/card/sensitiveInfo', { cardId: cardIdOf(c) });
   if (!answer.ok) return failed(c, cardUrl(c), 'Card details not available', answer);
-  return await cardPage(c, { details: answer.body });
+  return cardPage(c, { details: answer.body });
 }
 
 async function topUp(c: Ctx) {
@@ -226,7 +226,7 @@ async function topUp(c: Ctx) {
   const amount = form.amount ?? '';
   // First submission: show fee and credit; only the confirmation moves money. An amount the preview cannot
   // read goes straight to the API, so the error the user sees is the API's own.
-  if (form.confirm !== '1' && topUpPreview(amount, '0') !== null) return await cardPage(c, { topUp: amount });
+  if (form.confirm !== '1' && topUpPreview(amount, '0') !== null) return cardPage(c, { topUp: amount });
   const body = { cardId: cardIdOf(c), amount: numberField(amount), currency: 'USDT' } as const;
   const answer = await c.get('api').post('/v1/card/deposit', body, operationKey(c));
   if (!answer.ok) return failed(c, cardUrl(c), 'Top-up refused', answer, 'topup');

@@ -81,7 +81,7 @@ async function cardsPage(c: Ctx) {
       </Panel>
     </>
   );
-  return await page(c, { title: 'Cards', active: 'Cards', flash }, body);
+  return page(c, { title: 'Cards', active: 'Cards', flash }, body);
 }
 
 async function createCard(c: Ctx) {

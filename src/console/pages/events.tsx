@@ -59,7 +59,7 @@ async function eventsPage(c: Ctx) {
       </Live>
     </Panel>
   );
-  return await page(c, { title: 'Events', active: 'Events', flash }, body);
+  return page(c, { title: 'Events', active: 'Events', flash }, body);
 }
 
 export function eventRoutes() {

@@ -111,7 +111,7 @@ async function homePage(c: Ctx) {
       </section>
     </>
   );
-  return await page(c, { title: 'Home', active: 'Home', flash }, body);
+  return page(c, { title: 'Home', active: 'Home', flash }, body);
 }
 
 /**

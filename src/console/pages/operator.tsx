@@ -129,7 +129,7 @@ const Keys: FC<{ keys: readonly Key[]; base: string; csrf: string }> = ({ keys, 
   </Panel>
 );
 
-async function accountsPage(c: Ctx) {
+function accountsPage(c: Ctx) {
   const flash = takeFlash(c);
   const body = (
     <>
@@ -140,7 +140,7 @@ async function accountsPage(c: Ctx) {
       <SessionAccounts ids={c.get('session').operatorAccounts} />
     </>
   );
-  return await page(c, { title: 'Accounts', active: 'Accounts', flash }, body);
+  return page(c, { title: 'Accounts', active: 'Accounts', flash }, body);
 }
 
 async function createAccount(c: Ctx) {
@@ -162,7 +162,7 @@ async function createAccount(c: Ctx) {
 async function accountPage(c: Ctx) {
   const id = c.req.query('id')?.trim() ?? '';
   const answer = await c.get('api').send('GET', '/admin/v1/accounts/{id}', { params: { id } });
-  if (!answer.ok) return await notFound(c, { title: 'Account', active: 'Accounts', back: TO }, 'Account', answer);
+  if (!answer.ok) return notFound(c, { title: 'Account', active: 'Accounts', back: TO }, 'Account', answer);
   remember(c.get('session'), id);
   const csrf = c.get('session').csrf;
   const base = `${TO}/accounts/${enc(id)}`;
@@ -175,7 +175,7 @@ async function accountPage(c: Ctx) {
       </p>
     </>
   );
-  return await page(c, { title: 'Account', active: 'Accounts', flash: takeFlash(c) }, body);
+  return page(c, { title: 'Account', active: 'Accounts', flash: takeFlash(c) }, body);
 }
 
 async function issueKey(c: Ctx) {

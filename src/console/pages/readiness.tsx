@@ -224,7 +224,7 @@ async function readinessPage(c: Ctx) {
       </Panel>
     </>
   );
-  return await page(c, { title: 'Readiness', active: 'Readiness', flash }, body);
+  return page(c, { title: 'Readiness', active: 'Readiness', flash }, body);
 }
 
 async function startRun(c: Ctx) {

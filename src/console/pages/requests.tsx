@@ -138,7 +138,7 @@ async function requestsPage(c: Ctx) {
       )}
     </Panel>
   );
-  return await page(c, { title: 'Requests', active: 'Requests', flash }, body);
+  return page(c, { title: 'Requests', active: 'Requests', flash }, body);
 }
 
 const RequestRecord: FC<{ r: FullRecord }> = ({ r }) => (
@@ -193,7 +193,7 @@ const RequestRecord: FC<{ r: FullRecord }> = ({ r }) => (
 async function requestPage(c: Ctx) {
   const answer = await c.get('api').post('/sandbox/v1/requests/get', { requestId: c.req.param('requestId') });
   if (!answer.ok) {
-    return await notFound(c, { title: 'Request', active: 'Requests', back: '/console/requests' }, 'Request', answer);
+    return notFound(c, { title: 'Request', active: 'Requests', back: '/console/requests' }, 'Request', answer);
   }
   const body = (
     <>
@@ -203,7 +203,7 @@ async function requestPage(c: Ctx) {
       </p>
     </>
   );
-  return await page(c, { title: 'Request', active: 'Requests', flash: takeFlash(c) }, body);
+  return page(c, { title: 'Request', active: 'Requests', flash: takeFlash(c) }, body);
 }
 
 export function requestRoutes() {

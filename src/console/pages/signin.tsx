@@ -80,11 +80,8 @@ type View = (
 /** The sign-in page, with an error when one is given. */
 const signInView =
   (operator: boolean): View =>
-  async (c, status, error, headers = {}) =>
-    c.html('<!DOCTYPE html>' + (await (await SignIn({ error, operator }))!.toString()), status, {
-      ...PAGE_HEADERS,
-      ...headers,
-    });
+  (c, status, error, headers = {}) =>
+    c.html('<!DOCTYPE html>' + SignIn({ error, operator })!.toString(), status, { ...PAGE_HEADERS, ...headers });
 
 /** A session for a proven credential, with its cookie; a full session store is a 429, nobody else signed out. */
 function signedIn(

@@ -39,7 +39,7 @@ async function transactionsPage(c: Ctx) {
       )}
     </Panel>
   );
-  return await page(c, { title: 'Transactions', active: 'Transactions', flash }, body);
+  return page(c, { title: 'Transactions', active: 'Transactions', flash }, body);
 }
 
 /** Transactions: bill/list, paged, for the account or one card. */

@@ -158,7 +158,7 @@ async function webhooksPage(c: Ctx) {
       </Panel>
     </>
   );
-  return await page(c, { title: 'Webhooks', active: 'Webhooks', flash }, body);
+  return page(c, { title: 'Webhooks', active: 'Webhooks', flash }, body);
 }
 
 async function saveEndpoint(c: Ctx) {

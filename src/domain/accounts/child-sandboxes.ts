@@ -69,7 +69,7 @@ export async function importSnapshotAsChild(
       const child = await createSandbox(deps, parent, { name: doc.account.name });
       const others = (await childrenOf(deps.db, parent.id)).flatMap((r) => (r.id === child.account.id ? [] : [r.id]));
       await assertRoomForSnapshot(deps, others, doc);
-      return { ...child, ...loadSnapshot(deps, doc, child.account.id) };
+      return { ...child, ...(await loadSnapshot(deps, doc, child.account.id)) };
     }),
   );
   return { ...created, depositAddress: await ensureDepositAddress(deps, created.account.id) };

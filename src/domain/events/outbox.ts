@@ -74,11 +74,16 @@ export async function eventsWithDeliveries(
   accountId: string,
   filter: { type?: string; limit: number },
 ): Promise<{ event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[]> {
-  return (await listEvents(deps, accountId, filter)).map(async (event) => ({
-    event,
-    delivery: await deliveryForEvent(deps.db, accountId, event.id),
-    attempts: await attemptCount(deps.db, accountId, event.id),
-  }));
+  const events = await listEvents(deps, accountId, filter);
+  const rows = [];
+  for (const event of events) {
+    rows.push({
+      event,
+      delivery: await deliveryForEvent(deps.db, accountId, event.id),
+      attempts: await attemptCount(deps.db, accountId, event.id),
+    });
+  }
+  return rows;
 }
 
 export function toEnvelope(e: StoredEvent): EventEnvelope {

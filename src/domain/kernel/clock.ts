@@ -41,8 +41,9 @@ export async function now(
 
 /** Runs the account's timers that are due on its clock (each in its own transaction), then answers its "now". */
 export async function catchUp(deps: Deps, accountId: string, seen?: SeenClock): Promise<number> {
-  await deps.jobs.runForegroundDue(accountId, await now(deps, accountId, seen));
-  return now(deps, accountId, seen);
+  const nowMs = await now(deps, accountId, seen);
+  await deps.jobs.runForegroundDue(deps, accountId, nowMs);
+  return nowMs;
 }
 
 async function clockMode(deps: Deps, accountId: string): Promise<ClockMode> {

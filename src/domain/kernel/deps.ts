@@ -87,4 +87,4 @@ export interface Deps {
 }
 
 /** The delivery-only fields of one event, or undefined when it has none. */
-export type EventEnricher = (deps: Deps, event: StoredEvent) => Record<string, unknown> | undefined;
+export type EventEnricher = (deps: Deps, event: StoredEvent) => Promise<Record<string, unknown> | undefined>;

@@ -168,7 +168,7 @@ export class JobRunner {
       return;
     }
     if (!(await claimJob(root.db, job.id))) return;
-    const p = await Promise.resolve(kind.run(root, job)).catch((err: unknown) => {
+    const p = (async () => kind.run(root, job))().catch((err: unknown) => {
       this.deps.logger.error({ err, job: job.kind }, 'background job failed');
     });
     this.inFlight.add(p);

@@ -175,7 +175,9 @@ export async function stopRun(deps: Deps, accountId: string, runId: string): Pro
 
 /** The account's newest runs, newest first, each evaluated if its window has ended. */
 export async function listRuns(deps: Deps, log: WindowLog, accountId: string): Promise<RunRow[]> {
-  return (await runsOf(deps.db, accountId, RUNS_KEPT)).map((r) => settleRun(deps, log, r));
+  const runs = [];
+  for (const run of await runsOf(deps.db, accountId, RUNS_KEPT)) runs.push(await settleRun(deps, log, run));
+  return runs;
 }
 
 /**
@@ -209,7 +211,7 @@ export function settleAtWindowEnd(deps: Deps, log: WindowLog, run: RunRow): void
   const timer = setTimeout(
     async () => {
       try {
-        if (!deps.db.open) return;
+        if (!deps.store.open) return;
         const now = await findRun(deps.db, run.account_id, run.id);
         if (now) await settleRun(deps, log, now);
       } catch (err) {
@@ -261,7 +263,7 @@ function toDelivery(row: DeliveryRow): ReceiverDelivery {
 
 /** Records one attempt of a test delivery (nothing once the database is closed, or the account deleted). */
 export async function recordAttempt(deps: Deps, deliveryId: string, attempt: ReadinessAttempt): Promise<void> {
-  if (deps.db.open) await appendAttempt(deps.db, deliveryId, JSON.stringify(attempt));
+  if (deps.store.open) await appendAttempt(deps.db, deliveryId, JSON.stringify(attempt));
 }
 
 /**

@@ -86,7 +86,10 @@ export async function loadSnapshot(
   for (const spec of SNAPSHOT_SECTIONS) {
     const value = doc[spec.section];
     const rows = (Array.isArray(value) ? value : value ? [value] : []) as Row[];
-    const tableRows = rows.map((r, i) => toTableRow(deps, spec, r, intoAccountId, `${spec.section}[${i}]`));
+    const tableRows: Row[] = [];
+    for (const [i, r] of rows.entries()) {
+      tableRows.push(await toTableRow(deps, spec, r, intoAccountId, `${spec.section}[${i}]`));
+    }
     if (spec.section === 'webhook' && tableRows[0]) {
       const secret = newSealedSecret(deps);
       webhookSecret = secret.secret;

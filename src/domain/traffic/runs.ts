@@ -119,10 +119,11 @@ export async function startTraffic(
   if (Object.values(mix).every((w) => w === 0)) throw new DomainError('TRAFFIC_EMPTY_MIX');
   const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
   const perCard = input.days * input.perCardPerDay;
-  const cards: RunCard[] = cardIds.map(async (cardId) => ({
-    cardId,
-    typicalMicros: typicalPurchaseMicros(await balance(deps, account.id, 'card', cardId), perCard),
-  }));
+  const cards: RunCard[] = [];
+  for (const cardId of cardIds) {
+    const available = await balance(deps, account.id, 'card', cardId);
+    cards.push({ cardId, typicalMicros: typicalPurchaseMicros(available, perCard) });
+  }
   const run: TrafficRunRow = {
     id: 'trf_' + deps.ids.base62(24),
     account_id: account.id,
@@ -154,7 +155,9 @@ export async function stopTraffic(deps: Deps, accountId: string, trafficId: stri
 
 /** traffic/list: the account's newest runs, newest first. */
 export async function listTraffic(deps: Deps, accountId: string): Promise<TrafficView[]> {
-  return (await trafficRunsOf(deps.db, accountId, RUNS_KEPT)).map((r) => view(deps, r));
+  const views = [];
+  for (const run of await trafficRunsOf(deps.db, accountId, RUNS_KEPT)) views.push(await view(deps, run));
+  return views;
 }
 
 async function view(deps: Deps, run: TrafficRunRow): Promise<TrafficView> {

@@ -145,7 +145,7 @@ export async function readJsonObject(c: Context, operation: string, bounds = BOU
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw invalidField('request body must be a JSON object').withHint(NOT_OBJECT_HINT);
   }
-  const loading = await loadRequestValidators();
+  const loading = loadRequestValidators();
   if (loading) await loading;
   return validateBody(operation, value as Body);
 }

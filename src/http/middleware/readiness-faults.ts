@@ -29,7 +29,7 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
       if (!runId) return next();
       watchForClose(c, async () => {
         // From a socket's event: a throw here would be uncaught. A database closed meanwhile has nothing to note.
-        if (!deps.db.open) return;
+        if (!deps.store.open) return;
         try {
           await deps.transactions.run((deps) => noteThrottledClientGone(deps, runId));
         } catch (err) {

@@ -61,7 +61,7 @@ export const idempotencyChecks: Check[] = [
     async run(ctx: CheckContext) {
       const cardId = madeCard(ctx);
       const key = `verify-${randomUUID()}`;
-      const send = async () => await ctx.post('/v1/card/freeze', { cardId }, { headers: { 'Idempotency-Key': key } });
+      const send = () => ctx.post('/v1/card/freeze', { cardId }, { headers: { 'Idempotency-Key': key } });
       if (ctx.state.isSandbox) {
         // Both requests take a hold fault: whichever reserves the key first is held until released, so the other
         // finds it in flight, whatever order they arrive in; faults/release then lets the held one go on.
@@ -69,7 +69,7 @@ export const idempotencyChecks: Check[] = [
           rules: [{ path: '/v1/card/freeze', count: 2, hold: true }],
         });
         ctx.require(ctx.expectStatus(set, 200));
-        const pair = [await send(), await send()];
+        const pair = [send(), send()];
         const early = await Promise.race(pair);
         await ctx.post('/sandbox/v1/faults/release');
         const answers = await Promise.all(pair);
@@ -80,7 +80,7 @@ export const idempotencyChecks: Check[] = [
         ctx.expectError(early, 409, 4212);
         return;
       }
-      const first = await send();
+      const first = send();
       const second = await send();
       const done = await first;
       await ctx.post('/v1/card/unfreeze', { cardId });

@@ -89,7 +89,7 @@ async function simulatePage(c: Ctx) {
       </div>
     </>
   );
-  return await page(c, { title: 'Simulate', active: 'Simulate', flash }, body);
+  return page(c, { title: 'Simulate', active: 'Simulate', flash }, body);
 }
 
 export function simulateRoutes() {
