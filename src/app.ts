@@ -135,7 +135,7 @@ export function createApp(deps: ServerDeps) {
             operatorThrottle: deps.operatorThrottle,
             keySignInThrottle: deps.keySignInThrottle,
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
-            tenantOfKey: async (apiKey) => await tenantOfKey(deps, apiKey),
+            tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
             onSessionsFull: () => deps.meter.refused('sessions'),
           }),
         );

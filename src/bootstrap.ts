@@ -84,7 +84,7 @@ export async function bootstrapAccount(deps: ServerDeps): Promise<Bootstrap | un
   return await deps.transactions.run(async (deps) => {
     const account = await newBootstrapAccount(deps);
     const { apiKey } = await issueKey(deps, account.id);
-    await rememberBootstrapAccount(db, account.id);
+    await rememberBootstrapAccount(deps.db, account.id);
     return { accountId: account.id, newApiKey: apiKey };
   });
 }

@@ -7,7 +7,8 @@ import { warmUpTronweb } from './domain/chain/deposit-address.js';
 import { startSandboxSweeper } from './domain/accounts/child-sandboxes.js';
 import { guardConnections, type ConnectionLimits } from './http/connection-guard.js';
 import { drainHttpServer } from './lifecycle/drain.js';
-import { createDeps, type RuntimeOptions } from './wiring.js';
+import { openDeps, type RuntimeOptions } from './wiring.js';
+import { SqliteStore } from './store/sqlite.js';
 import { bootstrapAccount, bootstrapFromSnapshot, type Bootstrap } from './bootstrap.js';
 import { startCheckpointer, truncateWal, type Checkpointer } from './store/checkpointer.js';
 
@@ -27,15 +28,16 @@ export interface RunningServer {
 
 /** Opens the database, prepares the ready account, listens, and starts the account-clock timer. */
 export async function startServer(opts: RuntimeOptions): Promise<RunningServer> {
-  const deps = await createDeps(opts);
-  const file = deps.config.dbPath !== ':memory:';
+  const deps = await openDeps(opts);
+  // The WAL checkpointer is SQLite's, for a file's database; PostgreSQL checkpoints itself.
+  const sqliteFile = deps.store instanceof SqliteStore && deps.config.dbPath !== ':memory:' ? deps.store : undefined;
   let bootstrap: Bootstrap | undefined;
   try {
     bootstrap = deps.config.snapshotFile
       ? await bootstrapFromSnapshot(deps, deps.config.snapshotFile)
       : await bootstrapAccount(deps);
   } catch (err) {
-    deps.db.close();
+    await deps.store.close();
     throw err;
   }
   const app = createApp(deps);
@@ -70,8 +72,11 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   // Its worker thread starts once the server answers, not before: a thread booting beside the start delays it, and
   // until it runs SQLite's own automatic checkpoint does the work.
   let checkpointer: Checkpointer | undefined;
-  const startingCheckpointer = file
-    ? setTimeout(() => (checkpointer = startCheckpointer(deps.db, deps.config.dbPath, deps.logger)), OFF_START_MS)
+  const startingCheckpointer = sqliteFile
+    ? setTimeout(
+        () => (checkpointer = startCheckpointer(sqliteFile.connection, deps.config.dbPath, deps.logger)),
+        OFF_START_MS,
+      )
     : undefined;
   startingCheckpointer?.unref();
   if (deps.config.backgroundJobs) deps.jobs.start();
@@ -99,8 +104,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         await deps.requestLog.flush();
         clearTimeout(startingCheckpointer);
         await checkpointer?.stop();
-        if (file) truncateWal(deps.db);
-        deps.db.close();
+        if (sqliteFile) truncateWal(sqliteFile.connection);
+        await deps.store.close();
         return http;
       })()),
   };

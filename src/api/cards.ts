@@ -66,10 +66,14 @@ export function cardHandlers(deps: ServerDeps): Handlers {
       const account = c.get('account');
       return async (deps, now) => (await depositToCard(deps, account, cardId, amountMicros, now), OK);
     }),
-    'POST /v1/card/freeze': onCard(async (deps, accountId, cardId, now) => await setFrozen(deps, accountId, cardId, true, now),
+    'POST /v1/card/freeze': onCard(
+      async (deps, accountId, cardId, now) => await setFrozen(deps, accountId, cardId, true, now),
     ),
-    'POST /v1/card/unfreeze': onCard(async (deps, accountId, cardId, now) => await setFrozen(deps, accountId, cardId, false, now),
+    'POST /v1/card/unfreeze': onCard(
+      async (deps, accountId, cardId, now) => await setFrozen(deps, accountId, cardId, false, now),
     ),
-    'POST /v1/card/cancel': onCard(async (deps, accountId, cardId, now) => await cancelCard(deps, accountId, cardId, now)),
+    'POST /v1/card/cancel': onCard(
+      async (deps, accountId, cardId, now) => await cancelCard(deps, accountId, cardId, now),
+    ),
   };
 }

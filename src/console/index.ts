@@ -32,7 +32,7 @@ export interface ConsoleOptions {
   /** Failed API-key sign-ins, per client address. */
   keySignInThrottle: FailureThrottle;
   /** The tenant of a working API key; undefined once the key stops working (revoked, its sandbox deleted). */
-  tenantOfKey: (apiKey: string) => string | undefined;
+  tenantOfKey: (apiKey: string) => Promise<string | undefined>;
   /** A sign-in refused because the session store is full. */
   onSessionsFull: () => void;
 }
@@ -102,7 +102,7 @@ function signedIn(opts: {
   return async function signedIn(c, next) {
     let session = opts.sessions.find(cookieValue(c.req.header('cookie')));
     // A session whose key stopped working (revoked, or its child sandbox deleted) ends here, not 8 hours later.
-    if (session?.apiKey !== undefined && opts.tenantOfKey(session.apiKey) === undefined) {
+    if (session?.apiKey !== undefined && (await opts.tenantOfKey(session.apiKey)) === undefined) {
       opts.sessions.end(session.id);
       session = undefined;
     }

@@ -63,6 +63,8 @@ export class RequestLog {
   /** Records taken from the buffers and not yet written, oldest first (a batch written in slices). */
   private backlog: Taken[] = [];
   private sliceScheduled = false;
+  /** The write under way (one at a time), resolved once it has ended. */
+  private writing: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: Deps) {}
 
@@ -150,12 +152,19 @@ export class RequestLog {
    * Writes the backlog, one transaction per slice of at most SLICE_ROWS records, until `budgetMs` is spent (the time
    * it takes to make the rows counts: a record may carry 64 KiB of body to redact).
    */
-  private async write(budgetMs: number): Promise<void> {
-    const { db, logger } = this.deps;
+  private write(budgetMs: number): Promise<void> {
+    // One write at a time: a read's flush and the timer's slice would otherwise take the same backlog rows.
+    const next = this.writing.then(() => this.writeNow(budgetMs));
+    this.writing = next;
+    return next;
+  }
+
+  private async writeNow(budgetMs: number): Promise<void> {
+    const { logger, store } = this.deps;
     const started = performance.now();
     try {
       while (this.backlog.length > 0) {
-        if (!db.open) {
+        if (!store.open) {
           this.backlog = [];
           return;
         }
@@ -179,7 +188,7 @@ export class RequestLog {
         this.backlog.splice(0, n);
         const budget = this.deps.config.tenant.requestLogBytes;
         const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
-        await this.deps.transactions.run(async () => {
+        await this.deps.transactions.run(async ({ db }) => {
           for (const row of rows) await insertRequestLogRow(db, row);
           for (const [accountId, tenant] of tenantOfAccount) {
             if (tenant !== undefined) await trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);

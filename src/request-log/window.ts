@@ -8,7 +8,7 @@ import { detailOf, rowsBetween } from '../store/request-log.js';
 export function windowLog(deps: RequestLogDeps): WindowLog {
   return {
     async requests(accountId, fromMs, toMs) {
-      deps.requestLog.flush();
+      await deps.requestLog.flush();
       return (await rowsBetween(deps.db, accountId, fromMs, toMs)).map((r) => ({
         seq: r.seq,
         requestId: r.request_id,

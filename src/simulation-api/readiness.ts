@@ -67,7 +67,7 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       );
       if (receiver) {
         // After the answer, never inside a transaction: each delivery waits on the network (the webhook timeout).
-        const sent = await new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+        const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
           sendReadinessDeliveries(deps, { accountId, ...receiver, deliveries }),
         );
         trackSending(deps, run.id, tenantId, sent);

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { Db } from './db.js';
+import type Database from 'better-sqlite3';
+
+type Db = Database.Database;
 
 /**
  * WAL checkpoints on a worker thread with its own connection, off the request path. With SQLite's automatic

@@ -34,7 +34,7 @@ interface Sent extends SendResult {
 }
 
 async function send(deps: WebhookDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
-  const body = webhookBody(deps, event);
+  const body = await webhookBody(deps, event);
   // `t` is wall-clock time (docs/design.md section 11), so a partner's 300 s tolerance holds after clock advances.
   const signedAtSeconds = Math.floor(deps.wallClock() / 1000);
   const p = deps.config.webhookHeaderPrefix;

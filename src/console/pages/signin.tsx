@@ -65,7 +65,7 @@ export interface SignInOptions {
   /** Whether the server has an operator token (else the operator form is not shown, and no token signs in). */
   operatorEnabled: boolean;
   /** The tenant of a working API key (an account, or the parent of a child sandbox); undefined once it stops working. */
-  tenantOfKey: (apiKey: string) => string | undefined;
+  tenantOfKey: (apiKey: string) => Promise<string | undefined>;
   /** A sign-in refused because the session store is full (the operator's metrics count it). */
   onSessionsFull: () => void;
 }
@@ -84,7 +84,7 @@ const signInView =
     c.html('<!DOCTYPE html>' + SignIn({ error, operator })!.toString(), status, { ...PAGE_HEADERS, ...headers });
 
 /** A session for a proven credential, with its cookie; a full session store is a 429, nobody else signed out. */
-function signedIn(
+async function signedIn(
   c: Context,
   opts: SignInOptions,
   view: View,
@@ -93,7 +93,7 @@ function signedIn(
 ) {
   let session: Session;
   try {
-    const tenant = fields.apiKey === undefined ? 'operator' : (opts.tenantOfKey(fields.apiKey) ?? 'unknown');
+    const tenant = fields.apiKey === undefined ? 'operator' : ((await opts.tenantOfKey(fields.apiKey)) ?? 'unknown');
     session = opts.sessions.create(fields, tenant);
   } catch (err) {
     if (!(err instanceof SessionsFull)) throw err;
@@ -133,7 +133,7 @@ const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => 
     return view(c, 400, { code: 11002, message: 'Invalid or revoked API key' });
   }
   const answer = await apiClient(opts.fetch, { apiKey }).post('/v1/wallet/assetList', {});
-  if (answer.ok) return signedIn(c, opts, view, { apiKey }, '/console');
+  if (answer.ok) return await signedIn(c, opts, view, { apiKey }, '/console');
   const error = apiKey === '' ? { code: 400, message: 'API key is required' } : answer.body;
   // A tenant past its budget is told so as the API tells it: 429 and when to try again.
   if (answer.status === 429) return view(c, 429, error, { 'Retry-After': '1' });
@@ -158,7 +158,7 @@ const operatorSignIn = (opts: SignInOptions, view: View) => async (c: Context) =
     opts.operatorThrottle.fail(address);
     return view(c, 400, { code: answer.ok ? 401 : answer.body.code, message: 'Invalid operator token' });
   }
-  return signedIn(c, opts, view, { adminToken }, '/console/operator');
+  return await signedIn(c, opts, view, { adminToken }, '/console/operator');
 };
 
 /** Sign-in with an API key or the operator token: each proven by one API call, then a session and its cookie. */

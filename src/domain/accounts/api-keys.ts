@@ -72,11 +72,11 @@ const MAX_REMEMBERED = 10_000;
  * (store/accounts.ts, `AccountRowWatch`): exactly what the read would answer. The account is frozen: requests
  * share it.
  */
-export function authenticate(deps: Deps, apiKey: string): Authenticated | undefined {
+export async function authenticate(deps: Deps, apiKey: string): Promise<Authenticated | undefined> {
   const known = deps.keyCache;
   const hit = known.get(apiKey);
   if (hit && hit.seen.version === deps.accountRows.version) return hit;
-  const row = activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey));
+  const row = await activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey));
   if (!row) {
     known.delete(apiKey);
     return undefined;

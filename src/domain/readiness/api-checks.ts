@@ -25,9 +25,9 @@ interface Logged {
 /** The request log as the checks read it; the request-log module provides it (the domain cannot reach the log). */
 export interface WindowLog {
   /** The account's requests that started within [fromMs, toMs], in the order they were recorded. */
-  requests(accountId: string, fromMs: number, toMs: number): Logged[];
+  requests(accountId: string, fromMs: number, toMs: number): Promise<Logged[]>;
   /** The recorded JSON body of a request (undefined when it is not there). */
-  bodyOf(seq: number): unknown;
+  bodyOf(seq: number): Promise<unknown>;
 }
 
 export interface ApiInput {
@@ -41,16 +41,16 @@ export interface ApiInput {
    */
   faults: { drop: string | null; error: string | null; throttle: string | null; throttleGoneMs: number | null };
   /** The recorded JSON body of a request (undefined when it is not there). */
-  bodyOf(seq: number): unknown;
+  bodyOf(seq: number): Promise<unknown>;
 }
 
 /** The five API-use checks, in catalogue order. */
-export function evaluateApiChecks(input: ApiInput): CheckOutcome[] {
+export async function evaluateApiChecks(input: ApiInput): Promise<CheckOutcome[]> {
   const isDrop = (r: Logged) => r.status >= 200 && r.status < 300;
   return [
     keysOnWrites(input.requests, input.keyedWrites),
-    retryOfFault(input, 'retry-after-dropped-response', input.faults.drop, isDrop),
-    retryOfFault(input, 'retry-after-server-error', input.faults.error, (r) => r.status === 500),
+    await retryOfFault(input, 'retry-after-dropped-response', input.faults.drop, isDrop),
+    await retryOfFault(input, 'retry-after-server-error', input.faults.error, (r) => r.status === 500),
     waitAfterThrottle(input.requests, input.faults.throttle, input.faults.throttleGoneMs),
     noTightLoop(input.requests),
   ];
@@ -69,12 +69,12 @@ function keysOnWrites(requests: readonly Logged[], keyedWrites: ReadonlySet<stri
  * with the same body (a retry under a new key). It must carry both the same key and the same body. No such request
  * is nothing to observe: the client gave the call up, or has not retried yet.
  */
-function retryOfFault(
+async function retryOfFault(
   input: ApiInput,
   id: 'retry-after-dropped-response' | 'retry-after-server-error',
   faultedId: string | null,
   isFaulted: (r: Logged) => boolean,
-): CheckOutcome {
+): Promise<CheckOutcome> {
   const faulted = input.requests.find((r) => r.requestId === faultedId && isFaulted(r));
   const what = id === 'retry-after-dropped-response' ? 'dropped answer' : '500';
   if (!faulted) {
@@ -86,8 +86,8 @@ function retryOfFault(
     return outcome(id, 'not_observed', faultedId ? [faultedId] : [], why);
   }
   const later = input.requests.filter((r) => r.seq > faulted.seq && r.path === faulted.path);
-  const body = canonical(input.bodyOf(faulted.seq));
-  const sameBody = (r: Logged) => body !== undefined && canonical(input.bodyOf(r.seq)) === body;
+  const body = canonical(await input.bodyOf(faulted.seq));
+  const sameBody = async (r: Logged) => body !== undefined && canonical(await input.bodyOf(r.seq)) === body;
   const retry =
     (faulted.idempotencyKey !== null && later.find((r) => r.idempotencyKey === faulted.idempotencyKey)) ||
     later.find(sameBody);
@@ -102,8 +102,14 @@ function retryOfFault(
   const paired =
     `${pairOf(faulted, `the ${what}`, retry, 'its retry')}: ` +
     `${sameKey ? 'the same key' : retry.idempotencyKey === null ? 'no key' : 'another key'}, ` +
-    `${sameBody(retry) ? 'the same body' : 'another body'}`;
-  return outcome(id, sameKey && sameBody(retry) ? 'pass' : 'fail', [faulted.requestId, retry.requestId], '', paired);
+    `${(await sameBody(retry)) ? 'the same body' : 'another body'}`;
+  return outcome(
+    id,
+    sameKey && (await sameBody(retry)) ? 'pass' : 'fail',
+    [faulted.requestId, retry.requestId],
+    '',
+    paired,
+  );
 }
 
 /** `req_A (the 500) with req_B (its retry, /v1/card/create), 0.40 s later`: which request a check paired with which. */

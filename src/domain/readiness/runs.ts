@@ -193,7 +193,7 @@ async function settleRun(deps: Deps, log: WindowLog, run: RunRow): Promise<RunRo
     await endWindow(deps.db, run.id, nowMs, 'decided');
     run = (await findRun(deps.db, run.account_id, run.id)) ?? run;
   }
-  await storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, log, run, run.ends_at_ms)));
+  await storeApiChecks(deps.db, run.id, JSON.stringify(await apiChecksUpTo(deps, log, run, run.ends_at_ms)));
   deps.readinessWindows.byAccount = undefined;
   return (await findRun(deps.db, run.account_id, run.id)) ?? run;
 }
@@ -201,7 +201,9 @@ async function settleRun(deps: Deps, log: WindowLog, run: RunRow): Promise<RunRo
 /** Every check of a run as it stands at `toMs` (receiver, API use up to then, ledger), in catalogue order. */
 async function checksOf(deps: Deps, log: WindowLog, run: RunRow, toMs: number): Promise<CheckOutcome[]> {
   const api =
-    run.api_checks === null ? apiChecksUpTo(deps, log, run, toMs) : (JSON.parse(run.api_checks) as CheckOutcome[]);
+    run.api_checks === null
+      ? await apiChecksUpTo(deps, log, run, toMs)
+      : (JSON.parse(run.api_checks) as CheckOutcome[]);
   const deliveries = (await deliveriesOf(deps.db, run.id)).map(toDelivery);
   return [...evaluateReceiverChecks(deliveries), ...api, ledgerCheck(run.ledger_check)];
 }
@@ -293,12 +295,12 @@ export async function noteThrottledClientGone(deps: Deps, runId: string): Promis
 }
 
 /** The API-use checks over the run's window up to `toMs`, from the request log. */
-function apiChecksUpTo(deps: Deps, log: WindowLog, run: RunRow, toMs: number): CheckOutcome[] {
+async function apiChecksUpTo(deps: Deps, log: WindowLog, run: RunRow, toMs: number): Promise<CheckOutcome[]> {
   const { keyedWrites, notJudged } = deps.readinessPaths;
-  const requests = log.requests(run.account_id, run.started_at_ms, toMs).filter((r) => !notJudged.has(r.path));
+  const requests = (await log.requests(run.account_id, run.started_at_ms, toMs)).filter((r) => !notJudged.has(r.path));
   const bodies = new Map<number, unknown>();
-  const bodyOf = (seq: number) => {
-    if (!bodies.has(seq)) bodies.set(seq, log.bodyOf(seq));
+  const bodyOf = async (seq: number) => {
+    if (!bodies.has(seq)) bodies.set(seq, await log.bodyOf(seq));
     return bodies.get(seq);
   };
   return evaluateApiChecks({

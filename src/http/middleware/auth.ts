@@ -28,7 +28,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       throw new DomainError('AUTH_FAILED').withHint(hint);
     }
     // The key and its account in one read; the account clock's "now" comes from the same row (command.ts).
-    const found = authenticate(deps, key);
+    const found = await authenticate(deps, key);
     if (!found) throw new DomainError('AUTH_FAILED').withHint(wrongKeyHint(key));
     const { account } = found;
     // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
