@@ -23,7 +23,7 @@ import { watchAccountRows } from './store/accounts.js';
 import { isPostgresUrl, openPostgres, openSqlite, storedSecretText, type Db, type Store } from './store/db.js';
 import { releaseAllInFlight } from './store/idempotency.js';
 import { TransactionRunner } from './store/transaction-runner.js';
-import { registerWebhooks } from './webhooks/index.js';
+import { registerWebhooks, restoreWebhookAttempts } from './webhooks/index.js';
 
 // The one wiring module: every piece of a server's state is built here, once, as a named member of its deps. What
 // each member holds, and whether it is shared by every server on the database or kept by this process alone, is
@@ -49,10 +49,10 @@ export interface OpenedStore {
  * dependency order: the store, then what needs only the store, then the job kinds (closures over the finished
  * deps), so no member is bound late.
  */
-export async function createDeps(
+export function createDeps(
   opts: RuntimeOptions,
   opened?: OpenedStore,
-): Promise<ServerDeps & { ready: Promise<void> }> {
+): ServerDeps & { ready: Promise<void> } {
   const { config } = opts;
   const store = opened?.store ?? openSqlite(config.dbPath);
   const secret = opened?.secret ?? sqliteSecret(config);
@@ -99,7 +99,7 @@ export async function createDeps(
   };
   deps.requestLog = new RequestLog(deps);
   registerCardJobs(deps);
-  await registerWebhooks(deps);
+  registerWebhooks(deps);
   registerSimulation(deps);
   return Object.assign(deps, { ready: prepareStore(deps) });
 }
@@ -107,6 +107,7 @@ export async function createDeps(
 /** The first-start state: the default BIN, and the keys a crash left in flight released. */
 async function prepareStore(deps: ServerDeps): Promise<void> {
   await deps.transactions.run((deps) => ensureDefaultBin(deps));
+  await restoreWebhookAttempts(deps);
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.
   const released = await deps.transactions.run((deps) => releaseAllInFlight(deps.db));
@@ -115,7 +116,7 @@ async function prepareStore(deps: ServerDeps): Promise<void> {
 
 /** Opens the store `config.dbPath` names (a SQLite file, :memory:, or a PostgreSQL URL) and builds the deps on it. */
 export async function openDeps(opts: RuntimeOptions): Promise<ServerDeps> {
-  const deps = await createDeps(opts, await openStore(opts.config));
+  const deps = createDeps(opts, await openStore(opts.config));
   await deps.ready;
   return deps;
 }

@@ -10,6 +10,14 @@ export type { Db, Store };
 
 /** Opens the SQLite database with the house pragmas and brings its schema up to date. */
 export function openSqlite(path: string): SqliteStore {
+  return new SqliteStore(openDb(path), path);
+}
+
+/**
+ * The SQLite connection itself, its pragmas set and its schema up to date (what the store is made on).
+ * @internal exported for the tests that read or write a database file's bytes as they are
+ */
+export function openDb(path: string): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   // Only a new, empty file takes it (an existing database keeps its page size). A write dirties a dozen
@@ -23,7 +31,7 @@ export function openSqlite(path: string): SqliteStore {
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
-  return new SqliteStore(db, path);
+  return db;
 }
 
 /**

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { newCard } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { DEFAULT_BIN, DEFAULT_BIN_VIEW } from './bins.js';
-import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 
 let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
@@ -133,7 +133,7 @@ describe('card response shapes', () => {
 
       // A CVV is three digits, which any file holds somewhere; so: no text value (a cell, or a string inside a JSON
       // cell) is a CVV, and no numeric column holds every card's CVV.
-      const db = filed.deps.db;
+      const db = sqliteOf(filed.deps);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all() as string[];
       const cvvs = new Set(shown.map((c) => c.cvv));
       const strings: string[] = [];

@@ -12,7 +12,7 @@ beforeAll(async () => {
   ensureBuilt();
   sandbox = await startSandbox(KEY);
 });
-afterAll(() => sandbox && stop(sandbox));
+afterAll(async () => sandbox && (await stop(sandbox)));
 
 /** A call with the known key; its answer and the request id the server gave it. */
 const posted = async (path: string, body: unknown) => {

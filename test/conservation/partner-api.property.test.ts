@@ -40,8 +40,8 @@ async function partnerView(sb: TestSandbox, key: string, accountId: string) {
     frozenAmount: number;
   }[];
   const onCards = cards.reduce((s, c) => s + micros(c.availableBalance) + micros(c.frozenAmount), 0);
-  const settling = balance(sb.deps, accountId, 'settling');
-  const fees = balance(sb.deps, accountId, 'fee');
+  const settling = await balance(sb.deps, accountId, 'settling');
+  const fees = await balance(sb.deps, accountId, 'fee');
   return { wallet, onCards, settling, fees };
 }
 
@@ -92,7 +92,7 @@ describe('Conservation of money (docs/design.md section 1) over random create/de
               const v = await partnerView(sb, acct.apiKey, acct.accountId);
               expect(v.wallet + v.settling + v.onCards + v.fees).toBe(seeded);
               expect(v.wallet).toBeGreaterThanOrEqual(0);
-              expectConserved(sb.deps.db, acct.accountId);
+              expectConserved(sb.deps, acct.accountId);
             }
           } finally {
             await sb.close();

@@ -5,7 +5,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ADMIN_TOKEN, createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { csrfOf, session, signIn } from '../helpers/console-session.js';
 
 // The console's session rules over plain HTTP (no browser needed): who gets in, what a cookie can read, how forms
@@ -153,7 +153,7 @@ describe('console sessions', () => {
     expect(location).not.toContain(apiKey);
     expect(logText).toContain('/console/cards');
     expect(logText).not.toContain(apiKey);
-    sb.deps.db.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteOf(sb.deps).pragma('wal_checkpoint(TRUNCATE)');
     const file = join(dir, 'sandbox.db');
     const bytes = [file, file + '-wal']
       .filter(existsSync)

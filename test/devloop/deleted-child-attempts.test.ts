@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
-import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // A child sandbox deleted while one of its webhook attempts is on the wire: when the receiver answers, the
@@ -40,9 +40,9 @@ async function childWithHeldDelivery() {
   return { parent, child, arrived, answer: () => held.end('ok') };
 }
 
-function rowsOf(accountId: string): Record<string, number> {
-  const db = sb.deps.db;
-  const counts = accountOwnedTables(db).map((t) => [
+async function rowsOf(accountId: string): Promise<Record<string, number>> {
+  const db = sqliteOf(sb.deps);
+  const counts = (await accountOwnedTables(sb.deps.db)).map((t) => [
     t,
     db.prepare(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`).pluck().get(accountId) as number,
   ]);
@@ -54,7 +54,7 @@ describe('a child sandbox deleted while a webhook attempt is in flight', () => {
     const { parent, child, arrived, answer } = await childWithHeldDelivery();
     await sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     // The clock advance runs the due attempt and answers once the receiver has (`then` sends the request now).
-    const advancing = sb.post(child.apiKey, '/sandbox/v1/clock', { advanceSeconds: 0 }).then((res) => res);
+    const advancing = await sb.post(child.apiKey, '/sandbox/v1/clock', { advanceSeconds: 0 }).then((res) => res);
     await arrived;
     const deleted = await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/delete', { accountId: child.accountId });
     expect(deleted.status).toBe(200);
@@ -72,7 +72,7 @@ describe('a child sandbox deleted while a webhook attempt is in flight', () => {
     await sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     await sb.advance(child.apiKey, 0);
     const [event] = (await sb.post(child.apiKey, '/sandbox/v1/events', {})).body.events;
-    const redelivering = sb
+    const redelivering = await sb
       .post(child.apiKey, '/sandbox/v1/webhook/redeliver', { eventId: event.id })
       .then((res) => res);
     await arrived;

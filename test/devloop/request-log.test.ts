@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newCard } from '../helpers/core.js';
-import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let dir: string | undefined;
@@ -179,7 +179,7 @@ describe('request log: secrets never recorded', () => {
     expect(everything).not.toContain(`"${cvv}"`);
     expect(everything).toContain('************' + cardNo.slice(-4));
 
-    sb.deps.db.pragma('wal_checkpoint(TRUNCATE)');
+    sqliteOf(sb.deps).pragma('wal_checkpoint(TRUNCATE)');
     const bytes = [dbPath, dbPath + '-wal']
       .filter((f) => existsSync(f))
       .map((f) => readFileSync(f).toString('latin1'))
@@ -309,6 +309,6 @@ describe('sandbox/v1/requests: filters and pages', () => {
     const res = await requests(acct.apiKey);
     expect(res.status).toBe(400);
     expect(res.body.message).toMatch(/request log is turned off/);
-    expect(sb.deps.db.prepare('SELECT COUNT(*) FROM request_log').pluck().get()).toBe(0);
+    expect(sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM request_log').pluck().get()).toBe(0);
   });
 });

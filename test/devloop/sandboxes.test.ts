@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
-import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { closeServer, listen } from '../helpers/loopback.js';
 
 let sb: TestSandbox;
@@ -225,15 +225,15 @@ describe('sandbox/v1/sandboxes/delete', () => {
     const fault = { path: '/v1/card/list', respond: { httpStatus: 503, code: 9999 } };
     expect((await sb.post(k, '/sandbox/v1/faults', { rules: [fault] })).status).toBe(200);
     await sb.advance(k, 5);
-    const db = sb.deps.db;
-    const owned = (id: string) =>
+    const db = sqliteOf(sb.deps);
+    const owned = async (id: string) =>
       Object.fromEntries(
-        accountOwnedTables(db).map((t) => [
+        (await accountOwnedTables(sb.deps.db)).map((t) => [
           t,
           db.prepare(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`).pluck().get(id) as number,
         ]),
       );
-    const before = owned(c.accountId);
+    const before = await owned(c.accountId);
     for (const t of ['cards', 'transactions', 'transfers', 'events', 'webhook_configs', 'chain_deposits', 'faults'])
       expect(before[t], t).toBeGreaterThan(0);
     const scopes = () =>
@@ -244,8 +244,8 @@ describe('sandbox/v1/sandboxes/delete', () => {
 
     expect((await sandboxes(parent.apiKey, 'delete', { accountId: c.accountId })).status).toBe(200);
     expect(
-      Object.values(owned(c.accountId)).every((n) => n === 0),
-      JSON.stringify(owned(c.accountId)),
+      Object.values(await owned(c.accountId)).every((n) => n === 0),
+      JSON.stringify(await owned(c.accountId)),
     ).toBe(true);
     expect(db.prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
     expect(scopes()).toEqual([]);
@@ -262,7 +262,7 @@ describe('child sandbox expiry (wall time)', () => {
     expect((await sb.post(c.apiKey, '/v1/wallet/assetList', {})).status).toBe(200);
     sb.wall.ms += 1_000;
     expect((await sb.post(c.apiKey, '/v1/wallet/assetList', {})).status).toBe(401);
-    expect(sb.deps.db.prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
+    expect(sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
   });
 
   it('is not extended by advancing the child account clock (expiry is wall time)', async () => {
@@ -283,7 +283,7 @@ describe('child sandbox expiry (wall time)', () => {
     const { deleteExpiredSandboxes } = await import('../../src/domain/accounts/child-sandboxes.js');
     const c = await child({ ttlSeconds: 60 });
     sb.wall.ms += 60_000;
-    expect(sb.deps.db.transaction(() => deleteExpiredSandboxes(sb.deps))()).toBe(1);
-    expect(sb.deps.db.prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
+    expect(await sb.deps.transactions.run(async (deps) => deleteExpiredSandboxes(deps))).toBe(1);
+    expect(sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
   });
 });

@@ -5,7 +5,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 import { expectConserved, newCard, sim } from '../helpers/core.js';
 import { luhnValid } from '../helpers/luhn.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { allBills, DEAD_RECEIVER, richAccount } from './snapshot-state.js';
 import { post } from '../helpers/http-call.js';
 
@@ -160,7 +160,7 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     const childCards = (await sb.post(child.apiKey, '/v1/card/list')).body.cardList as { cardId: string }[];
     expect(childCards.map((c) => c.cardId)).toEqual([...cards].reverse().map((c) => child.changedIds[c]));
     expect((await sb.post(child.apiKey, '/sandbox/v1/sandboxes/list')).status).toBe(200);
-    expectConserved(sb.deps.db, child.accountId);
+    expectConserved(sb.deps, child.accountId);
 
     // The oracle: the child's own export is the parent's with each id mapped, and nothing else changed.
     const childExport = JSON.parse(await exportText(sb, { ...child, keyId: '' }));
@@ -273,12 +273,12 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     expect(res.status).toBe(413);
     expect(res.body.message).toBe('Request body is larger than 8 MiB');
     const cardId = await newCard(sb, acct.apiKey, 10);
-    const insert = sb.deps.db.prepare(
+    const insert = sqliteOf(sb.deps).prepare(
       "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
     );
-    sb.deps.db.transaction(() => {
+    await sb.deps.transactions.run(async (deps) => {
       for (let i = 0; i < 50_001; i++) insert.run(`evt_bulk${i}`, acct.accountId);
-    })();
+    });
     const refused = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/export');
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/the account holds \d+ rows: a snapshot holds at most 50000/);
@@ -294,13 +294,13 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     // The child's rows of the snapshot's tables, counted by the test itself, filled to one row past the bound.
     const count = () => rowsHeld(sb!, child.accountId);
     const incoming = rowsOfDocument(exported);
-    const insert = sb.deps.db.prepare(
+    const insert = sqliteOf(sb.deps).prepare(
       "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
     );
     const fill = 200_001 - incoming - count();
-    sb.deps.db.transaction(() => {
+    await sb.deps.transactions.run(async (deps) => {
       for (let i = 0; i < fill; i++) insert.run(`evt_bulk${i}`, child.accountId);
-    })();
+    });
     const held = count();
     expect(held + incoming).toBe(200_001);
 
@@ -321,12 +321,12 @@ describe('POST /sandbox/v1/snapshot/import', () => {
   it("hosted mode: an export pays a request of the tenant's budget per 1,000 rows before it is built; past the budget a 429", async () => {
     sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 40 } });
     const acct = await sb.account({ balance: 100 });
-    const insert = sb.deps.db.prepare(
+    const insert = sqliteOf(sb.deps).prepare(
       "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
     );
-    sb.deps.db.transaction(() => {
+    await sb.deps.transactions.run(async (deps) => {
       for (let i = 0; i < 15_000; i++) insert.run(`evt_bulk${i}`, acct.accountId);
-    })();
+    });
     const rows = rowsHeld(sb, acct.accountId);
     // The wall clock stands still in this sandbox: no budget comes back between the calls.
     const exports: number[] = [];
@@ -396,7 +396,7 @@ function rowsHeld(sandbox: TestSandbox, accountId: string): number {
     (n, table) =>
       n +
       (
-        sandbox.deps.db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ?`).get(accountId) as {
+        sqliteOf(sandbox.deps).prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ?`).get(accountId) as {
           n: number;
         }
       ).n,

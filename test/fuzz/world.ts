@@ -3,7 +3,7 @@ import { createApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
 import { createDeps } from '../../src/wiring.js';
-import { ADMIN_TOKEN, START_MS, testConfig } from '../helpers/sandbox.js';
+import { ADMIN_TOKEN, START_MS, testConfig, sqliteOf } from '../helpers/sandbox.js';
 
 export { ADMIN_TOKEN };
 
@@ -93,7 +93,7 @@ export async function createWorld(overrides: Partial<Config> = {}): Promise<Worl
     child: { accountId: child.accountId, apiKey: child.apiKey },
     b: { ...b, cards: [cardB] },
     revokedKey: extra.apiKey,
-    close: () => deps.db.close(),
+    close: () => deps.store.close(),
   };
 }
 
@@ -105,7 +105,7 @@ const IGNORED = new Set(['idempotency_keys', 'schema_migrations', 'request_log']
 
 /** A digest of every row of every state table: equal digests mean no observable state changed. */
 export function snapshot(deps: Deps): string {
-  const tables = deps.db
+  const tables = sqliteOf(deps)
     .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .pluck()
     .all() as string[];
@@ -113,7 +113,7 @@ export function snapshot(deps: Deps): string {
   for (const t of tables) {
     if (IGNORED.has(t)) continue;
     h.update(t);
-    for (const row of deps.db.prepare(`SELECT * FROM "${t}"`).raw().iterate()) h.update(JSON.stringify(row));
+    for (const row of sqliteOf(deps).prepare(`SELECT * FROM "${t}"`).raw().iterate()) h.update(JSON.stringify(row));
   }
   return h.digest('hex');
 }

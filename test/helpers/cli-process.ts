@@ -165,12 +165,12 @@ export async function runCli(
 
 /** A compiled `serve` on a database (a file, or `:memory:`) at a port of its choosing, `env` on a clean environment. */
 export async function serveOn(db: string, args: string[] = [], env: Record<string, string> = {}) {
-  return startServe(['serve', '--port', '0', '--db', db, ...args], { env: cleanEnv(env) });
+  return await startServe(['serve', '--port', '0', '--db', db, ...args], { env: cleanEnv(env) });
 }
 
 /** A compiled `serve` on :memory: with a known key, for the developer-tool tests. */
 export async function startSandbox(apiKey: string, extraEnv: Record<string, string> = {}) {
-  return serveOn(':memory:', [], { SANDBOX_API_KEY: apiKey, ...extraEnv });
+  return await serveOn(':memory:', [], { SANDBOX_API_KEY: apiKey, ...extraEnv });
 }
 
 /** SIGTERM and wait for the exit. */

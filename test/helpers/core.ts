@@ -4,7 +4,7 @@ import type { Logger } from '../../src/domain/kernel/logger.js';
 import type { Db } from '../../src/store/db.js';
 import { insertTransaction, type TxnStatus } from '../../src/store/transactions.js';
 import type { TestRequest } from './client.js';
-import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox } from './sandbox.js';
+import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox, sqliteOf } from './sandbox.js';
 import { waitFor } from './wait.js';
 
 // Shared steps of the tests: accounts, cards and balances through the partner API, simulation calls, the outbox.
@@ -57,8 +57,8 @@ export async function holdNext(sb: TestSandbox, acct: AccountHandle, path: strin
 }
 
 /** Events of the account, oldest first (what a webhook receiver would have seen, in order). */
-export function eventsOf(sb: TestSandbox, accountId: string, type?: string): StoredEvent[] {
-  return listEvents(sb.deps, accountId, { type, limit: 1000 }).reverse();
+export async function eventsOf(sb: TestSandbox, accountId: string, type?: string): Promise<StoredEvent[]> {
+  return (await listEvents(sb.deps, accountId, { type, limit: 1000 })).reverse();
 }
 
 /** card/create that must succeed; returns the card id. */
@@ -82,7 +82,7 @@ export interface OutboxEvent {
 
 /** The account's outbox, oldest first, read by SQL. */
 export function outbox(sb: TestSandbox, accountId: string): OutboxEvent[] {
-  const rows = sb.deps.db
+  const rows = sqliteOf(sb.deps)
     .prepare('SELECT id, type, created_s, data FROM events WHERE account_id = ? ORDER BY seq')
     .all(accountId) as { id: string; type: string; created_s: number; data: string }[];
   return rows.map((r) => ({ id: r.id, type: r.type, created: r.created_s, data: JSON.parse(r.data) }));
@@ -97,14 +97,14 @@ const WRITTEN_BY_EVERY_REQUEST = new Set(['request_log']);
  * request that changes nothing leaves an equal snapshot and one that inserts, updates or deletes any row does not.
  */
 export function worldSnapshot(sb: TestSandbox): Record<string, string[]> {
-  const tables = sb.deps.db
+  const tables = sqliteOf(sb.deps)
     .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
     .pluck()
     .all() as string[];
   const snapshot: Record<string, string[]> = {};
   for (const table of tables) {
     if (WRITTEN_BY_EVERY_REQUEST.has(table)) continue;
-    const rows = sb.deps.db.prepare(`SELECT * FROM "${table}"`).all();
+    const rows = sqliteOf(sb.deps).prepare(`SELECT * FROM "${table}"`).all();
     snapshot[table] = rows.map((row) => JSON.stringify(row)).sort();
   }
   return snapshot;
@@ -131,7 +131,8 @@ export async function expectRefusedUnchanged<R extends { status: number; body: u
  * the seed and chain sources equals what sits in every other account), and every balance equals the sum of the
  * transfers into it less the transfers out of it.
  */
-export function expectConserved(db: Db, accountId: string): void {
+export function expectConserved(deps: { store: unknown }, accountId: string): void {
+  const db = sqliteOf(deps);
   const accounts = db
     .prepare('SELECT id, balance_micros AS balance FROM ledger_accounts WHERE account_id = ?')
     .all(accountId) as { id: string; balance: number }[];
@@ -151,7 +152,7 @@ export function expectConserved(db: Db, accountId: string): void {
 }
 
 /** Seeds a card transaction row directly (the simulation API that creates them lives in another module). */
-export function seedTransaction(
+export async function seedTransaction(
   sb: TestSandbox,
   accountId: string,
   cardId: string,
@@ -163,10 +164,10 @@ export function seedTransaction(
     kind?: 'SPEND' | 'REFUND';
     merchant?: string;
   },
-): void {
-  const binId = sb.deps.db.prepare('SELECT bin_id FROM cards WHERE id = ?').pluck().get(cardId) as string;
-  sb.deps.db.transaction(() =>
-    insertTransaction(sb.deps.db, {
+): Promise<void> {
+  const binId = sqliteOf(sb.deps).prepare('SELECT bin_id FROM cards WHERE id = ?').pluck().get(cardId) as string;
+  await sb.deps.transactions.run((deps) =>
+    insertTransaction(deps.db, {
       id: opts.id,
       account_id: accountId,
       card_id: cardId,
@@ -183,7 +184,7 @@ export function seedTransaction(
       parent_id: null,
       created_at_ms: opts.atMs,
     }),
-  )();
+  );
 }
 
 /** A logger that keeps every line as JSON text. */

@@ -1,4 +1,5 @@
 import { createAdaptorServer } from '@hono/node-server';
+import type Database from 'better-sqlite3';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { createApp } from '../../src/app.js';
@@ -7,6 +8,7 @@ import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
 import type { Logger } from '../../src/domain/kernel/logger.js';
 import { createDeps } from '../../src/wiring.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
 import { fetchAgent, type FetchAgent, type TestRequest } from './client.js';
 import { conformance } from './conformance.js';
 
@@ -31,7 +33,7 @@ interface SandboxCalls<R> {
 }
 
 export interface TestSandbox extends SandboxCalls<TestRequest> {
-  deps: Deps;
+  deps: Deps & { ready: Promise<void> };
   /** The app behind a Node server, not listening: supertest (`sb.socket`) or a test listens on it when it needs to. */
   server: Server;
   /** Any request over the app's fetch, as `supertest(server)` would build it: `sb.request.get('/v1/webhook')`. */
@@ -95,7 +97,8 @@ export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
     async close() {
       server.close();
       await deps.jobs.stop(0);
-      deps.db.close();
+      await deps.ready.catch(() => undefined);
+      await deps.store.close();
     },
   };
   return sandbox;
@@ -119,4 +122,14 @@ function sandboxCalls<R extends { set(name: string, value: string): R; send(body
       return body === undefined ? req : req.set('Content-Type', 'application/json').send(JSON.stringify(body));
     },
   };
+}
+
+/**
+ * The SQLite connection under a sandbox's store, for a test that reads the database's bytes as they are (a table's
+ * rows, a pragma): the store's own statements are async and go through its queue; this reads at once, between
+ * requests.
+ */
+export function sqliteOf(deps: { store: unknown }): Database.Database {
+  if (!(deps.store instanceof SqliteStore)) throw new Error('this test reads a SQLite database');
+  return deps.store.connection;
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Injected faults apply after authentication and the per-key rate limit, and every faulted
@@ -10,7 +10,10 @@ let sb: TestSandbox;
 afterEach(() => sb.close());
 
 const armed = (path: string) =>
-  sb.deps.db.prepare('SELECT COALESCE(SUM(remaining), 0) FROM faults WHERE path = ?').pluck().get(path) as number;
+  sqliteOf(sb.deps)
+    .prepare('SELECT COALESCE(SUM(remaining), 0) FROM faults WHERE path = ?')
+    .pluck()
+    .get(path) as number;
 
 async function hostedAccountWithRule(limit: number, rule: Record<string, unknown>) {
   // 429s are sent at once here: what is tested is the order of the checks, not the hold (rate-limit.test.ts).
@@ -36,7 +39,7 @@ describe('faults after the rate limit (hosted mode)', () => {
   it('a latencyMs rule holds open only the requests within the key budget: the rest are refused with 429 at once', async () => {
     const path = '/v1/wallet/assetList';
     const apiKey = await hostedAccountWithRule(3, { path, count: 100, latencyMs: 200 });
-    const accountId = sb.deps.db.prepare('SELECT id FROM accounts').pluck().get() as string;
+    const accountId = sqliteOf(sb.deps).prepare('SELECT id FROM accounts').pluck().get() as string;
     const statuses: number[] = [];
     const answers = Array.from({ length: 12 }, () => sb.post(apiKey, path, {}).then((r) => statuses.push(r.status)));
     // The nine beyond the budget are answered while the three within it are still held on the account clock.

@@ -27,7 +27,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
   it('answers 408 to headers sent slower than the headers timeout', LIMIT_TEST, async () => {
     server = await startHosted({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
     const socket = await server.socket();
-    const closed = untilClosed(socket);
+    const closed = await untilClosed(socket);
     socket.write('POST /v1/card/list HTTP/1.1\r\nHost: x\r\n');
     expect(await closed).toMatch(/^HTTP\/1\.1 408 /);
   });
@@ -36,7 +36,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
     server = await startHosted({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
     const apiKey = await server.newApiKey();
     const socket = await server.socket();
-    const closed = untilClosed(socket);
+    const closed = await untilClosed(socket);
     socket.write(
       `POST /v1/card/list HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-KEY: ${apiKey}\r\n` +
         'Content-Length: 100\r\n\r\n{',
@@ -53,7 +53,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
   it('closes an idle keep-alive connection after the keep-alive timeout', LIMIT_TEST, async () => {
     server = await startHosted({ keepAliveTimeoutMs: 200 });
     const socket = await server.socket();
-    const closed = untilClosed(socket);
+    const closed = await untilClosed(socket);
     socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
     const sent = await closed;
     expect(sent).toMatch(/^HTTP\/1\.1 200 /);
@@ -84,7 +84,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
       const busy = [];
       for (let i = 1; i <= 2; i++) {
         const s = await server.socket();
-        busy.push({ socket: s, answer: untilClosed(s) });
+        busy.push({ socket: s, answer: await untilClosed(s) });
         s.write(
           `POST /v1/wallet/assetList HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${account.apiKey}\r\n` +
             'Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n',
@@ -92,11 +92,11 @@ describe('server timeouts and connection cap (hosted mode)', () => {
         await waitFor(`${i} requests in flight`, () => inFlight() === i);
       }
       const idle = await server.socket();
-      const closedIdle = untilClosed(idle);
+      const closedIdle = await untilClosed(idle);
       // The cap is reached: the next connection closes the idle one, never a busy one, and is served.
       const next = await server.socket();
       expect(await closedIdle).toBe('');
-      const served = untilClosed(next);
+      const served = await untilClosed(next);
       next.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(await served).toMatch(/^HTTP\/1\.1 200 /);
       for (const { socket } of busy) socket.write('{}');

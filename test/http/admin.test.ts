@@ -1,3 +1,4 @@
+import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { cardAvailable, newCard, walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
@@ -57,7 +58,7 @@ describe('Operator API: accounts', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
-    expect(sb.deps.db.prepare('SELECT COUNT(*) FROM accounts').pluck().get()).toBe(0);
+    expect(sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts').pluck().get()).toBe(0);
   });
 
   it('PATCH changes the fee rate, which the next card/create and binList use', async () => {

@@ -13,10 +13,10 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
 });
 
 /** Rows written as the simulation module writes them (bill/list only reads; the rows' origin is not its concern). */
-function seed(rows: { kind: TxnKind; status: TxnStatus; micros: number; merchant: string }[]) {
-  sb.deps.db.transaction(() => {
+async function seed(rows: { kind: TxnKind; status: TxnStatus; micros: number; merchant: string }[]) {
+  await sb.deps.transactions.run(async (deps) => {
     rows.forEach((r, i) =>
-      insertTransaction(sb.deps.db, {
+      insertTransaction(deps.db, {
         id: `txn_${String(i).padStart(24, '0')}`,
         account_id: acct.accountId,
         card_id: cardId,
@@ -34,7 +34,7 @@ function seed(rows: { kind: TxnKind; status: TxnStatus; micros: number; merchant
         created_at_ms: START_MS + i * 1000,
       }),
     );
-  })();
+  });
 }
 
 describe('bill/list rows (read with only the listed columns)', () => {

@@ -15,9 +15,9 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
 const list = (body: Record<string, unknown>) => sb.post(acct.apiKey, '/v1/bill/list', body);
 
 /** n transactions one minute apart; id `t<i>` with i = 1 the oldest. */
-function seedMany(n: number, card = cardId) {
+async function seedMany(n: number, card = cardId) {
   for (let i = 1; i <= n; i++)
-    seedTransaction(sb, acct.accountId, card, { id: `t${i}_${card.slice(-4)}`, atMs: START_MS + i * 60_000 });
+    await seedTransaction(sb, acct.accountId, card, { id: `t${i}_${card.slice(-4)}`, atMs: START_MS + i * 60_000 });
 }
 
 describe('bill/list pagination', () => {

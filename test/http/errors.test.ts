@@ -1,3 +1,4 @@
+import { sqliteOf } from '../helpers/sandbox.js';
 import http from 'node:http';
 import { describe, expect } from 'vitest';
 import { expectRefusedUnchanged, newCard, worldSnapshot } from '../helpers/core.js';
@@ -76,7 +77,7 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
   it('the "changes nothing" check sees one changed column of one row of another account', async () => {
     const other = await sb.account({});
     const before = worldSnapshot(sb);
-    sb.deps.db.prepare('UPDATE accounts SET name = name || ? WHERE id = ?').run('.', other.accountId);
+    sqliteOf(sb.deps).prepare('UPDATE accounts SET name = name || ? WHERE id = ?').run('.', other.accountId);
     expect(worldSnapshot(sb)).not.toEqual(before);
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { holdNext, newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
-import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { authorize } from '../helpers/card-network.js';
 
 // Beside the spec's terse `{code, message}` (kept exactly), a Sandbox-Hint header says what the sandbox knows: a key
@@ -140,7 +140,7 @@ describe('Sandbox-Hint: 4211, what differs from the key’s first request', () =
     expect(
       (await keyed('k-3', '/v1/card/create', { amount: 10, currency: 'USDT', alias: 'Quarterly offsite' })).status,
     ).toBe(200);
-    const row = sb.deps.db
+    const row = sqliteOf(sb.deps)
       .prepare("SELECT field_digests FROM idempotency_keys WHERE key = 'k-3'")
       .pluck()
       .get() as string;
@@ -152,7 +152,7 @@ describe('Sandbox-Hint: 4211, what differs from the key’s first request', () =
 
   it('a 4212 says the first request with the key has not answered yet, and that a retry then replays it', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
+    const first = await keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
     await hold.held();
     const retry = await keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' });
     expect([retry.status, retry.body.code]).toEqual([409, 4212]);
@@ -166,7 +166,7 @@ describe('Sandbox-Hint: 4211, what differs from the key’s first request', () =
   it('a key stored before field digests were kept (a database upgraded to migration 063): says the body differs', async () => {
     const cardId = await newCard(sb, key, 10);
     expect((await keyed('k-old', '/v1/card/deposit', { cardId, amount: 5 })).status).toBe(200);
-    sb.deps.db.prepare("UPDATE idempotency_keys SET field_digests = NULL WHERE key = 'k-old'").run();
+    sqliteOf(sb.deps).prepare("UPDATE idempotency_keys SET field_digests = NULL WHERE key = 'k-old'").run();
     const res = await keyed('k-old', '/v1/card/deposit', { cardId, amount: 6 });
     expect(res.body.code).toBe(4211);
     expect(hint(res)).toBe(

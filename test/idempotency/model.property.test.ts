@@ -118,7 +118,7 @@ async function expectBalances(m: Model, r: Real): Promise<void> {
   const cards = (await r.sb.post(r.acct.apiKey, '/v1/card/list', {})).body.cardList as { availableBalance: number }[];
   expect(cards).toHaveLength(m.cards);
   const onCards = cards.reduce((s, c) => s + micros(c.availableBalance), 0);
-  expect(onCards + balance(r.sb.deps, r.acct.accountId, 'settling')).toBe(m.cardsMicros);
+  expect(onCards + (await balance(r.sb.deps, r.acct.accountId, 'settling'))).toBe(m.cardsMicros);
 }
 
 const key = fc.constantFrom('k1', 'k2', 'k3');

@@ -12,7 +12,7 @@ import {
   worldSnapshot,
 } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
-import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
@@ -23,7 +23,7 @@ it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 const CREATE = { amount: 10, currency: 'USDT' };
 const keyed = (key: string, path: string, body: unknown, apiKey = acct.apiKey) =>
   sb.post(apiKey, path, body, { 'Idempotency-Key': key });
-const keyRows = () => sb.deps.db.prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get() as number;
+const keyRows = () => sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get() as number;
 
 describe('Idempotency rule 2-3: the first request executes, a retry replays', () => {
   it('replays status, body and headers with Idempotent-Replayed: true, without executing again', async () => {
@@ -237,13 +237,13 @@ describe('Limits: idempotency key retention is 24 hours of account time', () => 
     expect(keyRows()).toBe(5);
     await sb.advance(acct.apiKey, 24 * 3600);
     await keyed('fresh', '/v1/card/create', CREATE);
-    expect(sb.deps.db.prepare('SELECT key FROM idempotency_keys').pluck().all()).toEqual(['fresh']);
+    expect(sqliteOf(sb.deps).prepare('SELECT key FROM idempotency_keys').pluck().all()).toEqual(['fresh']);
   });
 });
 
 async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
   await waitFor(`key ${key} in flight`, () =>
-    s.deps.db.prepare("SELECT 1 FROM idempotency_keys WHERE key = ? AND state = 'in_flight'").pluck().get(key),
+    sqliteOf(s.deps).prepare("SELECT 1 FROM idempotency_keys WHERE key = ? AND state = 'in_flight'").pluck().get(key),
   );
 }
 
@@ -252,7 +252,7 @@ async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
 describe('Idempotency rule 4: 4212 while the first request is in flight', () => {
   it('a concurrent retry gets HTTP 409 code 4212; after the first completes the retry replays', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = keyed('c1', '/v1/card/create', CREATE).then((r) => r);
+    const first = await keyed('c1', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'c1');
     const concurrent = await keyed('c1', '/v1/card/create', CREATE);
     expect(concurrent.status).toBe(409);
@@ -273,7 +273,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   it('many concurrent retries: exactly one executes, the rest are 4212', async () => {
     const cardId = await newCard(sb, acct.apiKey, 10);
     const hold = await holdNext(sb, acct, '/v1/card/deposit');
-    const first = keyed('c2', '/v1/card/deposit', { cardId, amount: 20 }).then((r) => r);
+    const first = await keyed('c2', '/v1/card/deposit', { cardId, amount: 20 }).then((r) => r);
     await untilInFlight(sb, 'c2');
     const others = await Promise.all(
       Array.from({ length: 8 }, () => keyed('c2', '/v1/card/deposit', { cardId, amount: 20 })),
@@ -288,7 +288,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
 
   it('a concurrent request with a different body is 4211, not 4212', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = keyed('c3', '/v1/card/create', CREATE).then((r) => r);
+    const first = await keyed('c3', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'c3');
     const res = await keyed('c3', '/v1/card/create', { amount: 12, currency: 'USDT' });
     expect(res.status).toBe(409);
@@ -299,7 +299,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
 
   it('a first request that fails after waiting releases its key', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = keyed('c4', '/v1/card/create', { amount: 500, currency: 'USDT' }).then((r) => r);
+    const first = await keyed('c4', '/v1/card/create', { amount: 500, currency: 'USDT' }).then((r) => r);
     await untilInFlight(sb, 'c4');
     await hold.release();
     expect((await first).body.code).toBe(3001);
@@ -322,7 +322,7 @@ describe('Idempotency: crash safety', () => {
     const a = await before.account({ balance: 100 });
     const accountId = a.accountId;
     // The process died while waiting between reserving the key and executing: the row says in flight.
-    reserveKey(before.deps, accountId, 'crash-key', 'card/create', CREATE, requestHash(CREATE), START_MS);
+    await reserveKey(before.deps, accountId, 'crash-key', 'card/create', CREATE, requestHash(CREATE), START_MS);
     expect((await before.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' })).body.code).toBe(
       4212,
     );
@@ -330,7 +330,7 @@ describe('Idempotency: crash safety', () => {
 
     const after = createTestSandbox({ config: { dbPath } });
     try {
-      expect(after.deps.db.prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get()).toBe(0);
+      expect(sqliteOf(after.deps).prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get()).toBe(0);
       const retry = await after.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' });
       expect(retry.status).toBe(200);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
@@ -359,7 +359,7 @@ describe('Idempotency: crash safety', () => {
 
   it('the stored response and the operation commit in one transaction: a failing store rolls the operation back', async () => {
     // Make the completion insert fail (a CHECK violation) after the operation ran inside the transaction.
-    sb.deps.db.exec(`CREATE TRIGGER break_keys BEFORE INSERT ON idempotency_keys WHEN NEW.key = 'atomic'
+    sqliteOf(sb.deps).exec(`CREATE TRIGGER break_keys BEFORE INSERT ON idempotency_keys WHEN NEW.key = 'atomic'
       BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
     const before = worldSnapshot(sb);
     const res = await keyed('atomic', '/v1/card/create', CREATE);
@@ -403,7 +403,7 @@ describe('Idempotency rule 3: every response to a keyed request echoes the key',
 describe('Idempotency: an in-flight key never expires under the request that holds it', () => {
   it('25 h of account time after a key was reserved, a retry still gets 4212 and executes nothing', async () => {
     // A holder that never finishes (a held request is released by the advance that would expire its key).
-    reserveKey(sb.deps, acct.accountId, 'slow', 'card/create', CREATE, requestHash(CREATE), START_MS);
+    await reserveKey(sb.deps, acct.accountId, 'slow', 'card/create', CREATE, requestHash(CREATE), START_MS);
     await sb.advance(acct.apiKey, 25 * 3600);
     const retry = await keyed('slow', '/v1/card/create', CREATE);
     expect(retry.status).toBe(409);
@@ -413,7 +413,7 @@ describe('Idempotency: an in-flight key never expires under the request that hol
 
   it('a request held across a 25 h advance executes once when released; its retry replays', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = keyed('slow', '/v1/card/create', CREATE).then((r) => r);
+    const first = await keyed('slow', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'slow');
     await sb.advance(acct.apiKey, 25 * 3600);
     expect(await hold.release()).toBe(1);

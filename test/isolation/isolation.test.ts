@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createDeps } from '../../src/wiring.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 
 // Another account's id must be indistinguishable from an id that does not exist (spec: 4001 "no such card for
 // the account"; docs/design.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
@@ -23,7 +23,7 @@ const theirs: Record<string, string> = {};
 let routes: string[];
 
 function stateOf(accountId: string): string {
-  const db = sb.deps.db;
+  const db = sqliteOf(sb.deps);
   return JSON.stringify([
     db.prepare('SELECT * FROM cards WHERE account_id = ? ORDER BY id').all(accountId),
     db.prepare('SELECT id, balance_micros FROM ledger_accounts WHERE account_id = ? ORDER BY id').all(accountId),
@@ -49,7 +49,7 @@ beforeAll(async () => {
         .map((r) => r.path),
     ),
   ].filter((p) => p.startsWith('/v1/') || p.startsWith('/sandbox/v1/'));
-  probe.db.close();
+  await probe.store.close();
   // Another account's transaction and 3DS challenge too: both routes must exist and answer (a 404 fails here).
   const auth = await sb.post(b.apiKey, '/sandbox/v1/card/authorize', { cardId: theirs.cardId, amount: 1 });
   expect(auth.body.transactionId, JSON.stringify(auth.body)).toMatch(/^txn_/);

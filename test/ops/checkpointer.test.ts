@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/domain/kernel/logger.js';
 import { startCheckpointer, type Checkpointer } from '../../src/store/checkpointer.js';
-import { openDb, type Db } from '../../src/store/db.js';
+import type Database from 'better-sqlite3';
+import { openDb } from '../../src/store/db.js';
+
+type Db = Database.Database;
 import { waitFor } from '../helpers/wait.js';
 
 let dir: string;

@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/store/db.js';
+import { openDb } from '../../src/store/db.js';
+
+type Db = Database.Database;
 import { TransactionRunner } from '../../src/store/transaction-runner.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
+import type { Db as Seam } from '../../src/store/seam.js';
 import { createTestSandbox, FUNDED_ACCOUNT, type TestSandbox } from '../helpers/sandbox.js';
 
 // Keyed writes that arrive together share one commit (store/transaction-runner.ts). What a partner must still see: an
@@ -79,12 +83,13 @@ describe('group commit: the keyed writes of one turn share a commit', () => {
   it('fails every write of a batch whose transaction SQLite rolled back, and applies none of them', async () => {
     db = openDb(':memory:');
     db.exec('CREATE TABLE t (v INTEGER)');
-    const writes = new TransactionRunner(db);
-    const insert = (v: number) => () => db!.prepare('INSERT INTO t (v) VALUES (?)').run(v);
+    const store = new SqliteStore(db, ':memory:');
+    const writes = new TransactionRunner(store, (tx) => tx);
+    const insert = (v: number) => async (tx: Seam) => void (await tx.run('INSERT INTO t (v) VALUES (?)', [v]));
     const outcomes = await Promise.allSettled([
       writes.batched(insert(1)),
       // What SQLite does to the whole transaction on some errors (a full disk, an I/O error).
-      writes.batched(() => db!.exec('ROLLBACK')),
+      writes.batched(async () => void db!.exec('ROLLBACK')),
       writes.batched(insert(3)),
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
-import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { ADMIN_TOKEN, createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 
 // Secrets may be shown to the partner exactly where the spec says (a key at creation, sensitiveInfo, the
 // webhook secret once, the OTP in the webhook and the 3DS helper), and nowhere else: not in the log output,
@@ -62,7 +62,7 @@ afterEach(async () => {
 
 /** The database as it sits on disk: main file plus whatever the WAL still holds after a checkpoint. */
 function databaseBytes(): string {
-  sb.deps.db.pragma('wal_checkpoint(TRUNCATE)');
+  sqliteOf(sb.deps).pragma('wal_checkpoint(TRUNCATE)');
   const file = join(dir, 'sandbox.db');
   const parts = [readFileSync(file)];
   if (existsSync(file + '-wal')) parts.push(readFileSync(file + '-wal'));

@@ -22,7 +22,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
  * Registers a background job, scheduled due now, that runs until `release()` (or for `ms` when given); `started`
  * resolves when it has begun.
  */
-function slowDelivery(ms?: number): { started: Promise<void>; finished: { value: boolean }; release: () => void } {
+async function slowDelivery(
+  ms?: number,
+): Promise<{ started: Promise<void>; finished: { value: boolean }; release: () => void }> {
   const finished = { value: false };
   let markStarted!: () => void;
   const started = new Promise<void>((r) => (markStarted = r));
@@ -39,28 +41,30 @@ function slowDelivery(ms?: number): { started: Promise<void>; finished: { value:
       finished.value = true;
     },
   });
-  deps.db.transaction(() => deps.jobs.schedule(deps.db, server.bootstrap!.accountId, 'test.slow-delivery', 'x', 0))();
+  await deps.transactions.run((deps) =>
+    deps.jobs.schedule(deps.db, server.bootstrap!.accountId, 'test.slow-delivery', 'x', 0),
+  );
   deps.jobs.kick();
   return { started, finished, release };
 }
 
 describe('shutdown and background deliveries', () => {
   it('waits for a delivery under way before closing the database', async () => {
-    const delivery = slowDelivery(300);
+    const delivery = await slowDelivery(300);
     await delivery.started;
     const result = await server.close(60_000);
     expect(delivery.finished.value).toBe(true);
     expect(result.cut).toBe(false);
-    expect(server.deps.db.open).toBe(false);
+    expect(server.deps.store.open).toBe(false);
   });
 
   it('stops waiting for a delivery when the grace is over', async () => {
     // The delivery never ends by itself: close() returning at all proves the grace bounded the wait.
-    const delivery = slowDelivery();
+    const delivery = await slowDelivery();
     await delivery.started;
     await server.close(200);
     expect(delivery.finished.value).toBe(false);
-    expect(server.deps.db.open).toBe(false);
+    expect(server.deps.store.open).toBe(false);
     delivery.release();
   });
 });

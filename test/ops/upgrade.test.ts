@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/store/db.js';
+import type Database from 'better-sqlite3';
+import { openDb } from '../../src/store/db.js';
+
+type Db = Database.Database;
 import { newCard, sim } from '../helpers/core.js';
 import { createTestSandbox } from '../helpers/sandbox.js';
 import { authorize } from '../helpers/card-network.js';

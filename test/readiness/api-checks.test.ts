@@ -1,3 +1,4 @@
+import { sqliteOf } from '../helpers/sandbox.js';
 import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
@@ -137,7 +138,7 @@ describe('waits-retry-after', () => {
 
     /** The run's record of when the throttled client closed its connection (null while it has not). */
     const goneMs = (runId: string) =>
-      sb.deps.db.prepare('SELECT throttle_gone_ms FROM readiness_runs WHERE id = ?').pluck().get(runId) as
+      sqliteOf(sb.deps).prepare('SELECT throttle_gone_ms FROM readiness_runs WHERE id = ?').pluck().get(runId) as
         number | null;
 
     it('a client that closed its connection after the 429 (it crashed): its rerun 12 s later is not_observed', async () => {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
 import { Redactor } from '../../src/redaction/redactor.js';
 import { withCheckDigit } from '../helpers/luhn.js';
-import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { signIn } from '../helpers/console-session.js';
 import { propertyRuns } from '../helpers/property-runs.js';
 
@@ -169,7 +169,7 @@ async function consolePages(requestId: string): Promise<string> {
 }
 
 function databaseText(): string {
-  sb.deps.db.pragma('wal_checkpoint(TRUNCATE)');
+  sqliteOf(sb.deps).pragma('wal_checkpoint(TRUNCATE)');
   const file = join(dir, 'sandbox.db');
   const parts = [readFileSync(file)];
   if (existsSync(`${file}-wal`)) parts.push(readFileSync(`${file}-wal`));

@@ -3,24 +3,32 @@ import { createAccount } from '../../src/domain/accounts/accounts.js';
 import type { CapturedRequest } from '../../src/request-log/captured-request.js';
 import { BUSY_FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, KEEP_PER_ACCOUNT } from '../../src/request-log/log.js';
 import { createDeps } from '../../src/wiring.js';
-import { START_MS, testConfig } from '../helpers/sandbox.js';
+import { START_MS, testConfig, sqliteOf } from '../helpers/sandbox.js';
 
 // When the request log writes its batches (README: what a crash may lose of it). Reads of the log write the pending
 // batch first, so these tests look at the table itself: what is on disk at each moment is what a crash would keep.
 
-function world() {
+async function world() {
   const deps = createDeps({ config: testConfig(), wallClock: () => START_MS });
-  const account = deps.db.transaction(() =>
+  const account = await deps.transactions.run((deps) =>
     createAccount(deps, { depositFeeRatePpm: 20_000, depositAddress: null, balanceMicros: 0 }),
-  )();
+  );
   let n = 0;
-  const send = (count: number) => {
-    for (let i = 0; i < count; i++) deps.requestLog.add(captured(account.id, `req_${++n}`));
+  const send = async (count: number) => {
+    for (let i = 0; i < count; i++) await deps.requestLog.add(captured(account.id, `req_${++n}`));
   };
   const written = () =>
-    (deps.db.prepare('SELECT count(*) AS n FROM request_log WHERE account_id = ?').get(account.id) as { n: number }).n;
+    (
+      sqliteOf(deps).prepare('SELECT count(*) AS n FROM request_log WHERE account_id = ?').get(account.id) as {
+        n: number;
+      }
+    ).n;
   const newest = () =>
-    (deps.db.prepare('SELECT request_id AS id FROM request_log ORDER BY seq DESC LIMIT 1').get() as { id: string }).id;
+    (
+      sqliteOf(deps).prepare('SELECT request_id AS id FROM request_log ORDER BY seq DESC LIMIT 1').get() as {
+        id: string;
+      }
+    ).id;
   // What every read of the log (API, console, readiness) does first.
   const readLog = () => deps.requestLog.flush();
   return { send, written, newest, readLog, lastId: () => `req_${n}` };
@@ -51,30 +59,30 @@ describe('request log batches', () => {
     vi.useRealTimers();
   });
 
-  it('writes a request within a second of its answer', () => {
-    const w = world();
-    w.send(3);
-    vi.advanceTimersByTime(FLUSH_INTERVAL_MS - 1);
+  it('writes a request within a second of its answer', async () => {
+    const w = await world();
+    await w.send(3);
+    await vi.advanceTimersByTimeAsync(FLUSH_INTERVAL_MS - 1);
     expect(w.written()).toBe(0);
-    vi.advanceTimersByTime(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(w.written()).toBe(3);
   });
 
-  it('after more than 1,000 requests of one account in a batch, writes the next batch 4 s later, then again each second', () => {
-    const w = world();
-    w.send(KEEP_PER_ACCOUNT + 500);
-    vi.advanceTimersByTime(FLUSH_INTERVAL_MS);
+  it('after more than 1,000 requests of one account in a batch, writes the next batch 4 s later, then again each second', async () => {
+    const w = await world();
+    await w.send(KEEP_PER_ACCOUNT + 500);
+    await vi.advanceTimersByTimeAsync(FLUSH_INTERVAL_MS);
     expect(w.written()).toBe(KEEP_PER_ACCOUNT);
     expect(w.newest()).toBe(w.lastId());
 
-    w.send(10);
-    vi.advanceTimersByTime(BUSY_FLUSH_INTERVAL_MS - 1);
+    await w.send(10);
+    await vi.advanceTimersByTimeAsync(BUSY_FLUSH_INTERVAL_MS - 1);
     expect(w.newest()).not.toBe(w.lastId());
-    vi.advanceTimersByTime(1);
+    await vi.advanceTimersByTimeAsync(1);
     expect(w.newest()).toBe(w.lastId());
 
-    w.send(10);
-    vi.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    await w.send(10);
+    await vi.advanceTimersByTimeAsync(FLUSH_INTERVAL_MS);
     expect(w.newest()).toBe(w.lastId());
     expect(w.written()).toBe(KEEP_PER_ACCOUNT);
   });
@@ -82,12 +90,12 @@ describe('request log batches', () => {
     // The timers of the batch faked, the turns of the event loop between its slices (setImmediate) real.
     vi.useRealTimers();
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const w = world();
-    w.send(KEEP_PER_ACCOUNT);
-    vi.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    const w = await world();
+    await w.send(KEEP_PER_ACCOUNT);
+    await vi.advanceTimersByTimeAsync(FLUSH_INTERVAL_MS);
     expect(w.written()).toBeGreaterThan(0);
     expect(w.written()).toBeLessThan(KEEP_PER_ACCOUNT);
-    w.readLog();
+    await w.readLog();
     expect(w.written()).toBe(KEEP_PER_ACCOUNT);
     expect(w.newest()).toBe(w.lastId());
     // The slice still scheduled finds nothing left to write.

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -50,9 +51,12 @@ describe('faults', () => {
     const cardId = await newCard(sb, key, 10);
     const hold = await holdNext(sb, acct, '/v1/card/deposit');
     const headers = { 'Idempotency-Key': 'dep-2' };
-    const first = sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
+    const first = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
     await waitFor('the first request to reserve its key', () =>
-      sb.deps.db.prepare("SELECT 1 FROM idempotency_keys WHERE key = 'dep-2' AND state = 'in_flight'").pluck().get(),
+      sqliteOf(sb.deps)
+        .prepare("SELECT 1 FROM idempotency_keys WHERE key = 'dep-2' AND state = 'in_flight'")
+        .pluck()
+        .get(),
     );
     const second = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
     expect(second.status).toBe(409);
@@ -70,7 +74,7 @@ describe('faults', () => {
     await sim(sb, key, 'clock', { mode: 'frozen' });
     await faults([{ path: '/v1/card/create', latencyMs: 50 }]);
     let answered = false;
-    const held = sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => {
+    const held = await sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => {
       answered = true;
       return r;
     });
@@ -139,7 +143,9 @@ describe('faults', () => {
     client.abort();
     expect((await first).status).toBe(499);
     expect(sb.deps.heldRequests.heldCount(acct.accountId)).toBe(0);
-    expect(sb.deps.db.prepare("SELECT COUNT(*) FROM idempotency_keys WHERE key = 'gone-1'").pluck().get()).toBe(0);
+    expect(sqliteOf(sb.deps).prepare("SELECT COUNT(*) FROM idempotency_keys WHERE key = 'gone-1'").pluck().get()).toBe(
+      0,
+    );
     expect(await walletAvailable(sb, key)).toBe('1000');
     const retry = await sb.post(key, '/v1/card/create', JSON.parse(body), { 'Idempotency-Key': 'gone-1' });
     expect([retry.status, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);
@@ -149,7 +155,7 @@ describe('faults', () => {
   it('a request held on a child sandbox that its parent deletes meanwhile is refused as unauthenticated, not a 500', async () => {
     const child = (await sim(sb, key, 'sandboxes/create', { balance: 100 })).body;
     const hold = await holdNext(sb, child, '/v1/card/create');
-    const held = sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
+    const held = await sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
     await hold.held();
     expect((await sim(sb, key, 'sandboxes/delete', { accountId: child.accountId })).status).toBe(200);
     const res = await held;

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -67,7 +68,7 @@ describe('clock', () => {
 
     const res = await sim(sb, key, 'clock', { advanceSeconds: 8 * 24 * 3600 });
     expect(res.body).toMatchObject({ code: 0, now: '2026-06-09T00:00:00.000Z' });
-    const moves = sb.deps.db
+    const moves = sqliteOf(sb.deps)
       .prepare(
         "SELECT kind, created_at_ms FROM transfers WHERE account_id = ? AND kind IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id",
       )
@@ -79,7 +80,7 @@ describe('clock', () => {
       ['chain.deposit', 57],
       ['reverse', 7 * 24 * 3600],
     ]);
-    const events = eventsOf(sb, chainAcct.accountId).filter(
+    const events = (await eventsOf(sb, chainAcct.accountId)).filter(
       (e) => e.type === 'card.cancelled' || e.type === 'transaction.updated',
     );
     expect(events.map((e) => e.type)).toEqual(['card.cancelled', 'transaction.updated']);

@@ -30,10 +30,10 @@ const asset = async () => {
   const a = await cardAsset(sb, key, cardId);
   return [a.availableAmount, a.frozenAmount];
 };
-const markEvents = () => void (mark = eventsOf(sb, acct.accountId).length);
+const markEvents = async () => void (mark = (await eventsOf(sb, acct.accountId)).length);
 /** The events since `markEvents()`: [type, transactionId, status, previousStatus, billAmount]. */
-const sent = () =>
-  eventsOf(sb, acct.accountId)
+const sent = async () =>
+  (await eventsOf(sb, acct.accountId))
     .slice(mark)
     .map((e) => [e.type, e.data.transactionId, e.data.status, e.data.previousStatus, e.data.billAmount]);
 
@@ -48,7 +48,7 @@ describe('transaction/increment', () => {
     expect(await bills()).toEqual([['PENDING', '-65.50']]);
     await sim(sb, key, 'transaction/clear', { transactionId: id });
     expect(await asset()).toEqual(['34.5', '0']);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 
   it.each([
@@ -84,7 +84,7 @@ describe('transaction/increment', () => {
     markEvents();
     await sim(sb, key, 'transaction/increment', { transactionId: id, amount: 10.87 });
     const [[, , , , bill]] = sent() as [unknown[]];
-    const [event] = eventsOf(sb, acct.accountId).slice(mark);
+    const [event] = (await eventsOf(sb, acct.accountId)).slice(mark);
     // 80 EUR bills 86.92 USD (1.08 with the 0.6 % fx fee); 10.87 USD more is 10 EUR more.
     expect([bill, event!.data.transactionAmount, event!.data.transactionCurrency]).toEqual([97.79, 90, 'EUR']);
   });
@@ -108,7 +108,7 @@ describe('transaction/reverse with an amount', () => {
     expect(sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 25]]);
     expect(await asset()).toEqual(['75', '25']);
     expect(await bills()).toEqual([['PENDING', '-25.00']]);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 
   it('reversing the whole hold by amount cancels the authorisation, as a reversal without amount does', async () => {
@@ -157,7 +157,7 @@ describe('transaction/clear in parts (final: false)', () => {
       ['COMPLETED', '-20.00'],
       ['PENDING', '-40.00'],
     ]);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 
   it('a final clearing after the parts clears the rest, and the parts stay cleared', async () => {
@@ -186,7 +186,7 @@ describe('transaction/clear in parts (final: false)', () => {
     await sb.advance(key, 7 * 24 * 3600);
     expect(sent()).toEqual([['transaction.updated', expiring, 'CANCELLED', 'PENDING', 25]]);
     expect(await asset()).toEqual(['85', '0']);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 
   it('refuses a partial clearing beyond the hold, and final: false without an amount, changing nothing', async () => {
@@ -211,7 +211,7 @@ describe('transaction/clear for more than the hold', () => {
     expect(sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 130]]);
     expect(await asset()).toEqual(['-30', '0']);
     expect(await bills()).toEqual([['COMPLETED', '-130.00']]);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 });
 
@@ -240,7 +240,7 @@ describe('transaction/force-post', () => {
     expect(sent()).toEqual([['transaction.created', id, 'CLEARED', undefined, 35]]);
     expect(await asset()).toEqual(['65', '0']);
     expect(await bills()).toEqual([['COMPLETED', '-35.00']]);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 
   it('lands on a FROZEN card, below zero when the card cannot cover it, and converts a foreign currency', async () => {
@@ -276,10 +276,13 @@ describe('transaction/refund with cardId (no purchase behind it)', () => {
       ['transaction.created', id, 'PENDING', undefined, 12.5],
       ['transaction.updated', id, 'REFUND', 'PENDING', 12.5],
     ]);
-    expect(eventsOf(sb, acct.accountId).at(-1)!.data).toMatchObject({ eventType: 'REFUND', merchantName: 'GOODWILL' });
+    expect((await eventsOf(sb, acct.accountId)).at(-1)!.data).toMatchObject({
+      eventType: 'REFUND',
+      merchantName: 'GOODWILL',
+    });
     expect(await asset()).toEqual(['112.5', '0']);
     expect(await bills()).toEqual([['REVERTED', '12.50']]);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 
   it('goes to the USDT wallet once the card is cancelled', async () => {
@@ -288,7 +291,7 @@ describe('transaction/refund with cardId (no purchase behind it)', () => {
     await sim(sb, key, 'transaction/refund', { cardId, amount: 10 });
     expect((await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount).toBe('1010');
     expect(await asset()).toEqual(['0', '0']);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -31,7 +32,7 @@ describe('card/3ds', () => {
       expiresAt: '2026-06-01T00:10:00.000Z',
     });
     expect(res.body.challengeId).toMatch(/^tds_/);
-    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    const [event] = await eventsOf(sb, acct.accountId, 'card.3ds.requested');
     expect(event!.data).toEqual({
       type: 'payment',
       merchant: 'Shop',
@@ -44,13 +45,13 @@ describe('card/3ds', () => {
 
   it('leaves amount and currency out of a binding challenge raised without them, and fills the merchant', async () => {
     await raise({ type: 'binding' });
-    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    const [event] = await eventsOf(sb, acct.accountId, 'card.3ds.requested');
     expect(event!.data).toEqual({ type: 'binding', merchant: expect.any(String), cardId, last4: await last4() });
   });
 
   it('gives a payment challenge raised without an amount a generated USD amount', async () => {
     await raise();
-    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    const [event] = await eventsOf(sb, acct.accountId, 'card.3ds.requested');
     expect(event!.data).toMatchObject({
       type: 'payment',
       amount: expect.stringMatching(/^\d+(\.\d{1,2})?$/),
@@ -65,14 +66,16 @@ describe('card/3ds', () => {
     await sb.post(key, '/v1/card/cancel', { cardId: second });
     await sb.advance(key, 5);
     await raise({ dedicatedInbox: false });
-    const events = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    const events = await eventsOf(sb, acct.accountId, 'card.3ds.requested');
     expect(events.map((e) => 'cardId' in e.data)).toEqual([true, false, true]);
   });
 
   it('never stores the OTP, in the outbox or anywhere in the database, and never logs it', async () => {
     const { otp } = (await raise()).body;
     const dump = JSON.stringify(
-      ['events', 'threeds_challenges', 'transfers', 'jobs'].map((t) => sb.deps.db.prepare(`SELECT * FROM ${t}`).all()),
+      ['events', 'threeds_challenges', 'transfers', 'jobs'].map((t) =>
+        sqliteOf(sb.deps).prepare(`SELECT * FROM ${t}`).all(),
+      ),
     );
     // Quoted: a bare 6-digit run could occur by chance inside a card id or a timestamp.
     expect(dump).not.toContain(`"${otp}"`);
@@ -82,9 +85,9 @@ describe('card/3ds', () => {
 
   it('adds the OTP at delivery time only when the webhook config asks for codes (deliver3dsCode)', async () => {
     const { otp } = (await raise()).body;
-    const [event] = eventsOf(sb, acct.accountId, 'card.3ds.requested');
+    const [event] = await eventsOf(sb, acct.accountId, 'card.3ds.requested');
     // The body the webhook sender would POST now, for the account's current webhook config.
-    const delivered = () => JSON.parse(webhookBody(sb.deps, event!)).data;
+    const delivered = async () => JSON.parse(await webhookBody(sb.deps, event!)).data;
     const configure = async (deliver3dsCode: boolean) =>
       expect((await putWebhookConfig(sb, key, { url: 'https://hooks.example.com/', deliver3dsCode })).status).toBe(200);
     expect(delivered()).toEqual(event!.data);

@@ -1,3 +1,4 @@
+import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import {
   eventsOf,
@@ -47,7 +48,10 @@ it.beforeEach(({ sb: s, acct: a }) => {
 
 const start = (body: Record<string, unknown>) => sim(sb, key, 'traffic/start', body);
 const jobsOf = (accountId: string) =>
-  sb.deps.db.prepare("SELECT COUNT(*) FROM jobs WHERE account_id = ? AND kind LIKE 'traffic.%'").pluck().get(accountId);
+  sqliteOf(sb.deps)
+    .prepare("SELECT COUNT(*) FROM jobs WHERE account_id = ? AND kind LIKE 'traffic.%'")
+    .pluck()
+    .get(accountId);
 
 /** Cards of `amount` each, funded by the partner: the ledger knows their credit (the account's fee is 0 %). */
 async function cards(n: number, amount: number, ledger?: PartnerLedger): Promise<string[]> {
@@ -88,7 +92,7 @@ describe('traffic/start', () => {
       status: 'done',
     });
     expect(await walletAvailable(sb, key)).toBe(wallet);
-    expectConserved(sb.deps.db, acct.accountId);
+    expectConserved(sb.deps, acct.accountId);
     // Every kind of message was sent: first seen CLEARED (force posts and parts), holds moved while PENDING,
     // refunds, declines and expiries.
     const seen = new Set(
@@ -139,11 +143,11 @@ describe('traffic/start', () => {
     expect(eventsOf(sb, acct.accountId, 'transaction.created')).toHaveLength(0);
     sb.wall.ms += DAY * 1000;
     await sim(sb, key, 'traffic/list');
-    const day1 = eventsOf(sb, acct.accountId, 'transaction.created').length;
+    const day1 = (await eventsOf(sb, acct.accountId, 'transaction.created')).length;
     expect(day1).toBeGreaterThanOrEqual(20);
     sb.wall.ms += DAY * 1000;
     await sim(sb, key, 'traffic/list');
-    expect(eventsOf(sb, acct.accountId, 'transaction.created').length).toBeGreaterThan(day1);
+    expect((await eventsOf(sb, acct.accountId, 'transaction.created')).length).toBeGreaterThan(day1);
   });
 });
 
@@ -156,9 +160,9 @@ describe('traffic/stop', () => {
     expect(stopped.body).toMatchObject({ code: 0, trafficId, status: 'stopped' });
     expect(stopped.body.cancelled).toBeGreaterThan(0);
     expect(jobsOf(acct.accountId)).toBe(0);
-    const before = eventsOf(sb, acct.accountId).length;
+    const before = (await eventsOf(sb, acct.accountId)).length;
     await sb.advance(key, 30 * DAY);
-    const after = eventsOf(sb, acct.accountId).slice(before);
+    const after = (await eventsOf(sb, acct.accountId)).slice(before);
     expect(after.every((e) => e.type === 'transaction.updated' && e.data.status === 'CANCELLED')).toBe(true);
     expect((await sim(sb, key, 'traffic/stop', { trafficId })).body).toMatchObject({ status: 'stopped', cancelled: 0 });
     expect((await sim(sb, key, 'traffic/stop', { trafficId: 'trf_nope' })).status).toBe(404);
@@ -180,7 +184,7 @@ describe('traffic/stop', () => {
     await sim(sb, key, 'sandboxes/delete', { accountId: child.accountId });
     expect(jobsOf(child.accountId)).toBe(0);
     expect(
-      sb.deps.db.prepare('SELECT COUNT(*) FROM traffic_runs WHERE account_id = ?').pluck().get(child.accountId),
+      sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM traffic_runs WHERE account_id = ?').pluck().get(child.accountId),
     ).toBe(0);
   });
 });

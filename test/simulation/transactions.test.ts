@@ -47,7 +47,7 @@ describe('card/authorize', () => {
       merchantCountry: 'US',
       mccCategory: 'Food',
     });
-    const [event] = eventsOf(sb, acct.accountId, 'transaction.created');
+    const [event] = await eventsOf(sb, acct.accountId, 'transaction.created');
     expect(event!.data).toEqual({
       transactionId: res.body.transactionId,
       cardId,
@@ -84,7 +84,7 @@ describe('card/authorize', () => {
     const res = await authorize(sb, key, cardId, body);
     expect(res.body).toMatchObject({ status: 'DECLINED', declineReason: reason });
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
-    const events = eventsOf(sb, acct.accountId).filter((e) => e.type.startsWith('transaction.'));
+    const events = (await eventsOf(sb, acct.accountId)).filter((e) => e.type.startsWith('transaction.'));
     expect(events.map((e) => [e.type, e.data.status, e.data.previousStatus])).toEqual([
       ['transaction.created', 'PENDING', undefined],
       ['transaction.updated', 'DECLINED', 'PENDING'],
@@ -116,7 +116,7 @@ describe('card/authorize', () => {
     const res = await authorize(sb, key, cardId, { amount: 100, currency: 'EUR' });
     // 100 EUR * 1.08 * 1.006 = 108.648 -> 108.65
     expect(res.body.billAmount).toBe(108.65);
-    const [event] = eventsOf(sb, acct.accountId, 'transaction.created');
+    const [event] = await eventsOf(sb, acct.accountId, 'transaction.created');
     expect(event!.data).toMatchObject({
       billAmount: 108.65,
       billCurrency: 'USD',
@@ -159,7 +159,7 @@ describe('transaction/clear', () => {
     expect(res.status).toBe(200);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '70', frozenAmount: '0' });
     expect((await bills())[0]).toMatchObject({ amount: '-30.00', status: 'COMPLETED' });
-    const updated = eventsOf(sb, acct.accountId, 'transaction.updated');
+    const updated = await eventsOf(sb, acct.accountId, 'transaction.updated');
     expect(updated.map((e) => e.data)).toEqual([
       expect.objectContaining({
         transactionId,
@@ -212,7 +212,7 @@ describe('transaction/reverse', () => {
     expect((await sim(sb, key, 'transaction/reverse', { transactionId })).status).toBe(200);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
     expect((await bills())[0]).toMatchObject({ amount: '-40.00', status: 'REVERTED' });
-    expect(eventsOf(sb, acct.accountId, 'transaction.updated')[0]!.data).toMatchObject({
+    expect((await eventsOf(sb, acct.accountId, 'transaction.updated'))[0]!.data).toMatchObject({
       status: 'CANCELLED',
       previousStatus: 'PENDING',
     });
@@ -225,7 +225,7 @@ describe('transaction/reverse', () => {
     await sb.advance(key, 1);
     expect((await bills())[0].status).toBe('REVERTED');
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
-    const [updated] = eventsOf(sb, acct.accountId, 'transaction.updated');
+    const [updated] = await eventsOf(sb, acct.accountId, 'transaction.updated');
     expect(updated!.data).toMatchObject({ transactionId, status: 'CANCELLED', settledAt: '2026-06-08T00:00:00' });
   });
 });
@@ -239,7 +239,9 @@ describe('transaction/refund', () => {
     expect(res.body.transactionId).not.toBe(transactionId);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '75', frozenAmount: '0' });
     expect((await bills())[0]).toMatchObject({ amount: '15.00', status: 'REVERTED' });
-    const refundEvents = eventsOf(sb, acct.accountId).filter((e) => e.data.transactionId === res.body.transactionId);
+    const refundEvents = (await eventsOf(sb, acct.accountId)).filter(
+      (e) => e.data.transactionId === res.body.transactionId,
+    );
     expect(refundEvents.map((e) => [e.type, e.data.status, e.data.eventType, e.data.billAmount])).toEqual([
       ['transaction.created', 'PENDING', 'REFUND', 15],
       ['transaction.updated', 'REFUND', 'REFUND', 15],

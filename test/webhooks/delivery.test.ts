@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { emitEvent } from '../../src/domain/events/outbox.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { specVerify } from './spec-verifier.js';
 import { newCard, putWebhookConfig } from '../helpers/core.js';
@@ -227,7 +227,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
     await sb.advance(acct.apiKey, 86_400);
     expect(rx.received).toHaveLength(1);
     expect((await events())[0].delivery).toEqual({ state: 'cancelled', attempts: 1, nextAttemptAt: null });
-    expect(sb.deps.db.prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'").pluck().get()).toBe(0);
+    expect(sqliteOf(sb.deps).prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'").pluck().get()).toBe(0);
   });
 
   it('retries go to the URL configured at the time of the retry', async () => {
@@ -292,7 +292,7 @@ describe('delivery-only fields (the 3DS code, gated by deliver3dsCode)', () => {
     expect(delivered3ds()[0]!.body.data.otp).toBe(otp);
     const stored = (await events()).find((e: { type: string }) => e.type === 'card.3ds.requested');
     expect(stored.data).not.toHaveProperty('otp');
-    expect(JSON.stringify(sb.deps.db.prepare('SELECT data FROM events').all())).not.toContain(`"${otp}"`);
+    expect(JSON.stringify(sqliteOf(sb.deps).prepare('SELECT data FROM events').all())).not.toContain(`"${otp}"`);
 
     await putWebhook({ url: rx.url, deliver3dsCode: false });
     await raise3ds();
@@ -371,7 +371,7 @@ describe('events of the other modules go out through the same pipeline unchanged
       },
     ],
   ] as const)('%s', async (type, data) => {
-    sb.deps.db.transaction(() => emitEvent(sb.deps, acct.accountId, sb.wall.ms, type, { ...data }))();
+    await sb.deps.transactions.run(async (deps) => emitEvent(deps, acct.accountId, sb.wall.ms, type, { ...data }));
     await sb.advance(acct.apiKey, 0);
     const [got] = rx.received;
     expect(got.body).toEqual({ id: expect.stringMatching(/^evt_/), type, created: wallSeconds(), data });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { putWebhookConfig } from '../helpers/core.js';
 
@@ -46,11 +46,11 @@ describe('deliveries survive a restart (state in SQLite)', () => {
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
     // What a SIGKILL during the attempt leaves behind: the JobRunner deleted the job row before sending, and
     // the outcome was never recorded.
-    expect(sb.deps.db.prepare("DELETE FROM jobs WHERE kind = 'webhook.attempt'").run().changes).toBe(1);
+    expect(sqliteOf(sb.deps).prepare("DELETE FROM jobs WHERE kind = 'webhook.attempt'").run().changes).toBe(1);
     await sb.close();
 
     sb = open();
-    expect(sb.deps.db.prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'").pluck().get()).toBe(1);
+    expect(sqliteOf(sb.deps).prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'").pluck().get()).toBe(1);
     await sb.advance(acct.apiKey, 0);
     expect(rx.received).toHaveLength(1);
     const events = (await sb.post(acct.apiKey, '/sandbox/v1/events', {})).body.events;
