@@ -39,7 +39,7 @@ async function seed(rows: { kind: TxnKind; status: TxnStatus; micros: number; me
 
 describe('bill/list rows (read with only the listed columns)', () => {
   it('lists newest first with signed two-decimal amounts, the listing status and the merchant', async () => {
-    seed([
+    await seed([
       { kind: 'SPEND', status: 'CLEARED', micros: 12_500_000, merchant: 'First' },
       { kind: 'SPEND', status: 'PENDING', micros: 1_000_000, merchant: 'Second' },
       { kind: 'REFUND', status: 'REFUND', micros: 2_000_000, merchant: 'Third' },

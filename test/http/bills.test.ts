@@ -28,7 +28,7 @@ describe('bill/list pagination', () => {
   });
 
   it('defaults to the first page of 20, newest first', async () => {
-    seedMany(45);
+    await seedMany(45);
     const res = await list({});
     expect(res.body.transactions).toHaveLength(20);
     expect(res.body).toMatchObject({ last: false, totalPages: 3, totalElements: 45 });
@@ -37,7 +37,7 @@ describe('bill/list pagination', () => {
   });
 
   it('the last page holds the remainder and says last', async () => {
-    seedMany(45);
+    await seedMany(45);
     const res = await list({ pageNumber: 3, pageSize: 20 });
     expect(res.body.transactions).toHaveLength(5);
     expect(res.body.last).toBe(true);
@@ -45,7 +45,7 @@ describe('bill/list pagination', () => {
   });
 
   it('a pageNumber beyond the last page returns the last page, not an error', async () => {
-    seedMany(45);
+    await seedMany(45);
     const last = await list({ pageNumber: 3 });
     const beyond = await list({ pageNumber: 999 });
     expect(beyond.status).toBe(200);
@@ -53,7 +53,7 @@ describe('bill/list pagination', () => {
   });
 
   it('pageSize 1 and 100 are the bounds', async () => {
-    seedMany(101);
+    await seedMany(101);
     const one = await list({ pageSize: 1 });
     expect(one.body).toMatchObject({ totalPages: 101, totalElements: 101, last: false });
     expect(one.body.transactions).toHaveLength(1);
@@ -63,7 +63,7 @@ describe('bill/list pagination', () => {
   });
 
   it('pages cover every transaction exactly once', async () => {
-    seedMany(23);
+    await seedMany(23);
     const seen: string[] = [];
     for (let p = 1; p <= 5; p++) {
       const res = await list({ pageNumber: p, pageSize: 5 });
@@ -122,8 +122,8 @@ describe('bill/list rows and filters', () => {
   it('restricts to one card with cardId, and to a BIN with binId when cardId is omitted', async () => {
     await sb.admin('put', '/admin/v1/bins/OTHER-BIN', { bin: '411111' });
     const other = await newCard(sb, acct.apiKey, 10, { binId: 'OTHER-BIN' });
-    seedMany(3, cardId);
-    seedMany(2, other);
+    await seedMany(3, cardId);
+    await seedMany(2, other);
     expect((await list({})).body.totalElements).toBe(5);
     expect((await list({ cardId })).body.totalElements).toBe(3);
     expect((await list({ cardId: other })).body.totalElements).toBe(2);

@@ -202,7 +202,7 @@ describe('a careless integration', () => {
 describe('a run ends as soon as every check is decided', () => {
   /** The good partner's whole exercise; answers its card and the ledger it would post (what its events fold to). */
   async function exerciseAll(rx: PartnerReceiver) {
-    return ledgerAfterTraffic(rx, await exercise(new GoodClient(await transport())));
+    return await ledgerAfterTraffic(rx, await exercise(new GoodClient(await transport())));
   }
 
   /** Reads the run until its test deliveries have all answered (they go out after readiness/run's answer). */

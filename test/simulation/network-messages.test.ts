@@ -40,7 +40,7 @@ const sent = async () =>
 describe('transaction/increment', () => {
   it('raises a PENDING hold by the amount: transaction.updated PENDING -> PENDING with the new total, listed at the new total', async () => {
     const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/increment', { transactionId: id, amount: 25.5 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'PENDING', billAmount: 65.5 });
     expect(sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 65.5]]);
@@ -81,9 +81,9 @@ describe('transaction/increment', () => {
 
   it('keeps the rate of a foreign-currency authorisation: the merchant amount grows with the bill amount', async () => {
     const id = await pendingAuthorization(sb, key, cardId, { amount: 80, currency: 'EUR' });
-    markEvents();
+    await markEvents();
     await sim(sb, key, 'transaction/increment', { transactionId: id, amount: 10.87 });
-    const [[, , , , bill]] = sent() as [unknown[]];
+    const [[, , , , bill]] = (await sent()) as [unknown[]];
     const [event] = (await eventsOf(sb, acct.accountId)).slice(mark);
     // 80 EUR bills 86.92 USD (1.08 with the 0.6 % fx fee); 10.87 USD more is 10 EUR more.
     expect([bill, event!.data.transactionAmount, event!.data.transactionCurrency]).toEqual([97.79, 90, 'EUR']);
@@ -102,7 +102,7 @@ describe('transaction/increment', () => {
 describe('transaction/reverse with an amount', () => {
   it('a partial reversal shrinks the hold and leaves the authorisation PENDING (transaction.updated PENDING -> PENDING)', async () => {
     const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 15 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'PENDING', billAmount: 25 });
     expect(sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 25]]);
@@ -114,7 +114,7 @@ describe('transaction/reverse with an amount', () => {
   it('reversing the whole hold by amount cancels the authorisation, as a reversal without amount does', async () => {
     const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
     await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 15 });
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 25 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'CANCELLED', billAmount: 25 });
     expect(sent()).toEqual([['transaction.updated', id, 'CANCELLED', 'PENDING', 25]]);
@@ -136,7 +136,7 @@ describe('transaction/reverse with an amount', () => {
 describe('transaction/clear in parts (final: false)', () => {
   it('a partial clearing is a transaction of its own, first seen CLEARED, while the authorisation stays PENDING with the rest', async () => {
     const id = await pendingAuthorization(sb, key, cardId, { amount: 60 });
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 20, final: false });
     const part = res.body.transactionId as string;
     expect(part).not.toBe(id);
@@ -164,7 +164,7 @@ describe('transaction/clear in parts (final: false)', () => {
     const id = await pendingAuthorization(sb, key, cardId, { amount: 60 });
     await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 20, final: false });
     await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 15, final: false });
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/clear', { transactionId: id, final: true });
     expect(res.body).toMatchObject({ transactionId: id, status: 'CLEARED', billAmount: 25 });
     expect(sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 25]]);
@@ -182,7 +182,7 @@ describe('transaction/clear in parts (final: false)', () => {
     await sim(sb, key, 'transaction/clear', { transactionId: reversed, amount: 10, final: false });
     await sim(sb, key, 'transaction/clear', { transactionId: expiring, amount: 5, final: false });
     await sim(sb, key, 'transaction/reverse', { transactionId: reversed });
-    markEvents();
+    await markEvents();
     await sb.advance(key, 7 * 24 * 3600);
     expect(sent()).toEqual([['transaction.updated', expiring, 'CANCELLED', 'PENDING', 25]]);
     expect(await asset()).toEqual(['85', '0']);
@@ -205,7 +205,7 @@ describe('transaction/clear in parts (final: false)', () => {
 describe('transaction/clear for more than the hold', () => {
   it('is never declined: what hold + available cannot cover takes the card below zero, listed COMPLETED at the amount', async () => {
     const id = await pendingAuthorization(sb, key, cardId, { amount: 80 });
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 130 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'CLEARED', billAmount: 130 });
     expect(sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 130]]);
@@ -217,7 +217,7 @@ describe('transaction/clear for more than the hold', () => {
 
 describe('transaction/force-post', () => {
   it('is first seen CLEARED (transaction.created, no PENDING before it), listed COMPLETED, taken from available', async () => {
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/force-post', {
       cardId,
       amount: 35,
@@ -268,7 +268,7 @@ describe('transaction/force-post', () => {
 
 describe('transaction/refund with cardId (no purchase behind it)', () => {
   it('credits the card: PENDING then REFUND, listed REVERTED with a positive amount, with no refundOf', async () => {
-    markEvents();
+    await markEvents();
     const res = await sim(sb, key, 'transaction/refund', { cardId, amount: 12.5, merchantName: 'GOODWILL' });
     const id = res.body.transactionId as string;
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'REFUND', billAmount: 12.5 });
