@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { positional, type Db, type Params, type Store, type TransactionOptions } from './seam.js';
+import type { Db, Params, Store, TransactionOptions } from './seam.js';
 
 // The SQLite driver of the store seam (store/seam.ts): better-sqlite3, whose statements run synchronously in this
 // process. One connection, so one transaction at a time: a transaction waits for the one before it, and a statement

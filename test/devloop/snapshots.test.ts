@@ -276,7 +276,7 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     const insert = sqliteOf(sb.deps).prepare(
       "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
     );
-    await sb.deps.transactions.run(async (deps) => {
+    await sb.deps.transactions.run(async () => {
       for (let i = 0; i < 50_001; i++) insert.run(`evt_bulk${i}`, acct.accountId);
     });
     const refused = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/export');
@@ -298,7 +298,7 @@ describe('POST /sandbox/v1/snapshot/import', () => {
       "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
     );
     const fill = 200_001 - incoming - count();
-    await sb.deps.transactions.run(async (deps) => {
+    await sb.deps.transactions.run(async () => {
       for (let i = 0; i < fill; i++) insert.run(`evt_bulk${i}`, child.accountId);
     });
     const held = count();
@@ -324,7 +324,7 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     const insert = sqliteOf(sb.deps).prepare(
       "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
     );
-    await sb.deps.transactions.run(async (deps) => {
+    await sb.deps.transactions.run(async () => {
       for (let i = 0; i < 15_000; i++) insert.run(`evt_bulk${i}`, acct.accountId);
     });
     const rows = rowsHeld(sb, acct.accountId);

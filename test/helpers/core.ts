@@ -1,7 +1,6 @@
 import { expect } from 'vitest';
 import { listEvents, type StoredEvent } from '../../src/domain/events/outbox.js';
 import type { Logger } from '../../src/domain/kernel/logger.js';
-import type { Db } from '../../src/store/db.js';
 import { insertTransaction, type TxnStatus } from '../../src/store/transactions.js';
 import type { TestRequest } from './client.js';
 import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox, sqliteOf } from './sandbox.js';
