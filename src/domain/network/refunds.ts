@@ -1,5 +1,6 @@
 import { assertInTransaction } from '../../store/db.js';
 import { addRefunded, findTransaction, type TxnRow } from '../../store/transactions.js';
+import { assertRoomToEnter } from '../accounts/accounts.js';
 import { getOwnedCard, type Card } from '../cards/cards.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
@@ -34,6 +35,8 @@ export function refundTransaction(deps: Deps, accountId: string, input: RefundIn
   assertInTransaction(deps.db, 'refundTransaction');
   if ('cardId' in input) {
     const card = getOwnedCard(deps, accountId, input.cardId);
+    // Money from outside the account's books, as a seed is: within the same cap.
+    assertRoomToEnter(deps, accountId, input.amountMicros);
     const refund = credit(deps, card, nowMs, {
       id: input.refundId,
       amountMicros: input.amountMicros,

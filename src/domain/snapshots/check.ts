@@ -1,7 +1,7 @@
 import { MAX_ENTERED_MICROS } from '../accounts/accounts.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
-import { LEDGER_KINDS, mayBeNegative, type LedgerKind } from '../ledger/ledger.js';
+import { LEDGER_KINDS, MAX_BALANCE_MICROS, mayBeNegative, type LedgerKind } from '../ledger/ledger.js';
 import type { SnapshotDocument } from './export.js';
 import { ATTEMPT_JOB_KIND } from './format.js';
 
@@ -103,18 +103,20 @@ function checkLedger(doc: SnapshotDocument, accountId: string, cards: Set<string
     debit.summed -= r.amountMicros as number;
     credit.summed += r.amountMicros as number;
   }
-  let positive = 0;
   let entered = 0;
   for (const [id, b] of balances) {
     if (b.stated !== b.summed) {
       throw invalid(`${b.path}.balanceMicros`, `${b.stated}, but the transfers of ${id} add up to ${b.summed}`);
     }
     if (b.stated < 0 && !mayBeNegative(b.kind)) throw invalid(`${b.path}.balanceMicros`, 'a negative balance');
-    if (b.stated > 0) positive += b.stated;
-    if (b.kind === 'seed' || b.kind === 'chain') entered -= b.stated;
+    // The bounds every movement is held to (ledger.ts, accounts.ts), so a loaded account could have been made here.
+    if (Math.abs(b.stated) > MAX_BALANCE_MICROS) {
+      throw invalid(`${b.path}.balanceMicros`, `past the ${MAX_BALANCE_MICROS / 1e6} USDT any balance may hold`);
+    }
+    if (b.kind === 'seed' || b.kind === 'chain' || b.kind === 'goodwill') entered -= b.stated;
   }
   for (const [, r] of rowsOf(doc, 'chainDeposits')) if (r.creditedAtMs === null) entered += r.amountMicros as number;
-  if (entered > MAX_ENTERED_MICROS || positive > MAX_ENTERED_MICROS) {
+  if (entered > MAX_ENTERED_MICROS) {
     throw invalid('ledgerAccounts', `the money in it is past the ${MAX_ENTERED_MICROS / 1e6} USDT an account may hold`);
   }
 }
