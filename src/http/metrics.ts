@@ -10,7 +10,7 @@ import { BUCKETS, OperationStats } from './operation-stats.js';
 // attempts' results, backlogs, and the process's own figures, in Prometheus's text format. Every label value comes
 // from a fixed set: an operation is the contract's name for it (`POST /v1/card/create`, `GET /admin/v1/accounts/{id}`,
 // never a path as sent), or one of `GET /metrics`, `console`, `docs` and `unmatched`; a status is one the server
-// answers. So no request can add a series, whatever its path, key or tenant.
+// answers of itself, or `fault` for any answer an injected fault made. So no request can add a series, whatever its path, key or tenant.
 //
 // The request path only adds to numbers held here (each route finds its operation's counts when the app is built);
 // prom-client, which formats them and measures the process, loads on the first scrape or once the server answers,
@@ -62,7 +62,11 @@ export class RequestMetrics {
           : c.req.path === '/docs' || c.req.path.startsWith('/docs/') || c.req.path === '/openapi.json'
             ? other.docs
             : other.unmatched);
-      stats.observe(c.res.status, (performance.now() - startMs) / 1000);
+      // An injected fault's answer is counted as one label, whatever status the tenant chose for it.
+      stats.observe(
+        c.get('faultEffect')?.answer === 'injected' ? 'fault' : c.res.status,
+        (performance.now() - startMs) / 1000,
+      );
     };
   }
 
