@@ -11,7 +11,9 @@ import {
 } from '../../store/snapshot.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
-import { createAccount } from '../accounts/accounts.js';
+import { createAccount, findAccount } from '../accounts/accounts.js';
+import { tenantOf } from '../accounts/tenants.js';
+import { assertRoomForRuns, runsInSnapshot } from '../traffic/runs.js';
 import { issueKey } from '../accounts/api-keys.js';
 import { findBin, putBin } from '../cards/bins.js';
 import { checkSnapshot } from './check.js';
@@ -28,6 +30,9 @@ export interface LoadedSnapshot {
   /** The snapshot's deposit address, when another account holds it (the account gets a new one). */
   depositAddressTaken?: string;
 }
+
+type SnapshotRun = Parameters<typeof runsInSnapshot>[0][number];
+type SnapshotJob = Parameters<typeof runsInSnapshot>[1][number];
 
 /** A document row as the table's row: its columns by name, JSON columns as text, the account's id. */
 function toTableRow(deps: Pick<Deps, 'db'>, spec: SectionSpec, row: Row, accountId: string, path: string): Row {
@@ -50,6 +55,12 @@ export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId:
   const { db } = deps;
   assertInTransaction(db, 'loadSnapshot');
   checkSnapshot(deps, given);
+  // Live traffic runs count against the tenant's bounds here as at traffic/start: five imports of an export holding 3
+  // live runs once gave a tenant 18 live runs and 540,000 stories.
+  const into = findAccount(deps, intoAccountId);
+  if (!into) throw new DomainError('ACCOUNT_NOT_FOUND');
+  const runs = runsInSnapshot(given.trafficRuns as unknown as SnapshotRun[], given.jobs as unknown as SnapshotJob[]);
+  if (runs.runs > 0) assertRoomForRuns(deps, tenantOf(into), runs, 'import a snapshot without live traffic');
   for (const bin of given.bins) {
     if (!findBin(deps, bin.id as string)) {
       throw new DomainError('SNAPSHOT_INVALID', `bins: ${String(bin.id)} is no BIN of this server`);

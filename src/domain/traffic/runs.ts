@@ -96,6 +96,53 @@ function runCards(deps: Deps, accountId: string, cardIds: readonly string[] | un
   return [...ids];
 }
 
+/** What live traffic runs ask of their tenant's bounds: how many, and their stories. */
+export interface RunsAsked {
+  runs: number;
+  stories: number;
+}
+
+/**
+ * Refuses (before any work, TRAFFIC_LIMIT naming both bounds) runs that would take the tenant's live traffic past 3
+ * runs or 100,000 stories: the same check wherever live runs can come from (traffic/start, a snapshot import).
+ */
+export function assertRoomForRuns(deps: Deps, tenantId: string, asked: RunsAsked, advice: string): void {
+  const live = liveTrafficRuns(deps.db, tenantId, KINDS_JSON);
+  const kept = live.reduce((s, r) => s + r.stories, 0);
+  if (
+    live.length + asked.runs > TRAFFIC_LIMITS.liveRunsPerTenant ||
+    kept + asked.stories > TRAFFIC_LIMITS.storiesPerTenant
+  ) {
+    throw new DomainError(
+      'TRAFFIC_LIMIT',
+      `this tenant has ${live.length} traffic runs with ${kept} stories still to send; the limits are ` +
+        `${TRAFFIC_LIMITS.liveRunsPerTenant} runs and ${TRAFFIC_LIMITS.storiesPerTenant} stories ` +
+        `(cards x days x perCardPerDay, ${asked.stories} asked${asked.runs === 1 ? '' : ` in ${asked.runs} runs`}): ` +
+        `stop a run (traffic/stop) or ${advice}`,
+    );
+  }
+}
+
+/**
+ * The live runs a snapshot would bring (not stopped, with a message still to send), counted as traffic/start counts
+ * them: cards x days x perCardPerDay (a document's own `stories` is not trusted), and no run past 20 cards.
+ */
+export function runsInSnapshot(
+  runs: readonly { id: string; stoppedAtMs: number | null; cards: unknown[]; days: number; perCardPerDay: number }[],
+  jobs: readonly { kind: string; ref: string }[],
+): RunsAsked {
+  const pending = new Set(
+    jobs.filter((j) => j.kind === DAY_JOB || j.kind === STEP_JOB).map((j) => j.ref.split(':')[0]),
+  );
+  const live = runs.filter((r) => r.stoppedAtMs === null && pending.has(r.id));
+  for (const r of live) {
+    if (r.cards.length > TRAFFIC_LIMITS.cardsPerRun) {
+      throw new DomainError('TRAFFIC_TOO_MANY_CARDS', `traffic run ${r.id} drives ${r.cards.length} cards`);
+    }
+  }
+  return { runs: live.length, stories: live.reduce((s, r) => s + r.cards.length * r.days * r.perCardPerDay, 0) };
+}
+
 /**
  * traffic/start: plans `days` days of messages from now on the cards, `perCardPerDay` stories a card a day, and
  * schedules the first day. Refused (before any work) when the tenant's live runs would pass their bounds.
@@ -109,16 +156,7 @@ export function startTraffic(
   assertInTransaction(deps.db, 'startTraffic');
   const cardIds = runCards(deps, account.id, input.cardIds);
   const stories = cardIds.length * input.days * input.perCardPerDay;
-  const live = liveTrafficRuns(deps.db, account.tenantId, KINDS_JSON);
-  const kept = live.reduce((s, r) => s + r.stories, 0);
-  if (live.length >= TRAFFIC_LIMITS.liveRunsPerTenant || kept + stories > TRAFFIC_LIMITS.storiesPerTenant) {
-    throw new DomainError(
-      'TRAFFIC_LIMIT',
-      `this tenant has ${live.length} traffic runs with ${kept} stories still to send; the limits are ` +
-        `${TRAFFIC_LIMITS.liveRunsPerTenant} runs and ${TRAFFIC_LIMITS.storiesPerTenant} stories ` +
-        `(cards x days x perCardPerDay, ${stories} asked): stop a run (traffic/stop) or ask for less`,
-    );
-  }
+  assertRoomForRuns(deps, account.tenantId, { runs: 1, stories }, 'ask for less');
   const mix = { ...DEFAULT_MIX, ...input.mix };
   if (Object.values(mix).every((w) => w === 0)) throw new DomainError('TRAFFIC_EMPTY_MIX');
   const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
