@@ -15,7 +15,7 @@ const CONFIG_FILES = [
   'tsconfig.build.json',
   'package.json',
   'scripts/bundle.mjs',
-  'scripts/clean-dist.mjs',
+  'scripts/prune-dist.mjs',
 ];
 
 /** mtime in ms, or -1 when the file does not exist. */

@@ -4,12 +4,11 @@ import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { adminHandlers } from './admin/index.js';
 import { partnerHandlers } from './api/index.js';
 import { docsRoutes } from './contracts/docs-routes.js';
-import type { ServerDeps } from './server-deps.js';
+import type { ServerDeps } from './http/server-deps.js';
 import { CONSOLE_CALL, type AppEnv } from './http/context.js';
 import { DomainError } from './domain/kernel/errors.js';
 import { tenantOfKey } from './domain/accounts/tenants.js';
 import { errorBody, errorResponse } from './http/errors.js';
-import { keySignInThrottleOf, operatorThrottleOf } from './http/failure-throttle.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth, metricsAuth } from './http/middleware/auth.js';
 import { MetricsExposition, RequestMetrics } from './http/metrics.js';
@@ -120,8 +119,8 @@ export function createApp(deps: ServerDeps) {
             // The console acts only through this same app's public API, in-process (it can never do what the API cannot);
             // its calls carry bindings no outside request can, so the request log tells them apart.
             fetch: (path: string, init: RequestInit) => app.request(path, init, CONSOLE_CALL),
-            operatorThrottle: operatorThrottleOf(deps),
-            keySignInThrottle: keySignInThrottleOf(deps),
+            operatorThrottle: deps.operatorThrottle,
+            keySignInThrottle: deps.keySignInThrottle,
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
             tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
             onSessionsFull: () => deps.meter.refused('sessions'),

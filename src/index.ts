@@ -2,4 +2,5 @@
 export { createApp } from './app.js';
 export { loadConfig, DEFAULT_CONFIG, type Config } from './config.js';
 export { startServer, type RunningServer } from './server.js';
-export { createDeps, bootstrapAccount } from './runtime.js';
+export { createDeps } from './wiring.js';
+export { bootstrapAccount } from './bootstrap.js';

@@ -2,13 +2,13 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createApp } from './app.js';
-import type { ServerDeps } from './server-deps.js';
+import type { ServerDeps } from './http/server-deps.js';
 import { warmUpTronweb } from './domain/chain/deposit-address.js';
-import { requestLogOf } from './request-log/log.js';
 import { startSandboxSweeper } from './domain/accounts/child-sandboxes.js';
-import { connectionLimits, guardConnections, type ConnectionLimits } from './http/connection-guard.js';
+import { guardConnections, type ConnectionLimits } from './http/connection-guard.js';
 import { drainHttpServer } from './lifecycle/drain.js';
-import { bootstrapAccount, bootstrapFromSnapshot, createDeps, type Bootstrap, type RuntimeOptions } from './runtime.js';
+import { createDeps, type RuntimeOptions } from './wiring.js';
+import { bootstrapAccount, bootstrapFromSnapshot, type Bootstrap } from './bootstrap.js';
 import { startCheckpointer, truncateWal, type Checkpointer } from './store/checkpointer.js';
 
 export interface RunningServer {
@@ -59,7 +59,9 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   (server as Server).keepAliveTimeout = limits.keepAliveTimeoutMs;
   let connections: ConnectionLimits | undefined;
   if (deps.config.mode === 'hosted') {
-    connections = guardConnections(server as Server, deps, connectionLimits(limits.maxConnections)).limits;
+    const guard = deps.connectionGuard!;
+    guardConnections(server as Server, guard);
+    connections = guard.limits;
   } else if (limits.maxConnections > 0) {
     (server as Server).maxConnections = limits.maxConnections;
   }
@@ -93,8 +95,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         stopSweeper?.();
         const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
         // Written before the database closes: a clean stop loses no request-log record, nor a queued write.
-        deps.writes.flush();
-        requestLogOf(deps).flush();
+        deps.transactions.flush();
+        deps.requestLog.flush();
         clearTimeout(startingCheckpointer);
         await checkpointer?.stop();
         if (file) truncateWal(deps.db);

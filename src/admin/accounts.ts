@@ -7,7 +7,7 @@ import {
   type AccountPatch,
 } from '../domain/accounts/accounts.js';
 import { issueKey, listKeys, revokeKey } from '../domain/accounts/api-keys.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { isTronAddress } from '../domain/chain/deposit-address.js';
 import { formatPpm } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';
@@ -56,7 +56,7 @@ export function accountHandlers(deps: ServerDeps): Handlers {
       const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
-      const { account, key } = deps.writes.transaction(() => {
+      const { account, key } = deps.transactions.run(() => {
         const account = createAccount(deps, {
           name,
           depositFeeRatePpm,
@@ -98,20 +98,20 @@ export function accountHandlers(deps: ServerDeps): Handlers {
         requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
         depositAddress: await readAddress(body),
       };
-      deps.writes.transaction(() => updateAccount(deps, id, patch));
+      deps.transactions.run(() => updateAccount(deps, id, patch));
       await ensureDepositAddress(deps, id);
       return c.json(accountView(deps, getAccount(deps, id)));
     },
     'POST /admin/v1/accounts/{id}/keys': async (c) => {
       const id = getAccount(deps, c.req.param('id')!).id;
       return c.json(
-        deps.writes.transaction(() => issueKey(deps, id)),
+        deps.transactions.run(() => issueKey(deps, id)),
         201,
       );
     },
     'DELETE /admin/v1/accounts/{id}/keys/{keyId}': (c) => {
       const id = getAccount(deps, c.req.param('id')!).id;
-      deps.writes.transaction(() => revokeKey(deps, id, c.req.param('keyId')!));
+      deps.transactions.run(() => revokeKey(deps, id, c.req.param('keyId')!));
       return c.json({ ...OK });
     },
   };

@@ -1,5 +1,5 @@
 import { DEFAULT_BIN, findBin, type Bin } from '../domain/cards/bins.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { formatMicros, formatPpm } from '../domain/kernel/money.js';
 import { binHasCards, putBin } from '../domain/cards/bins.js';
 
@@ -60,7 +60,7 @@ export function binHandlers(deps: ServerDeps): Handlers {
         inventory: optionalInteger(body, 'inventory') ?? base.inventory,
         provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
       };
-      deps.writes.transaction(() => putBin(deps, next));
+      deps.transactions.run(() => putBin(deps, next));
       return c.json(binAdminView(next));
     },
   };

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/router.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { accountHandlers } from './accounts.js';
 import { binHandlers } from './bins.js';
 

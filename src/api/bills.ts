@@ -1,6 +1,6 @@
 import { getBin } from '../domain/cards/bins.js';
 import { getOwnedCard } from '../domain/cards/cards.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { listBills, type BillScope } from '../domain/network/transactions.js';
 import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';

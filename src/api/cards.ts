@@ -13,7 +13,7 @@ import { DomainError } from '../domain/kernel/errors.js';
 import { catchUp } from '../http/command.js';
 import { command, type Handlers } from '../http/router.js';
 import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { OK } from '../http/envelope.js';
 import { cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
 

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/router.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { billHandlers } from './bills.js';
 import { cardHandlers } from './cards.js';
 import { walletHandlers } from './wallet.js';

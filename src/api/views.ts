@@ -2,7 +2,7 @@ import type { Account } from '../domain/accounts/accounts.js';
 import { binView, getBin } from '../domain/cards/bins.js';
 import { maskGrouped, maskStored } from '../domain/cards/card-data.js';
 import type { Card } from '../domain/cards/cards.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { balance, balancesOf, ledgerId } from '../domain/ledger/ledger.js';
 import { formatCents, formatMicros, microsToJsonNumber } from '../domain/kernel/money.js';
 import { LISTING_STATUS, type BillRow } from '../domain/network/transactions.js';

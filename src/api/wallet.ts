@@ -1,5 +1,5 @@
 import { ensureDepositAddress } from '../domain/accounts/accounts.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { pendingDepositsMicros } from '../domain/chain/chain.js';
 import { balance } from '../domain/ledger/ledger.js';
 import { formatMicros } from '../domain/kernel/money.js';

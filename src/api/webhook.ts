@@ -1,4 +1,4 @@
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalBoolean, requiredString } from '../http/validate.js';

@@ -9,7 +9,7 @@ import { startServer } from '../server.js';
 import { warmRequestValidators } from '../http/request-schema.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { reusedAccountHint } from './bootstrap-hint.js';
-import { SnapshotFileError } from '../runtime.js';
+import { SnapshotFileError } from '../bootstrap.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 

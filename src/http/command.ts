@@ -1,15 +1,15 @@
 import type { Context } from 'hono';
 import * as clock from '../domain/kernel/clock.js';
 import { DomainError } from '../domain/kernel/errors.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { ClientGoneError } from './body-bounds.js';
 import { clientWatch } from './client-gone.js';
 import type { AppEnv, InjectedWait } from './context.js';
 
 // The calling account's clock, as a handler reads it: from the account row its authentication read (read again only
 // if an account row changed since: domain/kernel/clock.ts). Every read and write of an account starts at `catchUp`, which
-// runs the account's due timers first; a write then runs in `deps.writes.transaction`, the one transaction runner
-// (store/group-commit.ts). Domain commands never open a transaction themselves.
+// runs the account's due timers first; a write then runs in `deps.transactions`, the one transaction runner
+// (store/transaction-runner.ts). Domain commands never open a transaction themselves.
 
 /** The calling account's "now". */
 export function now(c: Context<AppEnv>, deps: ServerDeps): number {
@@ -24,7 +24,7 @@ export function catchUp(c: Context<AppEnv>, deps: ServerDeps): number {
 /** Runs the calling account's command in the transaction runner, at the account's caught-up "now". */
 export function runCommand<T>(c: Context<AppEnv>, deps: ServerDeps, command: (nowMs: number) => T): T {
   const nowMs = catchUp(c, deps);
-  return deps.writes.transaction(() => command(nowMs));
+  return deps.transactions.run(() => command(nowMs));
 }
 
 /**

@@ -134,19 +134,9 @@ export class ConnectionGuard {
   }
 }
 
-const guards = new WeakMap<object, ConnectionGuard>();
-
-/** Guards the server's connections (hosted mode); `owner` is what the tenant budget later claims connections by. */
-export function guardConnections(server: Server, owner: object, limits: ConnectionLimits): ConnectionGuard {
-  const guard = new ConnectionGuard(limits);
-  guards.set(owner, guard);
-  server.maxConnections = limits.total + NODE_CAP_MARGIN;
+/** Puts the guard (deps.connectionGuard, hosted mode) in front of the server's connections. */
+export function guardConnections(server: Server, guard: ConnectionGuard): void {
+  server.maxConnections = guard.limits.total + NODE_CAP_MARGIN;
   // Before every other 'connection' listener: a connection turned away is never timed or parsed.
   server.prependListener('connection', (socket: Socket) => void guard.accept(socket));
-  return guard;
-}
-
-/** The connection carried an authenticated request of a tenant (a no-op where no guard runs: local mode, tests). */
-export function claimConnection(owner: object, socket: Socket): void {
-  guards.get(owner)?.claim(socket);
 }

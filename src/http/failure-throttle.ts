@@ -130,24 +130,3 @@ export class FailureThrottle {
     return { clients: this.clients.size, networks: this.networks.size };
   }
 }
-
-const throttles = new WeakMap<object, { operator: FailureThrottle; keySignIn: FailureThrottle }>();
-
-function throttlesOf(deps: { wallClock: () => number }) {
-  let t = throttles.get(deps);
-  if (!t) {
-    t = { operator: new FailureThrottle(deps.wallClock), keySignIn: new FailureThrottle(deps.wallClock) };
-    throttles.set(deps, t);
-  }
-  return t;
-}
-
-/** The one throttle of a server's operator credentials, shared by the operator API and the console's sign-in. */
-export function operatorThrottleOf(deps: { wallClock: () => number }): FailureThrottle {
-  return throttlesOf(deps).operator;
-}
-
-/** The throttle of the console's API-key sign-ins (apart: a partner's typo never locks its operator out). */
-export function keySignInThrottleOf(deps: { wallClock: () => number }): FailureThrottle {
-  return throttlesOf(deps).keySignIn;
-}

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import {
   completeKey,
   findKey,
@@ -67,7 +67,7 @@ export interface KeyedCall {
  * The idempotency runner (spec "Idempotency"): runs a keyed mutation under the spec's rules. `operation` runs
  * synchronously inside one SQLite transaction together with the stored response, so there is no instant at which
  * the operation happened and the key does not know it. That transaction is a savepoint of the turn's group commit
- * (store/group-commit.ts): the account's due timers run first in the same batch, and the answer waits for the batch's
+ * (store/transaction-runner.ts): the account's due timers run first in the same batch, and the answer waits for the batch's
  * commit, shared with the other writes of the turn. Called after body validation (400) and before any existence or
  * state check. Without a key it is the route's runner.
  */
@@ -105,7 +105,7 @@ export async function runKeyed(
       throw err;
     }
   }
-  const outcome = await deps.writes.batched(() => {
+  const outcome = await deps.transactions.batched(() => {
     // The timers due on the account clock first (each job in a savepoint of its own): they stay done even when the
     // operation then fails.
     deps.jobs.runForegroundDue(account.id, now(c, deps));
@@ -126,7 +126,7 @@ export async function runKeyed(
    * Nothing awaits in between, so no concurrent request can slip between the check and the completion.
    */
   function keyedTransaction(): { replay: KeyRecord } | { stored: StoredResponse } {
-    return deps.writes.transaction(() => {
+    return deps.transactions.run(() => {
       const nowMs = now(c, deps);
       if (!reserved) {
         purgeExpiredKeys(db, account.id, nowMs);

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { BUDGETS, DELIVERY_RESULTS } from '../metering/meter.js';
 import { backlog, type Backlog } from '../domain/kernel/backlog.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './context.js';
 import type { Route } from './router.js';
 import { BUCKETS, OperationStats } from './operation-stats.js';

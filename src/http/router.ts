@@ -1,6 +1,6 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { readIndex, type Operation } from '../contracts/files.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { runCommand } from './command.js';
 import type { AppEnv } from './context.js';
 import { echoIdempotencyKey, runKeyed } from './idempotency.js';

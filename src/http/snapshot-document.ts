@@ -1,6 +1,6 @@
 import { DomainError, invalidField } from '../domain/kernel/errors.js';
 import { signatureOf, type SnapshotDocument } from '../domain/snapshots/export.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from './server-deps.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 import { validateDocument } from './request-schema.js';
 

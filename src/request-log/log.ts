@@ -1,4 +1,3 @@
-import type { Db } from '../store/db.js';
 import { findAccount } from '../domain/accounts/accounts.js';
 import type { Deps } from '../domain/kernel/deps.js';
 import { tenantOf } from '../domain/accounts/tenants.js';
@@ -49,7 +48,7 @@ const SLICE_ROWS = 500;
 const isLarge = (c: CapturedRequest) =>
   (c.requestBody?.length ?? 0) > MAX_BODY_CHARS || (c.responseBody?.length ?? 0) > MAX_BODY_CHARS;
 
-/** One per database: per account, the requests not yet written. */
+/** One per server (deps.requestLog): per account, the requests not yet written. */
 export class RequestLog {
   /** Kept from one batch to the next, so a busy account reuses the same warm bytes (pending-records.ts). */
   private pending = new Map<string, PendingRecords>();
@@ -180,7 +179,7 @@ export class RequestLog {
         this.backlog.splice(0, n);
         const budget = this.deps.config.tenant.requestLogBytes;
         const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
-        db.transaction(() => {
+        this.deps.transactions.run(() => {
           for (const row of rows) insertRequestLogRow(db, row);
           for (const [accountId, tenant] of tenantOfAccount) {
             if (tenant !== undefined) trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
@@ -190,7 +189,7 @@ export class RequestLog {
               this.deps.meter.refused('request_log', trimTenantRequestLog(db, tenant, budget));
             }
           }
-        })();
+        });
         if (performance.now() - started >= budgetMs) return;
       }
     } catch (err) {
@@ -208,11 +207,7 @@ interface Taken {
 
 const atMsOf = (p: Pending): number => ('account_id' in p ? p.at_ms : p.atMs);
 
-const logs = new WeakMap<Db, RequestLog>();
-
-/** The request log of this database (created on first use). */
-export function requestLogOf(deps: Deps): RequestLog {
-  let log = logs.get(deps.db);
-  if (!log) logs.set(deps.db, (log = new RequestLog(deps)));
-  return log;
+/** What the request log's functions are given: the domain's deps and the server's one request log. */
+export interface RequestLogDeps extends Deps {
+  requestLog: RequestLog;
 }

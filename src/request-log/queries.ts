@@ -1,7 +1,6 @@
-import type { Deps } from '../domain/kernel/deps.js';
+import type { RequestLogDeps } from './log.js';
 import { findRequestLogRow, queryRequestLog, type RequestLogRow, type RequestSource } from '../store/request-log.js';
 import { faultView, type FaultView } from './fault-view.js';
-import { requestLogOf } from './log.js';
 
 // Reading the request log: pages of summaries and full records, each read after the pending records are written, so
 // a read sees every request answered before it.
@@ -68,11 +67,11 @@ export interface RequestFilter {
 
 /** A page of summaries, newest first, and the cursor of the next page (null on the last). */
 export function listRequests(
-  deps: Deps,
+  deps: RequestLogDeps,
   accountId: string,
   f: RequestFilter,
 ): { requests: RequestSummary[]; nextSeq: number | null } {
-  requestLogOf(deps).flush();
+  deps.requestLog.flush();
   const rows = queryRequestLog(deps.db, accountId, {
     limit: f.limit,
     path: f.path,
@@ -86,8 +85,8 @@ export function listRequests(
 }
 
 /** The full record of the account's newest request with this id, or undefined. */
-export function getRequest(deps: Deps, accountId: string, requestId: string): RequestRecord | undefined {
-  requestLogOf(deps).flush();
+export function getRequest(deps: RequestLogDeps, accountId: string, requestId: string): RequestRecord | undefined {
+  deps.requestLog.flush();
   const row = findRequestLogRow(deps.db, accountId, requestId);
   if (!row) return undefined;
   const detail = JSON.parse(row.detail) as { request: RecordedMessage; response: RecordedMessage };

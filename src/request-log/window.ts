@@ -1,15 +1,14 @@
-import type { Deps } from '../domain/kernel/deps.js';
+import type { RequestLogDeps } from './log.js';
 import type { WindowLog } from '../domain/readiness/api-checks.js';
 import { detailOf, rowsBetween } from '../store/request-log.js';
-import { requestLogOf } from './log.js';
 
 // The request log as a readiness run's checks read it: the requests of a window in the order they were recorded
 // (after the pending records are written, so it sees every request answered before it), and a request's body.
 
-export function windowLog(deps: Deps): WindowLog {
+export function windowLog(deps: RequestLogDeps): WindowLog {
   return {
     requests(accountId, fromMs, toMs) {
-      requestLogOf(deps).flush();
+      deps.requestLog.flush();
       return rowsBetween(deps.db, accountId, fromMs, toMs).map((r) => ({
         seq: r.seq,
         requestId: r.request_id,

@@ -1,5 +1,5 @@
 import { OK } from '../http/envelope.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { deleteSandbox, listSandboxes, newChildSandbox, type NewSandbox } from '../domain/accounts/child-sandboxes.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';

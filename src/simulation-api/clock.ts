@@ -2,7 +2,7 @@ import { setClock } from '../domain/kernel/clock.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
 import { optionalEnum } from '../http/validate.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 
 /** clock: switch running/frozen and advance, running every job that fell due before answering. */
 export function clockHandlers(deps: ServerDeps): Handlers {

@@ -1,11 +1,10 @@
 import { OK } from '../http/envelope.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { EVENT_TYPES } from '../domain/events/types.js';
-import { toEnvelope } from '../domain/events/outbox.js';
+import { eventsWithDeliveries, toEnvelope } from '../domain/events/outbox.js';
 import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalEnum, optionalInteger } from '../http/validate.js';
-import { eventsWithDeliveries } from '../domain/webhooks/deliveries.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

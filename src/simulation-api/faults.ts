@@ -1,4 +1,4 @@
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { inFlightExemptPaths } from '../contracts/files.js';
 import { invalidField } from '../domain/kernel/errors.js';
 import { clearFaults, setFaults, type FaultRule } from '../domain/faults/faults.js';

@@ -1,5 +1,5 @@
 import type { Handlers } from '../http/router.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { chainHandlers } from './chain.js';
 import { sandboxesHandlers } from './child-sandboxes.js';
 import { snapshotHandlers } from './snapshot.js';

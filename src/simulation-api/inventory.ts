@@ -1,5 +1,5 @@
 import { setInventory } from '../domain/cards/bins.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';

@@ -26,7 +26,7 @@ import {
   requiredString,
 } from '../http/validate.js';
 import { windowLog } from '../request-log/window.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 
@@ -63,7 +63,7 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
         c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));
         return errorResponse(c, new DomainError('READINESS_SENDING_LIMIT'));
       }
-      const { run, deliveries } = deps.writes.transaction(() =>
+      const { run, deliveries } = deps.transactions.run(() =>
         startRun(deps, {
           accountId,
           windowSeconds,

@@ -1,5 +1,5 @@
 import { OK } from '../http/envelope.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { getRequest, listRequests } from '../request-log/queries.js';
 import type { Handlers } from '../http/router.js';
 import { DomainError, invalidField } from '../domain/kernel/errors.js';

@@ -3,7 +3,7 @@ import { resetAccount } from '../domain/accounts/reset.js';
 import { runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { requiredAmount } from '../http/validate.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 
 export function resetHandlers(deps: ServerDeps): Handlers {
   return {

@@ -7,7 +7,7 @@ import type { AppEnv } from '../http/context.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
 import { readSnapshot } from '../http/snapshot-document.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 
 /**
  * Hosted mode: an export spends one more request of the tenant's budget per this many rows (at most a second of
@@ -38,7 +38,7 @@ export function snapshotHandlers(deps: ServerDeps): Handlers {
       const accountId = c.get('account').id;
       payForExport(c, deps, accountId);
       // One transaction: every table read as of the same instant.
-      const { text } = deps.writes.transaction(() => exportSnapshot(deps, accountId, nowMs));
+      const { text } = deps.transactions.run(() => exportSnapshot(deps, accountId, nowMs));
       return c.body(text, 200, { 'Content-Type': 'application/json' });
     },
     'POST /sandbox/v1/snapshot/import': async (c, body) => {

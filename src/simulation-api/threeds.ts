@@ -1,4 +1,4 @@
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { FX_CURRENCIES } from '../domain/network/fx.js';
 import { CHALLENGE_TYPES, challengeCard, verifyChallenge } from '../domain/network/threeds.js';
 import { OK } from '../http/envelope.js';

@@ -12,7 +12,7 @@ import {
   requiredString,
   type Body,
 } from '../http/validate.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 
 const view = (t: TrafficView) => ({
   trafficId: t.trafficId,

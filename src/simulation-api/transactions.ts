@@ -18,7 +18,7 @@ import {
   requiredString,
   type Body,
 } from '../http/validate.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 
 // Card amounts are in cents: a merchant amount has at most 2 decimal places.
 const CARD_DECIMALS = 2;

@@ -1,5 +1,5 @@
 import { seedBalance } from '../domain/accounts/accounts.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { formatMicros } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/command.js';

@@ -1,5 +1,5 @@
 import { OK } from '../http/envelope.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { ServerDeps } from '../http/server-deps.js';
 import { catchUp } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
 import { optionalInteger, optionalString, requiredString } from '../http/validate.js';

@@ -89,14 +89,16 @@ export function setGeneratedAddress(db: Db, id: string, address: string): void {
  * anything. A rolled-back change moves it too, which only costs a read. It sees this connection only: the server owns
  * its database file (docs/speed.md).
  */
-const rowVersions = new WeakMap<Db, { n: number }>();
+export class AccountRowWatch {
+  /** Moves on every change to an account or key row made through the watched connection. */
+  version = 0;
+}
 
-/** Starts counting changes to account and key rows on this connection (once; the server does it at start). */
-export function watchAccountRows(db: Db): void {
-  if (rowVersions.has(db)) return;
-  const version = { n: 0 };
+/** Starts counting changes to account and key rows on this connection (once; the wiring does it at start). */
+export function watchAccountRows(db: Db): AccountRowWatch {
+  const watch = new AccountRowWatch();
   db.function('sandbox_account_row_changed', { deterministic: false }, () => {
-    version.n++;
+    watch.version++;
     return null;
   });
   for (const table of ['accounts', 'api_keys']) {
@@ -107,12 +109,7 @@ export function watchAccountRows(db: Db): void {
       );
     }
   }
-  rowVersions.set(db, version);
-}
-
-/** The current version of account and key rows; NaN on a connection nobody watches (it equals nothing: read again). */
-export function accountRowsVersion(db: Db): number {
-  return rowVersions.get(db)?.n ?? NaN;
+  return watch;
 }
 
 /** The instant a frozen clock shows; null for a running clock, undefined for an unknown account. */

@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations } from './migrations/index.js';
+import { TransactionRunner } from './transaction-runner.js';
 
 export type Db = Database.Database;
 
@@ -19,20 +20,20 @@ export function openDb(path: string): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
-  migrate(db);
+  migrate(db, new TransactionRunner(db));
   return db;
 }
 
 /** Applies every numbered migration not yet recorded, each in its own transaction. */
-function migrate(db: Db): void {
+function migrate(db: Db, transactions: TransactionRunner): void {
   db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL)');
   const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
-    db.transaction(() => {
+    transactions.run(() => {
       db.exec(m.sql);
       db.prepare('INSERT INTO schema_migrations (version, name) VALUES (?, ?)').run(m.version, m.name);
-    })();
+    });
   }
 }
 
@@ -47,22 +48,9 @@ export function sql(db: Db, text: string): Database.Statement {
   return stmt;
 }
 
-const runners = new WeakMap<Db, (work: () => unknown) => unknown>();
-
 /**
- * Runs `work` in a transaction, or in a savepoint when one is open, through one wrapper per connection: making a
- * better-sqlite3 transaction function costs more than the BEGIN and COMMIT it runs (2 % of a keyed write's CPU when
- * every call made its own).
- */
-export function transaction<T>(db: Db, work: () => T): T {
-  let run = runners.get(db);
-  if (!run) runners.set(db, (run = db.transaction((w: () => unknown) => w())));
-  return run(work) as T;
-}
-
-/**
- * Domain commands call this first: one owner (the command runner of the HTTP layer, the job runner, start-up)
- * opens the transaction, and the command's checks, writes and event commit or roll back together inside it.
+ * Domain commands call this first: the transaction runner (store/transaction-runner.ts) opened the transaction, and
+ * the command's checks, writes and event commit or roll back together inside it.
  */
 export function assertInTransaction(db: Db, command: string): void {
   if (!db.inTransaction) throw new Error(`${command} must run inside its runner's transaction`);

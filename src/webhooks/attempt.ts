@@ -1,6 +1,6 @@
 import { findAccount } from '../domain/accounts/accounts.js';
 import * as accountClock from '../domain/kernel/clock.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { WebhookDeps } from './deps.js';
 import { getEvent, toEnvelope, type StoredEvent } from '../domain/events/outbox.js';
 import type { Job } from '../domain/kernel/jobs.js';
 import { DomainError } from '../domain/kernel/errors.js';
@@ -22,7 +22,7 @@ import { signatureHeader } from './signature.js';
  * The exact bytes sent: the four-field envelope with the event data plus the enrichers' delivery-only fields.
  * @internal exported for the 3DS test that reads what would be sent under each webhook configuration
  */
-export function webhookBody(deps: ServerDeps, event: StoredEvent): string {
+export function webhookBody(deps: WebhookDeps, event: StoredEvent): string {
   const data: Record<string, unknown> = { ...event.data };
   for (const enrich of deps.eventEnrichers) Object.assign(data, enrich(deps, event) ?? {});
   return JSON.stringify({ ...toEnvelope(event), data });
@@ -33,7 +33,7 @@ interface Sent extends SendResult {
   signedAtSeconds: number;
 }
 
-async function send(deps: ServerDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
+async function send(deps: WebhookDeps, event: StoredEvent, url: string, secret: string): Promise<Sent> {
   const body = webhookBody(deps, event);
   // `t` is wall-clock time (docs/design.md section 11), so a partner's 300 s tolerance holds after clock advances.
   const signedAtSeconds = Math.floor(deps.wallClock() / 1000);
@@ -73,16 +73,16 @@ function attemptOf(event: StoredEvent, sent: Sent, atMs: number, redelivery: boo
  * advance runs it, or later when the timer finds it overdue (a server that was down): the next delay counts from
  * when it really happened, so a backlog does not fire its retries back to back.
  */
-export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<void> {
+export async function runScheduledAttempt(deps: WebhookDeps, job: Job): Promise<void> {
   const delivery = getDelivery(deps.db, Number(job.ref));
   if (!delivery || delivery.state !== 'pending') return;
   const event = getEvent(deps, delivery.account_id, delivery.event_id);
   const config = findWebhookConfig(deps, delivery.account_id);
-  if (!event || !config) return deps.db.transaction(() => closeDelivery(deps, delivery, 'cancelled'))();
+  if (!event || !config) return deps.transactions.run(() => closeDelivery(deps, delivery, 'cancelled'));
   // Paused endpoints build no backlog: the delivery ends here and resuming does not replay it. An account made to
   // deliver nothing (a replay's child sandbox) ends its deliveries the same way.
   if (!config.enabled || findAccount(deps, delivery.account_id)?.delivers === false) {
-    return deps.db.transaction(() => closeDelivery(deps, delivery, 'disabled'))();
+    return deps.transactions.run(() => closeDelivery(deps, delivery, 'disabled'));
   }
   const atMs = Math.max(job.dueAtMs, accountClock.now(deps, delivery.account_id));
   const sent = await send(deps, event, config.url, signingSecret(deps, delivery.account_id)!);
@@ -90,12 +90,13 @@ export async function runScheduledAttempt(deps: ServerDeps, job: Job): Promise<v
     { eventId: event.id, type: event.type, statusCode: sent.statusCode, error: sent.error, latencyMs: sent.latencyMs },
     'webhook attempt',
   );
-  recordScheduledAttempt(deps, delivery.id, attemptOf(event, sent, atMs, false), sent.error === null);
+  const attempt = attemptOf(event, sent, atMs, false);
+  deps.transactions.run(() => recordScheduledAttempt(deps, delivery.id, attempt, sent.error === null));
 }
 
 /** /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule (recordRedelivery says what follows). */
 export async function redeliver(
-  deps: ServerDeps,
+  deps: WebhookDeps,
   accountId: string,
   eventId: string,
   atMs: number,
@@ -107,5 +108,6 @@ export async function redeliver(
   if (!config.enabled) throw new DomainError('WEBHOOK_DISABLED');
   if (findAccount(deps, accountId)?.delivers === false) throw new DomainError('DELIVERIES_OFF');
   const sent = await send(deps, event, config.url, signingSecret(deps, event.accountId)!);
-  return recordRedelivery(deps, attemptOf(event, sent, atMs, true), sent.error === null);
+  const attempt = attemptOf(event, sent, atMs, true);
+  return deps.transactions.run(() => recordRedelivery(deps, attempt, sent.error === null));
 }

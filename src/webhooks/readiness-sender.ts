@@ -2,7 +2,7 @@ import { getAccount } from '../domain/accounts/accounts.js';
 import * as accountClock from '../domain/kernel/clock.js';
 import { recordAttempt, type PlannedDelivery } from '../domain/readiness/runs.js';
 import type { ReceiverCheckId } from '../domain/readiness/catalogue.js';
-import type { ServerDeps } from '../server-deps.js';
+import type { WebhookDeps } from './deps.js';
 import { sendWebhook } from './sender.js';
 import { signatureHeader } from './signature.js';
 
@@ -20,7 +20,7 @@ interface Signed {
 
 /** The body sent and the signature header of one attempt of a check's delivery, at wall-clock second `t`. */
 function signedFor(
-  deps: ServerDeps,
+  deps: WebhookDeps,
   check: ReceiverCheckId,
   secret: string,
   envelope: Record<string, unknown>,
@@ -45,7 +45,7 @@ function signedFor(
 
 /** One attempt: sign it now (wall time, as real attempts are), POST it, record the outcome. */
 async function attempt(
-  deps: ServerDeps,
+  deps: WebhookDeps,
   url: string,
   secret: string,
   delivery: PlannedDelivery,
@@ -80,7 +80,7 @@ async function attempt(
  * not_observed.
  */
 export async function sendReadinessDeliveries(
-  deps: ServerDeps,
+  deps: WebhookDeps,
   run: { accountId: string; url: string; secret: string; deliveries: readonly PlannedDelivery[] },
 ): Promise<void> {
   try {

@@ -57,6 +57,22 @@ function sqlOutsideStore(texts: Map<string, string>): string[] {
   );
 }
 
+// One transaction runner (store/transaction-runner.ts): no other file opens a transaction, better-sqlite3's
+// `.transaction(` nor a statement that begins one. Domain commands assert they run inside one (`assertInTransaction`).
+const TRANSACTION_OPEN = /\.transaction\(|['"`]BEGIN\b/;
+const RUNNER = 'store/transaction-runner.ts';
+
+/** `file:line: text` of every line outside the runner that opens a transaction. */
+function transactionsOutsideRunner(texts: Map<string, string>): string[] {
+  return [...texts].flatMap(([file, text]) =>
+    file === RUNNER || file.startsWith('contracts/')
+      ? []
+      : text
+          .split('\n')
+          .flatMap((line, i) => (TRANSACTION_OPEN.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
+}
+
 /**
  * The layers, top to bottom, and what each may import from src (anything from node: or a package is fine). A file
  * belongs to the first layer whose pattern holds it; every file of src belongs to one.
@@ -80,10 +96,10 @@ export const LAYERS: readonly Layer[] = [
     holds: /^(scenario|verify|proxy|replay)\//,
     mayImport: ['Tools', 'Contracts', 'Redaction', 'PartnerVerifier'],
   },
-  // Starting a server: the database, the domain's wiring, the HTTP app, the timers, shutdown.
+  // Starting a server: the wiring of every member, the ready account, the HTTP app, the timers, shutdown.
   {
     name: 'Server',
-    holds: /^(server|runtime)\.ts$|^lifecycle\//,
+    holds: /^(server|wiring|bootstrap)\.ts$|^lifecycle\//,
     mayImport: [
       'Server',
       'Config',
@@ -98,7 +114,7 @@ export const LAYERS: readonly Layer[] = [
       'Contracts',
     ],
   },
-  { name: 'Config', holds: /^(config|server-deps)\.ts$/, mayImport: ['Config', 'Domain'] },
+  { name: 'Config', holds: /^config\.ts$/, mayImport: ['Config', 'Domain'] },
   // The app and what every route module shares: errors, middleware, validation, the runners of commands.
   {
     name: 'Http',
@@ -275,6 +291,24 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
       `domain/cards/cards.ts:${lines + 2}: deps.db.exec('DELETE FROM cards');`,
       `domain/cards/cards.ts:${lines + 3}: db.prepare('SELECT 1');`,
       `domain/cards/cards.ts:${lines + 4}: deps.db.pragma('foreign_keys = OFF');`,
+    ]);
+  });
+
+  it('every transaction opens through the one runner: no other file calls .transaction( or sends BEGIN', () => {
+    const texts = sourceTexts();
+    expect(TRANSACTION_OPEN.test(texts.get(RUNNER)!)).toBe(true);
+    expect(transactionsOutsideRunner(texts)).toEqual([]);
+  });
+
+  it('the runner check bites: a transaction opened in the domain, the store or a job is found', () => {
+    const planted = new Map(sourceTexts());
+    for (const file of ['domain/cards/cards.ts', 'store/db.ts', 'domain/kernel/jobs.ts']) {
+      planted.set(file, `${planted.get(file)!}\n  deps.db.transaction(() => work())();`);
+    }
+    expect(transactionsOutsideRunner(planted).map((line) => line.split(':')[0])).toEqual([
+      'domain/cards/cards.ts',
+      'domain/kernel/jobs.ts',
+      'store/db.ts',
     ]);
   });
 

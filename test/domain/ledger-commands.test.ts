@@ -11,7 +11,7 @@ import { DomainError, type ErrorName } from '../../src/domain/kernel/errors.js';
 import type { LedgerKind } from '../../src/domain/ledger/ledger.js';
 import { expectConserved } from '../helpers/core.js';
 import { merchantFor } from '../../src/domain/network/merchants.js';
-import { createDeps } from '../../src/runtime.js';
+import { createDeps } from '../../src/wiring.js';
 import { START_MS, testConfig } from '../helpers/sandbox.js';
 
 // The ledger-moving domain commands, called directly (no HTTP), each on a fresh in-memory database: what every

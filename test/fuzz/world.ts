@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
-import type { ServerDeps as Deps } from '../../src/server-deps.js';
-import { createDeps } from '../../src/runtime.js';
+import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
+import { createDeps } from '../../src/wiring.js';
 import { ADMIN_TOKEN, START_MS, testConfig } from '../helpers/sandbox.js';
 
 export { ADMIN_TOKEN };

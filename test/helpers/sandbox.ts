@@ -4,9 +4,9 @@ import request from 'supertest';
 import { createApp } from '../../src/app.js';
 import { toEnvelope } from '../../src/domain/events/outbox.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
-import type { ServerDeps as Deps } from '../../src/server-deps.js';
+import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
 import type { Logger } from '../../src/domain/kernel/logger.js';
-import { createDeps } from '../../src/runtime.js';
+import { createDeps } from '../../src/wiring.js';
 import { fetchAgent, type FetchAgent, type TestRequest } from './client.js';
 import { conformance } from './conformance.js';
 
@@ -71,7 +71,7 @@ export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
   const wall = { ms: START_MS };
   const deps = createDeps({ config, wallClock: () => wall.ms, logger: opts.logger });
   // Every answer and every event of every test is held to its contract (test/setup/conformance.ts reports).
-  deps.events.subscribe((_db, event) => conformance.event(toEnvelope(event)));
+  deps.events.add((event) => conformance.event(toEnvelope(event)));
   const fetch = conformance.wrapFetch(createApp(deps).fetch);
   const server = createAdaptorServer({ fetch }) as Server;
   const agent = fetchAgent(fetch);

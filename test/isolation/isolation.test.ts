@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
-import { createDeps } from '../../src/runtime.js';
+import { createDeps } from '../../src/wiring.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 // Another account's id must be indistinguishable from an id that does not exist (spec: 4001 "no such card for

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
-import { GroupCommit } from '../../src/store/group-commit.js';
+import { TransactionRunner } from '../../src/store/transaction-runner.js';
 import { createTestSandbox, FUNDED_ACCOUNT, type TestSandbox } from '../helpers/sandbox.js';
 
-// Keyed writes that arrive together share one commit (store/group-commit.ts). What a partner must still see: an
+// Keyed writes that arrive together share one commit (store/transaction-runner.ts). What a partner must still see: an
 // answer only once its write is committed, and each write succeeding or failing on its own.
 
 let dir: string | undefined;
@@ -79,7 +79,7 @@ describe('group commit: the keyed writes of one turn share a commit', () => {
   it('fails every write of a batch whose transaction SQLite rolled back, and applies none of them', async () => {
     db = openDb(':memory:');
     db.exec('CREATE TABLE t (v INTEGER)');
-    const writes = new GroupCommit(db);
+    const writes = new TransactionRunner(db);
     const insert = (v: number) => () => db!.prepare('INSERT INTO t (v) VALUES (?)').run(v);
     const outcomes = await Promise.allSettled([
       writes.batched(insert(1)),

@@ -1,13 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createAccount } from '../../src/domain/accounts/accounts.js';
 import type { CapturedRequest } from '../../src/request-log/captured-request.js';
-import {
-  BUSY_FLUSH_INTERVAL_MS,
-  FLUSH_INTERVAL_MS,
-  KEEP_PER_ACCOUNT,
-  requestLogOf,
-} from '../../src/request-log/log.js';
-import { createDeps } from '../../src/runtime.js';
+import { BUSY_FLUSH_INTERVAL_MS, FLUSH_INTERVAL_MS, KEEP_PER_ACCOUNT } from '../../src/request-log/log.js';
+import { createDeps } from '../../src/wiring.js';
 import { START_MS, testConfig } from '../helpers/sandbox.js';
 
 // When the request log writes its batches (README: what a crash may lose of it). Reads of the log write the pending
@@ -20,14 +15,14 @@ function world() {
   )();
   let n = 0;
   const send = (count: number) => {
-    for (let i = 0; i < count; i++) requestLogOf(deps).add(captured(account.id, `req_${++n}`));
+    for (let i = 0; i < count; i++) deps.requestLog.add(captured(account.id, `req_${++n}`));
   };
   const written = () =>
     (deps.db.prepare('SELECT count(*) AS n FROM request_log WHERE account_id = ?').get(account.id) as { n: number }).n;
   const newest = () =>
     (deps.db.prepare('SELECT request_id AS id FROM request_log ORDER BY seq DESC LIMIT 1').get() as { id: string }).id;
   // What every read of the log (API, console, readiness) does first.
-  const readLog = () => requestLogOf(deps).flush();
+  const readLog = () => deps.requestLog.flush();
   return { send, written, newest, readLog, lastId: () => `req_${n}` };
 }
 

@@ -4,7 +4,6 @@ import {
   insertAccount,
   setGeneratedAddress,
   updateAccountSettings,
-  type AccountRow,
 } from '../../store/accounts.js';
 import { pendingDepositsMicros } from '../../store/chain-deposits.js';
 import { assertInTransaction } from '../../store/db.js';
@@ -14,36 +13,9 @@ import { generateTronAddress } from '../chain/deposit-address.js';
 import { DomainError } from '../kernel/errors.js';
 import { balance, MAX_BALANCE_MICROS, transfer } from '../ledger/ledger.js';
 
-export interface Account {
-  id: string;
-  name: string;
-  depositFeeRatePpm: number;
-  requireIdempotencyKey: boolean;
-  depositAddressMode: 'auto' | 'none' | 'fixed';
-  depositAddress: string | null;
-  defaultBinId: string;
-  createdAtMs: number;
-  /** Set on a child sandbox (docs/design.md section 12): its parent, and when it expires (wall time). */
-  parentAccountId: string | null;
-  expiresAtMs: number | null;
-  /** False: the account delivers nothing, no webhook attempt and no readiness delivery (a child made so). */
-  delivers: boolean;
-}
+import { toAccount, type Account } from './account.js';
 
-/** The account a row of the accounts table holds. */
-export const toAccount = (r: AccountRow): Account => ({
-  id: r.id,
-  name: r.name,
-  depositFeeRatePpm: r.deposit_fee_rate_ppm,
-  requireIdempotencyKey: r.require_idempotency_key === 1,
-  depositAddressMode: r.deposit_address_mode,
-  depositAddress: r.deposit_address,
-  defaultBinId: r.default_bin_id,
-  createdAtMs: r.created_at_ms,
-  parentAccountId: r.parent_account_id,
-  expiresAtMs: r.expires_at_ms,
-  delivers: r.deliveries !== 0,
-});
+export { toAccount, type Account };
 
 export interface NewAccount {
   /** Given only when an account is loaded from a snapshot with its id kept; otherwise a new one. */
@@ -179,6 +151,6 @@ export async function ensureDepositAddress(deps: Deps, accountId: string): Promi
   if (!account || account.depositAddressMode === 'none') return null;
   if (account.depositAddress) return account.depositAddress;
   const generated = await generateTronAddress();
-  deps.writes.transaction(() => storeGeneratedAddress(deps, accountId, generated));
+  deps.transactions.run(() => storeGeneratedAddress(deps, accountId, generated));
   return findAccount(deps, accountId)?.depositAddress ?? null;
 }

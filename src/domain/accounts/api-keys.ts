@@ -6,10 +6,12 @@ import {
   keyHashExists,
   revokeApiKey,
 } from '../../store/api-keys.js';
-import { accountRowsVersion } from '../../store/accounts.js';
 import { assertInTransaction } from '../../store/db.js';
-import { toAccount, type Account } from './accounts.js';
-import { seenClock, type SeenClock } from '../kernel/clock.js';
+import { toAccount } from './accounts.js';
+import { seenClock } from '../kernel/clock.js';
+import type { Authenticated } from '../kernel/instance-state.js';
+
+export type { Authenticated };
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
 
@@ -53,33 +55,19 @@ export function accountForKey(deps: Deps, apiKey: string): { accountId: string; 
   return row && { accountId: row.account_id, keyId: row.id };
 }
 
-/** What authenticating a request's key gives: its account, the key's id, and the account clock as read. */
-export interface Authenticated {
-  account: Account;
-  keyId: string;
-  /** The request's "now" comes from this while no account row changes (clock.ts, `now`). */
-  seen: SeenClock;
-}
-
-/**
- * Per connection: what authenticating each key found, valid while its `seen.version` is current. Kept by the key
- * itself (in memory only), so a hit costs no HMAC either (4 % of a read's CPU in a profile).
- */
-const authenticated = new WeakMap<Deps['db'], Map<string, Authenticated>>();
-/** Keys remembered per connection; past it the map starts again (a hosted server holds a few thousand). */
+/** Keys remembered; past it the cache starts again (a hosted server holds a few thousand). */
 const MAX_REMEMBERED = 10_000;
 
 /**
  * The account of an active key, read with the key in one query; undefined for an unknown or revoked key. What a
  * key found is answered again without a read (nor an HMAC) while no account or key row has changed since
- * (store/accounts.ts, `accountRowsVersion`): exactly what the read would answer. The account is frozen: requests
+ * (store/accounts.ts, `AccountRowWatch`): exactly what the read would answer. The account is frozen: requests
  * share it.
  */
 export function authenticate(deps: Deps, apiKey: string): Authenticated | undefined {
-  let known = authenticated.get(deps.db);
-  if (!known) authenticated.set(deps.db, (known = new Map()));
+  const known = deps.keyCache;
   const hit = known.get(apiKey);
-  if (hit && hit.seen.version === accountRowsVersion(deps.db)) return hit;
+  if (hit && hit.seen.version === deps.accountRows.version) return hit;
   const row = activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey));
   if (!row) {
     known.delete(apiKey);

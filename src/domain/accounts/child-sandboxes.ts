@@ -49,7 +49,7 @@ export async function newChildSandbox(
   input: NewSandbox,
 ): Promise<CreatedSandbox & { depositAddress: string | null }> {
   catchUp(deps, parent.id);
-  const created = deps.writes.transaction(() => createSandbox(deps, parent, input));
+  const created = deps.transactions.run(() => createSandbox(deps, parent, input));
   return { ...created, depositAddress: await ensureDepositAddress(deps, created.account.id) };
 }
 
@@ -65,7 +65,7 @@ export async function importSnapshotAsChild(
 ): Promise<CreatedSandbox & LoadedSnapshot & { depositAddress: string | null }> {
   catchUp(deps, parent.id);
   const created = asSnapshotInvalid(() =>
-    deps.writes.transaction(() => {
+    deps.transactions.run(() => {
       const child = createSandbox(deps, parent, { name: doc.account.name });
       const others = childrenOf(deps.db, parent.id).flatMap((r) => (r.id === child.account.id ? [] : [r.id]));
       assertRoomForSnapshot(deps, others, doc);
@@ -157,7 +157,7 @@ export function deleteExpiredSandboxes(deps: Deps, parentId?: string): number {
 export function startSandboxSweeper(deps: Deps, intervalMs = 30_000): () => void {
   const timer = setInterval(() => {
     try {
-      const deleted = deps.db.transaction(() => deleteExpiredSandboxes(deps))();
+      const deleted = deps.transactions.run(() => deleteExpiredSandboxes(deps));
       if (deleted > 0) deps.logger.info({ deleted }, 'deleted expired child sandboxes');
     } catch (err) {
       deps.logger.error({ err }, 'expired sandbox sweep failed');

@@ -76,7 +76,7 @@ export async function transferOnChain(
     confirmations: given.confirmations,
   };
   const nowMs = catchUp(deps, accountId);
-  return deps.writes.transaction(() => recordTransfer(deps, accountId, input, nowMs));
+  return deps.transactions.run(() => recordTransfer(deps, accountId, input, nowMs));
 }
 
 /**

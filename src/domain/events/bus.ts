@@ -1,4 +1,3 @@
-import type { Db } from '../../store/db.js';
 import type { EventEnvelope } from './types.js';
 
 export interface StoredEvent extends EventEnvelope {
@@ -6,17 +5,21 @@ export interface StoredEvent extends EventEnvelope {
   accountId: string;
 }
 
-/** Called inside the transaction that wrote the event (the webhooks module schedules deliveries here). */
-export type EventListener = (db: Db, event: StoredEvent) => void;
+/** Called inside the transaction that wrote the event, once its delivery is recorded. */
+export type EventObserver = (event: StoredEvent) => void;
 
-export class EventBus {
-  private readonly listeners: EventListener[] = [];
+/**
+ * Who is told of each event as it is written, beside its delivery (which emitEvent records itself): nobody in a
+ * served sandbox; the tests hold every event to its contract here.
+ */
+export class EventObservers {
+  private readonly observers: EventObserver[] = [];
 
-  subscribe(listener: EventListener): void {
-    this.listeners.push(listener);
+  add(observer: EventObserver): void {
+    this.observers.push(observer);
   }
 
-  notify(db: Db, event: StoredEvent): void {
-    for (const l of this.listeners) l(db, event);
+  notify(event: StoredEvent): void {
+    for (const o of this.observers) o(event);
   }
 }

@@ -1,5 +1,7 @@
 import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../../store/events.js';
+import { attemptCount, deliveryForEvent, type DeliveryRow } from '../../store/webhook-deliveries.js';
 import type { Deps } from '../kernel/deps.js';
+import { recordDelivery } from '../webhooks/deliveries.js';
 import type { StoredEvent } from './bus.js';
 import type { EventEnvelope, EventType } from './types.js';
 
@@ -22,7 +24,9 @@ export function emitEvent(
   const created = Math.floor(nowMs / 1000);
   const seq = insertEvent(db, id, accountId, type, created, JSON.stringify(data));
   const event: StoredEvent = { seq, accountId, id, type, created, data };
-  deps.events.notify(db, event);
+  // Its webhook delivery (when the account has an endpoint) commits with it; the timer is asked to look at once.
+  recordDelivery(deps, event);
+  deps.events.notify(event);
   deps.jobs.kick();
   return event;
 }
@@ -52,6 +56,23 @@ export function listEvents(
 ): StoredEvent[] {
   const { db } = deps;
   return eventRowsOf(db, accountId, opts.type, opts.limit).map(rowToEvent);
+}
+
+/**
+ * sandbox/v1/events: the outbox of an account, newest first, each event with its delivery (if any) and every attempt
+ * the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries` agree (the delivery row
+ * counts only the scheduled ones, which pace the retries).
+ */
+export function eventsWithDeliveries(
+  deps: Pick<Deps, 'db'>,
+  accountId: string,
+  filter: { type?: string; limit: number },
+): { event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[] {
+  return listEvents(deps, accountId, filter).map((event) => ({
+    event,
+    delivery: deliveryForEvent(deps.db, accountId, event.id),
+    attempts: attemptCount(deps.db, accountId, event.id),
+  }));
 }
 
 export function toEnvelope(e: StoredEvent): EventEnvelope {

@@ -1,4 +1,4 @@
-import { assertInTransaction, type Db } from '../../store/db.js';
+import { assertInTransaction } from '../../store/db.js';
 import {
   anyFaultRow,
   armedFaultRows,
@@ -40,19 +40,12 @@ const toRule = (r: FaultRow): FaultRule => ({
   hold: r.hold === 1,
 });
 
-/**
- * Per database: false once a query saw the faults table empty, until the next `setFaults` (the only writer that
- * adds rows). Lets every request skip the faults query in the common case. Deletes only make it
- * pessimistic, a rolled-back `setFaults` too: then the next request queries again.
- */
-const maybeArmed = new WeakMap<Db, boolean>();
-
 /** Replaces the account's rules with `rules`. */
 /** Replaces the account's fault rules; answers them as they now stand. */
-export function setFaults(deps: Pick<Deps, 'db'>, accountId: string, rules: FaultRule[]): FaultRule[] {
+export function setFaults(deps: Pick<Deps, 'db' | 'faultHint'>, accountId: string, rules: FaultRule[]): FaultRule[] {
   const { db } = deps;
   assertInTransaction(db, 'setFaults');
-  maybeArmed.delete(db);
+  deps.faultHint.armed = undefined;
   clearFaults(db, accountId);
   for (const r of rules) {
     insertFault(db, accountId, {
@@ -79,11 +72,10 @@ function listFaults(deps: Pick<Deps, 'db'>, accountId: string): FaultRule[] {
 }
 
 /** Whether any account has an armed rule (spent rules are deleted): lets every request skip the key lookup in the common case. */
-export function anyArmedFault(deps: Pick<Deps, 'db'>): boolean {
-  const { db } = deps;
-  if (maybeArmed.get(db) === false) return false;
-  const armed = anyFaultRow(db);
-  maybeArmed.set(db, armed);
+export function anyArmedFault(deps: Pick<Deps, 'db' | 'faultHint'>): boolean {
+  if (deps.faultHint.armed === false) return false;
+  const armed = anyFaultRow(deps.db);
+  deps.faultHint.armed = armed;
   return armed;
 }
 

@@ -1,15 +1,8 @@
-import {
-  accountRow,
-  accountRowsVersion,
-  clockFrozenAt,
-  freezeClock,
-  runClock,
-  shiftClockBy,
-  type ClockRow,
-} from '../../store/accounts.js';
+import { accountRow, clockFrozenAt, freezeClock, runClock, shiftClockBy, type ClockRow } from '../../store/accounts.js';
 import { assertInTransaction } from '../../store/db.js';
 import { findAccount } from '../accounts/accounts.js';
 import type { Deps } from './deps.js';
+import type { SeenClock } from './instance-state.js';
 import { DomainError } from './errors.js';
 
 export type ClockMode = 'running' | 'frozen';
@@ -20,17 +13,13 @@ export type ClockMode = 'running' | 'frozen';
 /** The account time of a row holding the clock columns. */
 const timeOf = (row: ClockRow, wallMs: number) => row.clock_frozen_at_ms ?? wallMs + row.clock_offset_ms;
 
-/** The account row's clock columns as a request read them, and the account-row version they were read at. */
-export interface SeenClock {
-  clock: ClockRow;
-  version: number;
-}
+export type { SeenClock };
 
 /** The clock columns of a row read just now, at the current account-row version. */
-export function seenClock(deps: Pick<Deps, 'db'>, row: ClockRow): SeenClock {
+export function seenClock(deps: Pick<Deps, 'accountRows'>, row: ClockRow): SeenClock {
   return {
     clock: { clock_offset_ms: row.clock_offset_ms, clock_frozen_at_ms: row.clock_frozen_at_ms },
-    version: accountRowsVersion(deps.db),
+    version: deps.accountRows.version,
   };
 }
 
@@ -39,8 +28,8 @@ export function seenClock(deps: Pick<Deps, 'db'>, row: ClockRow): SeenClock {
  * while no account row has changed since, the common case; the answer is exactly what reading the row would give.
  * An account that is gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
  */
-export function now(deps: Pick<Deps, 'db' | 'wallClock'>, accountId: string, seen?: SeenClock): number {
-  if (seen !== undefined && seen.version === accountRowsVersion(deps.db)) return timeOf(seen.clock, deps.wallClock());
+export function now(deps: Pick<Deps, 'db' | 'wallClock' | 'accountRows'>, accountId: string, seen?: SeenClock): number {
+  if (seen !== undefined && seen.version === deps.accountRows.version) return timeOf(seen.clock, deps.wallClock());
   const row = accountRow(deps.db, accountId);
   if (row === undefined) throw new DomainError('ACCOUNT_DELETED');
   return timeOf(row, deps.wallClock());
@@ -93,13 +82,13 @@ export async function setClock(
   if (advanceMs !== undefined) assertAdvanceWithinLimit(deps, accountId, advanceMs);
   if (mode) {
     const nowMs = catchUp(deps, accountId);
-    deps.writes.transaction(() => setClockMode(deps, accountId, mode, nowMs));
+    deps.transactions.run(() => setClockMode(deps, accountId, mode, nowMs));
   }
   if (advanceMs !== undefined) {
     await deps.jobs.runDue(accountId, catchUp(deps, accountId) + advanceMs, { includeBackground: true });
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
     if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
-    deps.writes.transaction(() => shiftClock(deps, accountId, advanceMs));
+    deps.transactions.run(() => shiftClock(deps, accountId, advanceMs));
   }
   return { nowMs: now(deps, accountId), mode: clockMode(deps, accountId) };
 }

@@ -1,13 +1,15 @@
+import type { Meter } from '../../metering/meter.js';
 import type { Redactor } from '../../redaction/redactor.js';
+import type { AccountRowWatch } from '../../store/accounts.js';
 import type { Db } from '../../store/db.js';
-import type { GroupCommit } from '../../store/group-commit.js';
-import type { EventBus, StoredEvent } from '../events/bus.js';
+import type { TransactionRunner } from '../../store/transaction-runner.js';
+import type { EventObservers, StoredEvent } from '../events/bus.js';
 import type { HeldRequests } from '../faults/held-requests.js';
+import type { ReadinessPaths } from '../readiness/catalogue.js';
 import type { Ids } from './ids.js';
+import type { FaultHint, KeyCache, ReadinessSending, ReadinessWindows } from './instance-state.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
-import type { Meter } from '../../metering/meter.js';
-import type { ReadinessPaths } from '../readiness/catalogue.js';
 import type { ServerSecret } from './secrets.js';
 
 /** The settings the domain reads (the server's configuration holds them, among others). */
@@ -20,32 +22,60 @@ interface DomainConfig {
   tenant: { requestLogBytes: number };
 }
 
-/** Everything the domain needs, passed in: nothing reads Date.now() or Math.random() behind its back. */
+/**
+ * What the domain is given, member by member: nothing reads Date.now() or Math.random() behind its back, and no
+ * module keeps state of its own. The wiring (src/wiring.ts) builds each member once per server. Every member says
+ * where its state lives:
+ * - **shared**: in the database, so every server on it sees the same (what a deployment of several must agree on);
+ * - **per instance**: in this process only (a cache that the database can always answer again, a count of what this
+ *   process holds, or an object that works on the shared state);
+ * - **constant**: fixed when the server starts, the same on every instance given the same configuration.
+ */
 export interface Deps {
+  /** Shared: the database every read and write goes to. */
   db: Db;
+  /** Per instance: the one transaction runner (store/transaction-runner.ts), immediate or in this turn's batch. */
+  transactions: TransactionRunner;
+  /** Constant: the domain's settings. */
   config: DomainConfig;
+  /** Shared: the server secret card numbers and key hashes derive from (the same wherever the database is opened). */
   secret: ServerSecret;
+  /** Per instance: the source of random ids. */
   ids: Ids;
-  /** Wall-clock Unix milliseconds; account clocks are this plus an offset, or frozen. */
+  /** Per instance: wall-clock Unix milliseconds; account clocks (shared: a column of each account) add to it. */
   wallClock: () => number;
+  /** Per instance: the runner of timers on the account clock; the timers themselves are shared (the jobs table). */
   jobs: JobRunner;
-  /** The writes of one event-loop turn, committed together (store/group-commit.ts): the keyed writes' runner. */
-  writes: GroupCommit;
-  /** The requests an injected fault holds in memory (a hold until released, a latency on the wall clock). */
+  /** Per instance: the requests an injected fault holds in this process (a hold until released, a latency). */
   heldRequests: HeldRequests;
-  events: EventBus;
+  /** Per instance: who is told of each event as it is written (tests hold every event to its contract). */
+  events: EventObservers;
+  /** Per instance: this process's log. */
   logger: Logger;
-  /** What the operator's metrics count (tenant budgets acting, webhook attempts' results). */
+  /** Per instance: what this process counts for its operator (tenant budgets acting, webhook attempts' results). */
   meter: Meter;
-  /** Redaction by value, knowing the server's own secrets (admin token, bootstrap key): for what the domain keeps. */
+  /** Constant: redaction by value, knowing the server's own secrets (admin token, bootstrap key). */
   redactor: Redactor;
   /**
-   * Delivery-only fields added to an event's data when its webhook body is built (the 3DS OTP, derived on
-   * demand, never stored in the outbox). Fixed when the deps are made: nothing is added later.
+   * Constant: delivery-only fields added to an event's data when its webhook body is built (the 3DS OTP, derived
+   * on demand, never stored in the outbox).
    */
   eventEnrichers: readonly EventEnricher[];
-  /** What contracts/index.json says a readiness run makes of each path: the contract decides, the domain judges. */
+  /** Constant: what contracts/index.json says a readiness run makes of each path. */
   readinessPaths: ReadinessPaths;
+  /**
+   * Per instance: moves on every change to an account or key row made through this process's connection, so that
+   * what a request read of them stays valid while it has not moved (store/accounts.ts).
+   */
+  accountRows: AccountRowWatch;
+  /** Per instance, a cache: what authenticating each key found, valid while `accountRows` has not moved. */
+  keyCache: KeyCache;
+  /** Per instance, a cache: whether any fault rule may be armed (false lets a request skip the faults query). */
+  faultHint: FaultHint;
+  /** Per instance, a cache: the accounts whose readiness window is open, and when it ends. */
+  readinessWindows: ReadinessWindows;
+  /** Per instance: the readiness runs whose test deliveries this process has on the wire. */
+  readinessSending: ReadinessSending;
 }
 
 /** The delivery-only fields of one event, or undefined when it has none. */

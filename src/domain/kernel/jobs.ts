@@ -1,4 +1,5 @@
-import { transaction, type Db } from '../../store/db.js';
+import type { Db } from '../../store/db.js';
+import type { TransactionRunner } from '../../store/transaction-runner.js';
 import { claimJob, deleteJob, dueJobs, earliestJobOf, insertJob, nextDueJob, type JobRow } from '../../store/jobs.js';
 import type { Logger } from './logger.js';
 
@@ -38,7 +39,9 @@ export class JobRunner {
   private polling = false;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly deps: { db: Db; logger: Logger; wallClock: () => number }) {}
+  constructor(
+    private readonly deps: { db: Db; transactions: TransactionRunner; logger: Logger; wallClock: () => number },
+  ) {}
 
   register(kind: string, handler: JobKind): void {
     if (this.kinds.has(kind)) throw new Error(`job kind ${kind} registered twice`);
@@ -143,7 +146,7 @@ export class JobRunner {
       return;
     }
     if (!kind.background) {
-      transaction(db, () => {
+      this.deps.transactions.run(() => {
         if (claimJob(db, job.id)) kind.run(job);
       });
       return;

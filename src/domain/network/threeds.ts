@@ -64,7 +64,7 @@ export async function challengeCard(
   }
   const input = { ...given, challengeId, merchant, amountMicros, currency };
   const nowMs = catchUp(deps, accountId);
-  return deps.writes.transaction(() => raiseChallenge(deps, accountId, input, nowMs));
+  return deps.transactions.run(() => raiseChallenge(deps, accountId, input, nowMs));
 }
 
 function raiseChallenge(deps: Deps, accountId: string, input: ChallengeInput, nowMs: number) {

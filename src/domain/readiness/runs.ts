@@ -1,4 +1,4 @@
-import { assertInTransaction, type Db } from '../../store/db.js';
+import { assertInTransaction } from '../../store/db.js';
 import {
   appendAttempt,
   deliveriesOf,
@@ -82,17 +82,10 @@ export interface StartedRun {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-/**
- * Per database: the accounts with a window not yet evaluated, and its end, so that a request of any other account
- * (the common case) never queries for armed faults. Read from the table when unknown (at start, after a restart);
- * starting, stopping or evaluating a run forgets it.
- */
-const windows = new WeakMap<Db, Map<string, number>>();
-
-function windowsOf(db: Db): Map<string, number> {
-  let map = windows.get(db);
-  if (!map) windows.set(db, (map = new Map(openWindows(db).map((w) => [w.account_id, w.ends_at_ms]))));
-  return map;
+function windowsOf(deps: Pick<Deps, 'db' | 'readinessWindows'>): Map<string, number> {
+  const windows = deps.readinessWindows;
+  windows.byAccount ??= new Map(openWindows(deps.db).map((w) => [w.account_id, w.ends_at_ms]));
+  return windows.byAccount;
 }
 
 /** The account's open run, evaluated first if its window has ended. */
@@ -159,7 +152,7 @@ export function startRun(
     }),
   );
   trimRuns(deps.db, input.accountId, RUNS_KEPT);
-  windows.delete(deps.db);
+  deps.readinessWindows.byAccount = undefined;
   return { run, deliveries };
 }
 
@@ -174,7 +167,7 @@ export function stopRun(deps: Deps, accountId: string, runId: string): void {
   const run = findRun(deps.db, accountId, runId);
   if (!run) throw new DomainError('READINESS_RUN_NOT_FOUND');
   endWindow(deps.db, run.id, deps.wallClock(), 'stop');
-  windows.delete(deps.db);
+  deps.readinessWindows.byAccount = undefined;
 }
 
 /** The account's newest runs, newest first, each evaluated if its window has ended. */
@@ -196,7 +189,7 @@ function settleRun(deps: Deps, log: WindowLog, run: RunRow): RunRow {
     run = findRun(deps.db, run.account_id, run.id) ?? run;
   }
   storeApiChecks(deps.db, run.id, JSON.stringify(apiChecksUpTo(deps, log, run, run.ends_at_ms)));
-  windows.delete(deps.db);
+  deps.readinessWindows.byAccount = undefined;
   return findRun(deps.db, run.account_id, run.id) ?? run;
 }
 
@@ -273,7 +266,7 @@ export function recordAttempt(deps: Deps, deliveryId: string, attempt: Readiness
  */
 export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, requestId: string): boolean {
   const nowMs = deps.wallClock();
-  const endsAtMs = windowsOf(deps.db).get(accountId);
+  const endsAtMs = windowsOf(deps).get(accountId);
   if (endsAtMs === undefined || nowMs >= endsAtMs) return false;
   return takeArmed(deps.db, kind, accountId, requestId, nowMs) !== undefined;
 }

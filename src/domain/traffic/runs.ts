@@ -266,7 +266,7 @@ function runStep(deps: Deps, job: Job): void {
   const target = { accountId: run.account_id, cardId: card.cardId, merchant: story.merchant };
   let transactionId: string | undefined;
   try {
-    transactionId = deps.db.transaction(() => sendMessage(deps, target, step.message, at.followed, job.dueAtMs))();
+    transactionId = deps.transactions.run(() => sendMessage(deps, target, step.message, at.followed, job.dueAtMs));
   } catch (err) {
     if (err instanceof DomainError) return;
     throw err;

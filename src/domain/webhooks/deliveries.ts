@@ -1,6 +1,6 @@
 import type { Deps } from '../kernel/deps.js';
-import { listEvents, type StoredEvent } from '../events/outbox.js';
-import { assertInTransaction, type Db } from '../../store/db.js';
+import type { StoredEvent } from '../events/bus.js';
+import { assertInTransaction } from '../../store/db.js';
 import { deleteJobsOfKind } from '../../store/jobs.js';
 import { deleteWebhookConfig } from '../../store/webhook-config.js';
 import {
@@ -34,11 +34,12 @@ export type { AttemptRow, DeliveryRow, DeliveryState };
 export { getDelivery };
 
 /**
- * The EventBus listener, inside the event's own transaction: an event of an account with an enabled endpoint gets
- * a pending delivery and a first attempt due at the event's instant; a disabled endpoint records the event as not
+ * Called by emitEvent, inside the event's own transaction: an event of an account with an enabled endpoint gets a
+ * pending delivery and a first attempt due at the event's instant; a disabled endpoint records the event as not
  * delivered. Nothing here touches the network, so the request that caused the event never waits on it.
  */
-export function recordDelivery(deps: Deps, db: Db, event: StoredEvent): void {
+export function recordDelivery(deps: Deps, event: StoredEvent): void {
+  const { db } = deps;
   const config = findWebhookConfig(deps, event.accountId);
   if (!config) return;
   const atMs = event.created * 1000;
@@ -71,28 +72,27 @@ export function recordScheduledAttempt(
   attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
   acknowledged: boolean,
 ): void {
-  deps.db.transaction(() => {
-    const row = {
-      ...attempt,
-      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
-      next_retry_at_ms: null as number | null,
-    };
-    const now = getDelivery(deps.db, deliveryId);
-    if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
-    const attempts = now.attempts + 1;
-    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
-    if (acknowledged) {
-      closeDelivery(deps, now, 'delivered');
-    } else if (attempts >= MAX_ATTEMPTS) {
-      deps.meter.delivered('gave_up');
-      closeDelivery(deps, now, 'failed');
-    } else {
-      row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
-      deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
-    }
-    setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
-    insertAttempt(deps.db, row);
-  })();
+  assertInTransaction(deps.db, 'recordScheduledAttempt');
+  const row = {
+    ...attempt,
+    attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+    next_retry_at_ms: null as number | null,
+  };
+  const now = getDelivery(deps.db, deliveryId);
+  if (!now || now.state !== 'pending') return insertAttempt(deps.db, row);
+  const attempts = now.attempts + 1;
+  deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
+  if (acknowledged) {
+    closeDelivery(deps, now, 'delivered');
+  } else if (attempts >= MAX_ATTEMPTS) {
+    deps.meter.delivered('gave_up');
+    closeDelivery(deps, now, 'failed');
+  } else {
+    row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
+    deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
+  }
+  setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
+  insertAttempt(deps.db, row);
 }
 
 /**
@@ -104,36 +104,17 @@ export function recordRedelivery(
   attempt: Omit<AttemptRow, 'id' | 'attempt' | 'next_retry_at_ms'>,
   acknowledged: boolean,
 ): Omit<AttemptRow, 'id'> {
-  return deps.db.transaction(() => {
-    const row = {
-      ...attempt,
-      attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
-      next_retry_at_ms: null,
-    };
-    insertAttempt(deps.db, row);
-    deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
-    const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
-    if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
-    return row;
-  })();
-}
-
-/** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
-/**
- * sandbox/v1/events: the outbox of an account, newest first, each event with its delivery (if any) and every attempt
- * the delivery log holds, manual redeliveries included, so `events` and `webhook/deliveries` agree (the delivery row
- * counts only the scheduled ones, which pace the retries).
- */
-export function eventsWithDeliveries(
-  deps: Pick<Deps, 'db'>,
-  accountId: string,
-  filter: { type?: string; limit: number },
-): { event: StoredEvent; delivery: DeliveryRow | undefined; attempts: number }[] {
-  return listEvents(deps, accountId, filter).map((event) => ({
-    event,
-    delivery: deliveryForEvent(deps.db, accountId, event.id),
-    attempts: attemptCount(deps.db, accountId, event.id),
-  }));
+  assertInTransaction(deps.db, 'recordRedelivery');
+  const row = {
+    ...attempt,
+    attempt: attemptCount(deps.db, attempt.account_id, attempt.event_id) + 1,
+    next_retry_at_ms: null,
+  };
+  insertAttempt(deps.db, row);
+  deps.meter.delivered(acknowledged ? 'delivered' : 'failed');
+  const delivery = deliveryForEvent(deps.db, attempt.account_id, attempt.event_id);
+  if (delivery?.state === 'pending' && acknowledged) closeDelivery(deps, delivery, 'delivered');
+  return row;
 }
 
 /** sandbox/v1/webhook/deliveries: the attempt log of an account (or of one event), newest first. */
@@ -145,6 +126,7 @@ export function deliveryAttempts(
   return listAttempts(deps.db, accountId, filter);
 }
 
+/** DELETE /v1/webhook: the endpoint goes, and every pending retry of the account stops with it. */
 export function removeWebhook(deps: Deps, accountId: string): void {
   assertInTransaction(deps.db, 'removeWebhook');
   deleteWebhookConfig(deps.db, accountId);

@@ -3,14 +3,13 @@ import ipaddr from 'ipaddr.js';
 import { authenticate } from '../../domain/accounts/api-keys.js';
 import { expireIfDue } from '../../domain/accounts/child-sandboxes.js';
 import { tenantOf } from '../../domain/accounts/tenants.js';
-import type { ServerDeps } from '../../server-deps.js';
+import type { ServerDeps } from '../server-deps.js';
 
 import type { AppEnv } from '../context.js';
 import { errorResponse, setHint } from '../errors.js';
 import { missingKeyHint, wrongKeyHint } from '../auth-hints.js';
 import { DomainError } from '../../domain/kernel/errors.js';
-import { claimConnection } from '../connection-guard.js';
-import { MAX_FAILURES, MAX_NETWORK_FAILURES, operatorThrottleOf } from '../failure-throttle.js';
+import { MAX_FAILURES, MAX_NETWORK_FAILURES } from '../failure-throttle.js';
 import { clientAddress } from '../client-address.js';
 
 /**
@@ -34,7 +33,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     if (!found) throw new DomainError('AUTH_FAILED').withHint(wrongKeyHint(key));
     const { account } = found;
     // An expired child sandbox is deleted when touched (and by the sweeper); its key then is simply unknown.
-    if (account.expiresAtMs !== null && deps.writes.transaction(() => expireIfDue(deps, account)))
+    if (account.expiresAtMs !== null && deps.transactions.run(() => expireIfDue(deps, account)))
       throw new DomainError('AUTH_FAILED').withHint(wrongKeyHint(key));
     c.set('account', account);
     c.set('accountSeen', found.seen);
@@ -54,7 +53,7 @@ const BEARER = /^bearer +(.*)$/i;
  * past its bound still has each wrong guess answered 429.
  */
 export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
-  const throttle = operatorThrottleOf(deps);
+  const throttle = deps.operatorThrottle;
   return async function adminAuth(c, next) {
     const expected = deps.config.adminToken;
     if (!expected) throw new DomainError('ADMIN_DISABLED');
@@ -73,7 +72,7 @@ export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     }
     // The operator's connection is no anonymous one: its token is proven.
     const socket = c.env?.incoming?.socket;
-    if (socket) claimConnection(deps, socket);
+    if (socket) deps.connectionGuard?.claim(socket);
     await next();
   };
 }

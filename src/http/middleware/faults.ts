@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/kernel/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults/faults.js';
-import type { ServerDeps } from '../../server-deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import { waitInjected } from '../command.js';
 import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
@@ -25,7 +25,7 @@ export function faults(deps: ServerDeps, { idempotent = false } = {}): Middlewar
     const path = c.req.path;
     if (!anyArmedFault(deps)) return next();
     const accountId = c.get('account').id;
-    const fault = deps.writes.transaction(() => takeFault(deps, accountId, path));
+    const fault = deps.transactions.run(() => takeFault(deps, accountId, path));
     if (!fault) return next();
     const wait: InjectedWait | undefined =
       fault.hold || fault.latencyMs > 0 ? { latencyMs: fault.latencyMs, hold: fault.hold } : undefined;

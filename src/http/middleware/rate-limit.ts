@@ -1,21 +1,10 @@
 import type { MiddlewareHandler } from 'hono';
-import type { ServerDeps } from '../../server-deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { DomainError } from '../../domain/kernel/errors.js';
 import { errorResponse } from '../errors.js';
 import { declaredLength } from './json-body.js';
-
-interface Bucket {
-  tokens: number;
-  atMs: number;
-}
-
-interface Limiter {
-  /** Per tenant (an account and its child sandboxes), its budget. */
-  buckets: Map<string, Bucket>;
-  /** Per tenant, its 429s being held. */
-  held: Map<string, number>;
-}
+import type { Bucket } from '../rate-limits.js';
 
 /**
  * A tenant holds at most this many 429s at once; past it a 429 is answered at once and its connection closed, so a
@@ -30,15 +19,6 @@ const MAX_HELD_PER_TENANT = 64;
  */
 const BYTES_PER_TOKEN = 64 * 1024;
 
-// One limiter per server, shared by /v1 and /sandbox/v1 so a key's budget covers both.
-const limiters = new WeakMap<ServerDeps, Limiter>();
-
-function limiterOf(deps: ServerDeps): Limiter {
-  let limiter = limiters.get(deps);
-  if (!limiter) limiters.set(deps, (limiter = { buckets: new Map(), held: new Map() }));
-  return limiter;
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -46,7 +26,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * @internal exported for the test that a held 429 whose client hung up no longer counts in flight
  */
 export function heldRefusals(deps: ServerDeps, tenantId: string): number {
-  return limiterOf(deps).held.get(tenantId) ?? 0;
+  return deps.rateLimits.held.get(tenantId) ?? 0;
 }
 
 /**
@@ -65,7 +45,7 @@ export function heldRefusals(deps: ServerDeps, tenantId: string): number {
 export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const perSecond = deps.config.rateLimitPerSecond;
   const holdMs = deps.config.rateLimitHoldMs;
-  const { buckets, held } = limiterOf(deps);
+  const { buckets, held } = deps.rateLimits;
   return async function rateLimit(c, next) {
     if (deps.config.mode !== 'hosted') return next();
     const tenant = c.get('tenantId');

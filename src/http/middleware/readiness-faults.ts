@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/kernel/errors.js';
 import { takeArmedFault } from '../../domain/readiness/runs.js';
 import { INJECTED_RETRY_AFTER_SECONDS } from '../../domain/readiness/catalogue.js';
-import type { ServerDeps } from '../../server-deps.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 import { dropAnswer, noteAnswer } from './faults.js';

@@ -1,8 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { accountForKey } from '../../domain/accounts/api-keys.js';
-import type { Deps } from '../../domain/kernel/deps.js';
+import type { RequestLogDeps } from '../../request-log/log.js';
 import type { FaultEffect, HeaderText } from '../../request-log/captured-request.js';
-import { requestLogOf } from '../../request-log/log.js';
 import type { AppEnv } from '../context.js';
 
 /** A body the handler left unread is read for the record only up to this size (a 413 is never read). */
@@ -17,8 +16,8 @@ const MAX_UNREAD_BODY_BYTES = 64 * 1024;
  * grows with the number of objects (bench: holding records was most of the log's cost on small reads; building
  * them cost too little to measure; docs/developer-tools.md). The log redacts and writes in the background.
  */
-export function requestLog(deps: Deps): MiddlewareHandler<AppEnv> {
-  const log = requestLogOf(deps);
+export function requestLog(deps: RequestLogDeps): MiddlewareHandler<AppEnv> {
+  const log = deps.requestLog;
   return async function requestLog(c, next) {
     const startMs = performance.now();
     const atMs = deps.wallClock();

@@ -1,8 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Socket } from 'node:net';
 import { DomainError } from '../../domain/kernel/errors.js';
-import type { ServerDeps } from '../../server-deps.js';
-import { claimConnection } from '../connection-guard.js';
+import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../context.js';
 import { errorResponse } from '../errors.js';
 
@@ -17,28 +15,9 @@ import { errorResponse } from '../errors.js';
 // release and faults/clear, reset) are outside the in-flight budget, never refused by it nor counted in it, so a
 // tenant can always release what it holds; the rate limit and the connection bound still hold them.
 
-interface Holdings {
-  inFlight: Map<string, number>;
-  connections: Map<string, number>;
-  owner: WeakMap<Socket, string>;
-  /** The request a connection carries now: how it stops counting in flight (one request at a time on HTTP/1.1). */
-  current: WeakMap<Socket, () => void>;
-}
-
-const holdings = new WeakMap<ServerDeps, Holdings>();
-
-function holdingsOf(deps: ServerDeps): Holdings {
-  let h = holdings.get(deps);
-  if (!h) {
-    h = { inFlight: new Map(), connections: new Map(), owner: new WeakMap(), current: new WeakMap() };
-    holdings.set(deps, h);
-  }
-  return h;
-}
-
 /** What the tenant holds now (hosted mode counts; local mode holds nothing here). */
 export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: number; connections: number } {
-  const { inFlight, connections } = holdingsOf(deps);
+  const { inFlight, connections } = deps.tenantHoldings;
   return { inFlight: inFlight.get(tenantId) ?? 0, connections: connections.get(tenantId) ?? 0 };
 }
 
@@ -48,7 +27,7 @@ export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: 
  */
 export function tenantBudget(deps: ServerDeps, { inFlight: counted = true } = {}): MiddlewareHandler<AppEnv> {
   const { maxInFlight, maxConnections } = deps.config.tenant;
-  const { inFlight, connections, owner, current } = holdingsOf(deps);
+  const { inFlight, connections, owner, current } = deps.tenantHoldings;
   return async function tenantBudget(c, next) {
     if (deps.config.mode !== 'hosted') return next();
     const tenant = c.get('tenantId');
@@ -60,7 +39,7 @@ export function tenantBudget(deps: ServerDeps, { inFlight: counted = true } = {}
         return refuse(c, `${maxConnections} open connections`);
       }
       owner.set(socket, tenant);
-      claimConnection(deps, socket);
+      deps.connectionGuard?.claim(socket);
       connections.set(tenant, open + 1);
       // A client that has gone is waited for by nobody: the request its connection carried stops counting in flight
       // at once, whatever it still does. One listener per connection, not per request.

@@ -4,7 +4,7 @@ import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../../src/app.js';
 import { DEFAULT_CONFIG } from '../../../src/config.js';
-import { createDeps } from '../../../src/runtime.js';
+import { createDeps } from '../../../src/wiring.js';
 
 const [dbPath, adminToken] = process.argv.slice(2) as [string, string];
 const deps = createDeps({

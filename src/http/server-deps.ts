@@ -1,0 +1,28 @@
+import type { Config } from '../config.js';
+import type { Deps } from '../domain/kernel/deps.js';
+import type { RequestLog } from '../request-log/log.js';
+import type { ConnectionGuard } from './connection-guard.js';
+import type { FailureThrottle } from './failure-throttle.js';
+import type { RateLimits } from './rate-limits.js';
+import type { TenantHoldings } from './tenant-holdings.js';
+
+/**
+ * What the HTTP layer is given: the domain's members (domain/kernel/deps.ts, each marked shared, per instance or
+ * constant) and the server's own, marked the same way. The wiring (src/wiring.ts) builds them all, once per server.
+ */
+export interface ServerDeps extends Deps {
+  /** Constant: the whole configuration (flags and environment), frozen. */
+  config: Config;
+  /** Per instance: the requests this process has answered and not yet written to the request log (shared). */
+  requestLog: RequestLog;
+  /** Per instance: each tenant's rate budget, its token bucket on the wall clock, and the 429s it has held. */
+  rateLimits: RateLimits;
+  /** Per instance: what each tenant holds open in this process (requests in flight, connections). */
+  tenantHoldings: TenantHoldings;
+  /** Per instance, hosted mode only: the connections this process holds, anonymous ones bounded per client. */
+  connectionGuard: ConnectionGuard | undefined;
+  /** Per instance: failed operator tokens by client address, shared by the operator API and the console's sign-in. */
+  operatorThrottle: FailureThrottle;
+  /** Per instance: failed API keys at the console's sign-in by client address (a partner's typo never locks out the operator). */
+  keySignInThrottle: FailureThrottle;
+}

@@ -1,0 +1,101 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { configSecrets, type Config } from './config.js';
+import { pathsJudgedAs } from './contracts/files.js';
+import { ensureDefaultBin } from './domain/cards/bins.js';
+import { registerCardJobs } from './domain/cards/cards.js';
+import { EventObservers } from './domain/events/bus.js';
+import { HeldRequests } from './domain/faults/held-requests.js';
+import { Ids, type RandomSource } from './domain/kernel/ids.js';
+import { JobRunner } from './domain/kernel/jobs.js';
+import { silentLogger, type Logger } from './domain/kernel/logger.js';
+import { ServerSecret } from './domain/kernel/secrets.js';
+import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/network/simulation.js';
+import { ConnectionGuard, connectionLimits } from './http/connection-guard.js';
+import { FailureThrottle } from './http/failure-throttle.js';
+import { RateLimits } from './http/rate-limits.js';
+import { TenantHoldings } from './http/tenant-holdings.js';
+import type { ServerDeps } from './http/server-deps.js';
+import { Meter } from './metering/meter.js';
+import { Redactor } from './redaction/redactor.js';
+import { RequestLog } from './request-log/log.js';
+import { watchAccountRows } from './store/accounts.js';
+import { openDb } from './store/db.js';
+import { releaseAllInFlight } from './store/idempotency.js';
+import { TransactionRunner } from './store/transaction-runner.js';
+import { registerWebhooks } from './webhooks/index.js';
+
+// The one wiring module: every piece of a server's state is built here, once, as a named member of its deps. What
+// each member holds, and whether it is shared by every server on the database or kept by this process alone, is
+// said where its type is declared: the domain's members in domain/kernel/deps.ts, the server's in
+// http/server-deps.ts. No module keeps state of its own beside them (a memo of a pure function, named a cache, may).
+
+export interface RuntimeOptions {
+  config: Config;
+  logger?: Logger;
+  wallClock?: () => number;
+  random?: RandomSource;
+}
+
+/**
+ * Opens the store, builds every member and prepares the first-start state. No network, no timers. Built in
+ * dependency order: the store, then what needs only the store, then the job kinds (closures over the finished
+ * deps), so no member is bound late.
+ */
+export function createDeps(opts: RuntimeOptions): ServerDeps {
+  const { config } = opts;
+  const db = openDb(config.dbPath);
+  const transactions = new TransactionRunner(db);
+  const logger = opts.logger ?? silentLogger;
+  const wallClock = opts.wallClock ?? Date.now;
+  const deps: ServerDeps = {
+    db,
+    transactions,
+    config,
+    secret: loadSecret(config),
+    ids: new Ids(opts.random),
+    wallClock,
+    jobs: new JobRunner({ db, transactions, logger, wallClock }),
+    heldRequests: new HeldRequests(wallClock),
+    events: new EventObservers(),
+    logger,
+    meter: new Meter(),
+    redactor: new Redactor(configSecrets(config)),
+    eventEnrichers: SIMULATION_EVENT_ENRICHERS,
+    readinessPaths: { keyedWrites: pathsJudgedAs('keyed-write'), notJudged: pathsJudgedAs('not-judged') },
+    // Lets a request take its account clock from the row it authenticated with (domain/kernel/clock.ts, `now`).
+    accountRows: watchAccountRows(db),
+    keyCache: new Map(),
+    faultHint: { armed: undefined },
+    readinessWindows: { byAccount: undefined },
+    readinessSending: new Map(),
+    requestLog: undefined!,
+    rateLimits: new RateLimits(),
+    tenantHoldings: new TenantHoldings(),
+    connectionGuard:
+      config.mode === 'hosted' ? new ConnectionGuard(connectionLimits(config.server.maxConnections)) : undefined,
+    operatorThrottle: new FailureThrottle(wallClock),
+    keySignInThrottle: new FailureThrottle(wallClock),
+  };
+  deps.requestLog = new RequestLog(deps);
+  registerCardJobs(deps);
+  registerWebhooks(deps);
+  registerSimulation(deps);
+  transactions.run(() => ensureDefaultBin(deps));
+  // Execution and completion of a keyed request commit together, so a key still in flight after a crash
+  // never executed: releasing it lets the client's retry run.
+  const released = releaseAllInFlight(db);
+  if (released > 0) deps.logger.warn({ released }, 'released idempotency keys left in flight by a crash');
+  return deps;
+}
+
+/** The server secret: configured text, else `<db>.secret` (created once, mode 0600), else random for :memory:. */
+function loadSecret(config: Config): ServerSecret {
+  if (config.secret) return new ServerSecret(createHash('sha256').update(config.secret).digest());
+  if (config.dbPath === ':memory:') return ServerSecret.random();
+  const file = `${config.dbPath}.secret`;
+  if (!existsSync(file)) {
+    writeFileSync(file, ServerSecret.randomText(), { mode: 0o600, flag: 'wx' });
+  }
+  return new ServerSecret(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url'));
+}
