@@ -12,6 +12,7 @@ import { errorBody, errorResponse } from './http/errors.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth, metricsAuth } from './http/middleware/auth.js';
 import { MetricsExposition, RequestMetrics } from './http/metrics.js';
+import { catchUp } from './http/middleware/catch-up.js';
 import { faults } from './http/middleware/faults.js';
 import { declaredLengthLimit, jsonBodyLimit } from './http/middleware/json-body.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
@@ -49,6 +50,7 @@ export function createApp(deps: ServerDeps) {
   const budgetOutsideInFlight = tenantBudget(deps, { inFlight: false });
   const rate = rateLimit(deps);
   const length = declaredLengthLimit();
+  const timers = catchUp(deps);
   const tenantSteps = (route: Route) => [
     requests.label(route),
     route.operation.recorded !== false && log,
@@ -70,6 +72,8 @@ export function createApp(deps: ServerDeps) {
       // Before the body: a key is echoed on the body's 400s too (spec "Idempotency", rule 3).
       idempotency(route),
       body(route),
+      // Last, once the request is whole (so the wait never counts against receiving it): the account's due timers.
+      timers,
       handler,
     ],
     [log, auth, budget, rate, length],
@@ -79,7 +83,7 @@ export function createApp(deps: ServerDeps) {
     deps,
     '/sandbox/v1',
     sandboxHandlers(deps),
-    (route, handler) => [...tenantSteps(route), body(route), handler],
+    (route, handler) => [...tenantSteps(route), body(route), timers, handler],
     [log, auth, budget, rate, length],
   );
   // The operator API: its bearer token, then the body.

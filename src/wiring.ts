@@ -7,6 +7,7 @@ import { registerCardJobs } from './domain/cards/cards.js';
 import { EventObservers } from './domain/events/bus.js';
 import { HeldRequests } from './domain/faults/held-requests.js';
 import { Ids, type RandomSource } from './domain/kernel/ids.js';
+import { FairShare, OneAtATime } from './domain/kernel/fair-share.js';
 import { JobRunner } from './domain/kernel/jobs.js';
 import { silentLogger, type Logger } from './domain/kernel/logger.js';
 import { ServerSecret } from './domain/kernel/secrets.js';
@@ -48,6 +49,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
   const transactions = new TransactionRunner(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
+  const fairShare = new FairShare();
   const deps: ServerDeps = {
     db,
     transactions,
@@ -55,7 +57,9 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     secret: loadSecret(config),
     ids: new Ids(opts.random),
     wallClock,
-    jobs: new JobRunner({ db, transactions, logger, wallClock }),
+    jobs: new JobRunner({ db, transactions, logger, wallClock, fairShare }),
+    fairShare,
+    oneAtATime: new OneAtATime(),
     heldRequests: new HeldRequests(wallClock),
     events: new EventObservers(),
     logger,

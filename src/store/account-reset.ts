@@ -9,6 +9,7 @@ import { sql, type Db } from './db.js';
 export function resetAccountRows(db: Db, accountId: string): void {
   for (const table of [
     'transactions',
+    'card_day_spend',
     'topups',
     'events',
     'jobs',

@@ -40,7 +40,7 @@ function slowDelivery(ms?: number): { started: Promise<void>; finished: { value:
     },
   });
   deps.db.transaction(() => deps.jobs.schedule(deps.db, server.bootstrap!.accountId, 'test.slow-delivery', 'x', 0))();
-  deps.jobs.kick();
+  deps.jobs.kick(server.bootstrap!.accountId);
   return { started, finished, release };
 }
 

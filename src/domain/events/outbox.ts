@@ -27,7 +27,7 @@ export function emitEvent(
   // Its webhook delivery (when the account has an endpoint) commits with it; the timer is asked to look at once.
   recordDelivery(deps, event);
   deps.events.notify(event);
-  deps.jobs.kick();
+  deps.jobs.kick(accountId);
   return event;
 }
 

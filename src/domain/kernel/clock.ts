@@ -41,6 +41,12 @@ export function catchUp(deps: Deps, accountId: string, seen?: SeenClock): number
   return now(deps, accountId, seen);
 }
 
+/** `catchUp` for work that may wait: the due timers run in slices in the tenant's turns, then the account's "now". */
+async function caughtUp(deps: Deps, accountId: string): Promise<number> {
+  await deps.jobs.caughtUp(accountId, () => now(deps, accountId));
+  return catchUp(deps, accountId);
+}
+
 function clockMode(deps: Deps, accountId: string): ClockMode {
   const frozen = clockFrozenAt(deps.db, accountId);
   return frozen === null ? 'running' : 'frozen';
@@ -72,20 +78,32 @@ function shiftClock(deps: Deps, accountId: string, deltaMs: number): void {
 
 /**
  * sandbox/v1/clock: switches running/frozen, then advances, running every job that falls due on the way at its own
- * instant (webhook attempts included, so they are awaited); answers the clock as it then reads.
+ * instant (webhook attempts included, so they are awaited); answers the clock as it then reads. An account's calls
+ * run one at a time, in the order they came: two half-day advances sent at once used to run the same half-day of jobs
+ * side by side and move the clock a whole day, leaving the second half-day to whichever request came next, in one go.
  */
-export async function setClock(
+export function setClock(
+  deps: Deps,
+  accountId: string,
+  change: { mode?: ClockMode; advanceMs?: number },
+): Promise<{ nowMs: number; mode: ClockMode }> {
+  return deps.oneAtATime.run(`clock:${accountId}`, () => changeClock(deps, accountId, change));
+}
+
+async function changeClock(
   deps: Deps,
   accountId: string,
   { mode, advanceMs }: { mode?: ClockMode; advanceMs?: number },
 ): Promise<{ nowMs: number; mode: ClockMode }> {
+  // An account deleted while its call waited for the one before (a child sandbox) is gone, as its key.
+  if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
   if (advanceMs !== undefined) assertAdvanceWithinLimit(deps, accountId, advanceMs);
   if (mode) {
-    const nowMs = catchUp(deps, accountId);
+    const nowMs = await caughtUp(deps, accountId);
     deps.transactions.run(() => setClockMode(deps, accountId, mode, nowMs));
   }
   if (advanceMs !== undefined) {
-    await deps.jobs.runDue(accountId, catchUp(deps, accountId) + advanceMs, { includeBackground: true });
+    await deps.jobs.runDue(accountId, (await caughtUp(deps, accountId)) + advanceMs, { includeBackground: true });
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
     if (!findAccount(deps, accountId)) throw new DomainError('SANDBOX_NOT_FOUND');
     deps.transactions.run(() => shiftClock(deps, accountId, advanceMs));

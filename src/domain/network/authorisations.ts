@@ -57,7 +57,7 @@ function declineReasonFor(deps: Deps, card: Card, bin: Bin, billMicros: number, 
   const available = balance(deps, card.accountId, 'card', card.id);
   if (card.status !== 'ACTIVE') return 'CARD_NOT_ACTIVE';
   if (available <= 0 || billMicros > available) return 'INSUFFICIENT_FUNDS';
-  if (spentTodayMicros(deps, card.id, nowMs) + billMicros > bin.spendDailyMicros) return 'DAILY_LIMIT_EXCEEDED';
+  if (spentTodayMicros(deps, card, nowMs) + billMicros > bin.spendDailyMicros) return 'DAILY_LIMIT_EXCEEDED';
   return undefined;
 }
 

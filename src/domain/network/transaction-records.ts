@@ -4,7 +4,7 @@ import {
   insertTransaction,
   setPendingAmounts,
   settleTransactionRow,
-  spentBetweenMicros,
+  spentOnDayMicros,
   type NewTxn,
   type TxnRow,
   type TxnStatus,
@@ -143,9 +143,8 @@ export function pendingTransaction(deps: Deps, accountId: string, id: string, ac
 }
 
 /** Bill amounts of the card's PENDING and CLEARED spends in the UTC day of `nowMs` (refunds give no room back). */
-export function spentTodayMicros(deps: Deps, cardId: string, nowMs: number): number {
-  const dayStart = nowMs - (nowMs % DAY_MS);
-  return spentBetweenMicros(deps.db, cardId, dayStart, dayStart + DAY_MS);
+export function spentTodayMicros(deps: Deps, card: Pick<Card, 'accountId' | 'id'>, nowMs: number): number {
+  return spentOnDayMicros(deps.db, card.accountId, card.id, nowMs - (nowMs % DAY_MS));
 }
 
 /** A clearing with no authorisation (a force post) lands on an ACTIVE or FROZEN card only. */

@@ -180,7 +180,7 @@ export function startTraffic(
   };
   insertTrafficRun(deps.db, run);
   trimTrafficRuns(deps.db, account.id, RUNS_KEPT);
-  deps.jobs.schedule(deps.db, account.id, DAY_JOB, `${run.id}:0`, nowMs);
+  deps.jobs.schedule(deps.db, account.id, DAY_JOB, `${run.id}:0:0`, nowMs);
   return view(deps, run);
 }
 
@@ -213,23 +213,33 @@ function view(deps: Deps, run: TrafficRunRow): TrafficView {
   };
 }
 
-/** Job: the day's stories begin; each story's first message is scheduled, and so is the next day. */
+/**
+ * Job: a day's stories begin, one card at a time: the card's stories' first messages are scheduled, then the next card's
+ * turn at the same instant, and after the last card the next day. A card has at most 500 stories a day, so no one job
+ * writes more than that (a whole day of 20 cards was 10,000 rows in one transaction). The ref is `run:day:card`; a
+ * ref of an earlier release, `run:day`, is the day's first card.
+ */
 function runDay(deps: Deps, job: Job): void {
-  const [runId, dayText] = job.ref.split(':') as [string, string];
+  const [runId, dayText, cardText] = job.ref.split(':') as [string, string, string?];
   const run = findTrafficRun(deps.db, job.accountId, runId);
   if (!run || run.stopped_at_ms !== null) return;
   const day = Number(dayText);
+  const cardIndex = Number(cardText ?? 0);
   const plan = planOf(run);
+  const cards = cardsOf(run);
   const dayStartMs = run.started_at_ms + day * DAY_MS;
-  cardsOf(run).forEach((card, cardIndex) => {
-    for (let i = 0; i < run.per_card_per_day; i++) {
-      const story = storyOf(plan, card, cardIndex, day, i);
-      const first = stepRef({ runId: run.id, cardIndex, day, story: i, step: 0, followed: '' });
-      deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
-    }
-  });
-  if (day + 1 < run.days)
-    deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}`, dayStartMs + DAY_MS);
+  if (cardIndex + 1 < cards.length) {
+    deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day}:${cardIndex + 1}`, job.dueAtMs);
+  } else if (day + 1 < run.days) {
+    deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}:0`, dayStartMs + DAY_MS);
+  }
+  const card = cards[cardIndex];
+  if (!card) return;
+  for (let i = 0; i < run.per_card_per_day; i++) {
+    const story = storyOf(plan, card, cardIndex, day, i);
+    const first = stepRef({ runId: run.id, cardIndex, day, story: i, step: 0, followed: '' });
+    deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
+  }
 }
 
 /** Where a step job stands in its run: the card's place, the day, the story, the step, and the transaction it follows. */

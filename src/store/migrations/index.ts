@@ -13,6 +13,7 @@ import { readiness } from './060-readiness.js';
 import { readinessLedger } from './061-readiness-ledger.js';
 import { readinessEnd } from './062-readiness-end.js';
 import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
+import { dueJobsAndDailySpend } from './064-due-jobs-and-daily-spend.js';
 
 export interface Migration {
   version: number;
@@ -39,4 +40,5 @@ export const migrations: Migration[] = [
   readinessLedger,
   readinessEnd,
   idempotencyFieldDigests,
+  dueJobsAndDailySpend,
 ].sort((a, b) => a.version - b.version);
