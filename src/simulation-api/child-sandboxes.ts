@@ -52,7 +52,7 @@ export function sandboxesHandlers(deps: ServerDeps): Handlers {
     },
     'POST /sandbox/v1/sandboxes/delete': async (c, body) => {
       const accountId = requiredString(body, 'accountId');
-      runCommand(c, deps, () => deleteSandbox(deps, c.get('account').id, accountId));
+      await deleteSandbox(deps, c.get('account').id, accountId);
       return c.json({ ...OK });
     },
   };

@@ -32,15 +32,82 @@ export function accountOwnedTables(db: Db): string[] {
 export function purgeAccount(db: Db, accountId: string): void {
   if (!db.inTransaction) throw new Error('purgeAccount must run inside a transaction');
   db.pragma('defer_foreign_keys = ON');
-  // Counter scopes are `<kind>:<account id>[:...]` or `txn-card:<card id>`; read before the cards go.
+  deleteAccountCounters(db, accountId);
+  for (const table of accountOwnedTables(db)) sql(db, `DELETE FROM ${table} WHERE account_id = ?`).run(accountId);
+  sql(db, "DELETE FROM meta WHERE key = 'bootstrap_account' AND value = ?").run(accountId);
+  sql(db, 'DELETE FROM accounts WHERE id = ?').run(accountId);
+}
+
+/** The counters numbering the account's things: scopes `<kind>:<account id>[:...]`, and `txn-card:<card id>`. */
+export function deleteAccountCounters(db: Db, accountId: string): void {
+  // Read before the cards go.
   sql(
     db,
     `DELETE FROM seq_counters WHERE scope LIKE '%:' || @id OR scope LIKE '%:' || @id || ':%'
        OR scope IN (SELECT 'txn-card:' || id FROM cards WHERE account_id = @id)`,
   ).run({ id: accountId });
-  for (const table of accountOwnedTables(db)) sql(db, `DELETE FROM ${table} WHERE account_id = ?`).run(accountId);
-  sql(db, "DELETE FROM meta WHERE key = 'bootstrap_account' AND value = ?").run(accountId);
-  sql(db, 'DELETE FROM accounts WHERE id = ?').run(accountId);
+}
+
+const deleteOrderByDb = new WeakMap<Db, string[]>();
+
+/**
+ * The account-owned tables in an order rows can be deleted in, table by table, each commit keeping every foreign key:
+ * a table before the tables it refers to (transactions before cards, transfers before ledger accounts). A cache of
+ * the schema, read once per database.
+ */
+export function accountTablesInDeleteOrder(db: Db): string[] {
+  let order = deleteOrderByDb.get(db);
+  if (!order) {
+    const tables = accountOwnedTables(db);
+    const refersTo = new Map(
+      tables.map((t) => [
+        t,
+        new Set(
+          (sql(db, 'SELECT "table" FROM pragma_foreign_key_list(?)').pluck().all(t) as string[]).filter(
+            (r) => r !== t && tables.includes(r),
+          ),
+        ),
+      ]),
+    );
+    order = [];
+    // Repeatedly take the tables no table left refers to: they go first.
+    const left = new Set(tables);
+    while (left.size > 0) {
+      const free = [...left].filter((t) => ![...left].some((o) => refersTo.get(o)!.has(t)));
+      if (free.length === 0) throw new Error(`foreign keys between ${[...left].join(', ')} form a circle`);
+      for (const t of free) {
+        order.push(t);
+        left.delete(t);
+      }
+    }
+    deleteOrderByDb.set(db, order);
+  }
+  return order;
+}
+
+/** Within a table, rows that others of the same table refer to go last (a refund refers to its purchase). */
+const DELETE_ORDER: Readonly<Record<string, string>> = { transactions: 'ORDER BY acct_seq DESC' };
+
+/** Deletes up to `limit` of the account's rows of one table; answers how many went. */
+export function deleteAccountRowsChunk(db: Db, table: string, accountId: string, limit: number): number {
+  return sql(
+    db,
+    `DELETE FROM ${table} WHERE rowid IN
+       (SELECT rowid FROM ${table} WHERE account_id = ? ${DELETE_ORDER[table] ?? ''} LIMIT ?)`,
+  ).run(accountId, limit).changes;
+}
+
+/**
+ * Ends an account at once, before its rows go: its keys stop working and its timers stop (their rows deleted), and it
+ * is no live child any more (expired now). Its other rows stay until it is purged.
+ */
+export function endAccountRow(db: Db, accountId: string, wallMs: number): void {
+  sql(db, 'DELETE FROM api_keys WHERE account_id = ?').run(accountId);
+  sql(db, 'DELETE FROM jobs WHERE account_id = ?').run(accountId);
+  sql(db, 'UPDATE accounts SET expires_at_ms = MIN(COALESCE(expires_at_ms, @wall), @wall) WHERE id = @id').run({
+    id: accountId,
+    wall: wallMs,
+  });
 }
 
 export interface ChildRow {
@@ -67,9 +134,10 @@ export function childrenOf(db: Db, parentId: string): ChildRow[] {
   ).all(parentId) as ChildRow[];
 }
 
-/** Ids of children whose wall-clock expiry is at or before `wallMs`. */
-export function expiredChildIds(db: Db, wallMs: number, limit = 100): string[] {
-  return sql(db, 'SELECT id FROM accounts WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?')
-    .pluck()
-    .all(wallMs, limit) as string[];
+/** Children whose wall-clock expiry is at or before `wallMs` (ended ones included), with their parent. */
+export function expiredChildIds(db: Db, wallMs: number, limit = 100): { id: string; parent_account_id: string }[] {
+  return sql(
+    db,
+    'SELECT id, parent_account_id FROM accounts WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?',
+  ).all(wallMs, limit) as { id: string; parent_account_id: string }[];
 }

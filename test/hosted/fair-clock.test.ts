@@ -79,6 +79,37 @@ describe('what one tenant schedules never stalls another', () => {
   });
 });
 
+describe('a snapshot import and a child’s deletion run in slices', () => {
+  it('another tenant is answered while a snapshot of some thousands of rows loads, and while the child holding it is deleted', async () => {
+    const busy = await busyTenant(3, 300, 1);
+    expect((await sim(sb, busy.apiKey, 'clock', { advanceSeconds: DAY })).status).toBe(200);
+    const exported = await sim(sb, busy.apiKey, 'snapshot/export');
+    const doc = JSON.parse(exported.text);
+    expect(doc.transactions.length + doc.events.length + doc.transfers.length).toBeGreaterThan(3_000);
+    const cardId = await newCard(sb, acct.apiKey, 10);
+
+    const load = watched(sim(sb, busy.apiKey, 'snapshot/import', doc));
+    expect((await sb.post(acct.apiKey, '/v1/card/asset', { cardId })).status).toBe(200);
+    expect(load.settled()).toBe(false);
+    const child = await load.answer;
+    expect(child.status, JSON.stringify(child.body).slice(0, 300)).toBe(200);
+    // Loaded whole: the child's card/list is the exporter's.
+    const listed = (key: string) => sb.post(key, '/v1/card/list', {}).then((r) => r.body.cardList.length);
+    expect(await listed(child.body.apiKey)).toBe(await listed(busy.apiKey));
+
+    const deletion = watched(sim(sb, busy.apiKey, 'sandboxes/delete', { accountId: child.body.accountId }));
+    expect((await sb.post(acct.apiKey, '/v1/card/asset', { cardId })).status).toBe(200);
+    expect(deletion.settled()).toBe(false);
+    expect((await deletion.answer).status).toBe(200);
+    const left = sb.deps.db
+      .prepare('SELECT COUNT(*) FROM transactions WHERE account_id = ?')
+      .pluck()
+      .get(child.body.accountId);
+    expect(left).toBe(0);
+    expect((await sb.post(child.body.apiKey, '/v1/card/list', {})).status).toBe(401);
+  });
+});
+
 /**
  * Runs `work`, recording every statement it executes (better-sqlite3 keeps each one's SQL as `source`): how many were
  * executed, and their texts.

@@ -1,4 +1,4 @@
-import { childrenOf } from '../../store/account-purge.js';
+import { childrenOf, type ChildRow } from '../../store/account-purge.js';
 import { tenantRequestLogBytes } from '../../store/request-log.js';
 import { findAccount, type Account } from './accounts.js';
 import { accountForKey } from './api-keys.js';
@@ -11,10 +11,16 @@ export function tenantOf(account: Pick<Account, 'id' | 'parentAccountId'>): stri
   return account.parentAccountId ?? account.id;
 }
 
+/** The parent's children not yet expired (nor ended: an ended child is expired, its rows going). */
+export function liveChildren(deps: Pick<Deps, 'db' | 'wallClock'>, parentId: string): ChildRow[] {
+  const now = deps.wallClock();
+  return childrenOf(deps.db, parentId).filter((c) => c.expires_at_ms > now);
+}
+
 /** What the tenant keeps in the database. */
 export function tenantStorage(deps: Deps, tenantId: string): { childSandboxes: number; requestLogBytes: number } {
   return {
-    childSandboxes: childrenOf(deps.db, tenantId).length,
+    childSandboxes: liveChildren(deps, tenantId).length,
     requestLogBytes: tenantRequestLogBytes(deps.db, tenantId),
   };
 }

@@ -45,15 +45,35 @@ function toTableRow(deps: Pick<Deps, 'db'>, spec: SectionSpec, row: Row, account
   return out;
 }
 
+/** One step of writing a snapshot: a table's rows, or the counters numbering the account's things. */
+type LoadStep = { table: string; rows: Row[] } | { sequences: { scope: string; value: number }[] };
+
 /**
- * Loads a snapshot into `intoAccountId`, an account made for it with nothing of its own yet: its settings, its clock
- * (its "now" is the snapshot's, frozen or running on from there), every section's rows with taken ids replaced, its
- * webhook endpoint under a new secret, and a timer for each delivery still pending. The BINs it names must exist.
- * Runs inside the caller's transaction; a document that does not hold together changes nothing (SNAPSHOT_INVALID).
+ * A snapshot ready to be written into an account: checked, its taken ids replaced, its rows as the tables' rows, in the
+ * order they are written: every section but the timers, then the counters, then the timers, so that a timer that runs
+ * as soon as it is written finds the account whole and its numbering in place.
  */
-export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId: string): LoadedSnapshot {
+export interface SnapshotLoad {
+  accountId: string;
+  steps: LoadStep[];
+  loaded: LoadedSnapshot;
+}
+
+/** Where writing a load stopped: the step, and the row within it. */
+export interface LoadCursor {
+  step: number;
+  row: number;
+}
+
+/**
+ * Makes a snapshot ready to load into `intoAccountId`, an account made for it with nothing of its own yet: checks it
+ * (SNAPSHOT_INVALID, or a bound of the tenant it would pass), sets the account's settings and clock (its "now" is the
+ * snapshot's, frozen or running on from there), and makes its rows with taken ids replaced and its webhook endpoint
+ * under a new secret. The BINs it names must exist. Runs inside the caller's transaction.
+ */
+export function prepareSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId: string): SnapshotLoad {
   const { db } = deps;
-  assertInTransaction(db, 'loadSnapshot');
+  assertInTransaction(db, 'prepareSnapshot');
   checkSnapshot(deps, given);
   // Live traffic runs count against the tenant's bounds here as at traffic/start: five imports of an export holding 3
   // live runs once gave a tenant 18 live runs and 540,000 stories.
@@ -84,6 +104,8 @@ export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId:
     clock_frozen_at_ms: clock.frozen ? clock.nowMs : null,
   });
   let webhookSecret: string | undefined;
+  const steps: LoadStep[] = [];
+  let timers: LoadStep | undefined;
   for (const spec of SNAPSHOT_SECTIONS) {
     const value = doc[spec.section];
     const rows = (Array.isArray(value) ? value : value ? [value] : []) as Row[];
@@ -93,17 +115,77 @@ export function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId:
       webhookSecret = secret.secret;
       Object.assign(tableRows[0], { secret_sealed: secret.sealed, secret_prefix: secret.prefix });
     }
-    insertRows(db, spec.table, tableRows);
+    if (spec.section === 'jobs') timers = { table: spec.table, rows: tableRows };
+    else steps.push({ table: spec.table, rows: tableRows });
   }
-  putSequences(db, doc.sequences);
-  for (const d of pendingDeliveries(db, intoAccountId)) {
-    deps.jobs.schedule(db, intoAccountId, ATTEMPT_JOB_KIND, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
-  }
+  steps.push({ sequences: doc.sequences });
+  if (timers) steps.push(timers);
   return {
-    changedIds: Object.fromEntries(changed),
-    ...(webhookSecret !== undefined && { webhookSecret }),
-    ...(taken && { depositAddressTaken: address }),
+    accountId: intoAccountId,
+    steps,
+    loaded: {
+      changedIds: Object.fromEntries(changed),
+      ...(webhookSecret !== undefined && { webhookSecret }),
+      ...(taken && { depositAddressTaken: address }),
+    },
   };
+}
+
+/** Rows written per statement batch between two looks at the time. */
+const ROWS_PER_LOOK = 64;
+
+/**
+ * Writes the load's rows from `at` on, for up to `sliceMs`, inside the caller's transaction; answers where it stopped,
+ * or undefined once every row is written.
+ */
+export function writeSnapshotRows(
+  deps: Deps,
+  load: SnapshotLoad,
+  at: LoadCursor,
+  sliceMs: number,
+): LoadCursor | undefined {
+  assertInTransaction(deps.db, 'writeSnapshotRows');
+  const endMs = performance.now() + sliceMs;
+  let { step, row } = at;
+  while (step < load.steps.length) {
+    const s = load.steps[step]!;
+    if ('sequences' in s) {
+      putSequences(deps.db, s.sequences);
+      [step, row] = [step + 1, 0];
+      continue;
+    }
+    const upTo = Math.min(s.rows.length, row + ROWS_PER_LOOK);
+    insertRows(deps.db, s.table, s.rows.slice(row, upTo));
+    row = upTo;
+    if (row >= s.rows.length) [step, row] = [step + 1, 0];
+    if (performance.now() > endMs && step < load.steps.length) return { step, row };
+  }
+  return undefined;
+}
+
+/** The load's last step, once every row is written: a timer for each delivery still pending. */
+export function finishSnapshot(deps: Deps, load: SnapshotLoad): LoadedSnapshot {
+  assertInTransaction(deps.db, 'finishSnapshot');
+  for (const d of pendingDeliveries(deps.db, load.accountId)) {
+    deps.jobs.schedule(
+      deps.db,
+      load.accountId,
+      ATTEMPT_JOB_KIND,
+      String(d.id),
+      d.next_attempt_at_ms ?? d.created_at_ms,
+    );
+  }
+  return load.loaded;
+}
+
+/**
+ * Loads a snapshot into `intoAccountId` at once, inside the caller's transaction (serve --snapshot, on a database of
+ * its own: snapshot/import loads in slices instead); a document that does not hold together changes nothing.
+ */
+function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId: string): LoadedSnapshot {
+  const load = prepareSnapshot(deps, given, intoAccountId);
+  writeSnapshotRows(deps, load, { step: 0, row: 0 }, Infinity);
+  return finishSnapshot(deps, load);
 }
 
 /** The rows a document holds, section by section (the webhook endpoint is one). */
