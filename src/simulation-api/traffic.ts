@@ -1,5 +1,5 @@
 import { tenantOf } from '../domain/accounts/tenants.js';
-import { listTraffic, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic/runs.js';
+import { listTraffic, planTrafficRun, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic/runs.js';
 import { STORY_KINDS, type StoryKind } from '../domain/traffic/plan.js';
 import { catchUp, runCommand } from '../http/command.js';
 import type { Handlers } from '../http/router.js';
@@ -45,9 +45,9 @@ export function trafficHandlers(deps: ServerDeps): Handlers {
         seed: optionalInteger(body, 'seed') ?? Number.parseInt(deps.ids.hex(4), 16),
         mix: mixOf(body),
       };
-      const run = runCommand(c, deps, (now) =>
-        startTraffic(deps, { id: account.id, tenantId: tenantOf(account) }, input, now),
-      );
+      const runner = { id: account.id, tenantId: tenantOf(account) };
+      const planned = await planTrafficRun(deps, runner, input, () => deps.fairShare.turn(runner.tenantId));
+      const run = runCommand(c, deps, (now) => startTraffic(deps, runner, input, planned, now));
       return c.json({ ...OK, ...view(run) });
     },
     'POST /sandbox/v1/traffic/stop': async (c, body) => {

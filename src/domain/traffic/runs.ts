@@ -18,7 +18,7 @@ import { sendMessage } from './messages.js';
 import {
   DAY_MS,
   DEFAULT_MIX,
-  scheduledBy,
+  scheduledInSlices,
   storyOf,
   typicalPurchaseMicros,
   type PlanCard,
@@ -143,37 +143,72 @@ export function runsInSnapshot(
   return { runs: live.length, stories: live.reduce((s, r) => s + r.cards.length * r.days * r.perCardPerDay, 0) };
 }
 
+/** What traffic/start works out before its transaction: the run's cards (each with its typical purchase), and what it
+ * will schedule. */
+export interface PlannedRun {
+  cards: RunCard[];
+  mix: Record<StoryKind, number>;
+  scheduled: Scheduled;
+}
+
 /**
- * traffic/start: plans `days` days of messages from now on the cards, `perCardPerDay` stories a card a day, and
- * schedules the first day. Refused (before any work) when the tenant's live runs would pass their bounds.
+ * The part of traffic/start that needs no transaction, in slices in the tenant's turns (`pause`): the cards it drives
+ * and their typical purchase (from their balances now), and every story it will send, drawn to count them (up to
+ * 100,000 stories, some 200 ms in one go). Refused as traffic/start refuses (its checks run again in its transaction).
  */
-export function startTraffic(
+export async function planTrafficRun(
   deps: Deps,
   account: { id: string; tenantId: string },
   input: StartTrafficInput,
-  nowMs: number,
-): TrafficView {
-  assertInTransaction(deps.db, 'startTraffic');
+  pause: () => Promise<void>,
+): Promise<PlannedRun> {
   const cardIds = runCards(deps, account.id, input.cardIds);
-  const stories = cardIds.length * input.days * input.perCardPerDay;
-  assertRoomForRuns(deps, account.tenantId, { runs: 1, stories }, 'ask for less');
+  assertRoomForRuns(
+    deps,
+    account.tenantId,
+    { runs: 1, stories: cardIds.length * input.days * input.perCardPerDay },
+    'ask for less',
+  );
   const mix = { ...DEFAULT_MIX, ...input.mix };
   if (Object.values(mix).every((w) => w === 0)) throw new DomainError('TRAFFIC_EMPTY_MIX');
-  const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
   const perCard = input.days * input.perCardPerDay;
   const cards: RunCard[] = cardIds.map((cardId) => ({
     cardId,
     typicalMicros: typicalPurchaseMicros(balance(deps, account.id, 'card', cardId), perCard),
   }));
+  const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
+  return { cards, mix, scheduled: await scheduledInSlices(plan, cards, input.days, pause) };
+}
+
+/**
+ * traffic/start: the planned run (`planTrafficRun`) from now on its cards, `perCardPerDay` stories a card a day, and
+ * its first day scheduled. Refused (before any work) when a card no longer takes messages, or when the tenant's live
+ * runs would pass their bounds.
+ */
+export function startTraffic(
+  deps: Deps,
+  account: { id: string; tenantId: string },
+  input: StartTrafficInput,
+  planned: PlannedRun,
+  nowMs: number,
+): TrafficView {
+  assertInTransaction(deps.db, 'startTraffic');
+  const cardIds = runCards(
+    deps,
+    account.id,
+    planned.cards.map((c) => c.cardId),
+  );
+  const stories = cardIds.length * input.days * input.perCardPerDay;
+  assertRoomForRuns(deps, account.tenantId, { runs: 1, stories }, 'ask for less');
   const run: TrafficRunRow = {
     id: 'trf_' + deps.ids.base62(24),
     account_id: account.id,
     seed: input.seed,
     days: input.days,
     per_card_per_day: input.perCardPerDay,
-    mix: JSON.stringify(mix),
-    cards: JSON.stringify(cards),
-    scheduled: JSON.stringify(scheduledBy(plan, cards, input.days)),
+    mix: JSON.stringify(planned.mix),
+    cards: JSON.stringify(planned.cards),
+    scheduled: JSON.stringify(planned.scheduled),
     stories,
     started_at_ms: nowMs,
     stopped_at_ms: null,
