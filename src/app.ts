@@ -71,7 +71,7 @@ export function createApp(deps: ServerDeps) {
       ...tenantSteps(route),
       // Before the body: a key is echoed on the body's 400s too (spec "Idempotency", rule 3).
       idempotency(route),
-      body(route),
+      body(route, deps.fairShare),
       // Last, once the request is whole (so the wait never counts against receiving it): the account's due timers.
       timers,
       handler,
@@ -83,7 +83,7 @@ export function createApp(deps: ServerDeps) {
     deps,
     '/sandbox/v1',
     sandboxHandlers(deps),
-    (route, handler) => [...tenantSteps(route), body(route), timers, handler],
+    (route, handler) => [...tenantSteps(route), body(route, deps.fairShare), timers, handler],
     [log, auth, budget, rate, length],
   );
   // The operator API: its bearer token, then the body.

@@ -33,17 +33,20 @@ function payForExport(c: Context<AppEnv>, deps: ServerDeps, accountId: string): 
 /** snapshot/export and snapshot/import: an account's whole state as one document, and back into a child sandbox. */
 export function snapshotHandlers(deps: ServerDeps): Handlers {
   return {
-    'POST /sandbox/v1/snapshot/export': (c) => {
+    'POST /sandbox/v1/snapshot/export': async (c) => {
       const nowMs = catchUp(c, deps);
       const accountId = c.get('account').id;
       payForExport(c, deps, accountId);
-      // One transaction: every table read as of the same instant.
-      const { text } = deps.transactions.run(() => exportSnapshot(deps, accountId, nowMs));
+      const { text } = await exportSnapshot(deps, accountId, nowMs, () => deps.fairShare.turn(c.get('tenantId')));
       return c.body(text, 200, { 'Content-Type': 'application/json' });
     },
     'POST /sandbox/v1/snapshot/import': async (c, body) => {
       // A tenant of a shared server loads only what the server itself wrote: a state its own domain made.
-      const doc = await readSnapshot(deps, body, { ownOnly: deps.config.mode === 'hosted', checked: true });
+      const doc = await readSnapshot(deps, body, {
+        ownOnly: deps.config.mode === 'hosted',
+        checked: true,
+        tenantId: c.get('tenantId'),
+      });
       const child = await importSnapshotAsChild(deps, c.get('account'), doc);
       return c.json({
         ...OK,

@@ -3,6 +3,7 @@ import type Database from 'better-sqlite3';
 import { countJobsByRefPrefix, deleteJob, dueAccounts, dueJobCount } from '../../src/store/jobs.js';
 import { spentOnDayMicros } from '../../src/store/transactions.js';
 import { liveTrafficRuns } from '../../src/store/traffic.js';
+import { validateBody, validateBodyInSlices } from '../../src/http/request-schema.js';
 import { newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -107,6 +108,36 @@ describe('a snapshot import and a child’s deletion run in slices', () => {
       .get(child.body.accountId);
     expect(left).toBe(0);
     expect((await sb.post(child.body.apiKey, '/v1/card/list', {})).status).toBe(401);
+  });
+});
+
+describe('a long body is checked in slices', () => {
+  it.each([
+    ['an item far down a section', (d: Record<string, any>) => (d.transactions[100].billAmountMicros = 'ten')],
+    ['the first item of a section', (d: Record<string, any>) => (d.events[0].type = 7)],
+    ['an unknown field of an item', (d: Record<string, any>) => (d.transfers[90].extra = 1)],
+    ['a missing field beside a long section', (d: Record<string, any>) => delete d.clock],
+  ])('%s: the same 400 as a check in one go', async (_what, spoil) => {
+    const busy = await busyTenant(2, 100, 1);
+    expect((await sim(sb, busy.apiKey, 'clock', { advanceSeconds: DAY })).status).toBe(200);
+    const doc = JSON.parse((await sim(sb, busy.apiKey, 'snapshot/export')).text);
+    expect(doc.transactions.length).toBeGreaterThan(100);
+    await validateBodyInSlices('POST /sandbox/v1/snapshot/import', doc, () => Promise.resolve());
+    spoil(doc);
+    const message = (f: () => unknown) =>
+      Promise.resolve()
+        .then(f)
+        .then(
+          () => 'accepted',
+          (err: Error) => err.message,
+        );
+    const atOnce = await message(() => validateBody('POST /sandbox/v1/snapshot/import', doc));
+    expect(atOnce).not.toBe('accepted');
+    expect(
+      await message(() => validateBodyInSlices('POST /sandbox/v1/snapshot/import', doc, () => Promise.resolve())),
+    ).toBe(atOnce);
+    // Through HTTP, as the import answers it.
+    expect((await sim(sb, busy.apiKey, 'snapshot/import', doc)).body).toEqual({ code: 400, message: atOnce });
   });
 });
 

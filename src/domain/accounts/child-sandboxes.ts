@@ -7,9 +7,10 @@ import {
   expiredChildIds,
   insertChildLink,
   purgeAccount,
+  withoutForeignKeys,
 } from '../../store/account-purge.js';
 import { liveChildren } from './tenants.js';
-import { SLICE_MS } from '../kernel/fair-share.js';
+import { SliceBudget } from '../kernel/fair-share.js';
 import { assertInTransaction } from '../../store/db.js';
 import { createAccount, ensureDepositAddress, findAccount, type Account } from './accounts.js';
 import { catchUp } from '../kernel/clock.js';
@@ -17,6 +18,8 @@ import { issueKey } from './api-keys.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
 import type { SnapshotDocument } from '../snapshots/export.js';
+import { checkSnapshotInSlices } from '../snapshots/check.js';
+import { takenIdsInSlices } from '../snapshots/ids.js';
 import {
   asSnapshotInvalid,
   assertRoomForSnapshot,
@@ -87,27 +90,34 @@ export function importSnapshotAsChild(
 ): Promise<CreatedSandbox & LoadedSnapshot & { depositAddress: string | null }> {
   return deps.oneAtATime.run(`import:${parent.id}`, async () => {
     catchUp(deps, parent.id);
+    // What needs no transaction first, in slices: the document's check, and which of its ids are taken.
+    const pause = () => deps.fairShare.turn(parent.id);
+    await checkSnapshotInSlices(deps, doc, pause);
+    const taken = await takenIdsInSlices(deps, doc, pause);
     const { child, load } = asSnapshotInvalid(() =>
       deps.transactions.run(() => {
         const child = createSandbox(deps, parent, { name: doc.account.name });
         const others = childrenOf(deps.db, parent.id).flatMap((r) => (r.id === child.account.id ? [] : [r.id]));
         assertRoomForSnapshot(deps, others, doc);
-        return { child, load: prepareSnapshot(deps, doc, child.account.id) };
+        return { child, load: prepareSnapshot(deps, doc, child.account.id, { checked: true, taken }) };
       }),
     );
     const childId = child.account.id;
     let loaded: LoadedSnapshot;
     try {
+      const budget = new SliceBudget();
       let at: LoadCursor | undefined = { step: 0, row: 0 };
       while (at) {
         await deps.fairShare.turn(parent.id);
         const from: LoadCursor = at;
-        at = asSnapshotInvalid(() =>
-          deps.transactions.run(() => {
-            // Its parent may have deleted it meanwhile (sandboxes/list shows it while it loads).
-            if (!findAccount(deps, childId)) throw new DomainError('SANDBOX_NOT_FOUND');
-            return writeSnapshotRows(deps, load, from, SLICE_MS);
-          }),
+        at = budget.run((workMs) =>
+          asSnapshotInvalid(() =>
+            deps.transactions.run(() => {
+              // Its parent may have deleted it meanwhile (sandboxes/list shows it while it loads).
+              if (!findAccount(deps, childId)) throw new DomainError('SANDBOX_NOT_FOUND');
+              return writeSnapshotRows(deps, load, from, workMs);
+            }),
+          ),
         );
       }
       loaded = asSnapshotInvalid(() => deps.transactions.run(() => finishSnapshot(deps, load)));
@@ -176,8 +186,8 @@ function endAccount(deps: Deps, accountId: string): void {
   deps.heldRequests.deleted(accountId);
 }
 
-/** Rows deleted per statement of a purge (a slice runs as many as fit in SLICE_MS). */
-const PURGE_CHUNK_ROWS = 256;
+/** Rows deleted per statement of a purge (a slice runs as many as fit in its budget). */
+const PURGE_CHUNK_ROWS = 64;
 
 /**
  * Deletes an ended account's rows, table by table, in slices of SLICE_MS in its tenant's turns, then the account
@@ -187,21 +197,26 @@ const PURGE_CHUNK_ROWS = 256;
 function purgeAccountInSlices(deps: Deps, accountId: string, tenantId: string): Promise<void> {
   return deps.oneAtATime.run(`purge:${accountId}`, async () => {
     deps.transactions.run(() => deleteAccountCounters(deps.db, accountId));
+    const budget = new SliceBudget();
     for (const table of accountTablesInDeleteOrder(deps.db)) {
       for (;;) {
-        const endMs = performance.now() + SLICE_MS;
-        const more = deps.transactions.run(() => {
-          let full: boolean;
-          do full = deleteAccountRowsChunk(deps.db, table, accountId, PURGE_CHUNK_ROWS) === PURGE_CHUNK_ROWS;
-          while (full && performance.now() < endMs);
-          return full;
+        const more = budget.run((workMs) => {
+          const endMs = performance.now() + workMs;
+          return withoutForeignKeys(deps.db, () =>
+            deps.transactions.run(() => {
+              let full: boolean;
+              do full = deleteAccountRowsChunk(deps.db, table, accountId, PURGE_CHUNK_ROWS) === PURGE_CHUNK_ROWS;
+              while (full && performance.now() < endMs);
+              return full;
+            }),
+          );
         });
         if (!more) break;
         await deps.fairShare.turn(tenantId);
       }
     }
     // What is left: rows written meanwhile (a request-log batch), a mark of the ready account, the account row.
-    deps.transactions.run(() => purgeAccount(deps.db, accountId));
+    withoutForeignKeys(deps.db, () => deps.transactions.run(() => purgeAccount(deps.db, accountId)));
   });
 }
 

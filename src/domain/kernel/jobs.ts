@@ -10,7 +10,7 @@ import {
   nextDueJob,
   type JobRow,
 } from '../../store/jobs.js';
-import { SLICE_MS, type FairShare } from './fair-share.js';
+import { SliceBudget, type FairShare } from './fair-share.js';
 import type { Logger } from './logger.js';
 
 export interface Job {
@@ -131,7 +131,8 @@ export class JobRunner {
 
   /**
    * Runs, in due order, every job of the account due at or before `untilMs`, including jobs they schedule: a clock
-   * advance. Slices of SLICE_MS in its tenant's turns; background jobs (webhook attempts) are awaited in order.
+   * advance. Slices of SLICE_MS (their commits included) in its tenant's turns; background jobs (webhook attempts)
+   * are awaited in order.
    */
   async runDue(accountId: string, untilMs: number, opts: { includeBackground: boolean }): Promise<void> {
     // While an advance sends the account's webhook attempts in order, the timer leaves them to it.
@@ -140,8 +141,9 @@ export class JobRunner {
     try {
       const tenantId = this.tenantOf(accountId);
       const kinds = opts.includeBackground ? undefined : this.foregroundKinds();
+      const budget = new SliceBudget();
       for (;;) {
-        const slice = this.runSlice(accountId, () => untilMs, kinds, SLICE_MS);
+        const slice = budget.run((workMs) => this.runSlice(accountId, () => untilMs, kinds, workMs));
         // A webhook attempt waits on the network, which leaves the thread to others.
         if (slice.background) await this.execute(slice.background);
         else if (!slice.more) return;
@@ -218,16 +220,18 @@ export class JobRunner {
 
   private async runForegroundSlices(accountId: string, nowOf: () => number, firstSliceMs: number): Promise<void> {
     const tenantId = this.tenantOf(accountId);
-    let sliceMs = firstSliceMs;
+    const budget = new SliceBudget();
+    let first = firstSliceMs > 0;
     for (;;) {
-      if (sliceMs <= 0) {
+      if (!first) {
         await this.deps.fairShare.turn(tenantId);
-        sliceMs = SLICE_MS;
         // The timer's catch-up of a stopping runner starts nothing more.
         if (firstSliceMs <= 0 && !this.timer) return;
       }
-      if (!this.runSlice(accountId, nowOf, this.foregroundKinds(), sliceMs).more) break;
-      sliceMs = 0;
+      const sliceMs = first ? firstSliceMs : budget.ms;
+      const slice = budget.run(() => this.runSlice(accountId, nowOf, this.foregroundKinds(), sliceMs));
+      if (!slice.more) break;
+      first = false;
     }
     // Learns the next bound (and runs what fell due meanwhile, a few at most).
     this.runForegroundDue(accountId, nowOf());

@@ -19,7 +19,7 @@ import { findBin, putBin } from '../cards/bins.js';
 import { checkSnapshot } from './check.js';
 import { sectionColumns, type SnapshotDocument } from './export.js';
 import { ATTEMPT_JOB_KIND, camel, MAX_TENANT_SNAPSHOT_ROWS, SNAPSHOT_SECTIONS, type SectionSpec } from './format.js';
-import { remapTakenIds } from './ids.js';
+import { remapTakenIds, type IdRemap } from './ids.js';
 import { newSealedSecret } from '../webhooks/config.js';
 
 export interface LoadedSnapshot {
@@ -45,8 +45,11 @@ function toTableRow(deps: Pick<Deps, 'db'>, spec: SectionSpec, row: Row, account
   return out;
 }
 
-/** One step of writing a snapshot: a table's rows, or the counters numbering the account's things. */
-type LoadStep = { table: string; rows: Row[] } | { sequences: { scope: string; value: number }[] };
+/**
+ * One step of writing a snapshot: a section's rows (as the document has them, made the table's rows as they are
+ * written), or the counters numbering the account's things.
+ */
+type LoadStep = { spec: SectionSpec; rows: Row[] } | { sequences: { scope: string; value: number }[] };
 
 /**
  * A snapshot ready to be written into an account: checked, its taken ids replaced, its rows as the tables' rows, in the
@@ -56,6 +59,10 @@ type LoadStep = { table: string; rows: Row[] } | { sequences: { scope: string; v
 export interface SnapshotLoad {
   accountId: string;
   steps: LoadStep[];
+  /** A document row with the ids it loads under. */
+  remap: IdRemap['remap'];
+  /** The webhook endpoint's new signing secret, sealed, when it has one. */
+  webhookSecret?: ReturnType<typeof newSealedSecret>;
   loaded: LoadedSnapshot;
 }
 
@@ -71,10 +78,16 @@ export interface LoadCursor {
  * snapshot's, frozen or running on from there), and makes its rows with taken ids replaced and its webhook endpoint
  * under a new secret. The BINs it names must exist. Runs inside the caller's transaction.
  */
-export function prepareSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId: string): SnapshotLoad {
+export function prepareSnapshot(
+  deps: Deps,
+  given: SnapshotDocument,
+  intoAccountId: string,
+  /** What was found of it already, in slices (a request's import): its check passed, its ids another account holds. */
+  done?: { checked: true; taken: Map<string, string> },
+): SnapshotLoad {
   const { db } = deps;
   assertInTransaction(db, 'prepareSnapshot');
-  checkSnapshot(deps, given);
+  if (!done) checkSnapshot(deps, given);
   // Live traffic runs count against the tenant's bounds here as at traffic/start: five imports of an export holding 3
   // live runs once gave a tenant 18 live runs and 540,000 stories.
   const into = findAccount(deps, intoAccountId);
@@ -86,8 +99,10 @@ export function prepareSnapshot(deps: Deps, given: SnapshotDocument, intoAccount
       throw new DomainError('SNAPSHOT_INVALID', `bins: ${String(bin.id)} is no BIN of this server`);
     }
   }
-  const { doc, changed } = remapTakenIds(deps, given, intoAccountId);
-  const { account, clock } = doc;
+  const { changed, remap } = remapTakenIds(deps, given, intoAccountId, done?.taken);
+  // The account's own fields name it (a name that is its id is its new id), as every row does.
+  const account = remap(given.account);
+  const { clock } = given;
   const address = account.depositAddress as string | null;
   const taken = address !== null && accountHoldingAddress(db, address, intoAccountId) !== undefined;
   const wallMs = deps.wallClock();
@@ -103,36 +118,32 @@ export function prepareSnapshot(deps: Deps, given: SnapshotDocument, intoAccount
     clock_offset_ms: clock.nowMs - wallMs,
     clock_frozen_at_ms: clock.frozen ? clock.nowMs : null,
   });
-  let webhookSecret: string | undefined;
   const steps: LoadStep[] = [];
   let timers: LoadStep | undefined;
   for (const spec of SNAPSHOT_SECTIONS) {
-    const value = doc[spec.section];
+    const value = given[spec.section];
     const rows = (Array.isArray(value) ? value : value ? [value] : []) as Row[];
-    const tableRows = rows.map((r, i) => toTableRow(deps, spec, r, intoAccountId, `${spec.section}[${i}]`));
-    if (spec.section === 'webhook' && tableRows[0]) {
-      const secret = newSealedSecret(deps);
-      webhookSecret = secret.secret;
-      Object.assign(tableRows[0], { secret_sealed: secret.sealed, secret_prefix: secret.prefix });
-    }
-    if (spec.section === 'jobs') timers = { table: spec.table, rows: tableRows };
-    else steps.push({ table: spec.table, rows: tableRows });
+    if (spec.section === 'jobs') timers = { spec, rows };
+    else steps.push({ spec, rows });
   }
-  steps.push({ sequences: doc.sequences });
+  steps.push({ sequences: remap(given.sequences) });
   if (timers) steps.push(timers);
+  const webhookSecret = given.webhook ? newSealedSecret(deps) : undefined;
   return {
     accountId: intoAccountId,
     steps,
+    remap,
+    ...(webhookSecret && { webhookSecret }),
     loaded: {
       changedIds: Object.fromEntries(changed),
-      ...(webhookSecret !== undefined && { webhookSecret }),
+      ...(webhookSecret !== undefined && { webhookSecret: webhookSecret.secret }),
       ...(taken && { depositAddressTaken: address }),
     },
   };
 }
 
 /** Rows written per statement batch between two looks at the time. */
-const ROWS_PER_LOOK = 64;
+const ROWS_PER_LOOK = 16;
 
 /**
  * Writes the load's rows from `at` on, for up to `sliceMs`, inside the caller's transaction; answers where it stopped,
@@ -154,8 +165,18 @@ export function writeSnapshotRows(
       [step, row] = [step + 1, 0];
       continue;
     }
+    const { spec } = s;
     const upTo = Math.min(s.rows.length, row + ROWS_PER_LOOK);
-    insertRows(deps.db, s.table, s.rows.slice(row, upTo));
+    const tableRows = s.rows.slice(row, upTo).map((r, i) => {
+      const tableRow = toTableRow(deps, spec, load.remap(r), load.accountId, `${spec.section}[${row + i}]`);
+      // The endpoint is loaded under a new signing secret.
+      if (spec.section === 'webhook' && load.webhookSecret) {
+        const { sealed, prefix } = load.webhookSecret;
+        Object.assign(tableRow, { secret_sealed: sealed, secret_prefix: prefix });
+      }
+      return tableRow;
+    });
+    insertRows(deps.db, spec.table, tableRows);
     row = upTo;
     if (row >= s.rows.length) [step, row] = [step + 1, 0];
     if (performance.now() > endMs && step < load.steps.length) return { step, row };
