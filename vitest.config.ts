@@ -2,8 +2,9 @@ import { defineConfig } from 'vitest/config';
 import { SkipReasons } from './test/setup/skip-reasons.js';
 
 // Limits are generous on purpose: `npm test` must pass on a machine whose cores are all busy (CI may share one), so a
-// limit only bounds a hung run, never judges speed. Speed is `npm run bench`'s business.
-const LIMIT_MS = 300_000;
+// limit only bounds a hung run, never judges speed. Speed is `npm run bench`'s business. A longer property hunt
+// (PROPERTY_RUNS_FACTOR, test/helpers/property-runs.ts) gets a limit as many times longer.
+const LIMIT_MS = 300_000 * Math.max(1, Number(process.env.PROPERTY_RUNS_FACTOR) || 1);
 
 export default defineConfig({
   test: {

@@ -4,9 +4,10 @@
 // `startServer`, on :memory:, and sampled by V8's CPU profiler at its finest interval over N keyed creates (default
 // 3,000, after a warm-up); the samples' call tree is the union of every call path the requests took. A file is
 // *entered* from each other file that calls into it somewhere in that tree, as a reader following the request
-// comes back to it from there: re-entries are the entries beyond each file's first. Sampling can miss a path that takes less than an interval on every request; more requests narrow
-// that. It reports the files in the order the walk meets them, with their entries, and the totals (docs/design.md quotes
-// them).
+// comes back to it from there: re-entries are the entries beyond each file's first. Sampling can miss a path that
+// takes less than an interval on every request; more requests narrow that. It reports the files in the order the walk
+// meets them, with their entries, and the totals; what a wall-clock timer runs after the answers (the request log's
+// batch) is reported apart.
 import { spawnSync } from 'node:child_process';
 import { Session } from 'node:inspector/promises';
 import { resolve, relative, sep } from 'node:path';
@@ -73,23 +74,39 @@ const fileOf = (node) => {
   return path.startsWith(src) ? relative(src, path).replace(/\.js$/, '.ts') : undefined;
 };
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+// The request log's batch (written once a second after the answers, on a timer and then in slices of setImmediate)
+// is not the request's path: what runs under its flushInSlices or writeSlice is walked apart and reported after it.
+// Other setImmediate callbacks (the group commit that runs a keyed write) stay on the path.
+const AFTER_ANSWER = new Set(['flushInSlices', 'writeSlice']);
+const isTimer = (node) => AFTER_ANSWER.has(node.callFrame.functionName) && fileOf(node) === 'request-log/log.ts';
 /** File -> the files it is entered from (the request's own start, Node or Hono, is `(outside)`). */
 const entries = new Map();
+const afterAnswer = new Map();
 // Walk the tree from its root, carrying the nearest src file above each node (frames of Node, Hono or SQLite in
 // between do not end a visit: a callback handed to a package and called back is still the same file's work).
-const walk = (node, above) => {
+const walk = (node, above, into) => {
+  if (isTimer(node)) into = afterAnswer;
   const file = fileOf(node);
   if (file !== undefined && file !== above) {
-    if (!entries.has(file)) entries.set(file, new Set());
-    entries.get(file).add(above ?? '(outside)');
+    if (!into.has(file)) into.set(file, new Set());
+    into.get(file).add(above ?? '(outside)');
   }
-  for (const child of node.children ?? []) walk(byId.get(child), file ?? above);
+  for (const child of node.children ?? []) walk(byId.get(child), file ?? above, into);
 };
-walk(profile.nodes[0], undefined);
+walk(profile.nodes[0], undefined, entries);
 
-const files = [...entries];
-const reentries = files.reduce((sum, [, from]) => sum + from.size - 1, 0);
-for (const [file, from] of files) console.log(`${String(from.size).padStart(3)}  ${file}  <- ${[...from].join(', ')}`);
+const report = (title, map) => {
+  const files = [...map];
+  const reentries = files.reduce((sum, [, from]) => sum + from.size - 1, 0);
+  console.log(title);
+  for (const [file, from] of files)
+    console.log(`${String(from.size).padStart(3)}  ${file}  <- ${[...from].join(', ')}`);
+  return { files: files.length, reentries };
+};
+const path = report('The request path:', entries);
+const later = report("\nAfter the answer (the request log's batch):", afterAnswer);
+const all = new Set([...entries.keys(), ...afterAnswer.keys()]).size;
 console.log(
-  `\n${relative(process.cwd(), dir) || '.'}: ${files.length} files, ${reentries} re-entries (${requests} requests sampled)`,
+  `\n${relative(process.cwd(), dir) || '.'}: ${path.files} files, ${path.reentries} re-entries on the request path; ` +
+    `${later.files} files in the request log's batch after it (${all} files in all); ${requests} requests sampled`,
 );

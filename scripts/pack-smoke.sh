@@ -55,8 +55,12 @@ for (const t of targets) {
 }
 for (const f of files) {
   // Only the build output, data files and docs ship: no sources, tests, databases, secrets or local caches.
-  if (!/^(dist\/src\/|contracts\/|scenarios\/|docs\/[^/]+\.md$|README\.md$|package\.json$|LICENSE)/.test(f)) problems.push(`unexpected ${f}`);
+  if (!/^(dist\/src\/|contracts\/|scenarios\/|verifiers\/|docs\/[^/]+\.md$|README\.md$|package\.json$|LICENSE)/.test(f)) problems.push(`unexpected ${f}`);
   if (/\.(db|db-wal|db-shm|secret)$/.test(f)) problems.push(`must not ship ${f}`);
+}
+for (const v of ['verifiers/vectors.json', 'verifiers/python/webhook_verifier.py', 'verifiers/go/webhook.go',
+  'verifiers/java/WebhookVerifier.java', 'verifiers/csharp/WebhookVerifier.cs', 'verifiers/javascript/webhook-verifier.mjs']) {
+  if (!files.has(v)) problems.push(`missing ${v} (the webhook verifiers ship as files)`);
 }
 if (!fs.readFileSync(`${root}/dist/src/cli/main.js`, 'utf8').startsWith('#!/usr/bin/env node')) {
   problems.push('dist/src/cli/main.js lacks its #!/usr/bin/env node line');

@@ -20,7 +20,7 @@ import { readinessFaults } from './http/middleware/readiness-faults.js';
 import { requestId } from './http/middleware/request-id.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { tenantBudget } from './http/middleware/tenant-budget.js';
-import { body, idempotency, mountContract, type Route } from './http/router.js';
+import { body, idempotency, keyedRunner, mountContract, type PipelineNames, type Route } from './http/router.js';
 import { notFoundHint } from './http/nearest-operation.js';
 import { sandboxHandlers } from './simulation-api/index.js';
 
@@ -33,6 +33,8 @@ export function createApp(deps: ServerDeps) {
   // allocation per request, and a route it cannot take stops the start. Left to choose, Hono had fallen back to its
   // trie router over one docs route, without a word, at some 3 % of a read's CPU.
   const app = new Hono<AppEnv>({ router: new RegExpRouter() });
+  // Each operation's steps by name, in order (test/architecture/pipelines.test.ts keeps the list checked in).
+  const pipelines: PipelineNames = new Map();
   // Every request is timed and counted under its operation (metrics.ts); each route's first step names it.
   const requests = new RequestMetrics();
   app.use('*', requests.middleware());
@@ -42,7 +44,8 @@ export function createApp(deps: ServerDeps) {
   app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
   app.use('*', jsonBodyLimit({ budgetedPrefixes: ['/v1/', '/sandbox/v1/'] }));
 
-  // The tenant APIs, one step per line: each `false` is a switch of the operation's contract entry.
+  // The tenant APIs, one step per line. A `false` step is left out: a switch of the operation's contract entry
+  // (recorded, faultable, readiness), or a setting (the request log off).
   const log = deps.config.requestLog && requestLog(deps);
   const auth = apiKeyAuth(deps);
   const budget = tenantBudget(deps);
@@ -72,19 +75,23 @@ export function createApp(deps: ServerDeps) {
       // Before the body: a key is echoed on the body's 400s too (spec "Idempotency", rule 3).
       idempotency(route),
       body(route, deps.fairShare),
-      // Last, once the request is whole (so the wait never counts against receiving it): the account's due timers.
+      // Once the request is whole (so the wait never counts against receiving it): the account's due timers.
       timers,
+      // Runs the command the handler prepares, under the request's Idempotency-Key (spec "Idempotency").
+      keyedRunner(deps, route),
       handler,
     ],
     [log, auth, budget, rate, length],
+    pipelines,
   );
   mountContract(
     app,
     deps,
     '/sandbox/v1',
     sandboxHandlers(deps),
-    (route, handler) => [...tenantSteps(route), body(route, deps.fairShare), timers, handler],
+    (route, handler) => [...tenantSteps(route), body(route, deps.fairShare), timers, keyedRunner(deps, route), handler],
     [log, auth, budget, rate, length],
+    pipelines,
   );
   // The operator API: its bearer token, then the body.
   const admin = adminAuth(deps);
@@ -95,11 +102,17 @@ export function createApp(deps: ServerDeps) {
     adminHandlers(deps),
     (route, handler) => [requests.label(route), admin, body(route), handler],
     [admin],
+    pipelines,
   );
-  mountContract(app, deps, '/healthz', { 'GET /healthz': (c) => c.json({ status: 'ok' }) }, (route, handler) => [
-    requests.label(route),
-    handler,
-  ]);
+  mountContract(
+    app,
+    deps,
+    '/healthz',
+    { 'GET /healthz': (c) => c.json({ status: 'ok' }) },
+    (route, handler) => [requests.label(route), handler],
+    undefined,
+    pipelines,
+  );
   // Prometheus's text format, outside the contract (docs/hosted.md): the operator's token, or loopback locally.
   const exposition = new MetricsExposition(deps, requests);
   app.get('/metrics', requests.labelMetrics(), metricsAuth(deps), async (c) => {
@@ -141,7 +154,7 @@ export function createApp(deps: ServerDeps) {
   }
   app.notFound(notFound);
   app.onError(onError);
-  return Object.assign(app, { metrics: exposition });
+  return Object.assign(app, { metrics: exposition, pipelines });
 }
 
 const notFound = (c: Context<AppEnv>) =>

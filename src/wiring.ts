@@ -4,7 +4,7 @@ import { configSecrets, type Config } from './config.js';
 import { pathsJudgedAs } from './contracts/files.js';
 import { ensureDefaultBin } from './domain/cards/bins.js';
 import { registerCardJobs } from './domain/cards/cards.js';
-import { EventObservers } from './domain/events/bus.js';
+import { EventObservers } from './domain/events/types.js';
 import { HeldRequests } from './domain/faults/held-requests.js';
 import { Ids, type RandomSource } from './domain/kernel/ids.js';
 import { FairShare, OneAtATime } from './domain/kernel/fair-share.js';

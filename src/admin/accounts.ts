@@ -13,14 +13,14 @@ import { formatPpm } from '../domain/kernel/money.js';
 import { OK } from '../http/envelope.js';
 
 import type { Handlers } from '../http/router.js';
-import { optionalAmount, optionalBoolean, optionalRatePpm, optionalString, type Body } from '../http/validate.js';
+import { microsOf, ppmOf } from '../http/amounts.js';
 import { invalidField } from '../domain/kernel/errors.js';
 import { tenantHoldings } from '../http/middleware/tenant-budget.js';
 import { tenantOf, tenantStorage } from '../domain/accounts/tenants.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
-async function readAddress(body: Body): Promise<'auto' | null | string | undefined> {
+async function readAddress(body: { depositAddress?: string | null }): Promise<'auto' | null | string | undefined> {
   const v = body.depositAddress;
   if (v === undefined || v === null || v === 'auto') return v;
   if (typeof v !== 'string' || !(await isTronAddress(v))) {
@@ -50,10 +50,11 @@ function accountView(deps: ServerDeps, a: Account) {
 export function accountHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /admin/v1/accounts': async (c, body) => {
-      const name = optionalString(body, 'name');
-      const depositFeeRatePpm = optionalRatePpm(body, 'depositFeeRate') ?? deps.config.depositFeeRatePpm;
-      const requireIdempotencyKey = optionalBoolean(body, 'requireIdempotencyKey');
-      const balanceMicros = body.balance === 0 ? 0 : optionalAmount(body, 'balance');
+      const name = body.name;
+      const depositFeeRatePpm =
+        (body.depositFeeRate === undefined ? undefined : ppmOf(body.depositFeeRate)) ?? deps.config.depositFeeRatePpm;
+      const requireIdempotencyKey = body.requireIdempotencyKey;
+      const balanceMicros = body.balance === 0 ? 0 : body.balance === undefined ? undefined : microsOf(body.balance);
       const given = await readAddress(body);
       const depositAddress = given === undefined ? 'auto' : given;
       const { account, key } = deps.transactions.run(() => {
@@ -93,9 +94,9 @@ export function accountHandlers(deps: ServerDeps): Handlers {
     'PATCH /admin/v1/accounts/{id}': async (c, body) => {
       const id = getAccount(deps, c.req.param('id')!).id;
       const patch: AccountPatch = {
-        name: optionalString(body, 'name'),
-        depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
-        requireIdempotencyKey: optionalBoolean(body, 'requireIdempotencyKey'),
+        name: body.name,
+        depositFeeRatePpm: body.depositFeeRate === undefined ? undefined : ppmOf(body.depositFeeRate),
+        requireIdempotencyKey: body.requireIdempotencyKey,
         depositAddress: await readAddress(body),
       };
       deps.transactions.run(() => updateAccount(deps, id, patch));

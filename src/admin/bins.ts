@@ -4,18 +4,8 @@ import { formatMicros, formatPpm } from '../domain/kernel/money.js';
 import { binHasCards, putBin } from '../domain/cards/bins.js';
 
 import type { Handlers } from '../http/router.js';
-import {
-  optionalBoolean,
-  optionalDecimal,
-  optionalInteger,
-  optionalRatePpm,
-  optionalString,
-  type Body,
-} from '../http/validate.js';
+import { ppmOf, microsOfDecimal } from '../http/amounts.js';
 import { DomainError, invalidField } from '../domain/kernel/errors.js';
-
-/** `fee` or `limit`: an object when present (the schema says so), its fields optional. */
-const section = (body: Body, field: string): Body => (body[field] as Body | undefined) ?? {};
 
 function binAdminView(bin: Bin) {
   return {
@@ -38,27 +28,30 @@ export function binHandlers(deps: ServerDeps): Handlers {
       const id = c.req.param('binId')!;
       if (!/^[A-Za-z0-9._-]{1,64}$/.test(id))
         throw invalidField('binId must be 1-64 letters, digits, dots, dashes or underscores');
-      const fee = section(body, 'fee');
-      const limit = section(body, 'limit');
+      const fee = body.fee ?? {};
+      const limit = body.limit ?? {};
       const base = findBin(deps, id) ?? { ...DEFAULT_BIN, id, title: id };
-      const digits = optionalString(body, 'bin');
+      const digits = body.bin;
       // Card numbers are derived from the BIN digits: changing them would change every issued card's number.
       if (digits !== undefined && digits !== base.bin && binHasCards(deps.db, id)) {
         throw new DomainError('BIN_DIGITS_FIXED');
       }
       const next: Bin = {
         ...base,
-        title: optionalString(body, 'title') ?? base.title,
+        title: body.title ?? base.title,
         bin: digits ?? base.bin,
-        cardNetwork: optionalString(body, 'cardNetwork') ?? base.cardNetwork,
-        fxRatePpm: optionalRatePpm(fee, 'fx') ?? base.fxRatePpm,
-        openFeeMicros: optionalDecimal(fee, 'card') ?? base.openFeeMicros,
-        atmRatePpm: optionalRatePpm(fee, 'atm') ?? base.atmRatePpm,
-        spendDailyMicros: optionalDecimal(limit, 'spendDaily') ?? base.spendDailyMicros,
-        minimalDepositMicros: optionalDecimal(limit, 'minimalDeposit') ?? base.minimalDepositMicros,
-        enabled: optionalBoolean(body, 'enabled') ?? base.enabled,
-        inventory: optionalInteger(body, 'inventory') ?? base.inventory,
-        provisioning: optionalBoolean(body, 'provisioning') ?? base.provisioning,
+        cardNetwork: body.cardNetwork ?? base.cardNetwork,
+        fxRatePpm: (fee.fx === undefined ? undefined : ppmOf(fee.fx)) ?? base.fxRatePpm,
+        openFeeMicros: (fee.card === undefined ? undefined : microsOfDecimal(fee.card)) ?? base.openFeeMicros,
+        atmRatePpm: (fee.atm === undefined ? undefined : ppmOf(fee.atm)) ?? base.atmRatePpm,
+        spendDailyMicros:
+          (limit.spendDaily === undefined ? undefined : microsOfDecimal(limit.spendDaily)) ?? base.spendDailyMicros,
+        minimalDepositMicros:
+          (limit.minimalDeposit === undefined ? undefined : microsOfDecimal(limit.minimalDeposit)) ??
+          base.minimalDepositMicros,
+        enabled: body.enabled ?? base.enabled,
+        inventory: body.inventory ?? base.inventory,
+        provisioning: body.provisioning ?? base.provisioning,
       };
       deps.transactions.run(() => putBin(deps, next));
       return c.json(binAdminView(next));

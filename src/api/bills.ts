@@ -2,9 +2,9 @@ import { getBin } from '../domain/cards/bins.js';
 import { getOwnedCard } from '../domain/cards/cards.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { listBills, type BillScope } from '../domain/network/transactions.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { Handlers } from '../http/router.js';
-import { optionalInteger, optionalString } from '../http/validate.js';
+
 import { OK } from '../http/envelope.js';
 import { billView } from './views.js';
 
@@ -12,12 +12,12 @@ const DEFAULT_PAGE_SIZE = 20;
 
 export const billHandlers = (deps: ServerDeps): Handlers => ({
   'POST /v1/bill/list': (c, body) => {
-    const cardId = optionalString(body, 'cardId');
-    const binId = optionalString(body, 'binId');
-    const pageNumber = optionalInteger(body, 'pageNumber') ?? 1;
-    const pageSize = optionalInteger(body, 'pageSize') ?? DEFAULT_PAGE_SIZE;
+    const cardId = body.cardId;
+    const binId = body.binId;
+    const pageNumber = body.pageNumber ?? 1;
+    const pageSize = body.pageSize ?? DEFAULT_PAGE_SIZE;
     const accountId = c.get('account').id;
-    catchUp(c, deps);
+    caughtUpNow(c, deps);
     let scope: BillScope = { accountId };
     if (cardId !== undefined) scope = { cardId: getOwnedCard(deps, accountId, cardId).id };
     // An unknown BIN is 4004 (spec error catalogue), as strict as an unknown cardId; a disabled one can be read.

@@ -1,35 +1,26 @@
 import { binView, getBin, listBins } from '../domain/cards/bins.js';
 import { deriveCardData } from '../domain/cards/card-data.js';
-import {
-  CARD_STATUSES,
-  cancelCard,
-  createCard,
-  depositToCard,
-  getOwnedCard,
-  listCards,
-  setFrozen,
-} from '../domain/cards/cards.js';
+import { cancelCard, createCard, depositToCard, getOwnedCard, listCards, setFrozen } from '../domain/cards/cards.js';
 import { DomainError } from '../domain/kernel/errors.js';
-import { catchUp } from '../http/command.js';
-import { command, type Handlers } from '../http/router.js';
-import { optionalEnum, optionalString, requiredAmount, requiredEnum, requiredString } from '../http/validate.js';
+import { caughtUpNow } from '../http/account-clock.js';
+import { prepare, type Handlers } from '../http/router.js';
+import { microsOf } from '../http/amounts.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { OK } from '../http/envelope.js';
 import { cardAssetView, cardCreatedView, cardDetailView, cardListViews } from './views.js';
 
-const CURRENCIES = ['USDT'] as const;
-
 /** A command on one card, named by the body's cardId. */
 const onCard = (run: (accountId: string, cardId: string, nowMs: number) => void) =>
-  command((c, body) => {
+  prepare((c, body: { cardId: string }) => {
     const accountId = c.get('account').id;
-    const cardId = requiredString(body, 'cardId');
+    const cardId = body.cardId;
     return (now) => (run(accountId, cardId, now), OK);
   });
 
 /**
- * /v1/card. The writes are commands: whether they run under an Idempotency-Key (spec "Idempotency") is their
- * contract entry's `idempotent`, and each validates its body (400) before any key logic.
+ * /v1/card. The writes prepare commands: whether they run under an Idempotency-Key (spec "Idempotency") is their
+ * contract entry's `idempotent`. Their bodies reach them checked (the route's body step answers a bad one 400), and
+ * the key's echo on those 400s is the idempotency step's.
  */
 export function cardHandlers(deps: ServerDeps): Handlers {
   return {
@@ -38,42 +29,40 @@ export function cardHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, availableCardBinList: listBins(deps).map((b) => binView(b, rate)) });
     },
     'POST /v1/card/list': (c, body) => {
-      const status = optionalEnum(body, 'status', CARD_STATUSES);
-      catchUp(c, deps);
+      const status = body.status;
+      caughtUpNow(c, deps);
       const cards = listCards(deps, c.get('account').id, status);
       return c.json({ cardList: cardListViews(deps, cards) });
     },
     'POST /v1/card/detail': (c, body) => {
       const account = c.get('account');
-      const cardId = requiredString(body, 'cardId');
-      catchUp(c, deps);
+      const cardId = body.cardId;
+      caughtUpNow(c, deps);
       return c.json(cardDetailView(deps, account, getOwnedCard(deps, account.id, cardId)));
     },
     'POST /v1/card/asset': (c, body) => {
-      const cardId = requiredString(body, 'cardId');
-      catchUp(c, deps);
+      const cardId = body.cardId;
+      caughtUpNow(c, deps);
       return c.json(cardAssetView(deps, getOwnedCard(deps, c.get('account').id, cardId)));
     },
     'POST /v1/card/sensitiveInfo': (c, body) => {
-      const cardId = requiredString(body, 'cardId');
-      catchUp(c, deps);
+      const cardId = body.cardId;
+      caughtUpNow(c, deps);
       const card = getOwnedCard(deps, c.get('account').id, cardId);
       if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
       const bin = getBin(deps, card.binId);
       // Cardholder data: derived here, returned once, never logged or stored.
       return c.json(deriveCardData(deps.secret, card, bin.bin));
     },
-    'POST /v1/card/create': command((c, body) => {
-      const amountMicros = requiredAmount(body, 'amount');
-      requiredEnum(body, 'currency', CURRENCIES);
-      const input = { amountMicros, binId: optionalString(body, 'binId'), alias: optionalString(body, 'alias') };
+    'POST /v1/card/create': prepare((c, body) => {
+      const amountMicros = microsOf(body.amount);
+      const input = { amountMicros, binId: body.binId, alias: body.alias };
       const account = c.get('account');
-      return (now) => cardCreatedView(deps, createCard(deps, account, input, now));
+      return (now) => cardCreatedView(createCard(deps, account, input, now));
     }),
-    'POST /v1/card/deposit': command((c, body) => {
-      const cardId = requiredString(body, 'cardId');
-      const amountMicros = requiredAmount(body, 'amount');
-      optionalEnum(body, 'currency', CURRENCIES);
+    'POST /v1/card/deposit': prepare((c, body) => {
+      const cardId = body.cardId;
+      const amountMicros = microsOf(body.amount);
       const account = c.get('account');
       return (now) => (depositToCard(deps, account, cardId, amountMicros, now), OK);
     }),

@@ -1,7 +1,7 @@
 import type { Account } from '../domain/accounts/accounts.js';
 import { binView, getBin } from '../domain/cards/bins.js';
 import { maskGrouped, maskStored } from '../domain/cards/card-data.js';
-import type { Card } from '../domain/cards/cards.js';
+import type { Card, CreatedCard } from '../domain/cards/cards.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { balance, balancesOf, ledgerId } from '../domain/ledger/ledger.js';
 import { formatCents, formatMicros, microsToJsonNumber } from '../domain/kernel/money.js';
@@ -9,13 +9,13 @@ import { LISTING_STATUS, type BillRow } from '../domain/network/transactions.js'
 
 // Response shapes of the partner API (docs/design.md section 3), one function per resource view.
 
-export function cardCreatedView(deps: ServerDeps, card: Card) {
+export function cardCreatedView({ card, bin }: CreatedCard) {
   return {
     cardId: card.id,
     binId: card.binId,
     cardStatus: card.status,
     maskedCardNo: maskGrouped(card.last4),
-    cardBrand: getBin(deps, card.binId).cardNetwork,
+    cardBrand: bin.cardNetwork,
     openFee: microsToJsonNumber(card.openFeeMicros),
   };
 }
@@ -23,7 +23,7 @@ export function cardCreatedView(deps: ServerDeps, card: Card) {
 function cardBalances(deps: ServerDeps, card: Card) {
   return {
     availableMicros: balance(deps, card.accountId, 'card', card.id),
-    frozenMicros: balance(deps, card.accountId, 'held', card.id),
+    heldMicros: balance(deps, card.accountId, 'held', card.id),
   };
 }
 
@@ -32,18 +32,18 @@ export function cardListViews(deps: ServerDeps, cards: readonly Card[]) {
   const ids = cards.flatMap((c) => [ledgerId(c.accountId, 'card', c.id), ledgerId(c.accountId, 'held', c.id)]);
   const balances = balancesOf(deps, ids);
   return cards.map((card, i) =>
-    listItem(card, { availableMicros: balances.get(ids[2 * i]!)!, frozenMicros: balances.get(ids[2 * i + 1]!)! }),
+    listItem(card, { availableMicros: balances.get(ids[2 * i]!)!, heldMicros: balances.get(ids[2 * i + 1]!)! }),
   );
 }
 
-function listItem(card: Card, b: { availableMicros: number; frozenMicros: number }) {
+function listItem(card: Card, b: { availableMicros: number; heldMicros: number }) {
   return {
     cardId: card.id,
     binId: card.binId,
     cardStatus: card.status,
     maskedCardNo: maskStored(card.last4),
     availableBalance: microsToJsonNumber(b.availableMicros),
-    frozenAmount: microsToJsonNumber(b.frozenMicros),
+    frozenAmount: microsToJsonNumber(b.heldMicros),
     currency: 'USD',
   };
 }
@@ -60,7 +60,7 @@ export function cardDetailView(deps: ServerDeps, account: Account, card: Card) {
     cardBrand: bin.cardNetwork,
     currency: 'USD',
     availableBalance: microsToJsonNumber(b.availableMicros),
-    frozenAmount: microsToJsonNumber(b.frozenMicros),
+    frozenAmount: microsToJsonNumber(b.heldMicros),
     createdAt: new Date(card.createdAtMs).toISOString(),
     bin: binView(bin, account.depositFeeRatePpm),
   };
@@ -70,7 +70,7 @@ export function cardAssetView(deps: ServerDeps, card: Card) {
   const b = cardBalances(deps, card);
   return {
     availableAmount: formatMicros(b.availableMicros),
-    frozenAmount: formatMicros(b.frozenMicros),
+    frozenAmount: formatMicros(b.heldMicros),
     currency: 'USD',
   };
 }

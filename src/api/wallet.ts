@@ -3,16 +3,16 @@ import type { ServerDeps } from '../http/server-deps.js';
 import { pendingDepositsMicros } from '../domain/chain/chain.js';
 import { balance } from '../domain/ledger/ledger.js';
 import { formatMicros } from '../domain/kernel/money.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { Handlers } from '../http/router.js';
-import { requiredEnum } from '../http/validate.js';
+
 import { OK } from '../http/envelope.js';
 import { DomainError } from '../domain/kernel/errors.js';
 
 export const walletHandlers = (deps: ServerDeps): Handlers => ({
   'POST /v1/wallet/assetList': (c) => {
     const accountId = c.get('account').id;
-    catchUp(c, deps);
+    caughtUpNow(c, deps);
     return c.json({
       ...OK,
       assetList: [
@@ -35,8 +35,7 @@ export const walletHandlers = (deps: ServerDeps): Handlers => ({
     });
   },
   'POST /v1/wallet/getAddress': async (c, body) => {
-    requiredEnum(body, 'currency', ['USDT']);
-    const network = requiredEnum(body, 'network', ['TRX']);
+    const network = body.network;
     const address = await ensureDepositAddress(deps, c.get('account').id);
     if (!address) throw new DomainError('ADDRESS_ERROR');
     return c.json({ ...OK, address, network });

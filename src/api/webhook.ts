@@ -1,7 +1,7 @@
 import type { ServerDeps } from '../http/server-deps.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
-import { optionalBoolean, requiredString } from '../http/validate.js';
+
 import {
   findWebhookConfig,
   putWebhookConfig,
@@ -32,9 +32,9 @@ export const webhookHandlers = (deps: ServerDeps): Handlers => ({
   },
   'PUT /v1/webhook': async (c, body) => {
     // Every check runs before the write, so bad input leaves the stored config as it was.
-    const url = requiredString(body, 'url');
-    const enabled = optionalBoolean(body, 'enabled');
-    const deliver3dsCode = optionalBoolean(body, 'deliver3dsCode');
+    const url = body.url;
+    const enabled = body.enabled;
+    const deliver3dsCode = body.deliver3dsCode;
     const problem = await webhookUrlProblem(deps.config, url);
     if (problem) throw invalidField(problem);
     const input = { url, enabled, deliver3dsCode };

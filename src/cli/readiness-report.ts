@@ -27,18 +27,25 @@ function evidenceLine(c: CheckView, deliveries: readonly DeliveryView[]): string
   return c.evidenceOmitted > 0 ? `${listed}, and ${c.evidenceOmitted} more` : listed;
 }
 
-/** One line per check; a failure with its evidence and advice, a check not observed with its reason. */
+/**
+ * One line per check; a failure with its evidence and advice, a check not observed with its reason; and, whatever the
+ * result, which request the check paired with which.
+ */
 export function formatReport(run: RunView): string {
   const lines = run.checks.map((c) => {
     const head = `${LABEL[c.result].padEnd(INDENT.length)}${c.title}`;
-    if (c.result === 'pass') return head;
+    const paired = c.paired ? [`${INDENT}paired: ${c.paired}`] : [];
+    if (c.result === 'pass') return [head, ...paired].join('\n');
     if (c.result === 'not_observed') {
       const evidence = c.evidence.length > 0 ? [`${INDENT}evidence: ${evidenceLine(c, run.deliveries)}`] : [];
-      return [head, `${INDENT}why: ${c.advice ?? ''}`, ...evidence].join('\n');
+      return [head, `${INDENT}why: ${c.advice ?? ''}`, ...paired, ...evidence].join('\n');
     }
-    return [head, `${INDENT}evidence: ${evidenceLine(c, run.deliveries)}`, `${INDENT}advice: ${c.advice ?? ''}`].join(
-      '\n',
-    );
+    return [
+      head,
+      ...paired,
+      `${INDENT}evidence: ${evidenceLine(c, run.deliveries)}`,
+      `${INDENT}advice: ${c.advice ?? ''}`,
+    ].join('\n');
   });
   return `${lines.join('\n')}\n\n${summary(run)}\n`;
 }
@@ -62,7 +69,7 @@ export function junitReport(run: RunView): string {
         c.result === 'fail'
           ? {
               message: c.advice ?? 'failed',
-              text: `evidence: ${evidenceLine(c, run.deliveries)}\nadvice: ${c.advice}`,
+              text: `${c.paired ? `paired: ${c.paired}\n` : ''}evidence: ${evidenceLine(c, run.deliveries)}\nadvice: ${c.advice}`,
             }
           : undefined,
     })),

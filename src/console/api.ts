@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { isKeyedWrite } from '../contracts/files.js';
 import type { components, paths } from '../contracts/api-types.js';
 
 // The console's only way to act: the public API, called in-process through the app's own fetch with the
@@ -57,8 +59,17 @@ type CallOptions<M extends HttpMethod, P extends PathOf<M>> = [ParamsOf<M, P>] e
   ? [opts?: { body?: FormBody<RequestOf<M, P>> }]
   : [opts: { params: ParamsOf<M, P>; body?: FormBody<RequestOf<M, P>> }];
 
+/** What a keyed write's form gives its call: the Idempotency-Key it was rendered with (see `OperationKey`). */
+interface WriteOptions {
+  idempotencyKey?: string;
+}
+
 export interface Api {
-  post<P extends PostPath>(path: P, body?: FormBody<RequestOf<'POST', P>>): Promise<Answer<Success<'POST', P>>>;
+  post<P extends PostPath>(
+    path: P,
+    body?: FormBody<RequestOf<'POST', P>>,
+    opts?: WriteOptions,
+  ): Promise<Answer<Success<'POST', P>>>;
   /** POST of JSON text the user typed, sent as it is: the API's bounds (size, nesting) judge it, not this process. */
   postText<P extends PostPath>(path: P, jsonText: string): Promise<Answer<Success<'POST', P>>>;
   send<M extends HttpMethod, P extends PathOf<M>>(
@@ -73,12 +84,22 @@ function fillPath(template: string, params: Record<string, string> | undefined):
   return template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params?.[name] ?? ''));
 }
 
-/** A client for one credential: `X-API-KEY` for /v1 and /sandbox/v1, the bearer token for /admin/v1. */
+/**
+ * A client for one credential: `X-API-KEY` for /v1 and /sandbox/v1, the bearer token for /admin/v1. Every keyed write
+ * (contracts/index.json `idempotent`) carries an Idempotency-Key, as readiness asks of a partner: the one its form
+ * was rendered with, else one of its own.
+ */
 export function apiClient(fetch: AppFetch, credential: { apiKey?: string; adminToken?: string }): Api {
-  const sendText = async <B>(method: HttpMethod, path: string, text: string | undefined): Promise<Answer<B>> => {
+  const sendText = async <B>(
+    method: HttpMethod,
+    path: string,
+    text: string | undefined,
+    opts: WriteOptions = {},
+  ): Promise<Answer<B>> => {
     const headers: Record<string, string> = { 'X-Console': '1' };
     if (credential.apiKey) headers['X-API-KEY'] = credential.apiKey;
     if (credential.adminToken) headers.Authorization = `Bearer ${credential.adminToken}`;
+    if (isKeyedWrite(method, path)) headers['Idempotency-Key'] = opts.idempotencyKey || randomUUID();
     if (text !== undefined) {
       headers['Content-Type'] = 'application/json';
       // Declared, as an HTTP client would: the body-size check then reads the header instead of the stream.
@@ -90,7 +111,7 @@ export function apiClient(fetch: AppFetch, credential: { apiKey?: string; adminT
   const send = <B>(method: HttpMethod, path: string, opts: { params?: Record<string, string>; body?: unknown } = {}) =>
     sendText<B>(method, fillPath(path, opts.params), opts.body === undefined ? undefined : JSON.stringify(opts.body));
   return {
-    post: (path, body = {}) => sendText('POST', path, JSON.stringify(body)),
+    post: (path, body = {}, opts) => sendText('POST', path, JSON.stringify(body), opts),
     postText: (path, jsonText) => sendText('POST', path, jsonText),
     send,
   };

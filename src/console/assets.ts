@@ -104,13 +104,14 @@ dl.props dt { color: var(--muted); font-size: 13px; }
 dl.props dd { margin: 0; min-width: 0; word-break: break-word; }
 .cards { display: grid; gap: 12px; grid-template-columns: repeat(auto-fill, minmax(min(220px, 100%), 1fr)); }
 .card-tile { display: block; border-radius: 14px; padding: 16px; color: #fff; text-decoration: none; min-height: 132px;
-  background: linear-gradient(135deg, #2b3a9e, #1b7f8c); position: relative; }
+  background: linear-gradient(135deg, #2b3a9e, #1b7f8c); }
 .card-tile.frozen { background: linear-gradient(135deg, #4c5566, #2d333d); }
 .card-tile.cancelled { background: linear-gradient(135deg, #6b3440, #3e2228); }
-.card-tile .alias { font-weight: 600; }
+.card-tile .head { display: flex; align-items: baseline; justify-content: space-between; gap: 10px; }
+.card-tile .alias { font-weight: 600; min-width: 0; overflow-wrap: anywhere; }
 .card-tile .pan { font-family: ui-monospace, Menlo, Consolas, monospace; letter-spacing: .12em; margin: 16px 0 8px; }
 .card-tile .bal { font-size: 20px; font-weight: 650; font-variant-numeric: tabular-nums; }
-.card-tile .st { position: absolute; top: 14px; right: 14px; font-size: 11px; font-weight: 700; letter-spacing: .06em; }
+.card-tile .st { flex: none; font-size: 11px; font-weight: 700; letter-spacing: .06em; }
 details.item { border: 1px solid var(--line); border-radius: 10px; margin-bottom: 8px; background: var(--panel); }
 details.item > summary { cursor: pointer; padding: 10px 12px; display: flex; flex-wrap: wrap; gap: 8px 14px;
   align-items: center; list-style: none; }

@@ -81,6 +81,11 @@ export function done(c: Ctx, to: string, flash: Omit<Flash, 'tone'>) {
 }
 
 /** Ends a failed action: the API's {code, message}, and what was typed in `form` (never a secret). */
+/** The Idempotency-Key the posted form was rendered with (`OperationKey`), for its keyed write. */
+export function operationKey(c: Ctx): { idempotencyKey?: string } {
+  return { idempotencyKey: c.get('form').idempotencyKey };
+}
+
 export function failed(c: Ctx, to: string, title: string, answer: Failure, form?: string) {
   const values = form ? { ...c.get('form') } : undefined;
   c.get('session').flash = boundedFlash({ ...errorFlash(title, answer), form, values });

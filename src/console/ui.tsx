@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Child, FC, PropsWithChildren } from 'hono/jsx';
 import { belowZero, isoOf, money, when } from './format.js';
 
@@ -6,7 +7,13 @@ import { belowZero, isoOf, money, when } from './format.js';
 
 export const Csrf: FC<{ token?: string }> = ({ token }) => <input type="hidden" name="_csrf" value={token ?? ''} />;
 
-/** An action button in its own CSRF-protected form. */
+/**
+ * The Idempotency-Key of the keyed write a form makes (its handler passes `idempotencyKey` to the call): one drawn for
+ * each form shown, so a form sent twice (a double click, the browser sending it again) is one operation, not two.
+ */
+export const OperationKey: FC = () => <input type="hidden" name="idempotencyKey" value={randomUUID()} />;
+
+/** An action button in its own CSRF-protected form; `keyed` for a keyed write (see `OperationKey`). */
 export const ActionButton: FC<{
   action: string;
   label: string;
@@ -14,9 +21,11 @@ export const ActionButton: FC<{
   kind?: 'secondary' | 'danger' | 'small' | 'secondary small';
   fields?: Record<string, string>;
   accessibleName?: string;
+  keyed?: boolean;
 }> = (p) => (
   <form method="post" action={p.action}>
     <Csrf token={p.csrf} />
+    {p.keyed && <OperationKey />}
     {Object.entries(p.fields ?? {}).map(([name, value]) => (
       <input type="hidden" name={name} value={value} />
     ))}

@@ -2284,6 +2284,8 @@ export interface components {
       evidenceOmitted: number;
       /** @description One line: what to change (fail) or what to exercise (not_observed), ending with its docs section; null on a pass. */
       advice: string | null;
+      /** @description Which request the check paired with which, and how far apart (the 429 and the account's next request; a dropped or failed write and its retry), on any result; null for a check that pairs none, or when it found no pair. */
+      paired: string | null;
     };
     /** One test delivery of a readiness run (never among the account's events or webhook deliveries) */
     'sandbox.readiness.delivery': {

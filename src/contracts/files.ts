@@ -59,6 +59,22 @@ export function inFlightExemptPaths(index = readIndex()): string[] {
     .map(([key]) => key.slice(key.indexOf(' ') + 1));
 }
 
+/** A cache of the keyed writes of the contracts shipped with this code (they never change while it runs). */
+let keyedWritesCache: ReadonlySet<string> | undefined;
+
+/**
+ * Whether `METHOD /path` is a keyed write: an operation that honours an Idempotency-Key (`idempotent: true`).
+ * Every client of ours (the CLI's tools, the console) sends one on each, as it asks partners to.
+ */
+export function isKeyedWrite(method: string, path: string): boolean {
+  keyedWritesCache ??= new Set(
+    Object.entries(readIndex().operations)
+      .filter(([, op]) => op.idempotent)
+      .map(([key]) => key),
+  );
+  return keyedWritesCache.has(`${method.toUpperCase()} ${path.split('?')[0]}`);
+}
+
 export interface ContractIndex {
   base: string;
   operations: Record<string, Operation>;

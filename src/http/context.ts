@@ -5,6 +5,9 @@ import type { OperationStats } from './operation-stats.js';
 import type { Redactor } from '../redaction/redactor.js';
 import type { FaultEffect } from '../request-log/captured-request.js';
 
+/** A domain mutation: run once, in one transaction, at the account's "now"; its result is the answer's body. */
+export type Command<T = object> = (nowMs: number) => T;
+
 /** What an injected fault asks of a request before it runs: a wait of `latencyMs` of wall time, or a hold. */
 export interface InjectedWait {
   latencyMs: number;
@@ -40,6 +43,8 @@ export interface AppEnv {
      * route hands to the idempotency runner (it waits after reserving the key, so a retry sees 4212).
      */
     injectedWait?: InjectedWait;
+    /** An idempotent operation's command, prepared by its handler for the keyed runner step (router.ts). */
+    command?: Command;
     /** What an injected fault did to this request, for its request-log record (faults, readiness faults). */
     faultEffect?: FaultEffect;
     /**

@@ -11,8 +11,10 @@ import {
   type KeyRecord,
   type StoredResponse,
 } from '../domain/idempotency/keys.js';
-import { catchUp, now, runCommand, waitInjected } from './command.js';
-import type { AppEnv, InjectedWait } from './context.js';
+import { caughtUpNow, accountNow } from './account-clock.js';
+import { runCommand } from './run-command.js';
+import { waitInjected } from './injected-wait.js';
+import type { AppEnv, Command, InjectedWait } from './context.js';
 import { DomainError, invalidField } from '../domain/kernel/errors.js';
 
 const KEY_PATTERN = /^[\x20-\x7e]+$/;
@@ -56,7 +58,7 @@ export interface KeyedCall {
   endpoint: string;
   body: unknown;
   /**
-   * None: the key check, the operation and its stored response commit in one transaction. Given: the key is
+   * None: the key check, the command and its stored response commit in one transaction. Given: the key is
    * reserved (in flight) first, then the call waits (a latency, or a hold until released), so a concurrent retry
    * sees 4212 meanwhile. A call abandoned during its wait (its client gone) frees its key: it never ran.
    */
@@ -64,9 +66,9 @@ export interface KeyedCall {
 }
 
 /**
- * The idempotency runner (spec "Idempotency"): runs a keyed mutation under the spec's rules. `operation` runs
+ * The idempotency runner (spec "Idempotency"): runs a keyed command under the spec's rules. The command runs
  * synchronously inside one SQLite transaction together with the stored response, so there is no instant at which
- * the operation happened and the key does not know it. That transaction is a savepoint of the turn's group commit
+ * the command happened and the key does not know it. That transaction is a savepoint of the turn's group commit
  * (store/transaction-runner.ts): the account's due timers run first in the same batch, and the answer waits for the batch's
  * commit, shared with the other writes of the turn. Called after body validation (400) and before any existence or
  * state check. Without a key it is the route's runner.
@@ -75,14 +77,14 @@ export async function runKeyed(
   c: Context<AppEnv>,
   deps: ServerDeps,
   { endpoint, body, wait }: KeyedCall,
-  operation: (nowMs: number) => object,
+  command: Command,
 ): Promise<Response> {
   const account = c.get('account');
   const key = readKey(c);
   if (key === undefined) {
     if (account.requireIdempotencyKey) throw new DomainError('IDEMPOTENCY_KEY_REQUIRED');
     if (wait) await waitInjected(c, deps, wait);
-    return c.json(runCommand(c, deps, operation), 200);
+    return c.json(runCommand(c, deps, command), 200);
   }
   c.header('Idempotency-Key', key);
 
@@ -92,7 +94,7 @@ export async function runKeyed(
   const reserved = wait !== undefined;
   if (wait) {
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
-    const startMs = catchUp(c, deps);
+    const startMs = caughtUpNow(c, deps);
     purgeExpiredKeys(db, account.id, startMs);
     const existing = findKey(deps, account.id, key, startMs);
     if (existing) return answerExisting(c, deps, key, { endpoint, body, hash }, existing);
@@ -106,11 +108,12 @@ export async function runKeyed(
     }
   }
   const outcome = await deps.transactions.batched(() => {
-    // The timers due on the account clock first (each job in a savepoint of its own): they stay done even when the
-    // operation then fails.
-    deps.jobs.runForegroundDue(account.id, now(c, deps));
+    // The clock is read once, when the batch runs: the account's timers due by then first (each job in a savepoint of
+    // its own: they stay done even when the command then fails), then the command, at that same instant.
+    const nowMs = accountNow(c, deps);
+    deps.jobs.runForegroundDue(account.id, nowMs);
     try {
-      return keyedTransaction();
+      return keyedTransaction(nowMs);
     } catch (err) {
       // Failed results are not stored: the key is free for a retry.
       if (reserved) releaseKey(db, account.id, key);
@@ -122,12 +125,11 @@ export async function runKeyed(
   return c.body(outcome.stored.body, 200, outcome.stored.headers);
 
   /**
-   * The key check, the operation and its stored response in one savepoint (one commit per keyed write, shared).
+   * The key check, the command and its stored response in one savepoint (one commit per keyed write, shared).
    * Nothing awaits in between, so no concurrent request can slip between the check and the completion.
    */
-  function keyedTransaction(): { replay: KeyRecord } | { stored: StoredResponse } {
+  function keyedTransaction(nowMs: number): { replay: KeyRecord } | { stored: StoredResponse } {
     return deps.transactions.run(() => {
-      const nowMs = now(c, deps);
       if (!reserved) {
         purgeExpiredKeys(db, account.id, nowMs);
         const existing = findKey(deps, account.id, key!, nowMs);
@@ -135,7 +137,7 @@ export async function runKeyed(
       }
       const stored: StoredResponse = {
         status: 200,
-        body: JSON.stringify(operation(nowMs)),
+        body: JSON.stringify(command(nowMs)),
         headers: { 'content-type': 'application/json' },
       };
       completeKey(deps, account.id, key!, endpoint, body, hash, stored, nowMs);

@@ -37,7 +37,7 @@ export class RequestMetrics {
   /** A route's first step: the request counts under its operation (read back when it is answered). */
   label(route: Pick<Route, 'key'>): MiddlewareHandler<AppEnv> {
     const stats = this.stats(route.key);
-    return function operation(c, next) {
+    return function metricsLabel(c, next) {
       c.set('operation', stats);
       return next();
     };

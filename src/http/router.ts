@@ -1,11 +1,11 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { readIndex, type Operation } from '../contracts/files.js';
 import type { ServerDeps } from './server-deps.js';
-import { runCommand } from './command.js';
-import type { AppEnv } from './context.js';
+import type { AppEnv, Command } from './context.js';
+import { runCommand } from './run-command.js';
 import { echoIdempotencyKey, runKeyed } from './idempotency.js';
 import { bodyBounds, readJsonObject, readOptionalJsonObject } from './middleware/json-body.js';
-import type { Body } from './validate.js';
+import type { OperationKey, RequestBody } from './request-body.js';
 import type { FairShare } from '../domain/kernel/fair-share.js';
 
 // The routes of /v1, /sandbox/v1 and /admin/v1 are built from contracts/index.json, not declared beside it: an
@@ -15,21 +15,22 @@ import type { FairShare } from '../domain/kernel/fair-share.js';
 // pipeline by the router's match and pays for no lookup of its own.
 
 /** An operation's handler that answers by itself: a read, or a write whose answer is not a stored one. */
-type Answer = (c: Context<AppEnv>, body: Body) => Response | Promise<Response>;
-/** A mutation to run once, in one transaction, at the account's "now"; its result is the answer's body. */
-type Run = (nowMs: number) => object;
+type Answer<B> = (c: Context<AppEnv>, body: B) => Response | Promise<Response>;
 /**
- * A handler that validates what the schema cannot and returns the mutation to run; the contract then decides
- * how it runs: under an Idempotency-Key (`idempotent: true`) or as a plain command.
+ * The handler of an idempotent operation: it checks what the schema cannot and prepares the command (run-command.ts)
+ * that the route's next step, the idempotency runner, runs under the request's Idempotency-Key.
  */
-export interface Command {
-  command: (c: Context<AppEnv>, body: Body) => Run | Promise<Run>;
+export interface CommandHandler<B> {
+  toCommand: (c: Context<AppEnv>, body: B) => Command | Promise<Command>;
 }
-type Handler = Answer | Command;
-/** An API's handlers by the contract's operation key (`POST /v1/card/create`). */
-export type Handlers = Readonly<Record<string, Handler>>;
+type Handler<B> = Answer<B> | CommandHandler<B>;
+/**
+ * An API's handlers by the contract's operation key (`POST /v1/card/create`), each reading its body as that
+ * operation's contract types it (request-body.ts).
+ */
+export type Handlers = { readonly [Key in OperationKey]?: Handler<RequestBody<Key>> };
 
-export const command = (prepare: Command['command']): Command => ({ command: prepare });
+export const prepare = <B>(toCommand: CommandHandler<B>['toCommand']): CommandHandler<B> => ({ toCommand });
 
 /** One operation of the contract, as a route's steps see it. */
 export interface Route {
@@ -43,6 +44,9 @@ export interface Route {
 
 /** The steps of a route, in order, ending with its handler; a `false` step is left out (a switch of the contract). */
 export type Pipeline = (route: Route, handler: Step) => (Step | false)[];
+
+/** Each operation's steps by name, in order, as they were mounted (a test keeps the list checked in). */
+export type PipelineNames = Map<string, string[]>;
 
 let routes: Route[] | undefined;
 
@@ -67,11 +71,16 @@ export function mountContract(
   handlers: Handlers,
   pipeline: Pipeline,
   fallback?: (MiddlewareHandler<AppEnv> | false)[],
+  names?: PipelineNames,
 ): void {
   for (const route of contractRoutes(prefix)) {
-    const handler = handlers[route.key];
+    const handler = handlers[route.key as OperationKey] as Handler<unknown> | undefined;
     if (handler === undefined) throw new Error(`${route.key} is in contracts/index.json but has no handler`);
     const steps = pipeline(route, handlerStep(deps, route, handler)).filter((s) => s !== false);
+    names?.set(
+      route.key,
+      steps.map((s) => s.name || 'anonymous'),
+    );
     on(app, route.method, honoPath(route.path), steps);
   }
   if (fallback) {
@@ -113,7 +122,7 @@ export function body({ key, operation }: Route, fairShare?: FairShare): Middlewa
   };
 }
 
-const NO_BODY: Body = Object.freeze({});
+const NO_BODY = Object.freeze({});
 
 /** The idempotency step: echoes a well-formed key on every answer of an idempotent operation, its 400s included. */
 export function idempotency({ operation }: Route): MiddlewareHandler<AppEnv> | false {
@@ -121,26 +130,44 @@ export function idempotency({ operation }: Route): MiddlewareHandler<AppEnv> | f
 }
 
 /**
- * The handler as its route's last step. A command runs under the idempotency runner when its operation is
- * idempotent, else as a plain command; an idempotent operation whose handler answers by itself could keep no
- * promise of a replay, and stops the start.
+ * The handler as its route's last step: it answers, or prepares a command. An idempotent operation's command is run
+ * by the keyed runner, the step before; where the contract says an operation is not idempotent, its command runs
+ * here as a plain one. An idempotent operation whose handler answers by itself could keep no promise of a replay,
+ * and stops the start.
  */
-function handlerStep(deps: ServerDeps, route: Route, handler: Handler): Step {
+function handlerStep(deps: ServerDeps, route: Route, handler: Handler<unknown>): Step {
   if (typeof handler === 'function') {
-    if (route.operation.idempotent) throw new Error(`${route.key} is idempotent: its handler must be a command`);
-    return (c: Context<AppEnv>) => handler(c, c.get('body'));
-  }
-  if (!route.operation.idempotent) {
-    return async (c: Context<AppEnv>) => {
-      const run = await handler.command(c, c.get('body'));
-      return c.json(runCommand(c, deps, run), 200);
+    if (route.operation.idempotent) throw new Error(`${route.key} is idempotent: its handler must prepare a command`);
+    return function answer(c: Context<AppEnv>) {
+      return handler(c, c.get('body'));
     };
   }
+  if (!route.operation.idempotent) {
+    return async function runPlainCommand(c: Context<AppEnv>) {
+      const command = await handler.toCommand(c, c.get('body'));
+      return c.json(runCommand(c, deps, command), 200);
+    };
+  }
+  // No answer here, and no next step: the keyed runner answers once this has returned (Hono takes the Response a
+  // step returns only while none is set, so calling on past the last step would answer 404 first).
+  return async function prepareCommand(c: Context<AppEnv>) {
+    c.set('command', await handler.toCommand(c, c.get('body')));
+  } as MiddlewareHandler<AppEnv>;
+}
+
+/**
+ * The keyed runner, an idempotent operation's step before its handler: once the handler has prepared the command,
+ * it runs it under the request's Idempotency-Key (idempotency.ts: replayed, refused, or run once and stored). A
+ * handler that failed instead (its answer is the error) leaves nothing to run.
+ */
+export function keyedRunner(deps: ServerDeps, { operation, path }: Route): MiddlewareHandler<AppEnv> | false {
+  if (!operation.idempotent) return false;
   // The key is bound to the endpoint as the partner API names it (`card/create`), as stored keys always were.
-  const endpoint = route.path.replace(/^\/(sandbox\/|admin\/)?v1\//, '');
-  return async (c: Context<AppEnv>) => {
-    const body = c.get('body');
-    const run = await handler.command(c, body);
-    return runKeyed(c, deps, { endpoint, body, wait: c.get('injectedWait') }, run);
+  const endpoint = path.replace(/^\/(sandbox\/|admin\/)?v1\//, '');
+  return async function keyedRunner(c, next) {
+    await next();
+    const command = c.get('command');
+    if (command === undefined) return;
+    return runKeyed(c, deps, { endpoint, body: c.get('body'), wait: c.get('injectedWait') }, command);
   };
 }

@@ -1,24 +1,24 @@
 import { listDeposits, transferOnChain } from '../domain/chain/chain.js';
 import type { ServerDeps } from '../http/server-deps.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
-import { optionalInteger, optionalString, requiredAmount } from '../http/validate.js';
+import { microsOf } from '../http/amounts.js';
 
 /** chain/transfer and chain/deposits: TRC20 USDT transfers to the account's deposit address. */
 export function chainHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/chain/transfer': async (c, body) => {
-      const amountMicros = requiredAmount(body, 'amount');
-      const confirmations = optionalInteger(body, 'confirmations') ?? 0;
-      const txId = optionalString(body, 'txId');
-      const fromAddress = optionalString(body, 'fromAddress');
+      const amountMicros = microsOf(body.amount);
+      const confirmations = body.confirmations ?? 0;
+      const txId = body.txId;
+      const fromAddress = body.fromAddress;
       const given = { amountMicros, confirmations, txId, fromAddress };
       const deposit = await transferOnChain(deps, c.get('account').id, given);
       return c.json({ ...OK, ...deposit });
     },
     'POST /sandbox/v1/chain/deposits': async (c) => {
-      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, catchUp(c, deps)) });
+      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, caughtUpNow(c, deps)) });
     },
   };
 }

@@ -1,28 +1,21 @@
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { deleteSandbox, listSandboxes, newChildSandbox, type NewSandbox } from '../domain/accounts/child-sandboxes.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
-import {
-  optionalAmount,
-  optionalBoolean,
-  optionalInteger,
-  optionalRatePpm,
-  optionalString,
-  requiredString,
-  type Body,
-} from '../http/validate.js';
+import type { RequestBody } from '../http/request-body.js';
+import { microsOf, ppmOf } from '../http/amounts.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The body, already checked against contracts/sandbox/sandboxes/create.request.json, as domain input. */
-function readNewSandbox(body: Body): NewSandbox {
+function readNewSandbox(body: RequestBody<'POST /sandbox/v1/sandboxes/create'>): NewSandbox {
   return {
-    name: optionalString(body, 'name'),
-    balanceMicros: body.balance === 0 ? 0 : optionalAmount(body, 'balance'),
-    depositFeeRatePpm: optionalRatePpm(body, 'depositFeeRate'),
-    ttlSeconds: optionalInteger(body, 'ttlSeconds'),
-    delivers: optionalBoolean(body, 'deliveries'),
+    name: body.name,
+    balanceMicros: body.balance === 0 ? 0 : body.balance === undefined ? undefined : microsOf(body.balance),
+    depositFeeRatePpm: body.depositFeeRate === undefined ? undefined : ppmOf(body.depositFeeRate),
+    ttlSeconds: body.ttlSeconds,
+    delivers: body.deliveries,
   };
 }
 
@@ -51,8 +44,7 @@ export function sandboxesHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, sandboxes });
     },
     'POST /sandbox/v1/sandboxes/delete': async (c, body) => {
-      const accountId = requiredString(body, 'accountId');
-      await deleteSandbox(deps, c.get('account').id, accountId);
+      await deleteSandbox(deps, c.get('account').id, body.accountId);
       return c.json({ ...OK });
     },
   };

@@ -1,10 +1,8 @@
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../http/server-deps.js';
-import { EVENT_TYPES } from '../domain/events/types.js';
 import { eventsWithDeliveries, toEnvelope } from '../domain/events/outbox.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { Handlers } from '../http/router.js';
-import { optionalEnum, optionalInteger } from '../http/validate.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -15,9 +13,9 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export function eventsHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/events': async (c, body) => {
-      const type = optionalEnum(body, 'type', EVENT_TYPES);
-      const limit = optionalInteger(body, 'limit') ?? 100;
-      catchUp(c, deps);
+      const type = body.type;
+      const limit = body.limit ?? 100;
+      caughtUpNow(c, deps);
       const events = eventsWithDeliveries(deps, c.get('account').id, { type, limit }).map(
         ({ event, delivery: d, attempts }) => ({
           ...toEnvelope(event),

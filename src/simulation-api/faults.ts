@@ -3,25 +3,27 @@ import { inFlightExemptPaths } from '../contracts/files.js';
 import { invalidField } from '../domain/kernel/errors.js';
 import { clearFaults, setFaults, type FaultRule } from '../domain/faults/faults.js';
 import { OK } from '../http/envelope.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
-import { optionalBoolean, optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
+import type { RequestBody } from '../http/request-body.js';
+
+type RuleBody = RequestBody<'POST /sandbox/v1/faults'>['rules'][number];
 
 /** One rule of a body contracts/sandbox/faults.request.json has checked (shape, bounds and which rules combine). */
-function toRule(raw: Body): FaultRule {
-  const respond = raw.respond as Body | undefined;
+function toRule(raw: RuleBody): FaultRule {
+  const { respond } = raw;
   return {
-    path: requiredString(raw, 'path'),
+    path: raw.path,
     // One use by default: the typical script fails a call once and proves the retry.
-    count: optionalInteger(raw, 'count') ?? 1,
-    latencyMs: optionalInteger(raw, 'latencyMs') ?? 0,
-    dropResponse: optionalBoolean(raw, 'dropResponse') ?? false,
-    hold: optionalBoolean(raw, 'hold') ?? false,
+    count: raw.count ?? 1,
+    latencyMs: raw.latencyMs ?? 0,
+    dropResponse: raw.dropResponse ?? false,
+    hold: raw.hold ?? false,
     ...(respond && {
       respond: {
-        httpStatus: optionalInteger(respond, 'httpStatus')!,
-        code: optionalInteger(respond, 'code')!,
-        message: optionalString(respond, 'message'),
+        httpStatus: respond.httpStatus!,
+        code: respond.code!,
+        message: respond.message,
       },
     }),
   };
@@ -55,7 +57,7 @@ function assertHoldable(rules: readonly FaultRule[]): void {
 export function faultHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/faults': async (c, body) => {
-      const rules = (body.rules as Body[]).map(toRule);
+      const rules = body.rules.map(toRule);
       assertHoldable(rules);
       const accountId = c.get('account').id;
       return c.json({ ...OK, rules: runCommand(c, deps, () => setFaults(deps, accountId, rules)) });

@@ -16,15 +16,8 @@ import { findWebhookConfig, signingSecret } from '../domain/webhooks/config.js';
 import type { Handlers } from '../http/router.js';
 import { OK } from '../http/envelope.js';
 import { errorResponse } from '../http/errors.js';
-import { runCommand } from '../http/command.js';
-import {
-  optionalBoolean,
-  optionalInteger,
-  optionalString,
-  requiredObjectList,
-  requiredSignedDecimal,
-  requiredString,
-} from '../http/validate.js';
+import { runCommand } from '../http/run-command.js';
+import { microsOfSignedDecimal } from '../http/amounts.js';
 import { windowLog } from '../request-log/window.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { sendReadinessDeliveries } from '../webhooks/readiness-sender.js';
@@ -46,9 +39,9 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
   const log = windowLog(deps);
   return {
     'POST /sandbox/v1/readiness/run': async (c, body) => {
-      const webhookUrl = optionalString(body, 'webhookUrl');
-      const windowSeconds = optionalInteger(body, 'windowSeconds') ?? DEFAULT_WINDOW_SECONDS;
-      const fullWindow = optionalBoolean(body, 'fullWindow') ?? false;
+      const webhookUrl = body.webhookUrl;
+      const windowSeconds = body.windowSeconds ?? DEFAULT_WINDOW_SECONDS;
+      const fullWindow = body.fullWindow ?? false;
       // The same policy as PUT /v1/webhook: a hosted sandbox never posts into its own network.
       const problem = webhookUrl === undefined ? undefined : await webhookUrlProblem(deps.config, webhookUrl);
       if (problem) throw invalidField(problem.replace(/^url\b/, 'webhookUrl'));
@@ -83,11 +76,11 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...runView(deps, log, run) });
     },
     'POST /sandbox/v1/readiness/get': async (c, body) => {
-      const runId = requiredString(body, 'runId');
+      const runId = body.runId;
       return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, c.get('account').id, runId)) });
     },
     'POST /sandbox/v1/readiness/stop': async (c, body) => {
-      const runId = requiredString(body, 'runId');
+      const runId = body.runId;
       const accountId = c.get('account').id;
       stopRun(deps, accountId, runId);
       // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
@@ -95,10 +88,10 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...runView(deps, log, getRun(deps, log, accountId, runId)) });
     },
     'POST /sandbox/v1/readiness/ledger': async (c, body) => {
-      const cards = requiredObjectList(body, 'cards').map((card) => ({
-        cardId: requiredString(card, 'cardId'),
-        availableMicros: requiredSignedDecimal(card, 'availableAmount'),
-        frozenMicros: requiredSignedDecimal(card, 'frozenAmount'),
+      const cards = body.cards.map((card) => ({
+        cardId: card.cardId,
+        availableMicros: microsOfSignedDecimal(card.availableAmount),
+        heldMicros: microsOfSignedDecimal(card.frozenAmount),
       }));
       const post = { requestId: c.get('requestId'), cards };
       return c.json({ ...OK, ...runCommand(c, deps, () => postLedger(deps, c.get('account').id, post)) });

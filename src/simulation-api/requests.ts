@@ -2,13 +2,13 @@ import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../http/server-deps.js';
 import { getRequest, listRequests } from '../request-log/queries.js';
 import type { Handlers } from '../http/router.js';
+import type { RequestBody } from '../http/request-body.js';
 import { DomainError, invalidField } from '../domain/kernel/errors.js';
-import { optionalInteger, optionalString, requiredString, type Body } from '../http/validate.js';
 
 const DEFAULT_LIMIT = 50;
 
 /** `status`: one HTTP status (400) or a class ("4xx"). */
-function readStatus(body: Body): { from: number; to: number } | undefined {
+function readStatus(body: RequestBody<'POST /sandbox/v1/requests'>): { from: number; to: number } | undefined {
   const v = body.status;
   if (v === undefined) return undefined;
   if (typeof v === 'number') return { from: v, to: v };
@@ -19,8 +19,8 @@ function readStatus(body: Body): { from: number; to: number } | undefined {
 /** Cursors are opaque to clients: the position of the last record of the previous page. */
 const encodeCursor = (seq: number) => Buffer.from(`rl:${seq}`).toString('base64url');
 
-function readCursor(body: Body): number | undefined {
-  const text = optionalString(body, 'cursor');
+function readCursor(body: RequestBody<'POST /sandbox/v1/requests'>): number | undefined {
+  const text = body.cursor;
   if (text === undefined) return undefined;
   const m = /^rl:(\d{1,15})$/.exec(Buffer.from(text, 'base64url').toString());
   if (!m) throw invalidField('cursor is not one this server gave: pass nextCursor from the previous page');
@@ -36,11 +36,11 @@ export function requestsHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/requests': async (c, body) => {
       const filter = {
-        limit: optionalInteger(body, 'limit') ?? DEFAULT_LIMIT,
-        path: optionalString(body, 'path'),
+        limit: body.limit ?? DEFAULT_LIMIT,
+        path: body.path,
         status: readStatus(body),
         afterSeq: readCursor(body),
-        source: optionalString(body, 'source') as 'api' | 'console' | undefined,
+        source: body.source as 'api' | 'console' | undefined,
       };
       ensureOn(deps);
       const page = listRequests(deps, c.get('account').id, filter);
@@ -51,7 +51,7 @@ export function requestsHandlers(deps: ServerDeps): Handlers {
       });
     },
     'POST /sandbox/v1/requests/get': async (c, body) => {
-      const requestId = requiredString(body, 'requestId');
+      const requestId = body.requestId;
       ensureOn(deps);
       const record = getRequest(deps, c.get('account').id, requestId);
       if (!record) throw new DomainError('REQUEST_NOT_FOUND');

@@ -1,14 +1,14 @@
 import { OK } from '../http/envelope.js';
 import { resetAccount } from '../domain/accounts/reset.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
-import { requiredAmount } from '../http/validate.js';
+import { microsOf } from '../http/amounts.js';
 import type { ServerDeps } from '../http/server-deps.js';
 
 export function resetHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/reset': async (c, body) => {
-      const balanceMicros = body.balance === undefined ? 0 : requiredAmount(body, 'balance');
+      const balanceMicros = body.balance === undefined ? 0 : microsOf(body.balance);
       const accountId = c.get('account').id;
       runCommand(c, deps, (now) => resetAccount(deps, accountId, balanceMicros, now));
       // Requests a fault held go on after the reset, into the wiped world (their rules are gone with it).

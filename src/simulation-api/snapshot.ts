@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { importSnapshotAsChild } from '../domain/accounts/child-sandboxes.js';
 import { DomainError } from '../domain/kernel/errors.js';
 import { exportSnapshot, snapshotRows } from '../domain/snapshots/export.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { AppEnv } from '../http/context.js';
 import { OK } from '../http/envelope.js';
 import type { Handlers } from '../http/router.js';
@@ -34,7 +34,7 @@ function payForExport(c: Context<AppEnv>, deps: ServerDeps, accountId: string): 
 export function snapshotHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/snapshot/export': async (c) => {
-      const nowMs = catchUp(c, deps);
+      const nowMs = caughtUpNow(c, deps);
       const accountId = c.get('account').id;
       payForExport(c, deps, accountId);
       const { text } = await exportSnapshot(deps, accountId, nowMs, () => deps.fairShare.turn(c.get('tenantId')));

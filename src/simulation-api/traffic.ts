@@ -1,17 +1,12 @@
 import { tenantOf } from '../domain/accounts/tenants.js';
 import { listTraffic, planTrafficRun, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic/runs.js';
 import { STORY_KINDS, type StoryKind } from '../domain/traffic/plan.js';
-import { catchUp, runCommand } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
+import type { RequestBody } from '../http/request-body.js';
 import { OK } from '../http/envelope.js';
-import {
-  optionalInteger,
-  optionalIntegerMap,
-  optionalStringList,
-  requiredInteger,
-  requiredString,
-  type Body,
-} from '../http/validate.js';
+
 import type { ServerDeps } from '../http/server-deps.js';
 
 const view = (t: TrafficView) => ({
@@ -26,8 +21,8 @@ const view = (t: TrafficView) => ({
 });
 
 /** The weights the body gives (its schema names the kinds and bounds each), by story kind. */
-function mixOf(body: Body): Partial<Record<StoryKind, number>> | undefined {
-  const given = optionalIntegerMap(body, 'mix');
+function mixOf(body: RequestBody<'POST /sandbox/v1/traffic/start'>): Partial<Record<StoryKind, number>> | undefined {
+  const given = body.mix;
   if (given === undefined) return undefined;
   return Object.fromEntries(STORY_KINDS.flatMap((k) => (given[k] === undefined ? [] : [[k, given[k]]])));
 }
@@ -38,11 +33,11 @@ export function trafficHandlers(deps: ServerDeps): Handlers {
     'POST /sandbox/v1/traffic/start': async (c, body) => {
       const account = c.get('account');
       const input = {
-        cardIds: optionalStringList(body, 'cardIds'),
-        days: requiredInteger(body, 'days'),
-        perCardPerDay: requiredInteger(body, 'perCardPerDay'),
+        cardIds: body.cardIds,
+        days: body.days,
+        perCardPerDay: body.perCardPerDay,
         // A run without a seed gets one, answered so that it can be replayed.
-        seed: optionalInteger(body, 'seed') ?? Number.parseInt(deps.ids.hex(4), 16),
+        seed: body.seed ?? Number.parseInt(deps.ids.hex(4), 16),
         mix: mixOf(body),
       };
       const runner = { id: account.id, tenantId: tenantOf(account) };
@@ -51,12 +46,12 @@ export function trafficHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...view(run) });
     },
     'POST /sandbox/v1/traffic/stop': async (c, body) => {
-      const trafficId = requiredString(body, 'trafficId');
+      const trafficId = body.trafficId;
       const r = runCommand(c, deps, (now) => stopTraffic(deps, c.get('account').id, trafficId, now));
       return c.json({ ...OK, ...view(r), cancelled: r.cancelled });
     },
     'POST /sandbox/v1/traffic/list': async (c) => {
-      catchUp(c, deps);
+      caughtUpNow(c, deps);
       return c.json({ ...OK, runs: listTraffic(deps, c.get('account').id).map(view) });
     },
   };

@@ -1,48 +1,54 @@
-import { authorize, DECLINE_REASONS, incrementAuthorisation } from '../domain/network/authorisations.js';
+import { authorize, incrementAuthorisation } from '../domain/network/authorisations.js';
 import { clearTransaction, forcePost } from '../domain/network/clearings.js';
-import { FX_CURRENCIES } from '../domain/network/fx.js';
 import { merchantFor, type Merchant } from '../domain/network/merchants.js';
 import { microsToJsonNumber } from '../domain/kernel/money.js';
 import { refundTransaction } from '../domain/network/refunds.js';
 import { reverseTransaction } from '../domain/network/reversals.js';
 import type { TxnOutcome } from '../domain/network/transaction-records.js';
-import { runCommand } from '../http/command.js';
+import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
+import type { RequestBody } from '../http/request-body.js';
 import { OK } from '../http/envelope.js';
-import {
-  optionalAmount,
-  optionalBoolean,
-  optionalEnum,
-  optionalString,
-  requiredAmount,
-  requiredString,
-  type Body,
-} from '../http/validate.js';
+import { microsOf } from '../http/amounts.js';
 import type { ServerDeps } from '../http/server-deps.js';
 
 // Card amounts are in cents: a merchant amount has at most 2 decimal places.
 const CARD_DECIMALS = 2;
 
 /** An authorisation amount: 0 (a card verification) or a positive amount with at most 2 decimals. */
-function authorisationAmount(body: Body): number {
-  return body.amount === 0 ? 0 : requiredAmount(body, 'amount', CARD_DECIMALS);
+function authorisationAmount(body: { amount: number }): number {
+  return body.amount === 0 ? 0 : microsOf(body.amount, CARD_DECIMALS);
+}
+
+/** The merchant fields a request may give (authorise, force post, a refund with no purchase). */
+interface MerchantFields {
+  merchantName?: string;
+  merchantCountry?: string;
+  mccCategory?: string;
 }
 
 /** The merchant fields a request gave; the rest are generated, seeded by the new transaction's id. */
-function merchantOf(transactionId: string, body: Body): Promise<Merchant> {
+function merchantOf(transactionId: string, body: MerchantFields): Promise<Merchant> {
   return merchantFor(transactionId, {
-    merchantName: optionalString(body, 'merchantName'),
-    merchantCountry: optionalString(body, 'merchantCountry'),
-    mccCategory: optionalString(body, 'mccCategory'),
+    merchantName: body.merchantName,
+    merchantCountry: body.merchantCountry,
+    mccCategory: body.mccCategory,
   });
 }
 
 /** A refund with no purchase behind it: its new id, which also seeds the generated merchant. */
-async function goodwillRefund(deps: ServerDeps, cardId: string, body: Body) {
+async function goodwillRefund(deps: ServerDeps, cardId: string, body: MerchantFields & { amount: number }) {
   const refundId = deps.ids.transactionId();
-  const amountMicros = requiredAmount(body, 'amount', CARD_DECIMALS);
+  const amountMicros = microsOf(body.amount, CARD_DECIMALS);
   return { cardId, amountMicros, merchant: await merchantOf(refundId, body), refundId };
 }
+
+type RefundBody = Partial<RequestBody<'POST /sandbox/v1/transaction/refund'>> &
+  MerchantFields & {
+    transactionId?: string;
+    cardId?: string;
+    amount?: number;
+  };
 
 /** A transaction as an answer shows it: its id, status and bill amount as they now stand. */
 const view = (t: TxnOutcome) => ({
@@ -62,11 +68,11 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
       const transactionId = deps.ids.transactionId();
       const input = {
         transactionId,
-        cardId: requiredString(body, 'cardId'),
+        cardId: body.cardId,
         amountMicros: authorisationAmount(body),
-        currency: optionalEnum(body, 'currency', FX_CURRENCIES) ?? 'USD',
+        currency: body.currency ?? 'USD',
         merchant: await merchantOf(transactionId, body),
-        declineReason: optionalEnum(body, 'declineReason', DECLINE_REASONS),
+        declineReason: body.declineReason,
       };
       const r = runCommand(c, deps, (now) => authorize(deps, c.get('account').id, input, now));
       return c.json({
@@ -79,17 +85,17 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
     },
     'POST /sandbox/v1/transaction/increment': async (c, body) => {
       const input = {
-        transactionId: requiredString(body, 'transactionId'),
-        amountMicros: requiredAmount(body, 'amount', CARD_DECIMALS),
+        transactionId: body.transactionId,
+        amountMicros: microsOf(body.amount, CARD_DECIMALS),
       };
       const r = runCommand(c, deps, (now) => incrementAuthorisation(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.declineReason ? { declineReason: r.declineReason } : {}) });
     },
     'POST /sandbox/v1/transaction/clear': async (c, body) => {
-      const final = optionalBoolean(body, 'final') ?? true;
+      const final = body.final ?? true;
       const input = {
-        transactionId: requiredString(body, 'transactionId'),
-        amountMicros: optionalAmount(body, 'amount', CARD_DECIMALS),
+        transactionId: body.transactionId,
+        amountMicros: body.amount === undefined ? undefined : microsOf(body.amount, CARD_DECIMALS),
         final,
         partId: final ? undefined : deps.ids.transactionId(),
       };
@@ -98,8 +104,8 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
     },
     'POST /sandbox/v1/transaction/reverse': async (c, body) => {
       const input = {
-        transactionId: requiredString(body, 'transactionId'),
-        amountMicros: optionalAmount(body, 'amount', CARD_DECIMALS),
+        transactionId: body.transactionId,
+        amountMicros: body.amount === undefined ? undefined : microsOf(body.amount, CARD_DECIMALS),
       };
       const r = runCommand(c, deps, (now) => reverseTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r) });
@@ -108,24 +114,26 @@ export function transactionHandlers(deps: ServerDeps): Handlers {
       const transactionId = deps.ids.transactionId();
       const input = {
         transactionId,
-        cardId: requiredString(body, 'cardId'),
-        amountMicros: requiredAmount(body, 'amount', CARD_DECIMALS),
-        currency: optionalEnum(body, 'currency', FX_CURRENCIES) ?? 'USD',
+        cardId: body.cardId,
+        amountMicros: microsOf(body.amount, CARD_DECIMALS),
+        currency: body.currency ?? 'USD',
         merchant: await merchantOf(transactionId, body),
       };
       const r = runCommand(c, deps, (now) => forcePost(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), billCurrency: 'USD', ...input.merchant });
     },
-    'POST /sandbox/v1/transaction/refund': async (c, body) => {
-      const cardId = optionalString(body, 'cardId');
+    'POST /sandbox/v1/transaction/refund': async (c, oneOf) => {
+      // The schema's oneOf (a purchase's refund, or one with no purchase) as the fields either may hold.
+      const body = oneOf as RefundBody;
+      const cardId = body.cardId;
       // The schema has it: a transactionId (a refund of a purchase), or a cardId with an amount (no purchase).
       const input =
         cardId === undefined
           ? {
-              transactionId: requiredString(body, 'transactionId'),
-              amountMicros: optionalAmount(body, 'amount', CARD_DECIMALS),
+              transactionId: body.transactionId!,
+              amountMicros: body.amount === undefined ? undefined : microsOf(body.amount, CARD_DECIMALS),
             }
-          : await goodwillRefund(deps, cardId, body);
+          : await goodwillRefund(deps, cardId, { ...body, amount: body.amount! });
       const r = runCommand(c, deps, (now) => refundTransaction(deps, c.get('account').id, input, now));
       return c.json({ ...OK, ...view(r), ...(r.refundOf ? { refundOf: r.refundOf } : {}) });
     },

@@ -1,8 +1,8 @@
 import { OK } from '../http/envelope.js';
 import type { ServerDeps } from '../http/server-deps.js';
-import { catchUp } from '../http/command.js';
+import { caughtUpNow } from '../http/account-clock.js';
 import type { Handlers } from '../http/router.js';
-import { optionalInteger, optionalString, requiredString } from '../http/validate.js';
+
 import { redeliver } from '../webhooks/attempt.js';
 import { deliveryAttempts, type AttemptRow } from '../domain/webhooks/deliveries.js';
 
@@ -28,16 +28,16 @@ function attemptView(a: Omit<AttemptRow, 'id'>) {
 export function webhookSandboxHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/webhook/deliveries': async (c, body) => {
-      const eventId = optionalString(body, 'eventId');
-      const limit = optionalInteger(body, 'limit') ?? 100;
-      catchUp(c, deps);
+      const eventId = body.eventId;
+      const limit = body.limit ?? 100;
+      caughtUpNow(c, deps);
       const deliveries = deliveryAttempts(deps, c.get('account').id, { eventId, limit }).map(attemptView);
       return c.json({ ...OK, deliveries });
     },
     'POST /sandbox/v1/webhook/redeliver': async (c, body) => {
-      const eventId = requiredString(body, 'eventId');
+      const eventId = body.eventId;
       const accountId = c.get('account').id;
-      const attempt = await redeliver(deps, accountId, eventId, catchUp(c, deps));
+      const attempt = await redeliver(deps, accountId, eventId, caughtUpNow(c, deps));
       return c.json({ ...OK, delivery: attemptView(attempt) });
     },
   };

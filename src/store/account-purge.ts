@@ -3,14 +3,14 @@ import { sql, type Db } from './db.js';
 // Deleting an account with every row it owns (a child sandbox's end). The tables are read from the schema, not
 // listed here, so a table added by a later migration is purged without anyone remembering to add it.
 
-const tablesByDb = new WeakMap<Db, string[]>();
+const tablesCache = new WeakMap<Db, string[]>();
 
 /**
  * Every table with an account_id column (the accounts table itself aside).
  * @internal exported for the tests that check a deleted child leaves no row in any of them
  */
 export function accountOwnedTables(db: Db): string[] {
-  let tables = tablesByDb.get(db);
+  let tables = tablesCache.get(db);
   if (!tables) {
     tables = sql(
       db,
@@ -19,7 +19,7 @@ export function accountOwnedTables(db: Db): string[] {
     )
       .pluck()
       .all() as string[];
-    tablesByDb.set(db, tables);
+    tablesCache.set(db, tables);
   }
   return tables;
 }
@@ -48,7 +48,7 @@ export function deleteAccountCounters(db: Db, accountId: string): void {
   ).run({ id: accountId });
 }
 
-const deleteOrderByDb = new WeakMap<Db, string[]>();
+const deleteOrderCache = new WeakMap<Db, string[]>();
 
 /**
  * The account-owned tables in an order rows can be deleted in, table by table, each commit keeping every foreign key:
@@ -56,7 +56,7 @@ const deleteOrderByDb = new WeakMap<Db, string[]>();
  * the schema, read once per database.
  */
 export function accountTablesInDeleteOrder(db: Db): string[] {
-  let order = deleteOrderByDb.get(db);
+  let order = deleteOrderCache.get(db);
   if (!order) {
     const tables = accountOwnedTables(db);
     const refersTo = new Map(
@@ -80,7 +80,7 @@ export function accountTablesInDeleteOrder(db: Db): string[] {
         left.delete(t);
       }
     }
-    deleteOrderByDb.set(db, order);
+    deleteOrderCache.set(db, order);
   }
   return order;
 }

@@ -37,12 +37,12 @@ function migrate(db: Db, transactions: TransactionRunner): void {
   }
 }
 
-const cache = new WeakMap<Db, Map<string, Database.Statement>>();
+const statementCache = new WeakMap<Db, Map<string, Database.Statement>>();
 
 /** A prepared statement, compiled once per database: SQL text is the cache key. */
 export function sql(db: Db, text: string): Database.Statement {
-  let byText = cache.get(db);
-  if (!byText) cache.set(db, (byText = new Map()));
+  let byText = statementCache.get(db);
+  if (!byText) statementCache.set(db, (byText = new Map()));
   let stmt = byText.get(text);
   if (!stmt) byText.set(text, (stmt = db.prepare(text)));
   return stmt;

@@ -3,7 +3,7 @@ import { sql, type Db } from './db.js';
 // SQL of jobs: timers on the account clock, stored so they survive a restart. `kindsJson` is a JSON array of kind
 // names (the foreground kinds), matched with json_each. Every query reads within one account, through an index
 // (jobs_account_due: account, due instant; jobs_account_kind_ref: account, kind, reference), so what it costs is what
-// it finds: jobs waiting on another account's clock, or further on this one's, are never read (migration 64).
+// it finds: jobs waiting on another account's clock, or further on this one's, are never read (migration 65).
 
 export interface JobRow {
   id: number;

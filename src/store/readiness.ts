@@ -18,6 +18,11 @@ export interface RunRow {
   full_window: number;
   /** How the window ended: null while it runs (and for runs written before migration 062). */
   ended_by: RunEnd | null;
+  /**
+   * Wall ms at which the client that got the run's 429 closed the connection it came on (migration 064); null while
+   * it has not (and for runs written before).
+   */
+  throttle_gone_ms: number | null;
 }
 
 /** What ended a run's window: its end came, readiness/stop, or every check was decided. */
@@ -159,4 +164,9 @@ export function takeArmed(
   )
     .pluck()
     .get({ requestId, accountId, nowMs }) as string | undefined;
+}
+
+/** Notes, once, when the client that got the run's 429 closed the connection it came on. */
+export function markThrottleGone(db: Db, runId: string, atMs: number): void {
+  sql(db, 'UPDATE readiness_runs SET throttle_gone_ms = ? WHERE id = ? AND throttle_gone_ms IS NULL').run(atMs, runId);
 }

@@ -5,12 +5,12 @@ import { sql, type Db } from './db.js';
 
 export type Row = Record<string, unknown>;
 
-const columnsByDb = new WeakMap<Db, Map<string, string[]>>();
+const columnsCache = new WeakMap<Db, Map<string, string[]>>();
 
 /** The table's columns, in the schema's order. */
 export function tableColumns(db: Db, table: string): string[] {
-  let byTable = columnsByDb.get(db);
-  if (!byTable) columnsByDb.set(db, (byTable = new Map()));
+  let byTable = columnsCache.get(db);
+  if (!byTable) columnsCache.set(db, (byTable = new Map()));
   let columns = byTable.get(table);
   if (!columns) {
     columns = sql(db, 'SELECT name FROM pragma_table_info(?) ORDER BY cid').pluck().all(table) as string[];

@@ -92,7 +92,7 @@ export function pendingAuthorisations(
 
 /**
  * Bill amounts of the card's PENDING and CLEARED spends created in the UTC day starting at `dayStartMs`: the running
- * total the triggers of migration 64 keep, one read however long the card's history.
+ * total the triggers of migration 65 keep, one read however long the card's history.
  */
 export function spentOnDayMicros(db: Db, accountId: string, cardId: string, dayStartMs: number): number {
   return (sql(db, 'SELECT spent_micros FROM card_day_spend WHERE account_id = ? AND card_id = ? AND day_start_ms = ?')

@@ -30,12 +30,25 @@ export interface AttemptRow {
 }
 
 /** A new delivery of an event; answers its id. */
-export function insertDelivery(db: Db, d: Omit<DeliveryRow, 'id' | 'attempts'>): number | bigint {
+/**
+ * An event's delivery, as the account's webhook endpoint stands now: pending from `atMs` when it is enabled,
+ * `disabled` when it is not, none when the account has no endpoint. One statement: the event's transaction reads no
+ * endpoint row of its own. Answers the new delivery's id and state.
+ */
+export function insertDeliveryForEndpoint(
+  db: Db,
+  accountId: string,
+  eventId: string,
+  atMs: number,
+): { id: number; state: DeliveryState } | undefined {
   return sql(
     db,
     `INSERT INTO webhook_deliveries (account_id, event_id, state, next_attempt_at_ms, created_at_ms)
-     VALUES (?, ?, ?, ?, ?)`,
-  ).run(d.account_id, d.event_id, d.state, d.next_attempt_at_ms, d.created_at_ms).lastInsertRowid;
+     SELECT account_id, ?, CASE WHEN enabled = 1 THEN 'pending' ELSE 'disabled' END,
+            CASE WHEN enabled = 1 THEN ? END, ?
+       FROM webhook_configs WHERE account_id = ?
+     RETURNING id, state`,
+  ).get(eventId, atMs, atMs, accountId) as { id: number; state: DeliveryState } | undefined;
 }
 
 export function getDelivery(db: Db, id: number): DeliveryRow | undefined {

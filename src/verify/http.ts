@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { isKeyedWrite } from '../contracts/files.js';
+
 /** One HTTP exchange with the target, kept whole so a failure can be shown as a curl command. */
 export interface Exchange {
   method: string;
@@ -35,16 +38,25 @@ export interface CallOptions {
   raw?: string;
   /** Aborts the exchange under way (besides the target's timeout). */
   signal?: AbortSignal;
+  /**
+   * A keyed write's Idempotency-Key when `headers` gives none: by default one of its own (`randomUUID`), as a careful
+   * client sends every keyed write; null sends none (a check of the spec's rule that the key is optional).
+   */
+  idempotencyKey?: string | null;
 }
 
 export async function call(target: Target, method: string, path: string, opts: CallOptions = {}): Promise<Exchange> {
   const requestHeaders: Record<string, string> = { ...opts.headers };
+  const hasHeader = (name: string) => Object.keys(requestHeaders).some((h) => h.toLowerCase() === name);
+  if (opts.idempotencyKey !== null && !hasHeader('idempotency-key') && isKeyedWrite(method, path)) {
+    requestHeaders['Idempotency-Key'] = opts.idempotencyKey ?? randomUUID();
+  }
   const key = opts.apiKey === undefined ? target.apiKey : opts.apiKey;
   if (key !== null) requestHeaders['X-API-KEY'] = key;
   let requestBody: string | undefined;
   if (opts.raw !== undefined) requestBody = opts.raw;
   else if (method !== 'GET' && method !== 'DELETE') requestBody = JSON.stringify(opts.body ?? {});
-  if (requestBody !== undefined && !Object.keys(requestHeaders).some((h) => h.toLowerCase() === 'content-type')) {
+  if (requestBody !== undefined && !hasHeader('content-type')) {
     requestHeaders['Content-Type'] = 'application/json';
   }
   const started = performance.now();

@@ -5,7 +5,7 @@ const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 /** Micro-units of a decimal string or JSON number as the target wrote it; NaN when it is neither, or not money. */
 export function micros(value: unknown): number {
   if (typeof value === 'number') return numberMicros(value);
-  return typeof value === 'string' ? decimalMicros(value) : NaN;
+  return typeof value === 'string' ? microsOfDecimal(value) : NaN;
 }
 
 /**
@@ -25,7 +25,7 @@ export function balanceMicros(value: unknown): number {
 }
 
 /** A non-negative decimal with at most 6 places (trailing zeros aside), exactly, with big integers. */
-function decimalMicros(text: string): number {
+function microsOfDecimal(text: string): number {
   const m = DECIMAL.exec(text);
   if (!m) return NaN;
   const places = (m[2] ?? '').replace(/0+$/, '');
@@ -42,7 +42,7 @@ function decimalMicros(text: string): number {
 function numberMicros(value: number): number {
   if (!Number.isFinite(value) || value < 0) return NaN;
   const text = value.toPrecision(15);
-  return text.includes('e') ? NaN : decimalMicros(text);
+  return text.includes('e') ? NaN : microsOfDecimal(text);
 }
 
 /**

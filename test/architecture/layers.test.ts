@@ -1,31 +1,20 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, readSpecifiers, sourceFiles } from './import-specifiers.js';
 
 // The house's shape as a test: a table of layers (docs/development.md, "Layers"), what each may import, and no
-// import circle. The import specifiers are read from the source text: every relative
-// `import`/`export ... from` and `import('...')`, type-only imports included (a circle of types is still a
-// circle a reader has to hold in mind). A dozen lines of parsing keep the check free of a dependency graph library.
+// import circle. The import specifiers are read from the source text (./import-specifiers.ts), type-only imports
+// included (a circle of types is still a circle a reader has to hold in mind).
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const SRC = join(ROOT, 'src');
-const SPECIFIER = /(?:^|\n)\s*(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) ? [path] : [];
-  });
-}
 
 /** src-relative file -> the src-relative files it imports. */
 function importGraph(): Map<string, string[]> {
   const graph = new Map<string, string[]>();
-  for (const file of sourceFiles(SRC)) {
+  for (const [file, specifiers] of readSpecifiers(SRC)) {
     const targets: string[] = [];
-    for (const m of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
-      const spec = (m[1] ?? m[2])!;
+    for (const spec of specifiers) {
       if (!spec.startsWith('.')) continue;
       const base = resolve(dirname(file), spec).replace(/\.js$/, '');
       const target = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((p) => existsSync(p));
@@ -70,6 +59,21 @@ function transactionsOutsideRunner(texts: Map<string, string>): string[] {
       : text
           .split('\n')
           .flatMap((line, i) => (TRANSACTION_OPEN.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+  );
+}
+
+// State is declared (docs/development.md, "State"): every piece of a server's state is a member of its deps, built by
+// src/wiring.ts. A module-level table keyed by an object (a WeakMap, or a Map or Set it fills) is state hidden beside
+// them, reached as `xxxOf(deps)`; only a memo of a pure function may stay, named a cache.
+const SIDE_TABLE = /^(?:export )?(?:const|let) ([A-Za-z_]\w*)\s*(?::[^=]+)?=\s*new WeakMap\b/;
+
+/** `file:line: name` of every module-level WeakMap not named a cache. */
+function sideTables(texts: Map<string, string>): string[] {
+  return [...texts].flatMap(([file, text]) =>
+    text.split('\n').flatMap((line, i) => {
+      const name = SIDE_TABLE.exec(line)?.[1];
+      return name !== undefined && !/[cC]ache$/.test(name) ? [`${file}:${i + 1}: ${name}`] : [];
+    }),
   );
 }
 
@@ -310,6 +314,21 @@ describe('layers: entry -> server -> http -> webhooks, request log -> domain -> 
       'domain/kernel/jobs.ts',
       'store/db.ts',
     ]);
+  });
+
+  it('state is declared: no module-level side table, only caches of pure functions', () => {
+    expect(sideTables(sourceTexts())).toEqual([]);
+  });
+
+  it('the state check bites: a planted side table is found, a cache is not', () => {
+    const planted = new Map(sourceTexts());
+    const file = 'http/middleware/rate-limit.ts';
+    const lines = planted.get(file)!.split('\n').length;
+    planted.set(
+      file,
+      `${planted.get(file)!}\nconst limiters = new WeakMap<ServerDeps, Limiter>();\nconst digestCache = new WeakMap<object, string>();`,
+    );
+    expect(sideTables(planted)).toEqual([`${file}:${lines + 1}: limiters`]);
   });
 
   it.each(['scenario', 'verify', 'proxy', 'replay'])(

@@ -2,8 +2,9 @@ import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { FUNDED_ACCOUNT, webhookTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, type Receiver } from '../webhooks/receiver.js';
-import { captureLogger, putWebhookConfig } from '../helpers/core.js';
+import { behaviours, type Receiver } from '../helpers/webhook-receiver.js';
+import { captureLogger, newCard, putWebhookConfig, sim } from '../helpers/core.js';
+import { authorize } from '../helpers/card-network.js';
 
 // Fidelity audit: every event type as a partner's receiver gets it from the merged server (real 3DS module,
 // real transaction simulation, real webhook sender), field by field against the spec's Events tables.
@@ -15,16 +16,9 @@ let secret: string;
 const logged: string[] = [];
 
 const key = () => acct.apiKey;
-const sim = (path: string, body: Record<string, unknown>) => sb.post(key(), `/sandbox/v1/${path}`, body);
 const putWebhook = (body: Record<string, unknown>) => putWebhookConfig(sb, key(), body);
 const flush = () => sb.advance(key(), 0);
 const bodiesOf = (type: string) => rx.received.filter((r) => r.body.type === type);
-
-async function newCard(amount = 100): Promise<string> {
-  const res = await sb.post(key(), '/v1/card/create', { amount, currency: 'USDT' });
-  expect(res.status).toBe(200);
-  return res.body.cardId;
-}
 
 it.override({ sandboxOptions: { logger: captureLogger(logged) }, accountOptions: FUNDED_ACCOUNT });
 it.beforeEach(({ sb: s, acct: a, rx: r, secret: k }) => {
@@ -73,13 +67,13 @@ function expectTransactionData(data: Record<string, unknown>, updated: boolean) 
 
 describe('Events: every transaction event delivered matches the spec table field by field', () => {
   it('authorize, clear, reverse, refund and a decline deliver transaction.created then transaction.updated with previousStatus', async () => {
-    const cardId = await newCard();
-    const a1 = (await sim('card/authorize', { cardId, amount: 12.5 })).body.transactionId;
-    expect((await sim('transaction/clear', { transactionId: a1, amount: 10 })).status).toBe(200);
-    const a2 = (await sim('card/authorize', { cardId, amount: 3, currency: 'EUR' })).body.transactionId;
-    expect((await sim('transaction/reverse', { transactionId: a2 })).status).toBe(200);
-    expect((await sim('transaction/refund', { transactionId: a1, amount: 4 })).status).toBe(200);
-    expect((await sim('card/authorize', { cardId, amount: 5000 })).body.status).toBe('DECLINED');
+    const cardId = await newCard(sb, key(), 100);
+    const a1 = (await authorize(sb, key(), cardId, { amount: 12.5 })).body.transactionId;
+    expect((await sim(sb, key(), 'transaction/clear', { transactionId: a1, amount: 10 })).status).toBe(200);
+    const a2 = (await authorize(sb, key(), cardId, { amount: 3, currency: 'EUR' })).body.transactionId;
+    expect((await sim(sb, key(), 'transaction/reverse', { transactionId: a2 })).status).toBe(200);
+    expect((await sim(sb, key(), 'transaction/refund', { transactionId: a1, amount: 4 })).status).toBe(200);
+    expect((await authorize(sb, key(), cardId, { amount: 5000 })).body.status).toBe('DECLINED');
     await flush();
 
     const created = bodiesOf('transaction.created');
@@ -105,8 +99,8 @@ describe('Events: every transaction event delivered matches the spec table field
   });
 
   it('a PENDING authorisation left 7 days is delivered as transaction.updated CANCELLED', async () => {
-    const cardId = await newCard();
-    const id = (await sim('card/authorize', { cardId, amount: 1 })).body.transactionId;
+    const cardId = await newCard(sb, key(), 100);
+    const id = (await authorize(sb, key(), cardId, { amount: 1 })).body.transactionId;
     await sb.advance(key(), 7 * 24 * 3600);
     const [got] = bodiesOf('transaction.updated');
     expectTransactionData(got!.body.data, true);
@@ -116,7 +110,7 @@ describe('Events: every transaction event delivered matches the spec table field
 
 describe('Events: card lifecycle events carry exactly the spec data', () => {
   it('card.created {cardId, binId, status}, card.frozen/unfrozen/cancelled {cardId}', async () => {
-    const cardId = await newCard();
+    const cardId = await newCard(sb, key(), 100);
     for (const path of ['/v1/card/freeze', '/v1/card/unfreeze', '/v1/card/cancel']) {
       expect((await sb.post(key(), path, { cardId })).status).toBe(200);
     }
@@ -138,7 +132,7 @@ describe('Idempotency rule 3: a replay does not execute again, so it emits no se
     ['/v1/card/create', (_id: string) => ({ amount: 10, currency: 'USDT' }), 'card.created'],
     ['/v1/card/freeze', (cardId: string) => ({ cardId }), 'card.frozen'],
   ])('%s replayed under the same key is delivered once', async (path, body, type) => {
-    const cardId = await newCard();
+    const cardId = await newCard(sb, key(), 100);
     for (let i = 0; i < 3; i++) {
       const res = await sb.post(key(), path, body(cardId), { 'Idempotency-Key': 'same-key' });
       expect(res.status).toBe(200);
@@ -151,11 +145,11 @@ describe('Idempotency rule 3: a replay does not execute again, so it emits no se
 
 describe('card.3ds.requested: otp present only when the configuration has deliver3dsCode true', () => {
   const raise = (cardId: string, body: Record<string, unknown> = {}) =>
-    sim('card/3ds', { cardId, type: 'payment', merchant: 'Shop', amount: 9.99, currency: 'USD', ...body });
+    sim(sb, key(), 'card/3ds', { cardId, type: 'payment', merchant: 'Shop', amount: 9.99, currency: 'USD', ...body });
 
   it('with deliver3dsCode true the webhook body carries the OTP the challenge answers, and the code verifies', async () => {
     await putWebhook({ url: rx.url, deliver3dsCode: true });
-    const cardId = await newCard();
+    const cardId = await newCard(sb, key(), 100);
     const challenge = (await raise(cardId)).body;
     await flush();
     const [got] = bodiesOf('card.3ds.requested');
@@ -170,12 +164,15 @@ describe('card.3ds.requested: otp present only when the configuration has delive
       last4,
       otp: challenge.otp,
     });
-    const verified = await sim('3ds/verify', { challengeId: challenge.challengeId, otp: got!.body.data.otp as string });
+    const verified = await sim(sb, key(), '3ds/verify', {
+      challengeId: challenge.challengeId,
+      otp: got!.body.data.otp as string,
+    });
     expect(verified.body.result).toBe('APPROVED');
   });
 
   it('with deliver3dsCode false (the default) the webhook body has no otp', async () => {
-    const cardId = await newCard();
+    const cardId = await newCard(sb, key(), 100);
     await raise(cardId);
     await flush();
     const [got] = bodiesOf('card.3ds.requested');
@@ -185,7 +182,7 @@ describe('card.3ds.requested: otp present only when the configuration has delive
 
   it('a retried 3DS delivery keeps its event id and OTP', async () => {
     await putWebhook({ url: rx.url, deliver3dsCode: true });
-    const cardId = await newCard();
+    const cardId = await newCard(sb, key(), 100);
     await flush();
     rx.queue.push(behaviours.status(500));
     const challenge = (await raise(cardId)).body;
@@ -199,13 +196,13 @@ describe('card.3ds.requested: otp present only when the configuration has delive
 
   it('the OTP never appears in /sandbox/v1/events, delivery logs, card reads or server logs', async () => {
     await putWebhook({ url: rx.url, deliver3dsCode: true });
-    const cardId = await newCard();
+    const cardId = await newCard(sb, key(), 100);
     const { otp } = (await raise(cardId)).body;
     await flush();
     expect(bodiesOf('card.3ds.requested')[0]!.body.data.otp).toBe(otp);
     const reads = await Promise.all([
-      sim('events', {}),
-      sim('webhook/deliveries', {}),
+      sim(sb, key(), 'events', {}),
+      sim(sb, key(), 'webhook/deliveries', {}),
       sb.post(key(), '/v1/card/detail', { cardId }),
       sb.post(key(), '/v1/card/list', {}),
       sb.post(key(), '/v1/bill/list', {}),
@@ -219,9 +216,9 @@ describe('card.3ds.requested: otp present only when the configuration has delive
   });
 
   it('cardId inbox rule: without a dedicated inbox cardId is set only while the account owns a single card', async () => {
-    const first = await newCard();
+    const first = await newCard(sb, key(), 100);
     await raise(first, { dedicatedInbox: false });
-    await newCard();
+    await newCard(sb, key(), 100);
     await raise(first, { dedicatedInbox: false });
     await raise(first);
     await flush();

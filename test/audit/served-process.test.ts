@@ -1,9 +1,10 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { closeServer, listen } from '../helpers/loopback.js';
+import { call } from '../helpers/http-call.js';
 
 // Fidelity audit against the compiled server started exactly as a partner starts it (the brief's command line,
 // plus debug logging so the secrecy check sees every line it could write), with a real receiver on loopback.
@@ -29,12 +30,8 @@ beforeAll(async () => {
       res.end('ok');
     });
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  closeReceiver = () => {
-    server.closeAllConnections();
-    server.close();
-  };
+  receiverUrl = `${await listen(server)}/hook`;
+  closeReceiver = () => closeServer(server);
   proc = await startServe([
     'serve',
     '--db',
@@ -57,33 +54,26 @@ afterAll(async () => {
   closeReceiver();
 });
 
-async function call(method: string, path: string, body?: unknown) {
-  const res = await fetch(proc.url + path, {
-    method,
-    headers: { 'Content-Type': 'application/json', 'X-API-KEY': 'k' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
+const request = (method: string, path: string, body?: unknown) => call(proc.url, 'k', method, path, body);
 
 const until = <T>(find: () => T | undefined): Promise<T> => waitFor('a delivery', find);
 
 describe('the served process, as a partner drives it', () => {
   it('delivers card.3ds.requested with the OTP to a deliver3dsCode endpoint, signed, and never writes the OTP, PAN or CVV to its logs', async () => {
-    const put = await call('PUT', '/v1/webhook', { url: receiverUrl, enabled: true, deliver3dsCode: true });
+    const put = await request('PUT', '/v1/webhook', { url: receiverUrl, enabled: true, deliver3dsCode: true });
     expect(put.status).toBe(200);
     const secret = put.body.secret as string;
-    const card = await call('POST', '/v1/card/create', { amount: 50, currency: 'USDT' });
+    const card = await request('POST', '/v1/card/create', { amount: 50, currency: 'USDT' });
     expect(card.status).toBe(200);
     const cardId = card.body.cardId as string;
-    const challenge = await call('POST', '/sandbox/v1/card/3ds', {
+    const challenge = await request('POST', '/sandbox/v1/card/3ds', {
       cardId,
       type: 'payment',
       merchant: 'Shop',
       amount: 1.5,
     });
     expect(challenge.status).toBe(200);
-    const sensitive = await call('POST', '/v1/card/sensitiveInfo', { cardId });
+    const sensitive = await request('POST', '/v1/card/sensitiveInfo', { cardId });
 
     const delivered = await until(() => got.find((g) => g.body.type === 'card.3ds.requested'));
     expect(Object.keys(delivered.body).sort()).toEqual(['created', 'data', 'id', 'type']);
@@ -102,7 +92,7 @@ describe('the served process, as a partner drives it', () => {
       verifyWebhookSignature({ rawBody: delivered.raw, header: delivered.headers['service-signature'], secret }).ok,
     ).toBe(true);
 
-    const events = await call('POST', '/sandbox/v1/events', { type: 'card.3ds.requested' });
+    const events = await request('POST', '/sandbox/v1/events', { type: 'card.3ds.requested' });
     expect(JSON.stringify(events.body)).not.toContain(challenge.body.otp);
     // Wait for the delivery's own debug line before reading the logs.
     await waitFor('the webhook attempt log line', () => (proc.stdout() + proc.stderr()).includes('webhook attempt'));

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cardCredit } from '../../src/domain/cards/fees.js';
-import { creditCents, microsText, textMicros } from '../helpers/fee-model.js';
+import { creditCents } from '../helpers/fee-model.js';
 import { sandboxTest } from '../helpers/fixtures.js';
+import { micros, microsText } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const amountMicros = fc.integer({ min: 1, max: 1_000_000_000 * 1_000_000 });
 const ratePpm = fc.integer({ min: 0, max: 999_999 });
@@ -30,7 +32,7 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
   it.each(WORKED)('%s at rate %s with open fee %s credits %s (worked by hand)', (amount, rate, openFee, credit) => {
     const cents = Math.round(Number(credit) * 100);
     expect(Number(creditCents(amount, rate, openFee))).toBe(cents);
-    expect(cardCredit(textMicros(amount), textMicros(rate), textMicros(openFee)).creditMicros).toBe(cents * 10_000);
+    expect(cardCredit(micros(amount), micros(rate), micros(openFee)).creditMicros).toBe(cents * 10_000);
   });
 
   it('credits what exact decimal arithmetic gives, floored to the cent, for any amount, rate and open fee', () => {
@@ -39,7 +41,7 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
         const expected = creditCents(microsText(a), microsText(r), microsText(o));
         expect(cardCredit(a, r, o).creditMicros).toBe(Number(expected) * 10_000);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -61,7 +63,7 @@ describe('Fees: card_credit = floor_to_cent(amount - amount * deposit_fee_rate -
           expect(cardCredit(a1, r1, ohi).creditMicros).toBeLessThanOrEqual(cardCredit(a1, r1, olo).creditMicros);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 });
@@ -100,11 +102,11 @@ describe('Limits: 8001 below minimalDeposit or when the fee consumes the amount 
             } else {
               expect(res.status, JSON.stringify(res.body)).toBe(200);
               const asset = await sb.post(acct.apiKey, '/v1/card/asset', { cardId: res.body.cardId });
-              expect(Math.round(Number(asset.body.availableAmount) * 1_000_000)).toBe(creditMicros);
+              expect(micros(asset.body.availableAmount)).toBe(creditMicros);
             }
           },
         ),
-        { numRuns: 150 },
+        { numRuns: propertyRuns(150) },
       );
     },
   );

@@ -1,9 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, freePort, spawnCli, stop, ROOT } from './cli-process.js';
+import { cleanEnv, ensureBuilt, spawnCli, stop, ROOT } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort } from '../helpers/loopback.js';
 
 // The command partners run (package.json `bin`, the Docker image, `npm start`) is dist/src/cli/main.js bundled with
 // what it imports (scripts/bundle.mjs): one file and its chunks in dist/src/chunks/, in place of some 210 modules,
@@ -74,5 +76,35 @@ describe('the bundled card-sandbox command', () => {
     expect(ours).toContain(COMMAND);
     expect(ours.filter((p) => p !== COMMAND && !p.startsWith(CHUNKS + '/'))).toEqual([]);
     expect((await stop(proc)).code).toBe(0);
+  });
+});
+
+describe('the package', () => {
+  /** The files `npm pack` puts in the tarball (a dry run, without the build its `prepare` would start). */
+  const packed = (): string[] => {
+    const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: cleanEnv(),
+    });
+    return (JSON.parse(out) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+  };
+
+  it('ships the build, the contracts, the scenarios, the docs and the webhook verifiers as files, nothing else', () => {
+    const files = packed();
+    expect(files.filter((f) => f.startsWith('verifiers/')).sort()).toEqual([
+      'verifiers/README.md',
+      'verifiers/csharp/WebhookVerifier.cs',
+      'verifiers/go/webhook.go',
+      'verifiers/java/WebhookVerifier.java',
+      'verifiers/javascript/webhook-verifier.mjs',
+      'verifiers/python/webhook_verifier.py',
+      'verifiers/vectors.json',
+    ]);
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/src/cli/main.js', 'contracts/index.json', 'docs/webhooks.md', 'README.md']),
+    );
+    const allowed = /^(dist\/src\/|contracts\/|scenarios\/|verifiers\/|docs\/[^/]+\.md$|README\.md$|package\.json$)/;
+    expect(files.filter((f) => !allowed.test(f))).toEqual([]);
   });
 });

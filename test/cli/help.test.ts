@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from './cli-process.js';
+import { ensureBuilt, runCli } from '../helpers/cli-process.js';
 
 // docs/design.md section 12: every command answers --help with its usage and exit 0; an unknown option is a usage error, exit 2.
 

@@ -2,24 +2,20 @@ import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, ROOT, runCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+import { ensureBuilt, ROOT, runCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
+import { call } from '../helpers/http-call.js';
 
-// Behaviour.md section 12: `scenario run --base-url --api-key` and `verify --allow-mutations` work in child sandboxes
-// they create and delete, so the key's own account (cards, balance, webhook) is left exactly as it was, and runs
-// sharing one key never see each other.
+// docs/design.md section 12 and docs/cli.md, "Decisions" (child sandboxes: docs/developer-tools.md):
+// `scenario run --base-url --api-key` and `verify --allow-mutations` work in child sandboxes they create and delete,
+// so the key's own account (cards, balance, webhook) is left exactly as it was, and runs sharing one key never see
+// each other.
 
 const KEY = 'sk_test_isolation_cli_key_0000000000000000';
 let sandbox: ServeProcess & { url: string };
 let dir: string;
 
-async function post(path: string, body: unknown = {}, method = 'POST'): Promise<Record<string, unknown>> {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method,
-    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
-    body: method === 'GET' ? undefined : JSON.stringify(body),
-  });
-  return (await res.json()) as Record<string, unknown>;
-}
+const post = async (path: string, body: unknown = {}, method = 'POST'): Promise<Record<string, unknown>> =>
+  (await call(sandbox.url, KEY, method, path, body)).body;
 
 /** What a partner sees of their own account: every card with its balance, the wallet, the webhook. */
 async function accountState() {

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ensureBuilt, spawnCli, startSandbox, stop } from './cli-process.js';
+import { ensureBuilt, spawnCli, startSandbox, stop } from '../helpers/cli-process.js';
 
 // `card-sandbox listen` survives any client: one that announces a body and goes away before sending it (any local
 // process can) ends only its own request, and the next delivery is verified and printed.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/wait.js';
-import { ensureBuilt, spawnCli, startSandbox, stop, type ServeProcess } from './cli-process.js';
+import { ensureBuilt, spawnCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
+import { post } from '../helpers/http-call.js';
 
 /** The banner goes to stderr, so that stdout holds only records (JSON lines with --json). */
 const started = (tail: ServeProcess, re: RegExp) => waitFor('the banner on stderr', () => re.test(tail.stderr()));
@@ -13,20 +14,19 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox && stop(sandbox));
 
-const post = (path: string, body: unknown) =>
-  fetch(`${sandbox.url}${path}`, {
-    method: 'POST',
-    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  }).then(async (r) => ({ status: r.status, requestId: r.headers.get('x-request-id')!, body: await r.json() }));
+/** A call with the known key; its answer and the request id the server gave it. */
+const posted = async (path: string, body: unknown) => {
+  const answer = await post(sandbox.url, KEY, path, body);
+  return { ...answer, requestId: answer.headers.get('x-request-id')! };
+};
 
 describe('card-sandbox logs tail', () => {
   it('prints a request made after it started: time, method, path, status, code, latency, request id', async () => {
-    await post('/v1/wallet/assetList', {});
+    await posted('/v1/wallet/assetList', {});
     const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);
     try {
       await started(tail, /^Tailing the request log/m);
-      const made = await post('/v1/card/detail', { cardId: 'logs-tail-probe' });
+      const made = await posted('/v1/card/detail', { cardId: 'logs-tail-probe' });
       const [line] = await tail.waitForOutput(
         new RegExp(
           `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} {2}POST /v1/card/detail {2}${made.status} {2}code 4001 {2}[\\d.]+ ms {2}${made.requestId}$`,
@@ -57,8 +57,8 @@ describe('card-sandbox logs tail', () => {
     ]);
     try {
       await started(tail, /^Tailing the request log .* path \/v1\/wallet\/assetList/m);
-      await post('/v1/card/detail', { cardId: 'not-shown' });
-      const made = await post('/v1/wallet/assetList', {});
+      await posted('/v1/card/detail', { cardId: 'not-shown' });
+      const made = await posted('/v1/wallet/assetList', {});
       const [json] = await tail.waitForOutput(new RegExp(`^\\{.*"requestId":"${made.requestId}".*\\}$`, 'm'));
       expect(JSON.parse(json)).toMatchObject({
         method: 'POST',
@@ -80,9 +80,9 @@ describe('card-sandbox logs tail', () => {
     try {
       await started(tail, /^Tailing the request log/m);
       const rules = [{ path: '/v1/card/list', dropResponse: true }];
-      expect((await post('/sandbox/v1/faults', { rules })).status).toBe(200);
+      expect((await posted('/sandbox/v1/faults', { rules })).status).toBe(200);
       // The server ran card/list, then reset the connection: the client gets no answer at all.
-      await expect(post('/v1/card/list', {})).rejects.toThrow();
+      await expect(posted('/v1/card/list', {})).rejects.toThrow();
       const [, head, fault] = (await tail.waitForOutput(
         /^(.* POST \/v1\/card\/list .*)\n {14}(fault: .*)$/m,
       )) as unknown as [string, string, string];
@@ -99,7 +99,7 @@ describe('card-sandbox logs tail', () => {
     const tail = spawnCli(['logs', 'tail', '--base-url', sandbox.url, '--api-key', KEY, '--interval', '100']);
     try {
       await started(tail, /^Tailing the request log/m);
-      const made = await post('/v1/card/creat', {});
+      const made = await posted('/v1/card/creat', {});
       expect(made.status).toBe(404);
       const [, hint] = (await tail.waitForOutput(
         new RegExp(`^.* POST /v1/card/creat {2}404 .*${made.requestId}\\n {14}(hint: .*)$`, 'm'),

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop } from './cli-process.js';
+import { ensureBuilt, serveOn, stop } from '../helpers/cli-process.js';
 
 // `card-sandbox serve` hands its own secrets (the admin token, the ready account's key) to the redaction, so they are
 // masked by value wherever a client puts them: under a header of any name, in the path, in the query, in a body,
@@ -20,9 +20,8 @@ const KEY = 'ci-key-0123456789abcdef';
 
 describe('card-sandbox serve: the server secrets are redacted by value', () => {
   it('keeps the admin token and the ready key out of the debug log and the request log, whatever the header', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN, SANDBOX_API_KEY: KEY });
     const db = join(dir, 'sandbox.db');
-    const proc = await startServe(['serve', '--port', '0', '--db', db, '--log-level', 'debug'], { env });
+    const proc = await serveOn(db, ['--log-level', 'debug'], { SANDBOX_ADMIN_TOKEN: ADMIN, SANDBOX_API_KEY: KEY });
     let requestId: string | undefined;
     try {
       const res = await fetch(`${proc.url}/v1/wallet/assetList?note=${ADMIN}`, {
@@ -61,8 +60,8 @@ describe('card-sandbox serve: the server secrets are redacted by value', () => {
   });
 
   it('keeps them out of stdout in any case and encoding: beside a bad escape, %-encoded, upper-cased, base64, as a header name', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN, SANDBOX_API_KEY: KEY });
-    const proc = await startServe(['serve', '--port', '0', '--db', ':memory:', '--log-level', 'debug'], { env });
+    const env = { SANDBOX_ADMIN_TOKEN: ADMIN, SANDBOX_API_KEY: KEY };
+    const proc = await serveOn(':memory:', ['--log-level', 'debug'], env);
     const percentAll = (text: string) =>
       [...Buffer.from(text)].map((b) => `%${b.toString(16).padStart(2, '0').toUpperCase()}`).join('');
     const paths = [

@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, freePort, spawnCli, startServe, stop, ROOT } from './cli-process.js';
+import { cleanEnv, ensureBuilt, ROOT, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort } from '../helpers/loopback.js';
+import { post } from '../helpers/http-call.js';
 
 let dir: string;
 beforeAll(() => {
@@ -12,12 +14,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const assetList = (url: string, key?: string) =>
-  fetch(`${url}/v1/wallet/assetList`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-KEY': key } : {}) },
-    body: '{}',
-  });
+const assetList = (url: string, key?: string) => post(url, key, '/v1/wallet/assetList');
 
 describe('card-sandbox serve', () => {
   // How fast it answers is measured by `npm run bench` (cold start), not asserted here: a test must pass on a busy
@@ -49,7 +46,7 @@ describe('card-sandbox serve', () => {
       expect(existsSync(join(dir, 'env.db'))).toBe(false);
       const res = await assetList(proc.url);
       expect(res.status).toBe(403);
-      expect(await res.text()).toBe('');
+      expect(res.text).toBe('');
     } finally {
       await stop(proc);
     }
@@ -95,14 +92,14 @@ describe('card-sandbox serve', () => {
 
   it('prints the ready account key once: a second start on the same database does not print it', async () => {
     const db = join(dir, 'bootstrap.db');
-    const first = await startServe(['serve', '--port', '0', '--db', db]);
+    const first = await serveOn(db);
     const key = /API key \(shown once, keep it\): (\S+)/.exec(first.stdout())?.[1];
     expect(key).toMatch(/^sk_sandbox_[0-9A-Za-z]{40}$/);
     expect((await assetList(first.url, key)).status).toBe(200);
     expect((await stop(first)).code).toBe(0);
     expect(first.stdout().split(key!).length - 1).toBe(1);
 
-    const second = await startServe(['serve', '--port', '0', '--db', db]);
+    const second = await serveOn(db);
     try {
       expect(second.stdout()).not.toMatch(/API key/);
       expect((await assetList(second.url, key)).status).toBe(200);
@@ -112,13 +109,13 @@ describe('card-sandbox serve', () => {
   });
 
   it('makes an account owning SANDBOX_API_KEY with SANDBOX_SEED_BALANCE, and never prints that key', async () => {
-    const env = cleanEnv({ SANDBOX_API_KEY: 'ci-key-0123456789', SANDBOX_SEED_BALANCE: '1000' });
-    const proc = await startServe(['serve', '--port', '0', '--db', join(dir, 'given-key.db')], { env });
+    const env = { SANDBOX_API_KEY: 'ci-key-0123456789', SANDBOX_SEED_BALANCE: '1000' };
+    const proc = await serveOn(join(dir, 'given-key.db'), [], env);
     try {
       const res = await assetList(proc.url, 'ci-key-0123456789');
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { assetList: { currency: string; availableAmount: string }[] };
-      expect(body.assetList.find((a) => a.currency === 'USDT')?.availableAmount).toBe('1000');
+      const assets = res.body.assetList as { currency: string; availableAmount: string }[];
+      expect(assets.find((a) => a.currency === 'USDT')?.availableAmount).toBe('1000');
     } finally {
       await stop(proc);
     }
@@ -127,10 +124,8 @@ describe('card-sandbox serve', () => {
   });
 
   it('hosted mode makes no ready account unless asked for, and the operator API takes the admin token', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-1-of-serve-tests' });
-    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted.db')], {
-      env,
-    });
+    const env = { SANDBOX_ADMIN_TOKEN: 'op-token-1-of-serve-tests' };
+    const proc = await serveOn(join(dir, 'hosted.db'), ['--mode', 'hosted'], env);
     try {
       expect(proc.stdout()).not.toMatch(/API key/);
       const created = await fetch(`${proc.url}/admin/v1/accounts`, {
@@ -147,10 +142,8 @@ describe('card-sandbox serve', () => {
   });
 
   it('hosted mode makes the ready account when asked for with SANDBOX_BOOTSTRAP=true', async () => {
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'op-token-2-of-serve-tests', SANDBOX_BOOTSTRAP: 'true' });
-    const proc = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', join(dir, 'hosted-boot.db')], {
-      env,
-    });
+    const env = { SANDBOX_ADMIN_TOKEN: 'op-token-2-of-serve-tests', SANDBOX_BOOTSTRAP: 'true' };
+    const proc = await serveOn(join(dir, 'hosted-boot.db'), ['--mode', 'hosted'], env);
     try {
       const key = /API key \(shown once, keep it\): (\S+)/.exec(proc.stdout())?.[1];
       expect((await assetList(proc.url, key)).status).toBe(200);

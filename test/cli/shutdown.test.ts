@@ -4,7 +4,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from './cli-process.js';
+import { ensureBuilt, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 
 // A request is held in flight for real, with no test-only code in the server: the client sends the headers
 // and half the body of a wallet/seed, and the rest only after the signal.
@@ -17,11 +17,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function serveOn(db: string, extraArgs: string[] = []) {
-  return startServe(['serve', '--port', '0', '--db', db, '--log-level', 'debug', ...extraArgs], {
-    env: cleanEnv({ SANDBOX_API_KEY: KEY }),
-  });
-}
+/** serveOn with the debug log (which says when a request is received) and the known key. */
+const serveDebug = (db: string, args: string[] = []) =>
+  serveOn(db, ['--log-level', 'debug', ...args], { SANDBOX_API_KEY: KEY });
 
 interface HeldRequest {
   socket: Socket;
@@ -60,7 +58,7 @@ const refused = (url: string) =>
   );
 
 function usdtBalance(db: string): Promise<string> {
-  return serveOn(db).then(async (proc) => {
+  return serveDebug(db).then(async (proc) => {
     try {
       const res = await fetch(`${proc.url}/v1/wallet/assetList`, {
         method: 'POST',
@@ -89,7 +87,7 @@ describe('graceful shutdown', () => {
     '%s: stops accepting, finishes the in-flight request, checkpoints and closes the database, exits 0',
     async (signal) => {
       const db = join(dir, `graceful-${signal}.db`);
-      const proc = await serveOn(db);
+      const proc = await serveDebug(db);
       const held = await holdSeedRequest(proc, 25);
 
       proc.child.kill(signal);
@@ -114,7 +112,7 @@ describe('graceful shutdown', () => {
 
   it('exits at once with a non-zero status on a second signal', async () => {
     const db = join(dir, 'second-signal.db');
-    const proc = await serveOn(db);
+    const proc = await serveDebug(db);
     const held = await holdSeedRequest(proc, 5);
     proc.child.kill('SIGTERM');
     await proc.waitForLog((r) => r.msg === 'shutting down: finishing in-flight work');
@@ -130,7 +128,7 @@ describe('graceful shutdown', () => {
 
   it('bounds the wait with --shutdown-grace: a request that never completes is cut, then exit 0', async () => {
     const db = join(dir, 'grace.db');
-    const proc = await serveOn(db, ['--shutdown-grace', '1']);
+    const proc = await serveDebug(db, ['--shutdown-grace', '1']);
     const held = await holdSeedRequest(proc, 7);
     proc.child.kill('SIGTERM');
     // The held request never completes, so only the grace running out ends the wait: the exit itself and the log

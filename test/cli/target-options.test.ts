@@ -2,7 +2,8 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, freePort, spawnCli } from './cli-process.js';
+import { cleanEnv, ensureBuilt, spawnCli } from '../helpers/cli-process.js';
+import { freePort } from '../helpers/loopback.js';
 
 // Every command that talks to a sandbox takes its target the same way (src/cli/target-options.ts): --base-url and
 // --api-key, else SANDBOX_BASE_URL and SANDBOX_API_KEY, with the same usage message when one is missing.

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli } from './cli-process.js';
-import { startPartnerApp, type PartnerApp } from './partner-app.js';
+import { ensureBuilt, runCli } from '../helpers/cli-process.js';
+import { startPartnerApp, type PartnerApp } from '../helpers/partner-app.js';
 
 const SECRET = 'whsec_sendTestSecret0000000000000000';
 let app: PartnerApp;

@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { newCard, sim } from '../helpers/core.js';
+import { micros } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // Over random sequences of authorize / clear / reverse / refund / top-up / clock steps, after every step:
 // - each card's available + frozen equals what was funded (settled) minus cleared spend plus refunds, and its
@@ -13,14 +15,6 @@ import { newCard, sim } from '../helpers/core.js';
 
 const SEED_MICROS = 1000_000_000;
 const CARD_MICROS = 200_000_000;
-
-/** Decimal text to integer micro-units, without float arithmetic. */
-function micros(text: string): number {
-  const neg = text.startsWith('-');
-  const [whole, frac = ''] = (neg ? text.slice(1) : text).split('.') as [string, string?];
-  const v = Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
-  return neg ? -v : v;
-}
 
 type Op =
   | { op: 'authorize'; card: number; cents: number; currency: 'USD' | 'EUR' | 'JPY' }
@@ -209,7 +203,7 @@ describe('conservation property', () => {
           await sb.close();
         }
       }),
-      { numRuns: 25 },
+      { numRuns: propertyRuns(25) },
     );
   });
 });

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { expectConserved, putWebhookConfig, sim } from '../helpers/core.js';
-import { expectLedgerAgrees, micros, PartnerLedger } from '../helpers/partner-ledger.js';
+import { expectLedgerAgrees, PartnerLedger } from '../helpers/partner-ledger.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { micros } from '../helpers/money.js';
+import { propertyRuns, propertyTimeoutMs } from '../helpers/property-runs.js';
 
 // docs/design.md section 15: a partner's ledger built from the delivered webhook events alone, plus its own funding,
 // agrees with card/asset for every card and with bill/list, at every moment. Over random sequences of every network
@@ -233,36 +235,40 @@ async function check(sb: TestSandbox, key: string, accountId: string, m: Model, 
 describe('the ledger a partner folds from the delivered events (docs/design.md section 15)', () => {
   let rx: Receiver;
 
-  it('equals card/asset for every card and bill/list after every step of random network messages, deposits, freezes and clock moves; the ledger sums to zero', async () => {
-    rx = await startReceiver();
-    try {
-      await fc.assert(
-        fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 40 }), async (ops) => {
-          const sb = createTestSandbox();
-          rx.received.length = 0;
-          try {
-            const acct = await sb.account({ balance: SEED, depositFeeRate: '0' });
-            const key = acct.apiKey;
-            expect((await putWebhookConfig(sb, key, { url: rx.url })).status).toBe(200);
-            const ledger = new PartnerLedger();
-            const m: Model = { nowS: 0, seededMicros: SEED * 1_000_000, cards: [], txns: [], topups: [] };
-            for (let i = 0; i < 2; i++) await step(sb, key, m, ledger, { op: 'create', cents: CARD * 100 });
-            for (const o of ops) {
-              const res = await step(sb, key, m, ledger, o);
-              expect(res.status, `${JSON.stringify(o)} -> ${JSON.stringify(res.body)}`).toBeLessThan(500);
-              // Every event of the step reaches the receiver before the partner looks (a clock advance of 0 delivers).
-              await sb.advance(key, 0);
-              ledger.fold(rx.received.map((r) => r.body));
-              await check(sb, key, acct.accountId, m, ledger);
+  it(
+    'equals card/asset for every card and bill/list after every step of random network messages, deposits, freezes and clock moves; the ledger sums to zero',
+    async () => {
+      rx = await startReceiver();
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(opArb, { minLength: 10, maxLength: 40 }), async (ops) => {
+            const sb = createTestSandbox();
+            rx.received.length = 0;
+            try {
+              const acct = await sb.account({ balance: SEED, depositFeeRate: '0' });
+              const key = acct.apiKey;
+              expect((await putWebhookConfig(sb, key, { url: rx.url })).status).toBe(200);
+              const ledger = new PartnerLedger();
+              const m: Model = { nowS: 0, seededMicros: SEED * 1_000_000, cards: [], txns: [], topups: [] };
+              for (let i = 0; i < 2; i++) await step(sb, key, m, ledger, { op: 'create', cents: CARD * 100 });
+              for (const o of ops) {
+                const res = await step(sb, key, m, ledger, o);
+                expect(res.status, `${JSON.stringify(o)} -> ${JSON.stringify(res.body)}`).toBeLessThan(500);
+                // Every event of the step reaches the receiver before the partner looks (a clock advance of 0 delivers).
+                await sb.advance(key, 0);
+                ledger.fold(rx.received.map((r) => r.body));
+                await check(sb, key, acct.accountId, m, ledger);
+              }
+            } finally {
+              await sb.close();
             }
-          } finally {
-            await sb.close();
-          }
-        }),
-        { numRuns: Number(process.env.LEDGER_FOLD_RUNS ?? 40) },
-      );
-    } finally {
-      await rx.close();
-    }
-  }, 120_000);
+          }),
+          { numRuns: propertyRuns(Number(process.env.LEDGER_FOLD_RUNS ?? 40)) },
+        );
+      } finally {
+        await rx.close();
+      }
+    },
+    propertyTimeoutMs(120_000),
+  );
 });

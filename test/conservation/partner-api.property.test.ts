@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { balance } from '../../src/domain/ledger/ledger.js';
 import { expectConserved } from '../helpers/core.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { micros } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // docs/design.md section 1, checked after every step of a random operation sequence:
 // seeded == wallet available + top-ups still settling + sum(card available + card frozen) + fees
@@ -30,8 +32,6 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('clock' as const), seconds: fc.constantFrom(0, 1, 2, 3, 5, 60) }),
   fc.record({ op: fc.constant('reset' as const), balance: fc.constantFrom(0, 25) }),
 );
-
-const micros = (decimal: string | number) => Math.round(Number(decimal) * 1_000_000);
 
 async function partnerView(sb: TestSandbox, key: string, accountId: string) {
   const wallet = micros((await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount);
@@ -99,7 +99,7 @@ describe('Conservation of money (docs/design.md section 1) over random create/de
           }
         },
       ),
-      { numRuns: 80 },
+      { numRuns: propertyRuns(80) },
     );
   });
 });

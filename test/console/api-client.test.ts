@@ -45,6 +45,21 @@ describe('console API client', () => {
     expect(new Headers(calls[0]!.init.headers).get('authorization')).toBe('Bearer tok');
   });
 
+  it('sends every keyed write with an Idempotency-Key: its form’s when given, else one of its own; reads none', async () => {
+    const { calls, fetch } = canned(200, '{"code":0,"message":"ok"}');
+    const api = apiClient(fetch, { apiKey: 'k' });
+    await api.post('/v1/card/freeze', { cardId: 'c' }, { idempotencyKey: 'from-the-form' });
+    await api.post('/v1/card/deposit', { cardId: 'c', amount: 1, currency: 'USDT' });
+    await api.post('/v1/card/deposit', { cardId: 'c', amount: 1, currency: 'USDT' });
+    await api.post('/v1/card/asset', { cardId: 'c' });
+    await api.post('/sandbox/v1/clock', {});
+    const keys = calls.map((call) => new Headers(call.init.headers).get('idempotency-key'));
+    expect(keys[0]).toBe('from-the-form');
+    expect(keys[1]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[2]).not.toBe(keys[1]);
+    expect(keys.slice(3)).toEqual([null, null]);
+  });
+
   it('declares the JSON body it sends and its length in bytes', async () => {
     const { calls, fetch } = canned(200, '{}');
     await apiClient(fetch, { apiKey: 'k' }).post('/v1/card/create', { amount: 5, currency: 'USDT', alias: 'é' });

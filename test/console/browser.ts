@@ -1,14 +1,14 @@
 import { mkdirSync, mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { ROOT } from '../cli/cli-process.js';
+import { ROOT } from '../helpers/cli-process.js';
 import { skipBecause } from '../helpers/skip.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { listen } from '../helpers/loopback.js';
 
 // Shared by the console's browser tests: a Chromium driven by playwright-core, a test sandbox listening on a loopback
 // port, axe-core, and the screenshot writer.
@@ -92,8 +92,7 @@ async function launch(tempDir: string): Promise<Browser | string> {
 
 async function listeningSandbox(): Promise<{ sb: TestSandbox; base: string }> {
   const sb = createTestSandbox();
-  await new Promise<void>((resolve) => sb.server.listen(0, '127.0.0.1', resolve));
-  return { sb, base: `http://127.0.0.1:${(sb.server.address() as AddressInfo).port}` };
+  return { sb, base: await listen(sb.server) };
 }
 
 /** What a browser test file works with: a listening sandbox, one account, a webhook receiver and one page. */
@@ -163,6 +162,59 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
       targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) })))`)) as { id: string; impact: string }[];
   const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(bad, `${name}: ${JSON.stringify(bad, null, 2)}`).toEqual([]);
+}
+
+/**
+ * No two pieces of text on the page overlap, as the browser laid them out: every rendered text node's line boxes (a
+ * Range's client rects), each cut to what its clipping ancestors show (a table scrolling in its region, a visually
+ * hidden label), compared with every other text node's. Overlaps of 2 px or less (glyph boxes touching) are not
+ * counted. Every overlap of the page is reported (a soft assertion), so one run lists them all.
+ */
+export async function expectNoTextOverlap(page: Page, name: string): Promise<void> {
+  // A string, evaluated in the page: the test compiles without the DOM library.
+  const overlaps = (await page.evaluate(`(() => {
+    const clips = (el) => {
+      let clip = { left: -Infinity, top: -Infinity, right: Infinity, bottom: Infinity };
+      for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
+        const s = getComputedStyle(a);
+        if (s.overflowX === 'visible' && s.overflowY === 'visible' && s.clipPath === 'none' && s.clip === 'auto') continue;
+        const r = a.getBoundingClientRect();
+        clip = { left: Math.max(clip.left, r.left), top: Math.max(clip.top, r.top),
+          right: Math.min(clip.right, r.right), bottom: Math.min(clip.bottom, r.bottom) };
+      }
+      return clip;
+    };
+    const boxes = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    let node = 0;
+    for (let n = walker.nextNode(); n; n = walker.nextNode(), node++) {
+      const el = n.parentElement;
+      if (!el || !n.textContent.trim() || el.closest('script, style, template')) continue;
+      // Not rendered: hidden, transparent, or in a skipped subtree (a closed <details>, content-visibility).
+      if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true, contentVisibilityAuto: true })) continue;
+      const clip = clips(el);
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      for (const r of range.getClientRects()) {
+        const b = { left: Math.max(r.left, clip.left), top: Math.max(r.top, clip.top),
+          right: Math.min(r.right, clip.right), bottom: Math.min(r.bottom, clip.bottom) };
+        if (b.right - b.left > 2 && b.bottom - b.top > 2) boxes.push({ node, text: n.textContent.trim().slice(0, 40), ...b });
+      }
+    }
+    const found = [];
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.node === b.node) continue;
+        const w = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+        const h = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (w > 2 && h > 2) found.push(JSON.stringify(a.text) + ' overlaps ' + JSON.stringify(b.text) +
+          ' (' + Math.round(w) + ' x ' + Math.round(h) + ' px)');
+      }
+    }
+    return found;
+  })()`)) as string[];
+  expect.soft(overlaps, `${name}: text over text`).toEqual([]);
 }
 
 /**

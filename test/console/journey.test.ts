@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, type Receiver } from '../webhooks/receiver.js';
+import { behaviours, type Receiver } from '../helpers/webhook-receiver.js';
 import { useConsole, expectAccessible, screenshot, shown, WAIT_MS } from './browser.js';
 
 // The console in a real browser, step by step as a partner's QA would use it; every step checks what the page
@@ -311,6 +311,38 @@ describe('console journey', { timeout: 120_000 }, () => {
       }
     }
     await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
+  it('sends each keyed write under the Idempotency-Key its form was shown with: a form sent twice is one card', async () => {
+    await page.goto(`${base}/console/cards?new=1`);
+    const form = page.getByRole('form', { name: 'New card' });
+    const fields = {
+      _csrf: await form.locator('input[name=_csrf]').inputValue(),
+      idempotencyKey: await form.locator('input[name=idempotencyKey]').inputValue(),
+      amount: '10',
+      alias: 'Sent twice',
+    };
+    const before = (await api('/v1/card/list')).cardList.length;
+    // A double click, or the browser sending the form again: the same form, twice.
+    const sent = [];
+    for (let i = 0; i < 2; i++)
+      sent.push(await page.request.post(`${base}/console/cards`, { form: fields, maxRedirects: 0 }));
+    expect(sent.map((r) => r.status())).toEqual([303, 303]);
+    expect(sent[1]!.headers().location).toBe(sent[0]!.headers().location);
+    expect((await api('/v1/card/list')).cardList).toHaveLength(before + 1);
+    // Cancelled from its page, so the rest of the journey keeps its one live card.
+    await page.goto(base + sent[0]!.headers().location);
+    await page.getByRole('button', { name: 'Cancel card' }).click();
+    await expect.poll(() => flash().textContent()).toContain('Card cancellation started');
+    // Every keyed write the console made (create, top-up, freeze, unfreeze, cancel) carried a key.
+    const writes = [];
+    for (const op of ['create', 'deposit', 'freeze', 'unfreeze', 'cancel']) {
+      const found = await api('/sandbox/v1/requests', { path: `/v1/card/${op}`, source: 'console', limit: 500 });
+      expect(found.requests.length, op).toBeGreaterThan(0);
+      writes.push(...found.requests);
+    }
+    expect(writes.filter((r: { idempotencyKey: string | null }) => !r.idempotencyKey)).toEqual([]);
+    expect(writes.filter((r: { replayed: boolean }) => r.replayed)).toHaveLength(1);
   });
 
   it('signs out: the session ends on the server and the pages send to sign-in again', async () => {

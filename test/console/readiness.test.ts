@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import type { Receiver } from '../webhooks/receiver.js';
+import type { Receiver } from '../helpers/webhook-receiver.js';
 import { useConsole, expectAccessible, screenshot } from './browser.js';
 
 // The console's Readiness page in a real browser: start a run with the keyboard, see its checks as readiness/get

@@ -8,6 +8,8 @@ import {
   SessionsFull,
 } from '../../src/console/session.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { listen } from '../helpers/loopback.js';
+import { csrfOf, signIn } from '../helpers/console-session.js';
 
 // What a console user can make the server keep is bounded, and belongs to that user's key: a key's sessions, what
 // a refused form keeps, a sign-in from another site, guesses of the operator token.
@@ -15,33 +17,19 @@ import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/san
 let sb: TestSandbox;
 afterEach(() => sb?.close());
 
-async function signIn(apiKey: string, headers: Record<string, string> = {}) {
-  const res = await request(sb.server).post('/console/signin').set(headers).type('form').send({ apiKey });
-  const cookie = ([] as string[]).concat(res.headers['set-cookie'] ?? [])[0]?.split(';')[0];
-  return { res, cookie };
-}
-
 const signedIn = async (cookie: string) =>
   (await request(sb.server).get('/console').set('Cookie', cookie)).status === 200;
-
-async function csrfOf(cookie: string, path = '/console') {
-  const page = await request(sb.server).get(path).set('Cookie', cookie);
-  return /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!;
-}
 
 describe('console sessions belong to their key', () => {
   it(`a key holds at most ${MAX_SESSIONS_PER_KEY} sessions: its oldest goes, another key's session stays`, async () => {
     sb = createTestSandbox();
     const a = await sb.account();
     const b = await sb.account();
-    const other = await signIn(b.apiKey);
-    const operator = await request(sb.server)
-      .post('/console/operator/signin')
-      .type('form')
-      .send({ adminToken: ADMIN_TOKEN });
-    const operatorCookie = String(operator.headers['set-cookie']).split(';')[0]!;
+    const other = await signIn(sb.server, { apiKey: b.apiKey });
+    const operatorCookie = (await signIn(sb.server, { adminToken: ADMIN_TOKEN })).cookie!;
     const cookies: string[] = [];
-    for (let i = 0; i < MAX_SESSIONS_PER_KEY + 5; i++) cookies.push((await signIn(a.apiKey)).cookie!);
+    for (let i = 0; i < MAX_SESSIONS_PER_KEY + 5; i++)
+      cookies.push((await signIn(sb.server, { apiKey: a.apiKey })).cookie!);
     const alive = [];
     for (const cookie of cookies) alive.push(await signedIn(cookie));
     expect(alive).toEqual([...Array(5).fill(false), ...Array(MAX_SESSIONS_PER_KEY).fill(true)]);
@@ -53,7 +41,7 @@ describe('console sessions belong to their key', () => {
     sb = createTestSandbox();
     const parent = await sb.account();
     const other = await sb.account();
-    const theirs = await signIn(other.apiKey);
+    const theirs = await signIn(sb.server, { apiKey: other.apiKey });
     const keys = [parent.apiKey];
     for (let i = 0; i < 5; i++) {
       keys.push(
@@ -62,7 +50,8 @@ describe('console sessions belong to their key', () => {
     }
     const perKey = 18; // below the key's own bound: the tenant's bound is the one reached
     const cookies: string[] = [];
-    for (const key of keys) for (let i = 0; i < perKey; i++) cookies.push((await signIn(key)).cookie!);
+    for (const key of keys)
+      for (let i = 0; i < perKey; i++) cookies.push((await signIn(sb.server, { apiKey: key })).cookie!);
     const alive = [];
     for (const cookie of cookies) alive.push(await signedIn(cookie));
     const gone = keys.length * perKey - MAX_SESSIONS_PER_TENANT;
@@ -74,12 +63,12 @@ describe('console sessions belong to their key', () => {
     sb = createTestSandbox();
     const parent = await sb.account();
     const child = await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/create', { name: 'short-lived' });
-    const { cookie } = await signIn(child.body.apiKey as string);
+    const { cookie } = await signIn(sb.server, { apiKey: child.body.apiKey as string });
     expect(await signedIn(cookie!)).toBe(true);
     await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/delete', { accountId: child.body.accountId });
     expect(await signedIn(cookie!)).toBe(false);
     const extra = await sb.admin('post', `/admin/v1/accounts/${parent.accountId}/keys`);
-    const second = await signIn(extra.body.apiKey as string);
+    const second = await signIn(sb.server, { apiKey: extra.body.apiKey as string });
     expect(await signedIn(second.cookie!)).toBe(true);
     await sb.admin('delete', `/admin/v1/accounts/${parent.accountId}/keys/${extra.body.keyId}`);
     expect(await signedIn(second.cookie!)).toBe(false);
@@ -98,8 +87,8 @@ describe('what a refused form keeps is bounded', () => {
   it('an alias of a million characters is kept to 4,096 for the form shown again', async () => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account({ balance: 10 });
-    const { cookie } = await signIn(apiKey);
-    const csrf = await csrfOf(cookie!, '/console/cards');
+    const { cookie } = await signIn(sb.server, { apiKey });
+    const csrf = await csrfOf(sb.server, cookie!, '/console/cards');
     const alias = 'a'.repeat(1_000_000);
     const refused = await request(sb.server)
       .post('/console/cards')
@@ -116,8 +105,8 @@ describe('what a refused form keeps is bounded', () => {
   it('a Faults form of 5,000 nested brackets gets the API answer, never a 500', async () => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account();
-    const { cookie } = await signIn(apiKey);
-    const csrf = await csrfOf(cookie!, '/console/simulate');
+    const { cookie } = await signIn(sb.server, { apiKey });
+    const csrf = await csrfOf(sb.server, cookie!, '/console/simulate');
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     const res = await request(sb.server)
       .post('/console/simulate/faults')
@@ -142,14 +131,10 @@ describe('sign-in guards', () => {
   it.each(crossSite)('refuses a sign-in posted from another site (%o): 403, no cookie', async (headers) => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account();
-    const { res } = await signIn(apiKey, headers);
+    const { res } = await signIn(sb.server, { apiKey }, headers);
     expect(res.status).toBe(403);
     expect(res.headers['set-cookie']).toBeUndefined();
-    const operator = await request(sb.server)
-      .post('/console/operator/signin')
-      .set(headers)
-      .type('form')
-      .send({ adminToken: ADMIN_TOKEN });
+    const { res: operator } = await signIn(sb.server, { adminToken: ADMIN_TOKEN }, headers);
     expect(operator.status).toBe(403);
     expect(operator.headers['set-cookie']).toBeUndefined();
   });
@@ -157,29 +142,20 @@ describe('sign-in guards', () => {
   it('accepts a sign-in from the console itself (same-origin, or an Origin naming this host)', async () => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account();
-    expect((await signIn(apiKey, { 'Sec-Fetch-Site': 'same-origin' })).res.status).toBe(303);
-    const server = sb.server.listen(0, '127.0.0.1');
-    await new Promise((r) => server.once('listening', r));
-    const { port } = server.address() as { port: number };
-    const res = await request(`http://127.0.0.1:${port}`)
-      .post('/console/signin')
-      .set('Origin', `http://127.0.0.1:${port}`)
-      .type('form')
-      .send({ apiKey });
+    expect((await signIn(sb.server, { apiKey }, { 'Sec-Fetch-Site': 'same-origin' })).res.status).toBe(303);
+    const base = await listen(sb.server);
+    const res = await request(base).post('/console/signin').set('Origin', base).type('form').send({ apiKey });
     expect(res.status).toBe(303);
   });
 
   it('a credential no HTTP header can carry (a newline, a control or non-ASCII character) is refused with a 400, never a 500', async () => {
     sb = createTestSandbox();
     for (const apiKey of ['sk_sandbox_a\nb', 'sk\u0000x', 'sk_€']) {
-      const res = await request(sb.server).post('/console/signin').type('form').send({ apiKey });
+      const { res } = await signIn(sb.server, { apiKey });
       expect(res.status).toBe(400);
       expect(res.text).toContain('11002');
     }
-    const operator = await request(sb.server)
-      .post('/console/operator/signin')
-      .type('form')
-      .send({ adminToken: 'Bearer a\nb' });
+    const { res: operator } = await signIn(sb.server, { adminToken: 'Bearer a\nb' });
     expect(operator.status).toBe(400);
     expect(operator.text).toContain('Invalid operator token');
   });
@@ -198,7 +174,7 @@ describe('sign-in guards', () => {
 
   it('throttles failed operator sign-ins and admin tokens per client address: a wrong one is 429 after 10 a minute, the right one still works', async () => {
     sb = createTestSandbox();
-    const wrong = () => request(sb.server).post('/console/operator/signin').type('form').send({ adminToken: 'guess' });
+    const wrong = async () => (await signIn(sb.server, { adminToken: 'guess' })).res;
     const adminCall = (token: string) =>
       request(sb.server).get('/admin/v1/accounts/-').set('Authorization', `Bearer ${token}`);
     for (let i = 0; i < 5; i++) expect((await wrong()).status).toBe(400);
@@ -212,10 +188,7 @@ describe('sign-in guards', () => {
     expect(throttledForm.headers['set-cookie']).toBeUndefined();
     // The right token is never refused by the throttle: it reaches the route (no account "-": 404) and signs in.
     expect((await adminCall(ADMIN_TOKEN)).status).toBe(404);
-    const console = await request(sb.server)
-      .post('/console/operator/signin')
-      .type('form')
-      .send({ adminToken: ADMIN_TOKEN });
+    const { res: console } = await signIn(sb.server, { adminToken: ADMIN_TOKEN });
     expect(console.status).toBe(303);
     expect((await adminCall('guess')).status).toBe(429);
     sb.wall.ms += 60_000;
@@ -225,7 +198,7 @@ describe('sign-in guards', () => {
   it('throttles failed API-key sign-ins per client address: a wrong key is 429 after 10 a minute, a working one still signs in', async () => {
     sb = createTestSandbox();
     const acct = await sb.account();
-    const guess = (apiKey: string) => request(sb.server).post('/console/signin').type('form').send({ apiKey });
+    const guess = async (apiKey: string) => (await signIn(sb.server, { apiKey })).res;
     for (let i = 0; i < 10; i++) expect((await guess(`sk_sandbox_guess${i}`)).status).toBe(400);
     const throttled = await guess('sk_sandbox_guess10');
     expect(throttled.status).toBe(429);
@@ -236,10 +209,7 @@ describe('sign-in guards', () => {
     expect(right.status).toBe(303);
     expect(right.headers['set-cookie']).toBeDefined();
     // The operator's sign-in counts apart: a partner's typos never lock the operator out.
-    const operator = await request(sb.server)
-      .post('/console/operator/signin')
-      .type('form')
-      .send({ adminToken: ADMIN_TOKEN });
+    const { res: operator } = await signIn(sb.server, { adminToken: ADMIN_TOKEN });
     expect(operator.status).toBe(303);
     sb.wall.ms += 60_000;
     expect((await guess('sk_sandbox_guess11')).status).toBe(400);

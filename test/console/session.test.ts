@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { csrfOf, session, signIn } from '../helpers/console-session.js';
 
 // The console's session rules over plain HTTP (no browser needed): who gets in, what a cookie can read, how forms
 // are protected, and where the API key may never appear.
@@ -17,16 +18,6 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
   dir = undefined;
 });
-
-async function signIn(apiKey: string, headers: Record<string, string> = {}) {
-  const res = await request(sb.server).post('/console/signin').set(headers).type('form').send({ apiKey });
-  expect(res.status).toBe(303);
-  const setCookie = ([] as string[]).concat(res.headers['set-cookie'] ?? []);
-  const cookie = setCookie[0]!.split(';')[0]!;
-  const home = await request(sb.server).get('/console').set('Cookie', cookie);
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(home.text)![1]!;
-  return { cookie, csrf, setCookie: setCookie[0]!, location: res.headers.location as string };
-}
 
 const get = (path: string, cookie?: string) => {
   const req = request(sb.server).get(path);
@@ -61,11 +52,11 @@ describe('console sessions', () => {
   it('the session cookie is HttpOnly and SameSite=Strict, scoped to /console, Secure when the request came over https', async () => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account();
-    const plain = await signIn(apiKey);
+    const plain = await session(sb.server, apiKey);
     expect(plain.setCookie).toMatch(/^console_session=[A-Za-z0-9_-]{43}; Path=\/console; HttpOnly; SameSite=Strict$/);
     expect(plain.location).toBe('/console');
     expect(plain.setCookie).not.toContain(apiKey);
-    const proxied = await signIn(apiKey, { 'X-Forwarded-Proto': 'https' });
+    const proxied = await session(sb.server, apiKey, { 'X-Forwarded-Proto': 'https' });
     expect(proxied.setCookie).toMatch(/; HttpOnly; SameSite=Strict; Secure$/);
   });
 
@@ -85,7 +76,7 @@ describe('console sessions', () => {
     const bCard = (
       await sb.post(b.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT', alias: 'B secret alias' })
     ).body.cardId as string;
-    const { cookie } = await signIn(a.apiKey);
+    const { cookie } = await session(sb.server, a.apiKey);
     const card = await get(`/console/cards/${bCard}`, cookie);
     expect(card.status).toBe(404);
     expect(card.text).toContain('4001');
@@ -102,7 +93,7 @@ describe('console sessions', () => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account({ balance: 100 });
     const cardId = (await sb.post(apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' })).body.cardId as string;
-    const { cookie, csrf } = await signIn(apiKey);
+    const { cookie, csrf } = await session(sb.server, apiKey);
     const forged = await request(sb.server)
       .post(`/console/cards/${cardId}/freeze`)
       .set('Cookie', cookie)
@@ -122,7 +113,7 @@ describe('console sessions', () => {
   it('Sign out ends the session on the server', async () => {
     sb = createTestSandbox();
     const { apiKey } = await sb.account();
-    const { cookie, csrf } = await signIn(apiKey);
+    const { cookie, csrf } = await session(sb.server, apiKey);
     const out = await request(sb.server)
       .post('/console/signout')
       .set('Cookie', cookie)
@@ -141,7 +132,7 @@ describe('console sessions', () => {
       logger: createLogger({ level: 'debug', destination: { write: (line: string) => void (logText += line) } }),
     });
     const { apiKey } = await sb.account({ balance: 100 });
-    const { cookie, csrf, location } = await signIn(apiKey);
+    const { cookie, csrf, location } = await session(sb.server, apiKey);
     await request(sb.server)
       .post('/console/cards')
       .set('Cookie', cookie)
@@ -191,16 +182,12 @@ describe('console switch', () => {
 describe('console operator view', () => {
   it('with the operator token: creates an account (key shown once), issues and revokes keys through /admin/v1', async () => {
     sb = createTestSandbox();
-    const wrong = await request(sb.server).post('/console/operator/signin').type('form').send({ adminToken: 'nope' });
+    const { res: wrong } = await signIn(sb.server, { adminToken: 'nope' });
     expect(wrong.status).toBe(400);
-    const res = await request(sb.server)
-      .post('/console/operator/signin')
-      .type('form')
-      .send({ adminToken: ADMIN_TOKEN });
-    expect(res.headers.location).toBe('/console/operator');
-    const cookie = String(res.headers['set-cookie']).split(';')[0]!;
-    const view = await get('/console/operator', cookie);
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(view.text)![1]!;
+    const operator = await signIn(sb.server, { adminToken: ADMIN_TOKEN });
+    expect(operator.res.headers.location).toBe('/console/operator');
+    const cookie = operator.cookie!;
+    const csrf = await csrfOf(sb.server, cookie, '/console/operator');
     // An operator session has no API key: the account pages send it back to its own view.
     expect((await get('/console/cards', cookie)).headers.location).toBe('/console/operator');
     const created = await request(sb.server)

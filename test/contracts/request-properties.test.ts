@@ -4,12 +4,14 @@ import { readIndex } from '../../src/contracts/files.js';
 import { validateRequest } from '../../src/contracts/registry.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { invalid, valid } from './schema-arbitrary.js';
+import { snapshotDocument } from './snapshot-arbitrary.js';
+import { propertyRuns, propertyTimeoutMs } from '../helpers/property-runs.js';
 
 // The document and the server agree in both directions: for every request schema, bodies drawn from it
 // get a success or a domain error, and bodies that break it in one place get the 400 that names the problem.
 
 const index = readIndex();
-const RUNS = Number(process.env.CONTRACT_PROPERTY_RUNS ?? 12);
+const RUNS = propertyRuns(Number(process.env.CONTRACT_PROPERTY_RUNS ?? 12));
 
 /** A validation message: a field's name, then what it must be (http/request-schema.ts). */
 const VALIDATION = /^[\w.[\]]+ (is required|must |needs |cannot )|^[\w.[\]]+: unknown field \(/;
@@ -17,6 +19,13 @@ const VALIDATION = /^[\w.[\]]+ (is required|must |needs |cannot )|^[\w.[\]]+: un
 const operations = Object.entries(index.operations).filter(([, op]) => op.request !== null);
 /** Bodies with no field that take any field (the partner API is open to fields it does not know). */
 const UNBREAKABLE = ['POST /v1/wallet/assetList', 'POST /v1/card/binList', 'POST /v1/webhook/rotate-secret'];
+
+/** Bodies whose parts must hold together beyond their schema, drawn from an arbitrary of their own. */
+const DRAWN: Record<string, () => fc.Arbitrary<Record<string, unknown>>> = {
+  'POST /sandbox/v1/snapshot/import': snapshotDocument,
+};
+/** Operations that make a child sandbox: it is deleted after each run, so no run meets the bound of 100 children. */
+const MAKES_A_CHILD = ['/sandbox/v1/sandboxes/create', '/sandbox/v1/snapshot/import'];
 
 let sb: TestSandbox | undefined;
 afterEach(async () => sb?.close());
@@ -37,8 +46,9 @@ const schemas = operations.map(([key, op]) => {
   const schema = { $ref: index.base + op.request! };
   const closed = /^\/(sandbox|admin)\/v1\//.test(template);
   const conforms = (body: unknown) => validateRequest(method, template, body).length === 0;
-  const breakable = invalid(schema, index.base, closed);
-  return { key, template, schema, conforms, breakable };
+  const drawn = DRAWN[key]?.();
+  const breakable = invalid(schema, index.base, closed, drawn);
+  return { key, template, drawn: drawn ?? valid(schema, index.base), conforms, breakable };
 });
 
 async function withAccount<T>(run: (s: TestSandbox, account: AccountHandle) => Promise<T>): Promise<T> {
@@ -49,12 +59,15 @@ async function withAccount<T>(run: (s: TestSandbox, account: AccountHandle) => P
 describe('every request schema against the server, both directions', () => {
   it.each(schemas)(
     '$key: bodies drawn from its schema get a success or a domain error',
-    async ({ key, template, schema, conforms }) =>
+    async ({ key, template, drawn, conforms }) =>
       withAccount(async (s, account) => {
         await fc.assert(
-          fc.asyncProperty(valid(schema, index.base).filter(conforms), async (body) => {
+          fc.asyncProperty(drawn.filter(conforms), async (body) => {
             const res = await send(s, key, account.accountId, account.apiKey, body);
             if (template === '/sandbox/v1/faults') await s.post(account.apiKey, '/sandbox/v1/faults/clear');
+            if (MAKES_A_CHILD.includes(template) && res.status === 200) {
+              await s.post(account.apiKey, '/sandbox/v1/sandboxes/delete', { accountId: res.body.accountId });
+            }
             expect(res.status, JSON.stringify(body)).toBeLessThan(500);
             if (res.status === 400 && res.body.code === 400)
               expect(res.body.message, JSON.stringify(body)).not.toMatch(VALIDATION);
@@ -62,7 +75,7 @@ describe('every request schema against the server, both directions', () => {
           { numRuns: RUNS },
         );
       }),
-    120_000,
+    propertyTimeoutMs(120_000),
   );
 
   it.each(schemas.filter((o) => o.breakable))(
@@ -81,7 +94,7 @@ describe('every request schema against the server, both directions', () => {
           { numRuns: RUNS },
         );
       }),
-    120_000,
+    propertyTimeoutMs(120_000),
   );
 
   it('only operations whose body has no field, and takes any field, have nothing to break', () => {

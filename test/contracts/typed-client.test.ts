@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { readIndex } from '../../src/contracts/files.js';
 import { validateEvent } from '../../src/contracts/registry.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { describeEvent, runFlow, sampleEvents } from './typed-client/flow.js';
+import { listen } from '../helpers/loopback.js';
 
 // A partner generates a client from the served /openapi.json (openapi-typescript) and uses it with
 // openapi-fetch under the strictest compiler flags, with no cast; then the same flow runs against the sandbox.
@@ -61,9 +61,7 @@ describe('a typed client generated from /openapi.json', () => {
     sb = createTestSandbox();
     const doc = (await request(sb.server).get('/openapi.json')).body as { paths: Record<string, object> };
     const account = await sb.account({ depositAddress: 'auto' });
-    await new Promise<void>((resolve) => sb!.server.listen(0, '127.0.0.1', resolve));
-    const { port } = sb.server.address() as AddressInfo;
-    const called = await runFlow({ baseUrl: `http://127.0.0.1:${port}`, apiKey: account.apiKey, fetch });
+    const called = await runFlow({ baseUrl: await listen(sb.server), apiKey: account.apiKey, fetch });
     const operations = Object.entries(doc.paths)
       .filter(([path]) => /^\/(v1|sandbox\/v1)\//.test(path))
       .flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));

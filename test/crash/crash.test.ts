@@ -4,9 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkLedgerFile } from './ledger-check.js';
-import { ADMIN_TOKEN, ServerProcess, freePort } from './server-process.js';
+import { ADMIN_TOKEN, ServerProcess } from './server-process.js';
 import { call, prng, runTraffic, type KeyedOp } from './traffic.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort, listen } from '../helpers/loopback.js';
+import { micros } from '../helpers/money.js';
 
 // CRASH_ROUNDS kills (CI 3, `npm run test:crash` 20) of a real `card-sandbox serve` under concurrent keyed
 // create / deposit / authorize / clear traffic. The account's deposit fee is 0
@@ -56,8 +58,7 @@ beforeAll(async () => {
       res.writeHead(200).end();
     });
   });
-  await new Promise<void>((r) => receiver!.listen(0, '127.0.0.1', r));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const hookUrl = `${await listen(receiver)}/hook`;
   const put = await fetch(`${server.url}/v1/webhook`, {
     method: 'PUT',
     headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
@@ -91,8 +92,8 @@ async function allCards(): Promise<Map<string, { available: number; frozen: numb
   const out = new Map<string, { available: number; frozen: number }>();
   for (const c of res.body.cardList) {
     out.set(c.cardId, {
-      available: Math.round(c.availableBalance * MICRO),
-      frozen: Math.round(c.frozenAmount * MICRO),
+      available: micros(c.availableBalance),
+      frozen: micros(c.frozenAmount),
     });
   }
   return out;
@@ -106,7 +107,7 @@ async function clearedSpendMicros(): Promise<number> {
     expect(res.status).toBe(200);
     for (const t of res.body.transactions) {
       if (t.status === 'COMPLETED' || (t.status === 'REVERTED' && !String(t.amount).startsWith('-'))) {
-        total -= Math.round(Number(t.amount) * MICRO);
+        total -= micros(t.amount);
       }
     }
     if (res.body.last) return total;
@@ -177,7 +178,7 @@ describe('crash safety: SIGKILL at random moments under concurrent traffic, then
         );
 
         const wallet = await post('/v1/wallet/assetList', {});
-        const walletMicros = Math.round(Number(wallet.body.assetList[0].availableAmount) * MICRO);
+        const walletMicros = micros(wallet.body.assetList[0].availableAmount);
         const onCards = [...seen.values()].reduce((s, c) => s + c.available + c.frozen, 0);
         const spent = await clearedSpendMicros();
         expect(walletMicros + onCards + spent, 'seed == wallet + cards + cleared spend').toBe(SEED_BALANCE * MICRO);

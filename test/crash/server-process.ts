@@ -6,9 +6,6 @@ import { waitFor } from '../helpers/wait.js';
 const MAIN = 'dist/src/cli/main.js';
 export const ADMIN_TOKEN = 'crash-admin-token';
 
-/** A port that was free a moment ago; the server keeps it across restarts. */
-export { freePort } from '../cli/cli-process.js';
-
 /** A real `card-sandbox serve` on a file database, killed and restarted by the crash test. */
 export class ServerProcess {
   private child: ChildProcess | undefined;

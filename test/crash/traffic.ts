@@ -1,3 +1,5 @@
+import { post } from '../helpers/http-call.js';
+
 // Concurrent partner traffic whose every keyed call is recorded, so that after a crash each one can be
 // retried and its final answer compared with what the server kept.
 
@@ -27,6 +29,7 @@ export function prng(seed: number): () => number {
   };
 }
 
+/** A POST with the key; its status, body, and whether the server replayed a stored answer. */
 export async function call(
   url: string,
   apiKey: string,
@@ -34,17 +37,8 @@ export async function call(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Answer> {
-  const res = await fetch(url + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...headers },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  return {
-    status: res.status,
-    body: text ? JSON.parse(text) : undefined,
-    replayed: res.headers.get('idempotent-replayed') === 'true',
-  };
+  const res = await post(url, apiKey, path, body, headers);
+  return { status: res.status, body: res.body, replayed: res.headers.get('idempotent-replayed') === 'true' };
 }
 
 export interface TrafficOptions {

@@ -3,6 +3,7 @@ import { DEFAULT_CONFIG } from '../../src/config.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { newCard, sim } from '../helpers/core.js';
+import { authorize } from '../helpers/card-network.js';
 
 // docs/design.md sections 8 and 11 (Webhooks, Finer points): decisions no other test pins down on their own.
 let sb: TestSandbox;
@@ -13,8 +14,6 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
   [sb, acct] = [s, a];
   cardId = await newCard(sb, acct.apiKey, 1000);
 });
-
-const authorize = (body: Record<string, unknown>) => sim(sb, acct.apiKey, 'card/authorize', { cardId, ...body });
 
 describe('FX to USD', () => {
   it.each([
@@ -28,7 +27,7 @@ describe('FX to USD', () => {
   ])(
     'converts %s with the fixed rate table: billAmount = round_half_up_to_cent(amount * rate * (1 + fee.fx))',
     async (currency, amount, bill) => {
-      const res = await authorize({ amount, currency });
+      const res = await authorize(sb, acct.apiKey, cardId, { amount, currency });
       expect(res.body).toMatchObject({ status: 'PENDING', billAmount: bill });
     },
   );
@@ -37,8 +36,8 @@ describe('FX to USD', () => {
     // With fee.fx 0.5: 0.25 EUR * 1.08 * 1.5 = 0.405 exactly -> 0.41 (half up, not half to even, not a float
     // 0.40499...); 0.05 EUR * 1.08 * 1.5 = 0.081 -> 0.08.
     await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { fee: { fx: '0.5' } });
-    expect((await authorize({ amount: 0.25, currency: 'EUR' })).body.billAmount).toBe(0.41);
-    expect((await authorize({ amount: 0.05, currency: 'EUR' })).body.billAmount).toBe(0.08);
+    expect((await authorize(sb, acct.apiKey, cardId, { amount: 0.25, currency: 'EUR' })).body.billAmount).toBe(0.41);
+    expect((await authorize(sb, acct.apiKey, cardId, { amount: 0.05, currency: 'EUR' })).body.billAmount).toBe(0.08);
   });
 });
 
@@ -53,12 +52,12 @@ describe('Decline reasons', () => {
     'EXPIRED_CARD',
     'MERCHANT_BLOCKED',
   ])('accepts %s as a forced decline reason', async (reason) => {
-    const res = await authorize({ amount: 1, declineReason: reason });
+    const res = await authorize(sb, acct.apiKey, cardId, { amount: 1, declineReason: reason });
     expect(res.body).toMatchObject({ status: 'DECLINED', declineReason: reason });
   });
 
   it('refuses an unknown forced decline reason with 400', async () => {
-    const res = await authorize({ amount: 1, declineReason: 'BECAUSE' });
+    const res = await authorize(sb, acct.apiKey, cardId, { amount: 1, declineReason: 'BECAUSE' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
   });

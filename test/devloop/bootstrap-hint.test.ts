@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop } from '../cli/cli-process.js';
+import { ensureBuilt, serveOn, stop } from '../helpers/cli-process.js';
 
 let dir: string;
 beforeAll(() => {
@@ -14,13 +14,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('serve on a database whose ready account an earlier start made', () => {
   it('says how to get a new key: the operator API (which then works), or a fresh --db', async () => {
     const db = join(dir, 'hint.db');
-    const first = await startServe(['serve', '--port', '0', '--db', db]);
+    const first = await serveOn(db);
     expect(first.stdout()).toMatch(/API key \(shown once, keep it\)/);
     expect(first.stdout()).not.toMatch(/Lost the key/);
     expect((await stop(first)).code).toBe(0);
 
-    const env = cleanEnv({ SANDBOX_ADMIN_TOKEN: 'hint-admin-token' });
-    const second = await startServe(['serve', '--port', '0', '--db', db], { env });
+    const second = await serveOn(db, [], { SANDBOX_ADMIN_TOKEN: 'hint-admin-token' });
     try {
       const out = second.stdout();
       const accountId = /Ready account (\S+) \(made by an earlier start/.exec(out)?.[1];

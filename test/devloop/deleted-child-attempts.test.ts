@@ -3,7 +3,7 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // A child sandbox deleted while one of its webhook attempts is on the wire: when the receiver answers, the
 // account is gone, and the attempt must leave no row behind (nothing would ever read or delete it).

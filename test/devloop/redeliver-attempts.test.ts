@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { webhookTest as it } from '../helpers/fixtures.js';
-import { behaviours } from '../webhooks/receiver.js';
+import { behaviours } from '../helpers/webhook-receiver.js';
 
 describe('events and webhook/deliveries after a manual redelivery', () => {
   it('count the same attempts of an event, the redelivery included', async ({ sb, acct, rx, secret }) => {

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { closeServer, listen } from '../helpers/loopback.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
@@ -30,8 +30,7 @@ describe('sandbox/v1/sandboxes/create', () => {
       req.resume();
       res.end('ok');
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const url = `${await listen(receiver)}/hook`;
     const withWebhook = async (deliveries: boolean) => {
       const c = await child({ balance: 50, deliveries });
       const put = await sb.request
@@ -63,7 +62,7 @@ describe('sandbox/v1/sandboxes/create', () => {
       await sb.advance(quiet.apiKey, 86_400);
       expect(received).toBe(0);
     } finally {
-      await new Promise<void>((resolve) => receiver.close(() => resolve()));
+      await closeServer(receiver);
     }
   });
 

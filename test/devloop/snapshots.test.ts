@@ -2,11 +2,12 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 import { expectConserved, newCard, sim } from '../helpers/core.js';
 import { luhnValid } from '../helpers/luhn.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { allBills, DEAD_RECEIVER, richAccount } from './snapshot-state.js';
+import { post } from '../helpers/http-call.js';
 
 // Account snapshots (docs/developer-tools.md, "Snapshots"): snapshot/export answers an account's whole state;
 // `serve --snapshot FILE` starts a new database with an account holding exactly that state, ids kept; snapshot/import
@@ -31,14 +32,9 @@ afterEach(async () => {
 /** A served process's calls with its key. */
 function client(url: string, key: string) {
   return async (path: string, body: object = {}) => {
-    const res = await fetch(url + path, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-KEY': key },
-      body: JSON.stringify(body),
-    });
-    const json = (await res.json()) as Record<string, unknown>;
-    expect(res.status, `${path} ${JSON.stringify(json)}`).toBe(200);
-    return json;
+    const res = await post(url, key, path, body);
+    expect(res.status, `${path} ${res.text}`).toBe(200);
+    return res.body as Record<string, unknown>;
   };
 }
 
@@ -78,9 +74,7 @@ describe('serve --snapshot', () => {
     writeFileSync(file, exported);
     const before = await reads(async (path, body = {}) => (await sb!.post(acct.apiKey, path, body)).body, cards);
 
-    const booted = await startServe(['serve', '--db', join(dir, 'booted.db'), '--port', '0', '--snapshot', file], {
-      env: cleanEnv({ SANDBOX_SECRET: SECRET }),
-    });
+    const booted = await serveOn(join(dir, 'booted.db'), ['--snapshot', file], { SANDBOX_SECRET: SECRET });
     servers.push(booted);
     expect(booted.stdout()).toContain(`Ready account ${acct.accountId} (from the snapshot ${file})`);
     const key = /API key \(shown once, keep it\): (\S+)/.exec(booted.stdout())![1]!;
@@ -103,9 +97,7 @@ describe('serve --snapshot', () => {
 
     // A restart on the database it made keeps that account, and shows no key again.
     await stop(servers.pop()!);
-    const again = await startServe(['serve', '--db', join(dir, 'booted.db'), '--port', '0', '--snapshot', file], {
-      env: cleanEnv({ SANDBOX_SECRET: SECRET }),
-    });
+    const again = await serveOn(join(dir, 'booted.db'), ['--snapshot', file], { SANDBOX_SECRET: SECRET });
     servers.push(again);
     expect(again.stdout()).not.toContain('API key (shown once');
     expect((await client(again.url, key)('/v1/card/list')).cardList).toEqual(
@@ -121,9 +113,7 @@ describe('serve --snapshot', () => {
     dir = mkdtempSync(join(tmpdir(), 'snapshot-secret-'));
     const file = join(dir, 'snapshot.json');
     writeFileSync(file, await exportText(sb, acct));
-    const booted = await startServe(['serve', '--db', join(dir, 'other.db'), '--port', '0', '--snapshot', file], {
-      env: cleanEnv(),
-    });
+    const booted = await serveOn(join(dir, 'other.db'), ['--snapshot', file]);
     servers.push(booted);
     const post = client(booted.url, /API key \(shown once, keep it\): (\S+)/.exec(booted.stdout())![1]!);
     const moved = await post('/v1/card/sensitiveInfo', { cardId });
@@ -146,7 +136,7 @@ describe('serve --snapshot', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/version must be 1: this is a document of version 2/);
     const used = join(dir, 'used.db');
-    const first = await startServe(['serve', '--db', used, '--port', '0'], { env: cleanEnv() });
+    const first = await serveOn(used);
     await stop(first);
     writeFileSync(file, await exportText(sb, acct));
     const taken = await runCli(['serve', '--db', used, '--port', '0', '--snapshot', file]);

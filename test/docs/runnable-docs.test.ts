@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { cleanEnv, ensureBuilt, ROOT, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 import { WAIT_LIMIT_MS } from '../helpers/wait.js';
 import { shellCommands } from './shell-commands.js';
 
@@ -38,7 +38,7 @@ let key: string;
 beforeAll(async () => {
   ensureBuilt();
   dir = mkdtempSync(join(tmpdir(), 'runnable-docs-'));
-  server = await startServe(['serve', '--db', join(dir, 'sandbox.db'), '--port', '0']);
+  server = await serveOn(join(dir, 'sandbox.db'));
   key = /API key \(shown once, keep it\): (\S+)/.exec(server.stdout())![1]!;
 });
 
@@ -74,6 +74,15 @@ describe('README quick start', () => {
       expect(answerCodes(out), `${command}\n${out}`).toHaveLength(1);
       expect(answerCodes(out).filter(failed), `${command}\n${out}`).toEqual([]);
     }
+  });
+});
+
+describe('docs/console.md', () => {
+  it('signs in from a script as written: a 303 with the session cookie, then a console page with it', () => {
+    const blocks = runnableBlocks(readFileSync(join(ROOT, 'docs/console.md'), 'utf8'));
+    expect(blocks.length).toBeGreaterThan(0);
+    const out = sh(['set -euo pipefail', ...blocks].join('\n'));
+    expect(out.split('\n').filter(Boolean)).toEqual(['303', 'USDT available']);
   });
 });
 

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, ensureBuilt, runCli } from '../cli/cli-process.js';
+import { ROOT, ensureBuilt, runCli } from '../helpers/cli-process.js';
 import { shellCommands } from './shell-commands.js';
 
 // What a partner pastes from the README, docs/ or a --help runs as written from any folder of a project that
@@ -120,21 +120,39 @@ function keylessWrites(markdown: string): string[] {
         if (calls && !/Idempotency-Key/i.test(c)) missing.push(c);
       }
     }
-    if (block.lang === 'yaml') {
-      for (const step of block.body.split(/\n\s*- /)) {
-        const keyed = /request:\s*POST\s+\/v1\/card\/(?:create|deposit|freeze|unfreeze|cancel)\b/.test(step);
-        if (keyed && !/Idempotency-Key/.test(step)) missing.push(step.trim());
-      }
-    }
+    if (block.lang === 'yaml') missing.push(...keylessSteps(block.body));
   }
   return missing;
 }
 
-describe('walk-throughs write with an Idempotency-Key', () => {
+/**
+ * The keyed writes of a scenario (a file, or a page's example) sent without an Idempotency-Key; a step that expects
+ * 4210 is about the missing key itself.
+ */
+function keylessSteps(yaml: string): string[] {
+  return yaml
+    .split(/\n\s*- /)
+    .filter((step) => /request:\s*POST\s+\/v1\/card\/(?:create|deposit|freeze|unfreeze|cancel)\b/.test(step))
+    .filter((step) => !/Idempotency-Key/.test(step) && !/code:\s*4210\b/.test(step))
+    .map((step) => step.trim());
+}
+
+const SCENARIOS = readdirSync(join(ROOT, 'scenarios'))
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => ({ name: `scenarios/${f}`, text: readFileSync(join(ROOT, 'scenarios', f), 'utf8') }));
+
+describe('walk-throughs and the scenario library write with an Idempotency-Key', () => {
   it.each(PAGES.map((p) => [p.name, p] as const))(
     '%s: every keyed write in its shell and scenario examples sends an Idempotency-Key',
     (_name, page) => {
       expect(keylessWrites(page.text)).toEqual([]);
+    },
+  );
+
+  it.each(SCENARIOS.map((f) => [f.name, f] as const))(
+    '%s: every keyed write sends an Idempotency-Key (but a step about its absence, 4210)',
+    (_name, file) => {
+      expect(keylessSteps(file.text)).toEqual([]);
     },
   );
 
@@ -156,5 +174,7 @@ describe('walk-throughs write with an Idempotency-Key', () => {
       "call /v1/card/create '{}'",
       'request: POST /v1/card/deposit\n    body: {}',
     ]);
+    const about4210 = 'steps:\n  - request: POST /v1/card/freeze\n    expect: { status: 400, body: { code: 4210 } }\n';
+    expect(keylessSteps(about4210)).toEqual([]);
   });
 });

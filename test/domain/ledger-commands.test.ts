@@ -56,7 +56,7 @@ function world(): World {
 }
 
 const withCard = (w: World) => {
-  w.cardId = w.run((now) => createCard(w.deps, w.account, { amountMicros: 100 * U }, now)).id;
+  w.cardId = w.run((now) => createCard(w.deps, w.account, { amountMicros: 100 * U }, now)).card.id;
 };
 
 async function authorized(w: World, amount: number): Promise<string> {

@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { requestFor, unknownFieldRequest, type FuzzRequest } from './arbitraries.js';
 import type { Config } from '../../src/config.js';
 import { createWorld, snapshot, type World } from './world.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // FUZZ_RUNS arbitrary requests in total (CI 2,000; `npm run test:fuzz` 100,000), in batches of 1,000 on a fresh
 // sandbox each so the state digests stay cheap. The seed is printed by fast-check on failure.
-const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
+const RUNS = propertyRuns(Number(process.env.FUZZ_RUNS ?? 2000));
 const BATCH = 1000;
 
 async function send(world: World, r: FuzzRequest): Promise<{ status: number; text: string; type: string }> {

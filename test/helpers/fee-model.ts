@@ -20,16 +20,3 @@ export function creditCents(amount: string, rate: string, openFee: string): bigi
   // Floor, not truncation: -0.005 is -1 cent.
   return net >= 0n ? net / perCent : -((-net + perCent - 1n) / perCent);
 }
-
-/** Micro-units as the decimal string the API takes ("1.5" for 1,500,000). */
-export function microsText(micros: number): string {
-  const m = BigInt(micros);
-  return `${m / 1_000_000n}.${String(m % 1_000_000n).padStart(6, '0')}`;
-}
-
-/** A decimal string of at most six places as micro-units (or a rate as parts per million). */
-export function textMicros(text: string): number {
-  const d = decimal(text);
-  if (d.places > 6) throw new Error(`${text}: more than six decimal places`);
-  return Number(d.units * 10n ** BigInt(6 - d.places));
-}

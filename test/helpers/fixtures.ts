@@ -1,5 +1,5 @@
 import { test } from 'vitest';
-import { startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { startReceiver, type Receiver } from './webhook-receiver.js';
 import { putWebhookConfig } from './core.js';
 import {
   FUNDED_ACCOUNT,

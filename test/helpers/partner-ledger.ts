@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import type { TestSandbox } from './sandbox.js';
+import { micros } from './money.js';
 
 // A partner's ledger, written as a partner would write it: from the webhook events' fields alone (in the order
 // they arrive) and the partner's own funding of its cards. It knows nothing of the sandbox's code. Its rule is the
@@ -20,15 +21,6 @@ interface TxnState {
 export interface Envelope {
   type: string;
   data: Record<string, unknown>;
-}
-
-/** Decimal text or a JSON number to integer micro-units, through its decimal text: no float arithmetic. */
-export function micros(value: string | number): number {
-  const text = String(value);
-  const neg = text.startsWith('-');
-  const [whole, frac = ''] = (neg ? text.slice(1) : text).split('.') as [string, string?];
-  const v = Number(whole) * 1_000_000 + Number(frac.padEnd(6, '0'));
-  return neg ? -v : v;
 }
 
 /** Micro-units as bill/list writes them: two decimals, signed. */

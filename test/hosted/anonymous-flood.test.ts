@@ -2,7 +2,7 @@ import { Agent, request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readFileLimit } from '../../src/http/connection-guard.js';
-import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ROOT, cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Anonymous floods (hosted mode, the compiled server): connections that carry no key yet, and failed credentials.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 
 // Bodies are budgeted before a key is known, for every method (hosted mode, the compiled server). A chunked body
 // that never ends, sent on `GET /healthz`, once took 3 GB in 5 s and 3.8 s of CPU, unanswered for 30 s: Node reads
@@ -16,9 +16,7 @@ let server: ServeProcess & { url: string };
 
 beforeAll(async () => {
   ensureBuilt();
-  server = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', ':memory:'], {
-    env: cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN }),
-  });
+  server = await serveOn(':memory:', ['--mode', 'hosted'], { SANDBOX_ADMIN_TOKEN: ADMIN });
 }, 120_000);
 afterAll(async () => {
   if (server) await stop(server);

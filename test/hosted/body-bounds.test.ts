@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startHosted, type HostedServer } from './server.js';
+import { startHosted, type HostedServer } from '../helpers/hosted-server.js';
 
 // A body is bounded as it arrives. One tenant's 1 MB of nested arrays or endless chunked body is refused
 // at the bytes that cross the bound: the server answers before the rest is even sent (so it cannot have buffered or

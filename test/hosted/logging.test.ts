@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { logged, startHosted, type HostedServer } from './server.js';
+import { logged, startHosted, type HostedServer } from '../helpers/hosted-server.js';
 
 // What the hosted server writes to its log when clients misbehave.
 

@@ -1,8 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
+import { untilClosed } from '../helpers/loopback.js';
 
 // No lockout (hosted mode): a tenant can always let go of what it holds. A CI job that froze its clock, armed a 60 s
 // latency and timed out with 32 requests held once locked its tenant out until a restart (every call a 429, the clock
@@ -17,9 +18,7 @@ const sockets: Socket[] = [];
 
 beforeAll(async () => {
   ensureBuilt();
-  server = await startServe(['serve', '--mode', 'hosted', '--port', '0', '--db', ':memory:', '--rate-limit', '1000'], {
-    env: cleanEnv({ SANDBOX_ADMIN_TOKEN: ADMIN }),
-  });
+  server = await serveOn(':memory:', ['--mode', 'hosted', '--rate-limit', '1000'], { SANDBOX_ADMIN_TOKEN: ADMIN });
 }, 120_000);
 afterAll(async () => {
   if (server) await stop(server);
@@ -64,12 +63,7 @@ async function sendAndWait(key: string, path: string): Promise<{ socket: Socket;
     s.once('error', reject);
   });
   sockets.push(socket);
-  const answer = new Promise<string>((resolve) => {
-    let text = '';
-    socket.on('data', (d: Buffer) => (text += d.toString()));
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(text));
-  });
+  const answer = untilClosed(socket);
   socket.write(
     `POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${key}\r\nContent-Type: application/json\r\n` +
       'Content-Length: 2\r\nConnection: close\r\n\r\n{}',

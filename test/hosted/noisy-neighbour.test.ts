@@ -8,7 +8,7 @@ import {
   type Sample,
 } from '../../bench/lib/noisy.mjs';
 import { startTenantAbuse, type TenantAbuseOutcomes } from '../../bench/lib/tenant-abuse.mjs';
-import { HOSTED_ADMIN_TOKEN, startHosted, type HostedServer } from './server.js';
+import { HOSTED_ADMIN_TOKEN, startHosted, type HostedServer } from '../helpers/hosted-server.js';
 
 // The short version of `npm run bench:hosted`: 20 well-behaved tenants beside 2 abusive ones on one
 // hosted server. It asserts outcomes only, never a latency: every abuse is refused or bounded, nothing answers

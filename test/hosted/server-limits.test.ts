@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { tenantHoldings } from '../../src/http/middleware/tenant-budget.js';
 import { waitFor } from '../helpers/wait.js';
-import { HOSTED_ADMIN_TOKEN, startHosted, untilClosed, type HostedServer } from './server.js';
+import { HOSTED_ADMIN_TOKEN, startHosted, type HostedServer } from '../helpers/hosted-server.js';
+import { untilClosed } from '../helpers/loopback.js';
 
 // Silent, trickling and idle connections are cut by server timeouts, and the number of open
 // connections is capped. The tests set short limits and wait for the server to act (never a fixed duration).

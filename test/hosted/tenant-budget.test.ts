@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { heldRefusals } from '../../src/http/middleware/rate-limit.js';
 import { waitFor } from '../helpers/wait.js';
-import { HOSTED_ADMIN_TOKEN, startHosted, untilClosed, type HostedServer } from './server.js';
+import { HOSTED_ADMIN_TOKEN, startHosted, type HostedServer } from '../helpers/hosted-server.js';
+import { untilClosed } from '../helpers/loopback.js';
 
 // Hosted mode: a tenant (an account and its live child sandboxes) is the unit of every budget. Its requests in
 // flight and its connections are bounded together, well below the server's cap, so one tenant with a dozen children

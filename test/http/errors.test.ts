@@ -1,9 +1,9 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect } from 'vitest';
 import { expectRefusedUnchanged, newCard, worldSnapshot } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { listen } from '../helpers/loopback.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -90,9 +90,8 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
   });
 
   it('answers a chunked body (no Content-Length) over 1 MiB with 413 too', async () => {
-    await new Promise<void>((r) => sb.server.listen(0, '127.0.0.1', () => r()));
+    const { port } = new URL(await listen(sb.server));
     try {
-      const { port } = sb.server.address() as AddressInfo;
       const res = await new Promise<{ status?: number; text: string }>((resolve, reject) => {
         const req = http.request(
           {

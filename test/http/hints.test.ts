@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { holdNext, newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { authorize } from '../helpers/card-network.js';
 
 // Beside the spec's terse `{code, message}` (kept exactly), a Sandbox-Hint header says what the sandbox knows: a key
 // header missing rather than wrong, which operation is pending on a card and when it ends on the account clock, which
@@ -93,7 +94,7 @@ describe('Sandbox-Hint: 4007, what is pending on the card and until when', () =>
   it('a cancel while authorisations are PENDING: which ones, and when the first expires on the account clock', async () => {
     const cardId = await newCard(sb, key, 50);
     await sb.advance(key, 60);
-    const auth = (await sim(sb, key, 'card/authorize', { cardId, amount: 5 })).body.transactionId as string;
+    const auth = (await authorize(sb, key, cardId, { amount: 5 })).body.transactionId as string;
     const refused = await sb.post(key, '/v1/card/cancel', { cardId });
     expect(refused.body.code).toBe(4007);
     const expires = new Date(START_MS + 60_000 + 7 * 86_400_000).toISOString();
@@ -207,5 +208,68 @@ describe('Sandbox-Hint: 404, the nearest operation', () => {
     const record = (await sim(sb, key, 'requests/get', { requestId: res.headers['x-request-id'] })).body;
     expect(record).toMatchObject({ status: 404, hint: 'No operation here; the nearest is POST /v1/card/create.' });
     expect(record.response.headers['sandbox-hint']).toBe(record.hint);
+  });
+});
+
+describe('Sandbox-Hint: a body that is no JSON object says to send {}', () => {
+  const post = (contentType: string | undefined, text: string | undefined) => {
+    let req = sb.request.post('/v1/wallet/assetList').set('X-API-KEY', key);
+    if (contentType !== undefined) req = req.set('Content-Type', contentType);
+    return text === undefined ? req : req.send(text);
+  };
+
+  it.each([
+    [
+      'no body at all (a POST with a nil body)',
+      'application/json',
+      undefined,
+      'request body is not valid JSON',
+      /^The body is empty/,
+    ],
+    ['an empty body', 'application/json', '', 'request body is not valid JSON', /^The body is empty/],
+    ['white space', 'application/json', ' \n', 'request body is not valid JSON', /^The body is empty/],
+    ['form fields', 'application/json', 'currency=USDT', 'request body is not valid JSON', /^The body is not JSON/],
+    [
+      'a JSON array',
+      'application/json',
+      '[]',
+      'request body must be a JSON object',
+      /^The body is JSON but not an object/,
+    ],
+    [
+      'no Content-Type and no body',
+      undefined,
+      undefined,
+      'Content-Type must be application/json',
+      /Content-Type: application\/json/,
+    ],
+    [
+      'a form Content-Type',
+      'application/x-www-form-urlencoded',
+      'a=1',
+      'Content-Type must be application/json',
+      /Content-Type: application\/json/,
+    ],
+  ])('%s: the 400 stays the spec’s, the hint says to send {}', async (_name, type, text, message, says) => {
+    const res = await post(type, text);
+    expect([res.status, res.body]).toEqual([400, { code: 400, message }]);
+    expect(hint(res)).toMatch(says);
+    expect(hint(res)).toContain("send {} when you have no field to give (curl: -d '{}')");
+  });
+
+  it('{} as the hint says is answered', async () => {
+    const res = await post('application/json', '{}');
+    expect([res.status, res.body.code]).toEqual([200, 0]);
+    expect(hint(res)).toBeUndefined();
+  });
+
+  it('is kept in the request-log record, on the simulation API too', async () => {
+    const res = await sb.request
+      .post('/sandbox/v1/chain/deposits')
+      .set('X-API-KEY', key)
+      .set('Content-Type', 'application/json');
+    expect([res.status, res.body.message]).toEqual([400, 'request body is not valid JSON']);
+    const record = (await sim(sb, key, 'requests/get', { requestId: res.headers['x-request-id'] })).body;
+    expect(record.hint).toMatch(/^The body is empty: this operation takes a JSON object; send \{\}/);
   });
 });

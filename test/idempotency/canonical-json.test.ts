@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/domain/idempotency/keys.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 /** The obvious recursive definition, as the reference. */
 function reference(value: unknown): string {
@@ -41,7 +42,7 @@ describe('Idempotency: "identical body" means the same JSON value', () => {
         expect(canonicalJson(reorder(parsed))).toBe(canonicalJson(parsed));
         expect(JSON.parse(canonicalJson(parsed))).toEqual(parsed);
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 });

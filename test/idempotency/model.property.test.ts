@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { balance } from '../../src/domain/ledger/ledger.js';
-import { creditCents, microsText } from '../helpers/fee-model.js';
+import { creditCents } from '../helpers/fee-model.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { micros, microsText } from '../helpers/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // Model-based test of the Idempotency-Key rules: random sequences of keyed creates, deposits and freezes,
 // retries with the same or a different body, failures (3001, 8001, 4007), seeds and clock advances. The model
@@ -33,8 +35,6 @@ interface Real {
   /** The response text the first execution under each key answered. */
   responses: Map<string, string>;
 }
-
-const micros = (n: number) => Math.round(n * 1_000_000);
 
 class Keyed implements fc.AsyncCommand<Model, Real> {
   constructor(
@@ -156,7 +156,7 @@ describe('Idempotency model: every status predicted, balances move once per exec
           await sb.close();
         }
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });

@@ -3,7 +3,8 @@ import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, runCli, startServe, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
+import { post } from '../helpers/http-call.js';
 
 // `card-sandbox backup`: a consistent copy of a database the server is writing to, with its secret, that a server
 // started on it serves as the original did.
@@ -18,18 +19,11 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function serveOn(db: string, extra: string[] = []) {
-  const s = await startServe(['serve', '--db', db, '--port', '0', ...extra], { env: cleanEnv() });
+/** serveOn, the server stopped after the test. */
+async function serveUntilAfter(db: string, args: string[] = []) {
+  const s = await serveOn(db, args);
   servers.push(s);
   return s;
-}
-
-function call(url: string, key: string, path: string, body: object, headers: Record<string, string> = {}) {
-  return fetch(url + path, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-API-KEY': key, ...headers },
-    body: JSON.stringify(body),
-  });
 }
 
 /**
@@ -44,18 +38,11 @@ function writer(url: string, key: string) {
   const loop = async () => {
     while (!stopped) {
       inFlight++;
-      const res = await call(
-        url,
-        key,
-        '/v1/card/create',
-        { amount: 10, currency: 'USDT' },
-        {
-          'Idempotency-Key': `backup-${n++}`,
-        },
-      );
+      const headers = { 'Idempotency-Key': `backup-${n++}` };
+      const res = await post(url, key, '/v1/card/create', { amount: 10, currency: 'USDT' }, headers);
       inFlight--;
       expect(res.status).toBe(200);
-      acknowledged.push(((await res.json()) as { cardId: string }).cardId);
+      acknowledged.push(res.body.cardId as string);
     }
   };
   const loops = Promise.all([loop(), loop(), loop(), loop()]);
@@ -75,9 +62,9 @@ function writer(url: string, key: string) {
 }
 
 async function cardIds(url: string, key: string): Promise<string[]> {
-  const res = await call(url, key, '/v1/card/list', {});
+  const res = await post(url, key, '/v1/card/list');
   expect(res.status).toBe(200);
-  return ((await res.json()) as { cardList: { cardId: string }[] }).cardList.map((c) => c.cardId);
+  return (res.body.cardList as { cardId: string }[]).map((c) => c.cardId);
 }
 
 describe('card-sandbox backup', () => {
@@ -85,7 +72,7 @@ describe('card-sandbox backup', () => {
     dir = mkdtempSync(join(tmpdir(), 'sandbox-backup-'));
     const live = join(dir, 'live.db');
     const copy = join(dir, 'copy.db');
-    const server = await serveOn(live, ['--seed-balance', '100000']);
+    const server = await serveUntilAfter(live, ['--seed-balance', '100000']);
     const key = /API key \(shown once, keep it\): (\S+)/.exec(server.stdout())![1]!;
     const w = writer(server.url, key);
     await w.until(20);
@@ -109,13 +96,12 @@ describe('card-sandbox backup', () => {
     expect(statSync(`${copy}.secret`).mode & 0o777).toBe(0o600);
 
     const pan = async (url: string) =>
-      ((await (await call(url, key, '/v1/card/sensitiveInfo', { cardId: before[0] })).json()) as { cardNo: string })
-        .cardNo;
+      (await post(url, key, '/v1/card/sensitiveInfo', { cardId: before[0] })).body.cardNo as string;
     const livePan = await pan(server.url);
     await stop(servers.pop()!);
 
     // A server on the copy takes the same key and knows every card acknowledged before the backup began.
-    const restored = await serveOn(copy);
+    const restored = await serveUntilAfter(copy);
     const served = await cardIds(restored.url, key);
     expect(served).toEqual(expect.arrayContaining(before));
     expect(served.length).toBeLessThanOrEqual(w.acknowledged.length + 4);
@@ -130,7 +116,7 @@ describe('card-sandbox backup', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no database at/);
     const live = join(dir, 'live.db');
-    const server = await serveOn(live);
+    const server = await serveUntilAfter(live);
     const refused = await runCli(['backup', '--db', live, '--out', taken]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/exists: choose a new name/);

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LineBatcher } from '../../src/logging/line-batcher.js';
-import { ensureBuilt, ROOT } from '../cli/cli-process.js';
+import { ensureBuilt, ROOT } from '../helpers/cli-process.js';
 
 /** A sink that records what it was handed, chunk by chunk, and whether it was asked to write synchronously. */
 function recordingSink() {

@@ -4,7 +4,7 @@ import { createApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import { putWebhookConfig } from '../helpers/core.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from '../webhooks/receiver.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // GET /metrics: the exposition a Prometheus server scrapes, parsed here by a reader of the text format written for
 // this test (not prom-client's), and judged against what the test sent.

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../src/store/db.js';
 import { newCard, sim } from '../helpers/core.js';
 import { createTestSandbox } from '../helpers/sandbox.js';
+import { authorize } from '../helpers/card-network.js';
 
 // An upgrade keeps every row: a database written by the release before the card network's hard cases (no migration
 // 032, traffic runs, nor 061, the readiness ledger column) opens with both applied and nothing lost; so does one
@@ -33,7 +34,7 @@ describe('upgrading a database of the previous release', () => {
       const cardId = await newCard(sb, acct.apiKey, 40);
       const keyed = { 'Idempotency-Key': 'before-063' };
       expect((await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 5 }, keyed)).status).toBe(200);
-      const auth = await sim(sb, acct.apiKey, 'card/authorize', { cardId, amount: 5 });
+      const auth = await authorize(sb, acct.apiKey, cardId, { amount: 5 });
       await sim(sb, acct.apiKey, 'transaction/clear', { transactionId: auth.body.transactionId });
       const run = (await sim(sb, acct.apiKey, 'readiness/run', {})).body.runId as string;
       await sb.close();

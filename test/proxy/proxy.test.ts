@@ -1,6 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import type { Violation } from '../../src/proxy/check.js';
@@ -9,8 +8,9 @@ import { expandFiles } from '../../src/scenario/glob.js';
 import { consoleReport } from '../../src/scenario/report.js';
 import { loadAll, runScenarios } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { ensureBuilt, spawnCli, stop } from '../cli/cli-process.js';
-import { startProxyCli } from './proxy-process.js';
+import { ensureBuilt, spawnCli, stop } from '../helpers/cli-process.js';
+import { startProxyCli } from '../helpers/proxy-process.js';
+import { closeServer, listen } from '../helpers/loopback.js';
 
 // The validating proxy (docs/proxy.md): relays unchanged, reports every departure from the contracts.
 
@@ -20,10 +20,10 @@ afterEach(async () => {
   closers = [];
 });
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** The server on loopback, closed after the test. */
+async function listenForTheTest(server: Server): Promise<string> {
+  closers.push(() => closeServer(server));
+  return listen(server);
 }
 
 const OK_ASSET = JSON.stringify({ availableAmount: '10', frozenAmount: '0', currency: 'USD' });
@@ -106,7 +106,7 @@ describe('card-sandbox proxy (in process)', () => {
   }, 180_000);
 
   it('returns the target answer unchanged: status, headers and body bytes', async () => {
-    const target = await listen(
+    const target = await listenForTheTest(
       createServer((req, res) => {
         req.resume();
         res.writeHead(418, { 'X-Odd': 'yes', 'Content-Type': 'text/plain' }).end(`teapot ${req.method} ${req.url}`);
@@ -121,7 +121,7 @@ describe('card-sandbox proxy (in process)', () => {
   });
 
   it('reports each drift of a drifted target with its pointer, and still relays its answers', async () => {
-    const target = await listen(driftedTarget());
+    const target = await listenForTheTest(driftedTarget());
     const seen: Violation[][] = [];
     const proxy = await startProxy({ target, onExchange: (_x, v) => seen.push(v) });
     closers.push(() => proxy.close());
@@ -160,7 +160,7 @@ describe('card-sandbox proxy (in process)', () => {
   });
 
   it('reports a request the target accepted although its contract refuses it', async () => {
-    const target = await listen(driftedTarget());
+    const target = await listenForTheTest(driftedTarget());
     const seen: Violation[][] = [];
     const proxy = await startProxy({ target, onExchange: (_x, v) => seen.push(v) });
     closers.push(() => proxy.close());
@@ -176,7 +176,7 @@ describe('card-sandbox proxy (the CLI)', () => {
   beforeAll(() => ensureBuilt(), 300_000);
 
   it('--fail-on-violation exits 1 after a drifted target, printing a readable block, JSONL and JUnit', async () => {
-    const target = await listen(driftedTarget());
+    const target = await listenForTheTest(driftedTarget());
     const cli = await startProxyCli(target, ['--fail-on-violation', '--max-requests', '2']);
     closers.push(() => void stop(cli));
     const { url, files } = cli;
@@ -207,7 +207,7 @@ describe('card-sandbox proxy (the CLI)', () => {
   }, 120_000);
 
   it('exits 0 without --fail-on-violation, and on SIGTERM', async () => {
-    const target = await listen(driftedTarget());
+    const target = await listenForTheTest(driftedTarget());
     const cli = spawnCli(['proxy', '--target', target, '--port', '0']);
     await expect.poll(() => /listening on (\S+)/.exec(cli.stdout()), { timeout: 30_000 }).not.toBeNull();
     const url = /listening on (\S+)/.exec(cli.stdout())![1]!;

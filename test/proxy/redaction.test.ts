@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
-import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
+import { ensureBuilt, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
+import { jsonLines, startProxyCli, type ProxyProcess } from '../helpers/proxy-process.js';
 
 // Pointed at production, every output of the proxy (stdout, --report, --junit, --record) ends up in CI artifacts:
 // none may hold a card number, a CVV, an API key or a webhook secret, whatever their shape. The proxy learns the

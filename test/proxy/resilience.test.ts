@@ -1,9 +1,9 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, stop } from '../cli/cli-process.js';
-import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
+import { ensureBuilt, stop } from '../helpers/cli-process.js';
+import { jsonLines, startProxyCli, type ProxyProcess } from '../helpers/proxy-process.js';
+import { closeServer, listen } from '../helpers/loopback.js';
 
 // The proxy never dies on what the target or a client does (docs/proxy.md, "When the target misbehaves"): an answer
 // it cannot pass on is a 502 {code: 502, message} and a violation, silence past --timeout-ms a 504, a client that
@@ -67,13 +67,12 @@ let proxy: ProxyProcess;
 beforeAll(async () => {
   ensureBuilt();
   target = rawTarget();
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  targetUrl = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  targetUrl = await listen(target);
 }, 300_000);
 afterAll(async () => {
   for (const h of held.values()) h.release();
   if (proxy) await stop(proxy);
-  await new Promise<void>((resolve) => target.close(() => resolve()));
+  await closeServer(target);
 });
 
 const post = (c: string, via = proxy) =>

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, stop } from '../cli/cli-process.js';
-import { jsonLines, startProxyCli, type ProxyProcess } from './proxy-process.js';
+import { ensureBuilt, stop } from '../helpers/cli-process.js';
+import { jsonLines, startProxyCli, type ProxyProcess } from '../helpers/proxy-process.js';
+import { closeServer, listen } from '../helpers/loopback.js';
 
 // Bodies stream through the proxy both ways with backpressure, and at most 1 MiB of each is kept for checking: a
 // target streaming hundreds of MB leaves the proxy's memory where it was (its resident set is sampled from /proc
@@ -59,12 +59,11 @@ let proxy: ProxyProcess;
 beforeAll(async () => {
   ensureBuilt();
   target = streamingTarget();
-  await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
-  proxy = await startProxyCli(`http://127.0.0.1:${(target.address() as AddressInfo).port}`, ['--max-requests', '2']);
+  proxy = await startProxyCli(await listen(target), ['--max-requests', '2']);
 }, 300_000);
 afterAll(async () => {
   if (proxy) await stop(proxy);
-  await new Promise<void>((resolve) => target.close(() => resolve()));
+  await closeServer(target);
 });
 
 describe.skipIf(process.platform !== 'linux')(

@@ -1,9 +1,12 @@
+import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver } from '../webhooks/receiver.js';
+import { behaviours, startReceiver } from '../helpers/webhook-receiver.js';
+import { waitFor } from '../helpers/wait.js';
 import { check, startRun, stopRun, type Report } from './calls.js';
+import { listen } from '../helpers/loopback.js';
 
 // Where each check draws its line, request by request. The calls go through the app in-process: a dropped answer
 // still arrives here (only a socket shows the reset, see partners.test.ts), which lets a test play any client.
@@ -56,6 +59,14 @@ describe('retry-after-dropped-response and retry-after-server-error', () => {
     });
     expect(resultOf(report, 'retry-after-dropped-response')).toBe('fail');
     expect(resultOf(report, 'retry-after-server-error')).toBe('fail');
+    // Each says which request it took for the retry, and what of it differed.
+    const [dropped, itsRetry] = check(report, 'retry-after-dropped-response').evidence;
+    expect(check(report, 'retry-after-dropped-response').paired).toBe(
+      `${dropped} (the dropped answer) with ${itsRetry} (its retry, /v1/card/create), 0.00 s later: the same key, another body`,
+    );
+    expect(check(report, 'retry-after-server-error').paired).toMatch(
+      /\(the 500\) with req_\S+ \(its retry, \/v1\/card\/create\), 0.00 s later: another key, the same body$/,
+    );
   });
 
   it('a write never retried is nothing to observe (not_observed, naming the write), not a pass', async () => {
@@ -72,6 +83,8 @@ describe('waits-retry-after', () => {
   it.for([
     [1999, 'fail'],
     [2000, 'pass'],
+    [20_000, 'pass'],
+    [20_001, 'not_observed'],
   ] as const)('the next request %i ms after the 429: %s', async ([waitMs, result]) => {
     const report = await judged(async () => {
       expect((await sb.post(acct.apiKey, '/v1/bill/list', {})).status).toBe(429);
@@ -79,6 +92,102 @@ describe('waits-retry-after', () => {
       await sim(sb, acct.apiKey, 'clock', {});
     });
     expect(resultOf(report, 'waits-retry-after')).toBe(result);
+  });
+
+  it('says which request it paired with the 429, and how far apart, on a pass too', async () => {
+    const report = await judged(async () => {
+      await sb.post(acct.apiKey, '/v1/bill/list', {});
+      sb.wall.ms += 2310;
+      await sim(sb, acct.apiKey, 'clock', {});
+    });
+    const c = check(report, 'waits-retry-after');
+    expect(c.result).toBe('pass');
+    const [throttled, next] = c.evidence;
+    expect(c.paired).toBe(
+      `${throttled} (the 429, Retry-After 2 s) with ${next} (the next request, /sandbox/v1/clock), 2.31 s later`,
+    );
+  });
+
+  it('more than 10 times the Retry-After later tells nothing: not_observed, saying why', async () => {
+    const report = await judged(async () => {
+      await sb.post(acct.apiKey, '/v1/bill/list', {});
+      sb.wall.ms += 25_000;
+      await sim(sb, acct.apiKey, 'clock', {});
+    });
+    expect(check(report, 'waits-retry-after').advice).toMatch(
+      /^The next request came 25.00 s after the 429, more than 10 times its Retry-After/,
+    );
+  });
+
+  describe('over a connection', () => {
+    let base: string;
+    it.beforeEach(async () => void (base = await listen(sb.server)));
+
+    /** A read through `agent`, as a partner's HTTP client sends it (a keep-alive agent keeps its connection). */
+    const read = (agent: Agent, path = '/v1/card/list') =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          `${base}${path}`,
+          { method: 'POST', agent, headers: { 'X-API-KEY': acct.apiKey, 'Content-Type': 'application/json' } },
+          (res) => res.resume().on('end', () => resolve(res.statusCode!)),
+        );
+        req.on('error', reject);
+        req.end('{}');
+      });
+
+    /** The run's record of when the throttled client closed its connection (null while it has not). */
+    const goneMs = (runId: string) =>
+      sb.deps.db.prepare('SELECT throttle_gone_ms FROM readiness_runs WHERE id = ?').pluck().get(runId) as
+        number | null;
+
+    it('a client that closed its connection after the 429 (it crashed): its rerun 12 s later is not_observed', async () => {
+      const run = await startRun(sb, acct.apiKey);
+      const crashed = new Agent({ keepAlive: true });
+      expect(await read(crashed)).toBe(429);
+      const throttledAt = sb.wall.ms;
+      crashed.destroy(); // the process exits: its connections close
+      await waitFor('the server to see the client go', () => goneMs(run.runId) !== null);
+      sb.wall.ms += 12_000;
+      const rerun = new Agent({ keepAlive: true });
+      expect(await read(rerun)).toBe(200);
+      rerun.destroy();
+      const c = check(await stopRun(sb, acct.apiKey, run.runId), 'waits-retry-after');
+      expect(goneMs(run.runId)).toBe(throttledAt);
+      expect(c.result).toBe('not_observed');
+      expect(c.advice).toMatch(
+        /^The client that got the 429 closed its connection 0.00 s after it, and the next request came 12.00 s after the 429/,
+      );
+      expect(c.paired).toMatch(
+        /, 12.00 s later, after the client had closed the connection of the 429 \(0.00 s after it\)$/,
+      );
+    });
+
+    it('a client that keeps its connection through the wait passes', async () => {
+      const run = await startRun(sb, acct.apiKey);
+      const client = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        expect(await read(client)).toBe(429);
+        sb.wall.ms += 2500;
+        expect(await read(client)).toBe(200);
+      } finally {
+        client.destroy();
+      }
+      const c = check(await stopRun(sb, acct.apiKey, run.runId), 'waits-retry-after');
+      expect([c.result, goneMs(run.runId)]).toEqual(['pass', null]);
+    });
+
+    it('a client that waits too little fails, gone or not: the budget is the account’s', async () => {
+      const run = await startRun(sb, acct.apiKey);
+      const crashed = new Agent({ keepAlive: true });
+      expect(await read(crashed)).toBe(429);
+      crashed.destroy();
+      await waitFor('the server to see the client go', () => goneMs(run.runId) !== null);
+      sb.wall.ms += 300; // a restart loop
+      const restarted = new Agent({ keepAlive: true });
+      expect(await read(restarted)).toBe(200);
+      restarted.destroy();
+      expect(check(await stopRun(sb, acct.apiKey, run.runId), 'waits-retry-after').result).toBe('fail');
+    });
   });
 });
 

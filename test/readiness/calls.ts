@@ -1,4 +1,3 @@
-import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { TestSandbox } from '../helpers/sandbox.js';
 
@@ -12,6 +11,7 @@ export interface Check {
   evidence: string[];
   evidenceOmitted: number;
   advice: string | null;
+  paired: string | null;
 }
 
 export interface Report {
@@ -29,12 +29,6 @@ export interface Report {
     eventId: string;
     attempts: { time: string; status: number | null; latencyMs: number; error: string | null }[];
   }[];
-}
-
-/** The sandbox's base URL once it listens on a loopback port. */
-export async function listen(sb: TestSandbox): Promise<string> {
-  await new Promise<void>((resolve) => sb.server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(sb.server.address() as AddressInfo).port}`;
 }
 
 export async function startRun(sb: TestSandbox, key: string, body: Record<string, unknown> = {}): Promise<Report> {

@@ -2,8 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, freePort, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 import { carelessReceiver, goodReceiver, type PartnerReceiver } from './partners.js';
+import { freePort } from '../helpers/loopback.js';
+import { call, post as postTo } from '../helpers/http-call.js';
 
 // `card-sandbox readiness` against a compiled server process, as a partner's CI runs it: the exit status says
 // whether a check failed, the JUnit file has one test case per check.
@@ -25,31 +27,19 @@ afterAll(async () => {
 
 const args = (...more: string[]) => ['readiness', '--base-url', sandbox.url, '--api-key', KEY, ...more];
 
-/** A POST with the account's key; its status and JSON body. */
-async function post(path: string, body: Record<string, unknown>) {
-  const res = await fetch(`${sandbox.url}${path}`, {
-    method: 'POST',
-    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+/** A POST with the account's key. */
+const post = (path: string, body: Record<string, unknown>) => postTo(sandbox.url, KEY, path, body);
 
 /** No webhook: the receiver checks are not observed (nothing can be signed). */
 async function removeWebhook(): Promise<void> {
-  const res = await fetch(`${sandbox.url}/v1/webhook`, { method: 'DELETE', headers: { 'X-API-KEY': KEY } });
-  expect(res.status).toBe(200);
+  expect((await call(sandbox.url, KEY, 'DELETE', '/v1/webhook')).status).toBe(200);
 }
 
 /** Makes the receiver the account's webhook; returns the secret it answered. */
 async function configure(url: string): Promise<string> {
-  const res = await fetch(`${sandbox.url}/v1/webhook`, {
-    method: 'PUT',
-    headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ url }),
-  });
+  const res = await call(sandbox.url, KEY, 'PUT', '/v1/webhook', { url });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { secret?: string }).secret ?? '';
+  return (res.body.secret as string | undefined) ?? '';
 }
 
 const WAITING = /^Waiting until every check is decided, or the window ends; Ctrl-C ends it now\.$/m;
@@ -133,6 +123,19 @@ describe('card-sandbox readiness', () => {
     } finally {
       await rx.close();
     }
+  });
+
+  it('prints which request a check paired with which, under its result', async () => {
+    await removeWebhook();
+    const cli = spawnCli(args('--window', '600'));
+    await cli.waitForOutput(WAITING);
+    expect((await post('/v1/card/list', {})).status).toBe(429);
+    expect((await post('/v1/card/list', {})).status).toBe(200); // at once: no wait for Retry-After
+    cli.child.kill('SIGINT');
+    expect((await cli.exited).code).toBe(1);
+    expect(cli.stdout()).toMatch(
+      /^FAIL {10}After a 429, the next request waits at least Retry-After\n {14}paired: req_\S+ \(the 429, Retry-After 2 s\) with req_\S+ \(the next request, \/v1\/card\/list\), \d+\.\d\d s later\n {14}evidence: req_/m,
+    );
   });
 
   it('exits as soon as its run is stopped elsewhere (the console, the API), with the report and why it ended', async () => {

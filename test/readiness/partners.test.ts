@@ -10,7 +10,6 @@ import {
   RECEIVER_CHECKS,
   check,
   getRun,
-  listen,
   results,
   startRun,
   stopRun,
@@ -24,6 +23,7 @@ import {
   goodReceiver,
   type PartnerReceiver,
 } from './partners.js';
+import { listen } from '../helpers/loopback.js';
 
 // The readiness report grades two partner integrations written in test/readiness/partners.ts: the good one passes
 // every check, the careless one fails each check it should, with evidence a partner can open (the request log, or
@@ -53,7 +53,7 @@ async function withReceiver(kind: 'good' | 'careless'): Promise<PartnerReceiver>
 
 /** The partner's code waits on the sandbox's fake wall clock: no test sleeps. */
 const transport = async () => ({
-  baseUrl: await listen(sb),
+  baseUrl: await listen(sb.server),
   apiKey: acct.apiKey,
   sleep: async (ms: number) => void (sb.wall.ms += ms),
 });

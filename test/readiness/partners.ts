@@ -1,6 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listen } from '../helpers/loopback.js';
+import { post as postTo } from '../helpers/http-call.js';
 
 // Two partner integrations, written as partners write them, for the readiness tests: a GOOD one (a receiver that
 // verifies signatures with node:crypto exactly as the spec's verifier does, refuses stale timestamps, deduplicates by
@@ -25,17 +26,8 @@ interface Transport {
 }
 
 /** One POST; a dropped connection is a thrown error, as fetch reports it. */
-async function post(t: Transport, path: string, body: unknown, key?: string): Promise<Answer> {
-  const res = await fetch(t.baseUrl + path, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'X-API-KEY': t.apiKey,
-      ...(key === undefined ? {} : { 'Idempotency-Key': key }),
-    },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
+function post(t: Transport, path: string, body: unknown, key?: string): Promise<Answer> {
+  return postTo(t.baseUrl, t.apiKey, path, body, key === undefined ? {} : { 'Idempotency-Key': key });
 }
 
 export class OutOfInventory extends Error {}
@@ -154,9 +146,8 @@ async function receiver(handle: (raw: Buffer, req: IncomingMessage) => number): 
       res.end(status < 300 ? 'ok' : 'refused');
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  r.close = () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve())));
+  r.url = `${await listen(server)}/hooks`;
+  r.close = () => closeServer(server);
   return r;
 }
 

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it, sandboxTest } from '../helpers/fixtures.js';
 import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver } from '../webhooks/receiver.js';
+import { behaviours, startReceiver } from '../helpers/webhook-receiver.js';
 import { API_CHECKS, LEDGER_CHECKS, RECEIVER_CHECKS, getRun, results, startRun, stopRun } from './calls.js';
 
 // readiness/run, get, stop and list as a partner calls them: ids, windows, refusals, and what a run leaves alone.

@@ -8,6 +8,8 @@ import { createLogger } from '../../src/logging/logger.js';
 import { Redactor } from '../../src/redaction/redactor.js';
 import { withCheckDigit } from '../helpers/luhn.js';
 import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { signIn } from '../helpers/console-session.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // Redaction by value (docs/design.md, "Redaction by value"): a secret sent in any position (path, query, any header,
 // X-Request-Id, any body field, nested, inside a string) and in any spelling (a card number with spaces, dots,
@@ -15,7 +17,7 @@ import { ADMIN_TOKEN, createTestSandbox, type AccountHandle, type TestSandbox } 
 // case; a key, a webhook secret, the admin token by value) is found in none of the outputs: the request log as the
 // API answers it, the console's Requests pages, the server's log, the database file.
 
-const RUNS = Number(process.env.REDACTION_RUNS ?? 30);
+const RUNS = propertyRuns(Number(process.env.REDACTION_RUNS ?? 30));
 
 const SEPARATORS = [' ', '  ', '.', '/', '-', '_', '\t', '\n', ' - ', '\u00a0', '\u2013'];
 const CVV_NAMES = [
@@ -157,12 +159,7 @@ async function send(placements: Placement[]): Promise<string> {
 }
 
 async function consolePages(requestId: string): Promise<string> {
-  const signin = await request(sb.server)
-    .post('/console/signin')
-    .set('Sec-Fetch-Site', 'same-origin')
-    .type('form')
-    .send({ apiKey: acct.apiKey });
-  const cookie = String(([] as string[]).concat(signin.headers['set-cookie'] ?? [])[0]).split(';')[0]!;
+  const cookie = (await signIn(sb.server, { apiKey: acct.apiKey }, { 'Sec-Fetch-Site': 'same-origin' })).cookie!;
   const list = await request(sb.server).get('/console/requests').set('Cookie', cookie);
   const one = await request(sb.server)
     .get(`/console/requests/${encodeURIComponent(requestId)}`)

@@ -1,5 +1,6 @@
-import { stop } from '../cli/cli-process.js';
-import { startProxyCli } from '../proxy/proxy-process.js';
+import { stop } from '../helpers/cli-process.js';
+import { startProxyCli } from '../helpers/proxy-process.js';
+import { call } from '../helpers/http-call.js';
 
 // Recordings for the replay tests, made as a partner makes them: the compiled proxy with --record in front of a
 // target, a client calling through it.
@@ -13,15 +14,7 @@ export type Call = (
 
 /** A client of `baseUrl` with `apiKey`: JSON in, JSON out. */
 export function client(baseUrl: string, apiKey: string): Call {
-  return async (method, path, body, headers = {}) => {
-    const res = await fetch(baseUrl + path, {
-      method,
-      headers: { 'X-API-KEY': apiKey, ...(body !== undefined && { 'Content-Type': 'application/json' }), ...headers },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text === '' ? {} : JSON.parse(text) };
-  };
+  return (method, path, body, headers = {}) => call(baseUrl, apiKey, method, path, body, headers);
 }
 
 /** Runs `flow` through a recording proxy in front of `target`; answers the recording's path. */

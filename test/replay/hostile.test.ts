@@ -1,6 +1,5 @@
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,9 +12,11 @@ import {
   startSandbox,
   stop,
   type ServeProcess,
-} from '../cli/cli-process.js';
+} from '../helpers/cli-process.js';
 import { waitFor } from '../helpers/wait.js';
 import { client, type Call } from './flows.js';
+import { closeServer, listen } from '../helpers/loopback.js';
+import { gate, type GateAnswer } from '../helpers/gate.js';
 
 // Replay never leaves the sandbox (a hostile recording, the compiled CLI against a compiled sandbox). A recording once
 // sent the child sandbox's key anywhere ("path": "//host:port/x"), made the child deliver signed requests to the
@@ -39,7 +40,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 afterEach(async () => {
-  for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
+  for (const s of servers.splice(0)) await closeServer(s);
 });
 
 /** A server that counts what reaches it (somewhere a replay must never send to). */
@@ -50,10 +51,9 @@ async function elsewhere(): Promise<{ url: string; port: number; received: Incom
     req.resume();
     res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"received":true}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = await listen(server);
   servers.push(server);
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, port, received };
+  return { url, port: Number(new URL(url).port), received };
 }
 
 let lines = 0;
@@ -154,33 +154,17 @@ describe('replay never leaves the sandbox', () => {
 });
 
 describe('replay deletes its child, or says it could not', () => {
-  /** A gate in front of the sandbox: `decide` may answer a request itself, else it is passed on. */
-  async function gate(decide: (req: IncomingMessage) => Promise<[number, string] | undefined>) {
-    const server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const own = await decide(req);
-        if (own) return res.writeHead(own[0], { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(own[1]);
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
-        const upstream = await fetch(sandbox.url + req.url, {
-          method: req.method,
-          headers,
-          body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
-        }).catch(() => undefined);
-        if (!upstream) return res.destroy();
-        res.writeHead(upstream.status, { 'Content-Type': 'application/json' }).end(await upstream.text());
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  /** A gate in front of the sandbox, listening, closed after the test; its URL. */
+  async function openGate(decide: (req: IncomingMessage) => Promise<GateAnswer | undefined>) {
+    const server = gate(sandbox.url, decide);
+    const url = await listen(server);
     servers.push(server);
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return url;
   }
 
   it('recorded credentials and hop-by-hop headers, in any letter case, are never sent, and a GET body is left off', async () => {
     const seen: IncomingMessage[] = [];
-    const url = await gate(async (req) => {
+    const url = await openGate(async (req) => {
       seen.push(req);
       return undefined;
     });
@@ -220,7 +204,9 @@ describe('replay deletes its child, or says it could not', () => {
 
   it('a child it cannot delete (a 429 every time) is exit 3 with its id, never "deleted"', async () => {
     const tooMany = JSON.stringify({ code: 429, message: 'Too many requests' });
-    const url = await gate(async (req) => (req.url === '/sandbox/v1/sandboxes/delete' ? [429, tooMany] : undefined));
+    const url = await openGate(async (req) =>
+      req.url === '/sandbox/v1/sandboxes/delete' ? [429, tooMany] : undefined,
+    );
     const file = recordingFile('undeletable', [exchange('POST', '/v1/wallet/assetList')]);
     const r = await replayCli(file, url);
     const [left] = await replayChildren();
@@ -237,7 +223,7 @@ describe('replay deletes its child, or says it could not', () => {
 
   it('two Ctrl-C in a row still delete the child: the second abandons the exchange under way', async () => {
     let holding = false;
-    const url = await gate(async (req) => {
+    const url = await openGate(async (req) => {
       if (req.url !== '/v1/card/list') return undefined;
       holding = true;
       // Held for good: only the replay's second Ctrl-C gets it out.

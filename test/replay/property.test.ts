@@ -13,13 +13,14 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { CheckContext } from '../../src/verify/context.js';
 import type { Model, Real } from '../../src/verify/properties/model.js';
 import { checkedCommands, modelSetup } from '../../src/verify/properties/run.js';
+import { propertyRuns, propertyTimeoutMs } from '../helpers/property-runs.js';
 
 // Replay agrees with the sandbox it replays: any sequence of the model's commands (card creation, top-ups, freezes,
 // keyed retries and conflicts, clock steps, each followed by a read of every balance, all checked against the
 // model while they are recorded) replayed against a fresh child sandbox reports no divergence. A short run in
 // `npm test`; REPLAY_PROPERTY_RUNS=200 for a longer one.
 
-const RUNS = Number(process.env.REPLAY_PROPERTY_RUNS ?? 4);
+const RUNS = propertyRuns(Number(process.env.REPLAY_PROPERTY_RUNS ?? 4));
 const MAX_COMMANDS = Number(process.env.REPLAY_PROPERTY_COMMANDS ?? 12);
 const KEY = `sk_sandbox_property${'0'.repeat(26)}KEY`;
 
@@ -68,27 +69,31 @@ async function recordRun(cmds: Iterable<fc.AsyncCommand<Model, Real>>, run: numb
 }
 
 describe('replay of a recorded model run', () => {
-  it("reports no divergence for any sequence of the model's commands", async () => {
-    let run = 0;
-    await fc.assert(
-      fc.asyncProperty(checkedCommands(MAX_COMMANDS), async (cmds) => {
-        const file = await recordRun(cmds, ++run);
-        const recording = await readRecording(file);
-        const outcomes: Outcome[] = [];
-        const result = await replay({
-          baseUrl: sandbox.url,
-          apiKey: KEY,
-          exchanges: readExchanges(file),
-          summary: await scanRecording(file),
-          name: `replay ${run}`,
-          onOutcome: (o) => outcomes.push(o),
-        });
-        const diverged = outcomes.filter((o) => o.divergences.length > 0 || o.skipped !== undefined);
-        expect(diverged, `${cmds.toString()}\n${file}`).toEqual([]);
-        expect(outcomes).toHaveLength(recording.length);
-        expect(result.child).toEqual({ deleted: true });
-      }),
-      { numRuns: RUNS },
-    );
-  }, 600_000);
+  it(
+    "reports no divergence for any sequence of the model's commands",
+    async () => {
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(checkedCommands(MAX_COMMANDS), async (cmds) => {
+          const file = await recordRun(cmds, ++run);
+          const recording = await readRecording(file);
+          const outcomes: Outcome[] = [];
+          const result = await replay({
+            baseUrl: sandbox.url,
+            apiKey: KEY,
+            exchanges: readExchanges(file),
+            summary: await scanRecording(file),
+            name: `replay ${run}`,
+            onOutcome: (o) => outcomes.push(o),
+          });
+          const diverged = outcomes.filter((o) => o.divergences.length > 0 || o.skipped !== undefined);
+          expect(diverged, `${cmds.toString()}\n${file}`).toEqual([]);
+          expect(outcomes).toHaveLength(recording.length);
+          expect(result.child).toEqual({ deleted: true });
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    propertyTimeoutMs(600_000),
+  );
 });

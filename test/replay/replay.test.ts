@@ -1,12 +1,14 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, freePort, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
-import { jsonLines } from '../proxy/proxy-process.js';
+import { ensureBuilt, runCli, spawnCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
+import { recordKeyedWrites } from '../helpers/keyed-writes.js';
+import { jsonLines } from '../helpers/proxy-process.js';
 import { cardFlow, client, record, type Call } from './flows.js';
+import { closeServer, freePort, listen } from '../helpers/loopback.js';
+import { gate } from '../helpers/gate.js';
 
 // `card-sandbox replay` (docs/production.md): a recording replayed against a sandbox, in a child sandbox it creates
 // and deletes, answers compared with the recorded ones. A recording of the sandbox itself replays without a
@@ -114,15 +116,25 @@ describe('card-sandbox replay', () => {
     }
   }, 300_000);
 
+  it('sends a keyed write recorded without a key under a key of its own, and one recorded with a key under that key', async () => {
+    const recorder = await recordKeyedWrites(sandbox.url);
+    try {
+      const r = await replayCli(recording, [], KEY, recorder.url);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      // The recorded flow's create carried a key, its deposit and freeze none.
+      expect(recorder.writes.map((w) => w.path)).toEqual(['/v1/card/create', '/v1/card/deposit', '/v1/card/freeze']);
+      expect(recorder.writes[0]!.key).toMatch(/^flow-create-/);
+      expect(recorder.writes.filter((w) => !w.key)).toEqual([]);
+    } finally {
+      await recorder.close();
+    }
+  }, 300_000);
+
   it('reports each drift of a drifted stand-in by operation and JSON pointer, and no false divergence from mapped ids', async () => {
     const standIn = driftedStandIn();
-    await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+    const standInUrl = await listen(standIn);
     try {
-      const drifted = await record(
-        `http://127.0.0.1:${(standIn.address() as AddressInfo).port}`,
-        recordingKey,
-        cardFlow,
-      );
+      const drifted = await record(standInUrl, recordingKey, cardFlow);
       const report = join(dir, 'replay-drift.jsonl');
       const r = await replayCli(drifted, ['--report', report]);
       expect(r.code, r.stderr).toBe(1);
@@ -146,38 +158,20 @@ describe('card-sandbox replay', () => {
       );
       expect(r.stdout).toMatch(/4 divergences in 4 exchanges/);
     } finally {
-      await new Promise<void>((resolve) => standIn.close(() => resolve()));
+      await closeServer(standIn);
     }
   }, 300_000);
 
   it('deletes its child sandbox when interrupted (Ctrl-C) in the middle of a replay', async () => {
     // A gate in front of the sandbox holds the replay's first card/detail until the test has interrupted it.
     let held: (() => void) | undefined;
-    const gate = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        if (req.url === '/v1/card/detail' && !held) await new Promise<void>((resolve) => (held = resolve));
-        const headers: Record<string, string> = {};
-        for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
-        const upstream = await fetch(sandbox.url + req.url, {
-          method: req.method,
-          headers,
-          body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
-        });
-        res.writeHead(upstream.status, { 'Content-Type': 'application/json' }).end(await upstream.text());
-      });
+    const holding = gate(sandbox.url, async (req) => {
+      if (req.url === '/v1/card/detail' && !held) await new Promise<void>((resolve) => (held = resolve));
+      return undefined;
     });
-    await new Promise<void>((resolve) => gate.listen(0, '127.0.0.1', resolve));
+    const gateUrl = await listen(holding);
     try {
-      const proc = spawnCli([
-        'replay',
-        recording,
-        '--base-url',
-        `http://127.0.0.1:${(gate.address() as AddressInfo).port}`,
-        '--api-key',
-        KEY,
-      ]);
+      const proc = spawnCli(['replay', recording, '--base-url', gateUrl, '--api-key', KEY]);
       const children = async () =>
         ((await asCaller('POST', '/sandbox/v1/sandboxes/list', {})).body.sandboxes as { name: string }[]).filter((c) =>
           c.name.startsWith('replay of'),
@@ -193,7 +187,7 @@ describe('card-sandbox replay', () => {
       expect(await children()).toEqual([]);
     } finally {
       held?.();
-      await new Promise<void>((resolve) => gate.close(() => resolve()));
+      await closeServer(holding);
     }
   }, 300_000);
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { CapturedRequest } from '../../src/request-log/captured-request.js';
 import { PendingRecords } from '../../src/request-log/pending-records.js';
 import type { RecordRow } from '../../src/store/request-log.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // An account's request-log records wait for their batch encoded in a circular buffer (src/request-log/pending-records.ts):
 // what comes out must be exactly the newest records that went in, in order, whatever their sizes and however often
@@ -88,7 +89,7 @@ describe('pending request-log records', () => {
         });
         expect(pending.take('acc_1')).toEqual(model.slice(-keep));
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, runCli, startSandbox, stop, type ServeProcess } from '../cli/cli-process.js';
+import { ensureBuilt, runCli, startSandbox, stop, type ServeProcess } from '../helpers/cli-process.js';
 
 // `card-sandbox scenario run` through the compiled CLI: directories, and failures whose curl can be replayed.
 

@@ -1,6 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +7,8 @@ import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { embeddedTarget } from '../../src/cli/embedded-target.js';
 import { loadAll, runScenarios, type RunnerOptions } from '../../src/scenario/runner.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { listen } from '../helpers/loopback.js';
+import { gate } from '../helpers/gate.js';
 
 const config: Config = Object.freeze({
   ...DEFAULT_CONFIG,
@@ -29,24 +30,10 @@ afterEach(async () => {
 
 /** The sandbox as a target without child sandboxes (an older version) shows it: /sandbox/v1/sandboxes/* answer 404. */
 async function withoutChildSandboxes(target: string): Promise<{ url: string; server: Server }> {
-  const proxy = createServer(async (req, res) => {
-    if (req.url!.startsWith('/sandbox/v1/sandboxes')) {
-      res.writeHead(404, { 'Content-Type': 'application/json' }).end('{"code":404,"message":"No route"}');
-      return;
-    }
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers: Record<string, string> = {};
-    for (const name of ['content-type', 'x-api-key', 'idempotency-key', 'authorization']) {
-      if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
-    }
-    const body = Buffer.concat(chunks);
-    const r = await fetch(target + req.url, { method: req.method, headers, body: body.length ? body : undefined });
-    res.writeHead(r.status, { 'Content-Type': r.headers.get('content-type') ?? 'application/json' });
-    res.end(Buffer.from(await r.arrayBuffer()));
-  });
-  await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, server: proxy };
+  const proxy = gate(target, async (req) =>
+    req.url!.startsWith('/sandbox/v1/sandboxes') ? [404, '{"code":404,"message":"No route"}'] : undefined,
+  );
+  return { url: await listen(proxy), server: proxy };
 }
 
 async function run(text: string, opts: RunnerOptions) {
@@ -120,9 +107,8 @@ describe('the spec says to check code even on a 200', () => {
       const body = req.url === '/sandbox/v1/reset' ? { code: 0, message: 'ok' } : { code: 9999, message: 'odd' };
       res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify(body));
     });
-    await new Promise<void>((r) => odd.listen(0, '127.0.0.1', r));
+    const url = await listen(odd);
     try {
-      const url = `http://127.0.0.1:${(odd.address() as AddressInfo).port}`;
       const r = await run(
         'name: odd\nsteps:\n  - request: POST /v1/card/list\n    expect: { body: { code: 9999 }, contract: false }\n  - request: POST /v1/card/list\n    expect: { contract: false }\n',
         { baseUrl: url, apiKey: 'k' },

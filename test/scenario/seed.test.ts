@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applySeeds } from '../../src/cli/seed.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { post as postTo } from '../helpers/http-call.js';
 
 let server: RunningServer;
 let dir: string;
@@ -28,13 +29,7 @@ afterEach(async () => {
 });
 
 const post = async (path: string, body: unknown, key = config.apiKey!) =>
-  (
-    await fetch(`${server.url}${path}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-KEY': key },
-      body: JSON.stringify(body),
-    })
-  ).json();
+  (await postTo(server.url, key, path, body)).body;
 
 describe('serve --seed FILE', () => {
   it('applies a file without `account` to the ready account (SANDBOX_API_KEY), topping up rather than resetting', async () => {

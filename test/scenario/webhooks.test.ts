@@ -1,12 +1,12 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Receiver } from '../../src/scenario/receiver.js';
 import { loadAll, runScenarios } from '../../src/scenario/runner.js';
+import { closeServer, listen } from '../helpers/loopback.js';
 
 const SECRET = 'whsec_test0123456789abcdefghijklmnopq';
 const sign = (body: string, secret = SECRET, t = Math.floor(Date.now() / 1000)) =>
@@ -72,7 +72,7 @@ describe('the built-in webhook receiver', () => {
  * A stand-in sandbox speaking just enough of the API (operator account, clock, webhook PUT, and a helper that
  * emits signed events) to exercise expectWebhook without the webhooks module.
  */
-function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
+async function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
   let hookUrl = '';
   const server = createServer(async (req, res) => {
     let raw = '';
@@ -103,18 +103,14 @@ function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
     }
     json(404, { code: 404, message: 'no route' });
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }),
-    ),
-  );
+  return { server, url: await listen(server) };
 }
 
 describe('expectWebhook', () => {
   let fake: { server: Server; url: string };
   let dir: string;
   afterEach(async () => {
-    await new Promise<void>((r) => fake.server.close(() => r()));
+    await closeServer(fake.server);
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

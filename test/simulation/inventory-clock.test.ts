@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { eventsOf, fundedAccount, newCard, sim, walletAvailable } from '../helpers/core.js';
+import { authorize } from '../helpers/card-network.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -59,7 +60,7 @@ describe('clock', () => {
     const toppedUp = await newCard(sb, key, 50);
     const cancelled = await newCard(sb, key, 50);
     // Scheduled in the reverse of their due order.
-    await sim(sb, key, 'card/authorize', { cardId: spender, amount: 10 }); // 7 days
+    await authorize(sb, key, spender, { amount: 10 }); // 7 days
     await sim(sb, key, 'chain/transfer', { amount: 20 }); // 57 s
     await sb.post(key, '/v1/card/cancel', { cardId: cancelled }); // 5 s
     await sb.post(key, '/v1/card/deposit', { cardId: toppedUp, amount: 10 }); // 3 s

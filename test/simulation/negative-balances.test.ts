@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { cardAsset, expectConserved, expectRefusedUnchanged, newCard, sim, walletAvailable } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { authorize } from '../helpers/card-network.js';
 
 // A clearing is never declined, so a card can go below zero (docs/design.md section 15). While it is at or below
 // zero it declines every authorisation; a deposit covers the debt first; cancelling it pays the debt from the USDT
@@ -20,8 +21,6 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
   expect((await sim(sb, key, 'transaction/force-post', { cardId, amount: 80 })).status).toBe(200);
 });
 
-const authorize = (amount: number) => sim(sb, key, 'card/authorize', { cardId, amount });
-
 describe('a card below zero', () => {
   it('shows its debt as a negative available balance in card/asset, card/list and card/detail', async () => {
     expect(await cardAsset(sb, key, cardId)).toEqual({ availableAmount: '-30', frozenAmount: '0', currency: 'USD' });
@@ -34,19 +33,25 @@ describe('a card below zero', () => {
 
   it('declines every authorisation INSUFFICIENT_FUNDS while at or below zero, a verification of 0 included', async () => {
     for (const amount of [5, 0]) {
-      expect((await authorize(amount)).body).toMatchObject({ status: 'DECLINED', declineReason: 'INSUFFICIENT_FUNDS' });
+      expect((await authorize(sb, key, cardId, { amount })).body).toMatchObject({
+        status: 'DECLINED',
+        declineReason: 'INSUFFICIENT_FUNDS',
+      });
     }
     await sb.post(key, '/v1/card/deposit', { cardId, amount: 30 });
     await sb.advance(key, 3);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '0' });
-    expect((await authorize(0)).body).toMatchObject({ status: 'DECLINED', declineReason: 'INSUFFICIENT_FUNDS' });
+    expect((await authorize(sb, key, cardId, { amount: 0 })).body).toMatchObject({
+      status: 'DECLINED',
+      declineReason: 'INSUFFICIENT_FUNDS',
+    });
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '0', frozenAmount: '0' });
   });
 
   it('declines an increment while at or below zero, and changes nothing', async () => {
     await sb.post(key, '/v1/card/deposit', { cardId, amount: 40 });
     await sb.advance(key, 3);
-    const id = (await authorize(10)).body.transactionId;
+    const id = (await authorize(sb, key, cardId, { amount: 10 })).body.transactionId;
     await sim(sb, key, 'transaction/force-post', { cardId, amount: 20 });
     const res = await expectRefusedUnchanged(sb, 200, () =>
       sim(sb, key, 'transaction/increment', { transactionId: id, amount: 1 }),
@@ -59,7 +64,7 @@ describe('a card below zero', () => {
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '-30' });
     await sb.advance(key, 3);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '15', frozenAmount: '0' });
-    expect((await authorize(15)).body.status).toBe('PENDING');
+    expect((await authorize(sb, key, cardId, { amount: 15 })).body.status).toBe('PENDING');
     expect(await walletAvailable(sb, key)).toBe('905');
     expectConserved(sb.deps.db, acct.accountId);
   });

@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { cardAsset, eventsOf, expectConserved, expectRefusedUnchanged, newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { pendingAuthorization } from '../helpers/card-network.js';
 
 // The card network's hard cases (docs/design.md section 15), one rule per test: each message's answer (the
 // transaction it made or changed), the events it sends (each carrying the transaction's whole state after the
@@ -20,11 +21,6 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
   cardId = await newCard(sb, key, 100);
 });
 
-const authorize = async (amount: number, extra: Record<string, unknown> = {}) => {
-  const res = await sim(sb, key, 'card/authorize', { cardId, amount, merchantName: 'HOTEL', ...extra });
-  expect(res.body.status, JSON.stringify(res.body)).toBe('PENDING');
-  return res.body.transactionId as string;
-};
 const bills = async (card = cardId) =>
   ((await sb.post(key, '/v1/bill/list', { cardId: card })).body.transactions as Record<string, unknown>[]).map((r) => [
     r.status,
@@ -43,7 +39,7 @@ const sent = () =>
 
 describe('transaction/increment', () => {
   it('raises a PENDING hold by the amount: transaction.updated PENDING -> PENDING with the new total, listed at the new total', async () => {
-    const id = await authorize(40);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
     markEvents();
     const res = await sim(sb, key, 'transaction/increment', { transactionId: id, amount: 25.5 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'PENDING', billAmount: 65.5 });
@@ -67,7 +63,7 @@ describe('transaction/increment', () => {
   ] as const)(
     'is declined %s on the rules of an authorisation for the extra amount, and changes nothing',
     async (reason, amount, arrange) => {
-      const id = await authorize(40);
+      const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
       await arrange();
       const res = await expectRefusedUnchanged(sb, 200, () =>
         sim(sb, key, 'transaction/increment', { transactionId: id, amount }),
@@ -84,7 +80,7 @@ describe('transaction/increment', () => {
   );
 
   it('keeps the rate of a foreign-currency authorisation: the merchant amount grows with the bill amount', async () => {
-    const id = await authorize(80, { currency: 'EUR' });
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 80, currency: 'EUR' });
     markEvents();
     await sim(sb, key, 'transaction/increment', { transactionId: id, amount: 10.87 });
     const [[, , , , bill]] = sent() as [unknown[]];
@@ -94,7 +90,7 @@ describe('transaction/increment', () => {
   });
 
   it('refuses an increment of a transaction that is no longer PENDING, naming its state', async () => {
-    const id = await authorize(10);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 10 });
     await sim(sb, key, 'transaction/clear', { transactionId: id });
     const res = await expectRefusedUnchanged(sb, 400, () =>
       sim(sb, key, 'transaction/increment', { transactionId: id, amount: 1 }),
@@ -105,7 +101,7 @@ describe('transaction/increment', () => {
 
 describe('transaction/reverse with an amount', () => {
   it('a partial reversal shrinks the hold and leaves the authorisation PENDING (transaction.updated PENDING -> PENDING)', async () => {
-    const id = await authorize(40);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
     markEvents();
     const res = await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 15 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'PENDING', billAmount: 25 });
@@ -116,7 +112,7 @@ describe('transaction/reverse with an amount', () => {
   });
 
   it('reversing the whole hold by amount cancels the authorisation, as a reversal without amount does', async () => {
-    const id = await authorize(40);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
     await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 15 });
     markEvents();
     const res = await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 25 });
@@ -127,7 +123,7 @@ describe('transaction/reverse with an amount', () => {
   });
 
   it('refuses to reverse more than the hold, and changes nothing', async () => {
-    const id = await authorize(40);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 40 });
     const res = await expectRefusedUnchanged(sb, 400, () =>
       sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 40.01 }),
     );
@@ -139,7 +135,7 @@ describe('transaction/reverse with an amount', () => {
 
 describe('transaction/clear in parts (final: false)', () => {
   it('a partial clearing is a transaction of its own, first seen CLEARED, while the authorisation stays PENDING with the rest', async () => {
-    const id = await authorize(60);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 60 });
     markEvents();
     const res = await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 20, final: false });
     const part = res.body.transactionId as string;
@@ -165,7 +161,7 @@ describe('transaction/clear in parts (final: false)', () => {
   });
 
   it('a final clearing after the parts clears the rest, and the parts stay cleared', async () => {
-    const id = await authorize(60);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 60 });
     await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 20, final: false });
     await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 15, final: false });
     markEvents();
@@ -181,8 +177,8 @@ describe('transaction/clear in parts (final: false)', () => {
   });
 
   it('a reversal, or the 7-day expiry, ends an authorisation cleared in part: the rest returns to the card', async () => {
-    const reversed = await authorize(30);
-    const expiring = await authorize(30);
+    const reversed = await pendingAuthorization(sb, key, cardId, { amount: 30 });
+    const expiring = await pendingAuthorization(sb, key, cardId, { amount: 30 });
     await sim(sb, key, 'transaction/clear', { transactionId: reversed, amount: 10, final: false });
     await sim(sb, key, 'transaction/clear', { transactionId: expiring, amount: 5, final: false });
     await sim(sb, key, 'transaction/reverse', { transactionId: reversed });
@@ -194,7 +190,7 @@ describe('transaction/clear in parts (final: false)', () => {
   });
 
   it('refuses a partial clearing beyond the hold, and final: false without an amount, changing nothing', async () => {
-    const id = await authorize(30);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 30 });
     const beyond = await expectRefusedUnchanged(sb, 400, () =>
       sim(sb, key, 'transaction/clear', { transactionId: id, amount: 30.01, final: false }),
     );
@@ -208,7 +204,7 @@ describe('transaction/clear in parts (final: false)', () => {
 
 describe('transaction/clear for more than the hold', () => {
   it('is never declined: what hold + available cannot cover takes the card below zero, listed COMPLETED at the amount', async () => {
-    const id = await authorize(80);
+    const id = await pendingAuthorization(sb, key, cardId, { amount: 80 });
     markEvents();
     const res = await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 130 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'CLEARED', billAmount: 130 });

@@ -2,6 +2,7 @@ import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
 import { cardAsset, newCard, eventsOf, fundedAccount, sim } from '../helpers/core.js';
+import { authorize } from '../helpers/card-network.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -14,12 +15,16 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
   cardId = await newCard(sb, key, 100);
 });
 
-const authorize = (body: Record<string, unknown>) => sim(sb, key, 'card/authorize', { cardId, ...body });
 const bills = async () => (await sb.post(key, '/v1/bill/list', { cardId })).body.transactions;
 
 describe('card/authorize', () => {
   it('holds the amount: available moves to frozen and the transaction is PENDING', async () => {
-    const res = await authorize({ amount: 12.5, merchantName: 'Coffee', merchantCountry: 'US', mccCategory: 'Food' });
+    const res = await authorize(sb, key, cardId, {
+      amount: 12.5,
+      merchantName: 'Coffee',
+      merchantCountry: 'US',
+      mccCategory: 'Food',
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ code: 0, status: 'PENDING', billAmount: 12.5 });
     expect(res.body.transactionId).toMatch(/^txn_[0-9A-Za-z]{24}$/);
@@ -36,7 +41,12 @@ describe('card/authorize', () => {
   });
 
   it("emits transaction.created with every field of the spec's transaction event data", async () => {
-    const res = await authorize({ amount: 12.5, merchantName: 'Coffee', merchantCountry: 'US', mccCategory: 'Food' });
+    const res = await authorize(sb, key, cardId, {
+      amount: 12.5,
+      merchantName: 'Coffee',
+      merchantCountry: 'US',
+      mccCategory: 'Food',
+    });
     const [event] = eventsOf(sb, acct.accountId, 'transaction.created');
     expect(event!.data).toEqual({
       transactionId: res.body.transactionId,
@@ -55,7 +65,7 @@ describe('card/authorize', () => {
   });
 
   it('fills merchant name, country and category from faker when omitted, the same for the same transaction id', async () => {
-    const res = await authorize({ amount: 1 });
+    const res = await authorize(sb, key, cardId, { amount: 1 });
     expect(res.body.merchantName).toEqual(expect.any(String));
     expect(res.body.merchantCountry).toMatch(/^[A-Z]{2}$/);
     expect(res.body.mccCategory).toEqual(expect.any(String));
@@ -71,7 +81,7 @@ describe('card/authorize', () => {
     ['INSUFFICIENT_FUNDS', { amount: 100.01 }],
     ['DO_NOT_HONOR', { amount: 1, declineReason: 'DO_NOT_HONOR' }],
   ])('declines with %s: created PENDING then DECLINED, nothing held, listed FAILED', async (reason, body) => {
-    const res = await authorize(body);
+    const res = await authorize(sb, key, cardId, body);
     expect(res.body).toMatchObject({ status: 'DECLINED', declineReason: reason });
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
     const events = eventsOf(sb, acct.accountId).filter((e) => e.type.startsWith('transaction.'));
@@ -84,7 +94,7 @@ describe('card/authorize', () => {
 
   it('declines CARD_NOT_ACTIVE on a frozen card', async () => {
     await sb.post(key, '/v1/card/freeze', { cardId });
-    expect((await authorize({ amount: 1 })).body).toMatchObject({
+    expect((await authorize(sb, key, cardId, { amount: 1 })).body).toMatchObject({
       status: 'DECLINED',
       declineReason: 'CARD_NOT_ACTIVE',
     });
@@ -92,18 +102,18 @@ describe('card/authorize', () => {
 
   it('declines DAILY_LIMIT_EXCEEDED past the BIN spendDaily within a UTC day, and allows it the next day', async () => {
     await sb.admin('put', '/admin/v1/bins/VISA-EFI-454924', { limit: { spendDaily: '30', minimalDeposit: '1' } });
-    expect((await authorize({ amount: 20 })).body.status).toBe('PENDING');
-    expect((await authorize({ amount: 10.01 })).body).toMatchObject({
+    expect((await authorize(sb, key, cardId, { amount: 20 })).body.status).toBe('PENDING');
+    expect((await authorize(sb, key, cardId, { amount: 10.01 })).body).toMatchObject({
       status: 'DECLINED',
       declineReason: 'DAILY_LIMIT_EXCEEDED',
     });
-    expect((await authorize({ amount: 10 })).body.status).toBe('PENDING');
+    expect((await authorize(sb, key, cardId, { amount: 10 })).body.status).toBe('PENDING');
     await sb.advance(key, 24 * 3600);
-    expect((await authorize({ amount: 10 })).body.status).toBe('PENDING');
+    expect((await authorize(sb, key, cardId, { amount: 10 })).body.status).toBe('PENDING');
   });
 
   it('converts a foreign currency with the fixed rate table and adds fee.fx to billAmount', async () => {
-    const res = await authorize({ amount: 100, currency: 'EUR' });
+    const res = await authorize(sb, key, cardId, { amount: 100, currency: 'EUR' });
     // 100 EUR * 1.08 * 1.006 = 108.648 -> 108.65
     expect(res.body.billAmount).toBe(108.65);
     const [event] = eventsOf(sb, acct.accountId, 'transaction.created');
@@ -116,7 +126,7 @@ describe('card/authorize', () => {
   });
 
   it('approves an authorisation of 0 without a hold, cleared at once and listed 0.00 COMPLETED', async () => {
-    expect((await authorize({ amount: 0 })).body.status).toBe('CLEARED');
+    expect((await authorize(sb, key, cardId, { amount: 0 })).body.status).toBe('CLEARED');
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
     expect((await bills())[0]).toMatchObject({ amount: '0.00', status: 'COMPLETED' });
   });
@@ -128,7 +138,7 @@ describe('card/authorize', () => {
     [{ amount: 1, declineReason: 'NOPE' }, 'declineReason must be one of'],
     [{ amount: 1, merchantCountry: 'usa' }, 'merchantCountry'],
   ])('rejects %j with 400 naming the field', async (body, message) => {
-    const res = await authorize(body);
+    const res = await authorize(sb, key, cardId, body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toContain(message);
@@ -136,7 +146,7 @@ describe('card/authorize', () => {
 
   it("answers 4001 for an unknown card or another account's card", async () => {
     const other = await fundedAccount(sb);
-    const res = await sim(sb, other.apiKey, 'card/authorize', { cardId, amount: 1 });
+    const res = await authorize(sb, other.apiKey, cardId, { amount: 1 });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4001);
   });
@@ -144,7 +154,7 @@ describe('card/authorize', () => {
 
 describe('transaction/clear', () => {
   it('clearing for less consumes the hold and releases the rest; listed COMPLETED with the cleared amount', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     const res = await sim(sb, key, 'transaction/clear', { transactionId, amount: 30 });
     expect(res.status).toBe(200);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '70', frozenAmount: '0' });
@@ -162,10 +172,10 @@ describe('transaction/clear', () => {
   });
 
   it('clearing for more (a tip) takes the extra from available, and beyond hold + available takes the card below zero', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     expect((await sim(sb, key, 'transaction/clear', { transactionId, amount: 45 })).status).toBe(200);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '55', frozenAmount: '0' });
-    const second = (await authorize({ amount: 50 })).body.transactionId;
+    const second = (await authorize(sb, key, cardId, { amount: 50 })).body.transactionId;
     const beyond = await sim(sb, key, 'transaction/clear', { transactionId: second, amount: 105.01 });
     expect(beyond.body).toEqual({
       code: 0,
@@ -178,7 +188,7 @@ describe('transaction/clear', () => {
   });
 
   it('moves once: clearing a reversed transaction is 400 naming the current state, and nothing changes', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     await sim(sb, key, 'transaction/reverse', { transactionId });
     const res = await sim(sb, key, 'transaction/clear', { transactionId });
     expect(res.status).toBe(400);
@@ -198,7 +208,7 @@ describe('transaction/clear', () => {
 
 describe('transaction/reverse', () => {
   it('releases the hold, CANCELLED in events and REVERTED in the listing', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     expect((await sim(sb, key, 'transaction/reverse', { transactionId })).status).toBe(200);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
     expect((await bills())[0]).toMatchObject({ amount: '-40.00', status: 'REVERTED' });
@@ -209,7 +219,7 @@ describe('transaction/reverse', () => {
   });
 
   it('happens automatically 7 days of account time after an authorisation that was never cleared', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     await sb.advance(key, 7 * 24 * 3600 - 1);
     expect((await bills())[0].status).toBe('PENDING');
     await sb.advance(key, 1);
@@ -222,7 +232,7 @@ describe('transaction/reverse', () => {
 
 describe('transaction/refund', () => {
   it('credits the card with a new transaction, REFUND in events, listed REVERTED with a positive amount', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     await sim(sb, key, 'transaction/clear', { transactionId });
     const res = await sim(sb, key, 'transaction/refund', { transactionId, amount: 15 });
     expect(res.status).toBe(200);
@@ -237,7 +247,7 @@ describe('transaction/refund', () => {
   });
 
   it('never refunds more than was cleared, in total', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     await sim(sb, key, 'transaction/clear', { transactionId, amount: 30 });
     expect((await sim(sb, key, 'transaction/refund', { transactionId, amount: 30.01 })).status).toBe(400);
     expect((await sim(sb, key, 'transaction/refund', { transactionId, amount: 20 })).status).toBe(200);
@@ -251,13 +261,13 @@ describe('transaction/refund', () => {
   });
 
   it('refuses to refund a pending transaction, naming its state', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     const res = await sim(sb, key, 'transaction/refund', { transactionId });
     expect(res.body).toEqual({ code: 400, message: 'transaction is PENDING: only a CLEARED purchase can be refunded' });
   });
 
   it('sends a refund to a cancelled card to the USDT wallet', async () => {
-    const { transactionId } = (await authorize({ amount: 40 })).body;
+    const { transactionId } = (await authorize(sb, key, cardId, { amount: 40 })).body;
     await sim(sb, key, 'transaction/clear', { transactionId });
     await sb.post(key, '/v1/card/cancel', { cardId });
     await sb.advance(key, 5);

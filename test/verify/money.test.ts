@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { microsFromJsonNumber, parseDecimal } from '../../src/domain/kernel/money.js';
 import { balanceMicros, micros } from '../../src/verify/money.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 // The harness parses money with its own code (it must not share the server's parser); the two must still agree on
 // every amount a target can write, and both refuse what is not money.
@@ -19,7 +20,7 @@ describe("verify's money parser, written apart from the server's", () => {
       fc.property(amountText, (text) => {
         expect(micros(text)).toEqual(parseDecimal(text) ?? NaN);
       }),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 
@@ -33,7 +34,7 @@ describe("verify's money parser, written apart from the server's", () => {
           expect(micros(value)).toEqual(microsFromJsonNumber(value) ?? NaN);
         },
       ),
-      { numRuns: 2_000 },
+      { numRuns: propertyRuns(2_000) },
     );
   });
 
@@ -72,7 +73,7 @@ describe("verify's balances: a card below zero", () => {
         expect(balanceMicros(`-${text}`)).toBe(-amount);
         expect(balanceMicros(text)).toBe(amount);
       }),
-      { numRuns: 1_000 },
+      { numRuns: propertyRuns(1_000) },
     );
     expect(balanceMicros(-4.5)).toBe(-4_500_000);
     for (const value of ['-0', '-0.00', '--1', '-', '- 1', '-1e3', -Infinity]) {

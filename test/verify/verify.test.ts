@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runVerify } from '../../src/cli/verify.js';
+import { recordKeyedWrites } from '../helpers/keyed-writes.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { listen } from '../helpers/loopback.js';
 
 /** Collects what the CLI writes, as the terminal would show it. */
 function capture() {
@@ -10,11 +11,6 @@ function capture() {
   const out = { write: (s: string) => ((text.out += s), true) };
   const err = { write: (s: string) => ((text.err += s), true) };
   return { text, out, err };
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 let sandbox: TestSandbox | undefined;
@@ -60,6 +56,25 @@ describe('card-sandbox verify', () => {
     expect(code).toBe(0);
     expect(c.text.out).toMatch(/\d+ passed, 0 failed, 0 skipped .*\(card sandbox\)/);
     expect(c.text.out).not.toContain(apiKey);
+  });
+
+  it('sends every keyed write it makes with an Idempotency-Key, as readiness asks of a partner', async () => {
+    sandbox = createTestSandbox();
+    sandbox.wall.ms = Date.now();
+    const { apiKey } = await sandbox.account({ balance: 100 });
+    const recorder = await recordKeyedWrites(await listen(sandbox.server));
+    try {
+      const c = capture();
+      expect(
+        await runVerify(['--base-url', recorder.url, '--api-key', apiKey, '--allow-mutations'], c.out, c.err),
+      ).toBe(0);
+      expect(new Set(recorder.writes.map((w) => w.path))).toEqual(
+        new Set(['/v1/card/create', '/v1/card/deposit', '/v1/card/freeze', '/v1/card/unfreeze', '/v1/card/cancel']),
+      );
+      expect(recorder.writes.filter((w) => !w.key)).toEqual([]);
+    } finally {
+      await recorder.close();
+    }
   });
 
   it('refuses mutations without --allow-mutations and reports them as skipped', async () => {

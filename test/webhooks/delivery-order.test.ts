@@ -1,9 +1,10 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, expect } from 'vitest';
-import { newCard, outbox, putWebhookConfig, sim } from '../helpers/core.js';
+import { newCard, outbox, putWebhookConfig } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import { waitFor } from '../helpers/wait.js';
+import { closeServer, listen } from '../helpers/loopback.js';
+import { authorize } from '../helpers/card-network.js';
 
 // docs/design.md section 15: an account's events go out in the order they happened, so a receiver that answers 2xx
 // sees them in that order and a ledger folded by arrival is right. Here the wall-clock timer delivers them (no clock
@@ -29,13 +30,12 @@ describe('webhook deliveries sent by the timer', () => {
         }, 5);
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `${await listen(server)}/hooks`;
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
       expect((await putWebhookConfig(sb, acct.apiKey, { url })).status).toBe(200);
       const cardId = await newCard(sb, acct.apiKey, 50);
       for (let i = 0; i < 6; i++) {
-        await sim(sb, acct.apiKey, 'card/authorize', { cardId, amount: 1 });
+        await authorize(sb, acct.apiKey, cardId, { amount: 1 });
         await sb.post(acct.apiKey, `/v1/card/${i % 2 === 0 ? 'freeze' : 'unfreeze'}`, { cardId });
       }
       const sent = outbox(sb, acct.accountId).map((e) => e.id);
@@ -46,8 +46,7 @@ describe('webhook deliveries sent by the timer', () => {
       expect(mostInFlight).toBe(1);
     } finally {
       await sb.deps.jobs.stop(0);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closeServer(server);
     }
   });
 });

@@ -3,9 +3,9 @@ import type { Config } from '../../src/config.js';
 import { emitEvent } from '../../src/domain/events/outbox.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { specVerify } from './spec-verifier.js';
-import { putWebhookConfig } from '../helpers/core.js';
+import { newCard, putWebhookConfig } from '../helpers/core.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -23,12 +23,6 @@ async function setUp(config: Partial<Config> = {}, webhook: Record<string, unkno
 
 const putWebhook = (body: Record<string, unknown>) => putWebhookConfig(sb, acct.apiKey, body);
 
-async function createCard(): Promise<string> {
-  const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
-  expect(res.status).toBe(200);
-  return res.body.cardId;
-}
-
 const deliveries = async (eventId?: string) =>
   (await sb.post(acct.apiKey, '/sandbox/v1/webhook/deliveries', eventId ? { eventId } : {})).body.deliveries;
 const events = async () => (await sb.post(acct.apiKey, '/sandbox/v1/events', {})).body.events;
@@ -43,7 +37,7 @@ describe('delivery of card events (spec Events)', () => {
   beforeEach(() => setUp());
 
   it('POSTs card.created with the raw JSON envelope and the Service-* headers, signed over the raw body', async () => {
-    const cardId = await createCard();
+    const cardId = await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     expect(rx.received).toHaveLength(1);
     const [got] = rx.received;
@@ -71,7 +65,7 @@ describe('delivery of card events (spec Events)', () => {
     ['card.unfrozen', ['/v1/card/freeze', '/v1/card/unfreeze']],
     ['card.cancelled', ['/v1/card/cancel']],
   ])('delivers %s with data {cardId}', async (type, calls) => {
-    const cardId = await createCard();
+    const cardId = await newCard(sb, acct.apiKey, 50);
     for (const path of calls) expect((await sb.post(acct.apiKey, path, { cardId })).status).toBe(200);
     await sb.advance(acct.apiKey, 5);
     const got = rx.received.find((r) => r.body.type === type);
@@ -88,7 +82,7 @@ describe('delivery of card events (spec Events)', () => {
   });
 
   it('delivers every event of a card lifecycle in the order they happened', async () => {
-    const cardId = await createCard();
+    const cardId = await newCard(sb, acct.apiKey, 50);
     for (const path of ['/v1/card/freeze', '/v1/card/unfreeze', '/v1/card/cancel']) {
       await sb.post(acct.apiKey, path, { cardId });
     }
@@ -103,7 +97,7 @@ describe('delivery of card events (spec Events)', () => {
 
   it('the account time of the event is `created`; the signature t is wall time, so it verifies after clock jumps', async () => {
     await sb.advance(acct.apiKey, 86_400);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const [got] = rx.received;
     expect(got.body.created).toBe(wallSeconds() + 86_400);
@@ -113,7 +107,7 @@ describe('delivery of card events (spec Events)', () => {
 
   it('the old secret stops verifying at once after rotate-secret', async () => {
     const rotated = await sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const [got] = rx.received;
     const header = got.headers['service-signature'] as string;
@@ -125,7 +119,7 @@ describe('delivery of card events (spec Events)', () => {
 
   it('a retry scheduled before a rotation is signed with the new secret', async () => {
     rx.queue.push(behaviours.status(500));
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const rotated = await sb.request.post('/v1/webhook/rotate-secret').set('X-API-KEY', acct.apiKey);
     await sb.advance(acct.apiKey, 60);
@@ -141,7 +135,7 @@ describe('delivery of card events (spec Events)', () => {
     // The receiver would hang: an attempt made on the request path would have reached it before the answer (and
     // held the answer for the whole webhook timeout). None has.
     rx.fallback = behaviours.hang;
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     expect(rx.received).toHaveLength(0);
     expect((await events())[0].delivery).toEqual({
       state: 'pending',
@@ -154,7 +148,7 @@ describe('delivery of card events (spec Events)', () => {
 describe('header prefix (server option webhookHeaderPrefix)', () => {
   it('names the headers <P>-Signature, <P>-Event-Id and <P>-Event-Type', async () => {
     await setUp({ webhookHeaderPrefix: 'Acme' });
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const { headers, body } = rx.received[0];
     expect(headers['acme-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -169,7 +163,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
 
   it('retries a failing receiver attempt by attempt, with the same event id and a fresh signature each time', async () => {
     rx.fallback = behaviours.status(500);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     expect(rx.received).toHaveLength(1);
     const delays = [60, 300, 1800, 7200, 18_000, 36_000];
@@ -205,7 +199,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
 
   it('stops retrying once an attempt is acknowledged with any 2xx', async () => {
     rx.queue.push(behaviours.status(503), behaviours.status(404), behaviours.status(204));
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     await sb.advance(acct.apiKey, 60);
     await sb.advance(acct.apiKey, 300);
@@ -219,7 +213,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
 
   it('one clock advance over the whole 17.6 h runs all 7 attempts in time order', async () => {
     rx.fallback = behaviours.status(500);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     // How long this takes is a figure of `npm run bench` (the webhook retry schedule), not asserted here.
     await sb.advance(acct.apiKey, 63_360);
     expect(rx.received).toHaveLength(7);
@@ -227,7 +221,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
 
   it('DELETE /v1/webhook cancels pending retries', async () => {
     rx.fallback = behaviours.status(500);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     expect((await sb.request.delete('/v1/webhook').set('X-API-KEY', acct.apiKey)).status).toBe(200);
     await sb.advance(acct.apiKey, 86_400);
@@ -240,7 +234,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
     rx.fallback = behaviours.status(500);
     const other = await startReceiver();
     try {
-      await createCard();
+      await newCard(sb, acct.apiKey, 50);
       await sb.advance(acct.apiKey, 0);
       await putWebhook({ url: other.url });
       await sb.advance(acct.apiKey, 60);
@@ -255,14 +249,14 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
 describe('disabled endpoints (enabled: false)', () => {
   it('record events but deliver nothing, and build no backlog for when they are enabled again', async () => {
     await setUp({}, { enabled: false });
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 3600);
     expect(rx.received).toHaveLength(0);
     expect((await events())[0].delivery).toEqual({ state: 'disabled', attempts: 0, nextAttemptAt: null });
     await putWebhook({ url: rx.url, enabled: true });
     await sb.advance(acct.apiKey, 3600);
     expect(rx.received).toHaveLength(0);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     expect(rx.received).toHaveLength(1);
   });
@@ -270,7 +264,7 @@ describe('disabled endpoints (enabled: false)', () => {
   it('disabling stops the retries of a failing delivery', async () => {
     await setUp();
     rx.fallback = behaviours.status(500);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     await putWebhook({ url: rx.url, enabled: false });
     await sb.advance(acct.apiKey, 86_400);
@@ -281,7 +275,7 @@ describe('disabled endpoints (enabled: false)', () => {
   it('events of an account without a webhook are recorded with delivery state none', async () => {
     sb = createTestSandbox();
     acct = await sb.account({ balance: 100 });
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     expect((await events())[0].delivery).toEqual({ state: 'none', attempts: 0, nextAttemptAt: null });
   });
 });
@@ -289,7 +283,7 @@ describe('disabled endpoints (enabled: false)', () => {
 describe('delivery-only fields (the 3DS code, gated by deliver3dsCode)', () => {
   it('adds the field at send time, never to the stored event, gated by deliver3dsCode', async () => {
     await setUp({}, { deliver3dsCode: true });
-    const cardId = await createCard();
+    const cardId = await newCard(sb, acct.apiKey, 50);
     const raise3ds = async () =>
       (await sb.post(acct.apiKey, '/sandbox/v1/card/3ds', { cardId, type: 'payment' })).body.otp as string;
     const otp = await raise3ds();
@@ -318,7 +312,7 @@ describe('bad receivers cost one failed attempt, nothing more', () => {
   ])('a receiver that %s', async (_name, behaviour, error, statusCode, webhookTimeoutMs) => {
     await setUp(webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs });
     rx.queue.push(behaviour);
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     expect(rx.received).toHaveLength(1);
     const [attempt] = await deliveries();
@@ -334,7 +328,7 @@ describe('bad receivers cost one failed attempt, nothing more', () => {
   it('a receiver that refuses connections', async () => {
     await setUp();
     await rx.close();
-    await createCard();
+    await newCard(sb, acct.apiKey, 50);
     await sb.advance(acct.apiKey, 0);
     const [attempt] = await deliveries();
     expect(attempt).toMatchObject({ statusCode: null, error: 'connection refused', attempt: 1 });

@@ -5,12 +5,13 @@ import request from 'supertest';
 import { afterEach, describe, expect } from 'vitest';
 import { runListen, startListener, type Listener, type ListenOptions } from '../../src/cli/listen.js';
 import { signatureHeader } from '../../src/webhooks/signature.js';
-import { putWebhookConfig } from '../helpers/core.js';
+import { newCard, putWebhookConfig } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from './receiver.js';
-import { ensureBuilt, spawnCli, startSandbox, stop } from '../cli/cli-process.js';
-import { startPartnerApp } from '../cli/partner-app.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { ensureBuilt, spawnCli, startSandbox, stop } from '../helpers/cli-process.js';
+import { startPartnerApp } from '../helpers/partner-app.js';
+import { call } from '../helpers/http-call.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -46,8 +47,9 @@ async function listen(extra: Partial<ListenOptions> = {}) {
   await putWebhookConfig(sb, acct.apiKey, { url: `${listener.url}/webhooks` });
 }
 
+/** A new card, its card.created sent (the clock's advance runs the due delivery). */
 async function cardCreated(): Promise<string> {
-  const cardId = (await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' })).body.cardId;
+  const cardId = await newCard(sb, acct.apiKey, 50);
   await sb.advance(acct.apiKey, 0);
   return cardId;
 }
@@ -123,12 +125,7 @@ describe('card-sandbox listen', () => {
 
 describe('card-sandbox listen --base-url --api-key (the compiled CLI configures the webhook itself)', () => {
   const KEY = 'sk_test_listen_cli_key_0000000000000000000';
-  const post = (url: string, path: string, body: unknown, method = 'POST') =>
-    fetch(`${url}${path}`, {
-      method,
-      headers: { 'X-API-KEY': KEY, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+  const post = (url: string, path: string, body: unknown, method = 'POST') => call(url, KEY, method, path, body);
 
   const listenAndForward = (baseUrl: string, appUrl: string) =>
     spawnCli(['listen', '--base-url', baseUrl, '--api-key', KEY, '--forward-to', appUrl, '--port', '0']);
@@ -142,7 +139,7 @@ describe('card-sandbox listen --base-url --api-key (the compiled CLI configures 
       const [, secret] = await listenProc.waitForOutput(/Webhook secret[^:]*: (whsec_\S+)/);
       const [, listenUrl] = await listenProc.waitForOutput(/Ready: listening on (http:\S+),/);
       app.secret = secret;
-      const config = await fetch(`${sandbox.url}/v1/webhook`, { headers: { 'X-API-KEY': KEY } }).then((r) => r.json());
+      const config = (await call(sandbox.url, KEY, 'GET', '/v1/webhook')).body;
       expect(config).toMatchObject({ url: `${listenUrl}/webhooks`, enabled: true, secretPrefix: secret.slice(0, 14) });
       await post(sandbox.url, '/sandbox/v1/wallet/seed', { amount: 50 });
       const card = await post(sandbox.url, '/v1/card/create', { amount: 20, currency: 'USDT' });

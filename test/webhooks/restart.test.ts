@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { putWebhookConfig } from '../helpers/core.js';
 
 let dir: string;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sendWebhook, type SendOptions } from '../../src/webhooks/sender.js';
 import { isPublicAddress } from '../../src/webhooks/url-policy.js';
-import { startReceiver, type Receiver } from './receiver.js';
+import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 let rx: Receiver;
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { behaviours, startReceiver, type Receiver } from './receiver.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { waitFor } from '../helpers/wait.js';
 
 let server: RunningServer | undefined;

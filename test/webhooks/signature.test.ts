@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/webhooks/signature.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { specVerify } from './spec-verifier.js';
+import { propertyRuns } from '../helpers/property-runs.js';
 
 const secretArb = fc.string({ minLength: 1, maxLength: 40 }).map((s) => `whsec_${s}`);
 const bodyArb = fc.uint8Array({ minLength: 0, maxLength: 512 });
@@ -46,6 +47,7 @@ describe('webhook signature (spec Events, rule 4)', () => {
         const header = signatureHeader(secret, t, body);
         expect(verifyWebhookSignature({ rawBody: body, header, secret, now: t })).toEqual({ ok: true, timestamp: t });
       }),
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -64,6 +66,7 @@ describe('webhook signature (spec Events, rule 4)', () => {
           expect(verifyWebhookSignature({ rawBody: changed, header, secret, now: t }).ok).toBe(false);
         },
       ),
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -82,6 +85,7 @@ describe('webhook signature (spec Events, rule 4)', () => {
           });
         },
       ),
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -103,6 +107,7 @@ describe('webhook signature (spec Events, rule 4)', () => {
           expect(verifyWebhookSignature({ rawBody: body, header, secret: other, now: t }).ok).toBe(false);
         },
       ),
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -123,6 +128,7 @@ describe('webhook signature (spec Events, rule 4)', () => {
           });
         },
       ),
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -141,7 +147,7 @@ describe('webhook signature (spec Events, rule 4)', () => {
       fc.asyncProperty(bodyArb, secretArb, timeArb, async (body, secret, t) => {
         expect(await specVerify(body, signatureHeader(secret, t, body), secret, t)).toBe(true);
       }),
-      { numRuns: 50 },
+      { numRuns: propertyRuns(50) },
     );
   });
 

@@ -1,29 +1,22 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { ROOT } from '../cli/cli-process.js';
+import { ROOT } from '../helpers/cli-process.js';
 import { skipBecause, skipWithoutToolchain } from '../helpers/skip.js';
 
-// docs/webhooks.md gives a signature verifier in Python, Go, Java and C#, and known-answer vectors. Each verifier is
-// taken from the page as printed, compiled once and run once over every vector (a correct delivery, a changed body, a
-// wrong signature, a stale timestamp, the tolerance's edge); the vectors themselves are worked out again here with
-// node:crypto, so a wrong vector on the page fails too. A language whose toolchain is missing says so as a skip with
-// its reason; python3 and a JDK are on the CI machine, so those two never skip there.
+// verifiers/ holds a signature verifier in Python, Go, Java, C# and JavaScript, and the known-answer vectors every one
+// of them must pass (vectors.json); the package ships the folder, and docs/webhooks.md shows each file as it is. Each
+// verifier is compiled from its file and run once over every vector (a correct delivery, a changed body, a wrong
+// signature, a stale timestamp, the tolerance's edge); the vectors themselves are worked out again here with
+// node:crypto, so a wrong vector fails too. A language whose toolchain is missing says so as a skip with its reason;
+// node is always there, and python3 and a JDK are on the CI machine, so those three never skip there.
 
-const PAGE = readFileSync(join(ROOT, 'docs/webhooks.md'), 'utf8');
-
-/** The fenced block of a language that follows a heading of the page. */
-function blockAfter(heading: string, lang: string): string {
-  const from = PAGE.indexOf(`\n${heading}\n`);
-  expect(from, `docs/webhooks.md has a "${heading}" section`).toBeGreaterThan(0);
-  const m = new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'm').exec(PAGE.slice(from));
-  expect(m, `a ${lang} block under "${heading}"`).not.toBeNull();
-  return m![1]!;
-}
+const VERIFIERS = join(ROOT, 'verifiers');
+const file = (path: string) => readFileSync(join(VERIFIERS, path), 'utf8');
 
 interface Vectors {
   secret: string;
@@ -33,7 +26,7 @@ interface Vectors {
   cases: { name: string; header: string; body?: string; valid: boolean }[];
 }
 
-const VECTORS = JSON.parse(blockAfter('### Test vectors', 'json')) as Vectors;
+const VECTORS = JSON.parse(file('vectors.json')) as Vectors;
 const CASES = VECTORS.cases.map((c) => ({ ...c, body: c.body ?? VECTORS.body }));
 
 /** What each case must answer, worked out with node:crypto and the spec's rule, not with any verifier. */
@@ -58,10 +51,13 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function workDir(files: Record<string, string>): string {
+/** A work folder holding `copied` (verifiers/ path -> its path here) and the harness files. */
+function workDir(copied: Record<string, string>, written: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'verifier-'));
   dirs.push(dir);
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const place = (to: string) => (mkdirSync(dirname(join(dir, to)), { recursive: true }), join(dir, to));
+  for (const [from, to] of Object.entries(copied)) copyFileSync(join(VERIFIERS, from), place(to));
+  for (const [to, text] of Object.entries(written)) writeFileSync(place(to), text);
   return dir;
 }
 
@@ -78,8 +74,8 @@ function answers(command: string, args: string[], cwd: string, env: NodeJS.Proce
     .map((l) => l.trim());
 }
 
-describe('the test vectors printed in docs/webhooks.md', () => {
-  it('cover a correct delivery, a changed body, a wrong signature and a stale timestamp', () => {
+describe('verifiers/vectors.json', () => {
+  it('covers a correct delivery, a changed body, a wrong signature and a stale timestamp', () => {
     expect(CASES.map((c) => c.valid)).toEqual([true, false, false, false, true]);
     expect(CASES[1]!.body).not.toBe(VECTORS.body);
     expect(CASES.map((c) => c.header.slice(0, 12))).toContain(`t=${VECTORS.now - VECTORS.tolerance - 1}`);
@@ -89,7 +85,7 @@ describe('the test vectors printed in docs/webhooks.md', () => {
     expect(expectedValidity(c)).toBe(c.valid);
   });
 
-  it('the wrong signature is the same t and body signed with the secret the page names', () => {
+  it('the wrong signature is the same t and body signed with the secret docs/webhooks.md names', () => {
     const wrong = CASES[2]!;
     const other = createHmac('sha256', `whsec_${'A'.repeat(32)}`)
       .update(`1767225600.${VECTORS.body}`)
@@ -97,7 +93,7 @@ describe('the test vectors printed in docs/webhooks.md', () => {
     expect(wrong.header).toBe(`t=1767225600,v1=${other}`);
   });
 
-  it('the package verifier (JavaScript) answers every vector as printed', () => {
+  it('the package verifier (card-issuing-sandbox/webhooks) answers every vector', () => {
     const got = CASES.map(
       (c) =>
         verifyWebhookSignature({
@@ -112,14 +108,38 @@ describe('the test vectors printed in docs/webhooks.md', () => {
   });
 });
 
-describe('the verifiers of docs/webhooks.md, each against the vectors', () => {
-  it('Python: verify(secret, signature_header, raw_body, now=None, tolerance=300) -> bool', () => {
-    // python3 is on every machine CI runs on: no skip, ever.
-    const code = blockAfter('### Python', 'python');
-    expect(code).toMatch(/^def verify\(secret, signature_header, raw_body, now=None, tolerance=300\) -> bool:$/m);
+describe('the verifiers of verifiers/, each against vectors.json', () => {
+  it('JavaScript: verify(secret, signatureHeader, rawBody, nowSeconds, toleranceSeconds) -> boolean', () => {
+    // node runs this suite: never a skip.
+    const harness = `import { readFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { verify } from './webhook-verifier.mjs';
+
+const lines = readFileSync(0, 'utf8').split('\\n');
+const [secret, now, tolerance] = [lines[0], Number(lines[1]), Number(lines[2])];
+for (const line of lines.slice(3).filter(Boolean)) {
+  const [header, body] = line.split('\\t');
+  console.log(String(verify(secret, header, Buffer.from(body, 'base64'), now, tolerance)));
+}
+// The defaults: now from the system clock, a tolerance of 300 s, and a string body.
+const t = Math.floor(Date.now() / 1000);
+const fresh = \`t=\${t},v1=\${createHmac('sha256', secret).update(\`\${t}.{}\`).digest('hex')}\`;
+console.log(String(verify(secret, fresh, '{}')));
+console.log(String(verify(secret, fresh.replace(\`t=\${t}\`, \`t=\${t - 301}\`), '{}')));
+`;
+    const dir = workDir({ 'javascript/webhook-verifier.mjs': 'webhook-verifier.mjs' }, { 'harness.mjs': harness });
+    expect(answers(process.execPath, ['harness.mjs'], dir)).toEqual([...EXPECTED, 'true', 'false']);
+  });
+
+  it('Python: verify(secret, signature_header, raw_body, now=None, tolerance=300) -> bool', (ctx) => {
+    // python3 is on every machine CI runs on: a skip there fails.
+    if (!has('python3')) skipBecause(ctx, 'Python verifier not run: no python3 on this machine');
+    expect(file('python/webhook_verifier.py')).toMatch(
+      /^def verify\(secret, signature_header, raw_body, now=None, tolerance=300\) -> bool:$/m,
+    );
     const harness = [
       'import base64, sys, time, hmac, hashlib',
-      'from verifier import verify',
+      'from webhook_verifier import verify',
       'lines = sys.stdin.read().split("\\n")',
       'secret, now, tolerance = lines[0], int(lines[1]), int(lines[2])',
       'for line in filter(None, lines[3:]):',
@@ -131,14 +151,13 @@ describe('the verifiers of docs/webhooks.md, each against the vectors', () => {
       'print(str(verify(secret, fresh, "{}")).lower())',
       'print(str(verify(secret, fresh.replace("t=%d" % t, "t=%d" % (t - 301)), "{}")).lower())',
     ].join('\n');
-    const dir = workDir({ 'verifier.py': code, 'harness.py': harness });
+    const dir = workDir({ 'python/webhook_verifier.py': 'webhook_verifier.py' }, { 'harness.py': harness });
     const out = answers('python3', ['harness.py'], dir, { ...process.env, PYTHONDONTWRITEBYTECODE: '1' });
     expect(out).toEqual([...EXPECTED, 'true', 'false']);
   });
 
-  it('Go: Verify(secret, signatureHeader, rawBody, now, tolerance) bool', (ctx) => {
+  it('Go: webhook.Verify(secret, signatureHeader, rawBody, now, tolerance) bool', (ctx) => {
     if (!has('go', ['version'])) skipWithoutToolchain(ctx, 'Go verifier not run: no `go` on this machine');
-    const code = blockAfter('### Go', 'go').replace(/^package \w+$/m, 'package main');
     const harness = `package main
 
 import (
@@ -149,6 +168,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"verifiertest/webhook"
 )
 
 func main() {
@@ -166,11 +187,14 @@ func main() {
 		}
 		parts := strings.Split(line, "\\t")
 		body, _ := base64.StdEncoding.DecodeString(parts[1])
-		fmt.Println(Verify(lines[0], parts[0], body, time.Unix(now, 0), time.Duration(tolerance)*time.Second))
+		fmt.Println(webhook.Verify(lines[0], parts[0], body, time.Unix(now, 0), time.Duration(tolerance)*time.Second))
 	}
 }
 `;
-    const dir = workDir({ 'verify.go': code, 'main.go': harness, 'go.mod': 'module verifiertest\n\ngo 1.18\n' });
+    const dir = workDir(
+      { 'go/webhook.go': 'webhook/webhook.go' },
+      { 'main.go': harness, 'go.mod': 'module verifiertest\n\ngo 1.18\n' },
+    );
     // Nothing is fetched: no module proxy, no newer toolchain.
     const env = { ...process.env, GOPROXY: 'off', GOTOOLCHAIN: 'local', GOFLAGS: '-mod=mod', CGO_ENABLED: '0' };
     execFileSync('go', ['build', '-o', 'verify', '.'], { cwd: dir, env, stdio: 'pipe', timeout: 300_000 });
@@ -180,7 +204,6 @@ func main() {
   it('Java: WebhookVerifier.verify(secret, signatureHeader, rawBody, nowSeconds, toleranceSeconds)', (ctx) => {
     if (!has('javac', ['-version']) || !has('java', ['-version']))
       skipBecause(ctx, 'Java verifier not run: no javac and java on this machine');
-    const code = blockAfter('### Java', 'java');
     const harness = `import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -200,7 +223,7 @@ public class Harness {
   }
 }
 `;
-    const dir = workDir({ 'WebhookVerifier.java': code, 'Harness.java': harness });
+    const dir = workDir({ 'java/WebhookVerifier.java': 'WebhookVerifier.java' }, { 'Harness.java': harness });
     execFileSync('javac', ['-d', '.', 'WebhookVerifier.java', 'Harness.java'], { cwd: dir, stdio: 'pipe' });
     expect(answers('java', ['-cp', '.', 'Harness'], dir)).toEqual(EXPECTED);
   });
@@ -209,7 +232,6 @@ public class Harness {
     const compiler = ['mcs', 'csc'].find((c) => has(c, ['-help']));
     if (!compiler || !has('mono', ['--version']))
       skipWithoutToolchain(ctx, 'C# verifier not run: no C# compiler (mcs or csc) and mono on this machine');
-    const code = blockAfter('### C#', 'csharp');
     const harness = `using System;
 
 public static class Harness
@@ -229,11 +251,37 @@ public static class Harness
     }
 }
 `;
-    const dir = workDir({ 'WebhookVerifier.cs': code, 'Harness.cs': harness });
+    const dir = workDir({ 'csharp/WebhookVerifier.cs': 'WebhookVerifier.cs' }, { 'Harness.cs': harness });
     execFileSync(compiler!, ['-nologo', '-out:verify.exe', 'WebhookVerifier.cs', 'Harness.cs'], {
       cwd: dir,
       stdio: 'pipe',
     });
     expect(answers('mono', ['verify.exe'], dir)).toEqual(EXPECTED);
+  });
+});
+
+describe('docs/webhooks.md shows the files of verifiers/ as they are', () => {
+  const PAGE = readFileSync(join(ROOT, 'docs/webhooks.md'), 'utf8');
+
+  /** The fenced block of a language that follows a heading of the page. */
+  function blockAfter(heading: string, lang: string): string {
+    const from = PAGE.indexOf(`\n${heading}\n`);
+    expect(from, `docs/webhooks.md has a "${heading}" section`).toBeGreaterThan(0);
+    const m = new RegExp('^```' + lang + '\\n([\\s\\S]*?)^```$', 'm').exec(PAGE.slice(from));
+    expect(m, `a ${lang} block under "${heading}"`).not.toBeNull();
+    return m![1]!;
+  }
+
+  it.each([
+    ['### Test vectors', 'json', 'vectors.json'],
+    ['### Python', 'python', 'python/webhook_verifier.py'],
+    ['### Go', 'go', 'go/webhook.go'],
+    ['### Java', 'java', 'java/WebhookVerifier.java'],
+    ['### C#', 'csharp', 'csharp/WebhookVerifier.cs'],
+    ['### JavaScript (Node.js)', 'js', 'javascript/webhook-verifier.mjs'],
+  ])('%s: its %s block is verifiers/%s, and names it', (heading, lang, path) => {
+    expect(blockAfter(heading, lang)).toBe(file(path));
+    const section = PAGE.slice(PAGE.indexOf(`\n${heading}\n`)).split(/\n### /)[1]!;
+    expect(section).toContain(`verifiers/${path}`);
   });
 });

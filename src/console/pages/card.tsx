@@ -2,8 +2,19 @@ import { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import type { Schema } from '../api.js';
 import { belowZero, last4, money, numberField, topUpPreview } from '../format.js';
-import { done, enc, failed, kept, notFound, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { ActionButton, Badge, BelowZero, Field, Panel, PostForm, Time } from '../ui.js';
+import {
+  done,
+  enc,
+  failed,
+  kept,
+  notFound,
+  operationKey,
+  page,
+  takeFlash,
+  type ConsoleEnv,
+  type Ctx,
+} from '../page.js';
+import { ActionButton, Badge, BelowZero, Field, OperationKey, Panel, PostForm, Time } from '../ui.js';
 import { BillTable, Pager, type Bill } from './views.js';
 
 // One card (/console/cards/:cardId): its state and balances, its actions, its details on demand, top-up with the
@@ -64,11 +75,11 @@ const CardSummary: FC<{ card: Card; base: string; csrf: string }> = ({ card, bas
     {live(card) && (
       <div class="actions">
         {card.cardStatus === 'FROZEN' ? (
-          <ActionButton action={`${base}/unfreeze`} label="Unfreeze" csrf={csrf} kind="secondary" />
+          <ActionButton action={`${base}/unfreeze`} label="Unfreeze" csrf={csrf} kind="secondary" keyed />
         ) : (
-          <ActionButton action={`${base}/freeze`} label="Freeze" csrf={csrf} kind="secondary" />
+          <ActionButton action={`${base}/freeze`} label="Freeze" csrf={csrf} kind="secondary" keyed />
         )}
-        <ActionButton action={`${base}/cancel`} label="Cancel card" csrf={csrf} kind="danger" />
+        <ActionButton action={`${base}/cancel`} label="Cancel card" csrf={csrf} kind="danger" keyed />
       </div>
     )}
   </Panel>
@@ -110,6 +121,7 @@ const TopUpConfirm: FC<{ amount: string; preview: { fee: string; credit: string 
   <PostForm action={`${p.base}/topup`} csrf={p.csrf} labelledBy="h-topup">
     <input type="hidden" name="amount" value={p.amount} />
     <input type="hidden" name="confirm" value="1" />
+    <OperationKey />
     <dl class="preview" data-testid="topup-preview">
       <dt>Amount (USDT)</dt>
       <dd>{money(p.amount.trim())}</dd>
@@ -199,7 +211,7 @@ const cardUrl = (c: Ctx) => `/console/cards/${enc(cardIdOf(c))}`;
 /** freeze, unfreeze, cancel: one call each, back to the card with its outcome. */
 const lifecycle =
   (path: '/v1/card/freeze' | '/v1/card/unfreeze' | '/v1/card/cancel', ok: string, notOk: string) => async (c: Ctx) => {
-    const answer = await c.get('api').post(path, { cardId: cardIdOf(c) });
+    const answer = await c.get('api').post(path, { cardId: cardIdOf(c) }, operationKey(c));
     return answer.ok ? done(c, cardUrl(c), { title: ok }) : failed(c, cardUrl(c), notOk, answer);
   };
 
@@ -216,7 +228,7 @@ async function topUp(c: Ctx) {
   // read goes straight to the API, so the error the user sees is the API's own.
   if (form.confirm !== '1' && topUpPreview(amount, '0') !== null) return cardPage(c, { topUp: amount });
   const body = { cardId: cardIdOf(c), amount: numberField(amount), currency: 'USDT' } as const;
-  const answer = await c.get('api').post('/v1/card/deposit', body);
+  const answer = await c.get('api').post('/v1/card/deposit', body, operationKey(c));
   if (!answer.ok) return failed(c, cardUrl(c), 'Top-up refused', answer, 'topup');
   return done(c, cardUrl(c), {
     title: `Top-up of ${money(amount.trim())} USDT accepted: the card is credited once it settles`,

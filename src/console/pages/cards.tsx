@@ -1,8 +1,19 @@
 import { Hono } from 'hono';
 import type { FC } from 'hono/jsx';
 import { numberField } from '../format.js';
-import { done, enc, failed, kept, loadAliases, page, takeFlash, type ConsoleEnv, type Ctx } from '../page.js';
-import { Field, Panel, PostForm } from '../ui.js';
+import {
+  done,
+  enc,
+  failed,
+  kept,
+  loadAliases,
+  operationKey,
+  page,
+  takeFlash,
+  type ConsoleEnv,
+  type Ctx,
+} from '../page.js';
+import { Field, OperationKey, Panel, PostForm } from '../ui.js';
 import { cardRoutes } from './card.js';
 import { CardTable, Pager } from './views.js';
 
@@ -15,6 +26,7 @@ const NewCard: FC<{ open: boolean; csrf: string; values: Record<string, string> 
   <Panel id="h-new" title="New card">
     {open ? (
       <PostForm action="/console/cards" csrf={csrf} labelledBy="h-new" layout="row">
+        <OperationKey />
         <Field
           id="create-amount"
           label="Amount"
@@ -75,11 +87,13 @@ async function cardsPage(c: Ctx) {
 async function createCard(c: Ctx) {
   const form = c.get('form');
   const alias = (form.alias ?? '').trim();
-  const answer = await c.get('api').post('/v1/card/create', {
-    amount: numberField(form.amount),
-    currency: 'USDT',
-    ...(alias ? { alias } : {}),
-  });
+  const answer = await c
+    .get('api')
+    .post(
+      '/v1/card/create',
+      { amount: numberField(form.amount), currency: 'USDT', ...(alias ? { alias } : {}) },
+      operationKey(c),
+    );
   if (!answer.ok) return failed(c, '/console/cards', 'Card not created', answer, 'create');
   return done(c, `/console/cards/${enc(answer.body.cardId)}`, { title: `Card ${answer.body.maskedCardNo} created` });
 }

@@ -70,6 +70,7 @@ const ChecksTable: FC<{ run: RunView }> = ({ run }) => (
         </td>
         <td>
           <Evidence ids={c.evidence} omitted={c.evidenceOmitted} />
+          {c.paired && <div class="muted">Paired: {c.paired}</div>}
         </td>
         <td>{c.advice ?? ''}</td>
       </tr>

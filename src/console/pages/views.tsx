@@ -24,8 +24,10 @@ export const CardTiles = ({ cards, aliases }: { cards: readonly CardRow[]; alias
   <div class="cards">
     {cards.map((card) => (
       <a class={`card-tile ${card.cardStatus.toLowerCase()}`} href={`/console/cards/${enc(card.cardId)}`}>
-        <div class="alias">{cardName(card, aliases)}</div>
-        <div class="st">{card.cardStatus}</div>
+        <div class="head">
+          <div class="alias">{cardName(card, aliases)}</div>
+          <div class="st">{card.cardStatus}</div>
+        </div>
         <div class="pan">•••• {last4(card.maskedCardNo)}</div>
         <div class="bal">
           {money(card.availableBalance)} USD <BelowZero value={card.availableBalance} />

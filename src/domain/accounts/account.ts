@@ -33,3 +33,8 @@ export const toAccount = (r: AccountRow): Account => ({
   expiresAtMs: r.expires_at_ms,
   delivers: r.deliveries !== 0,
 });
+
+/** The tenant an account belongs to: the account itself, or its parent for a child sandbox (docs/hosted.md). */
+export function tenantOf(account: Pick<Account, 'id' | 'parentAccountId'>): string {
+  return account.parentAccountId ?? account.id;
+}

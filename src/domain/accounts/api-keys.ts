@@ -8,6 +8,7 @@ import {
 } from '../../store/api-keys.js';
 import { assertInTransaction } from '../../store/db.js';
 import { toAccount } from './accounts.js';
+import { tenantOf } from './account.js';
 import { seenClock } from '../kernel/clock.js';
 import type { Authenticated } from '../kernel/instance-state.js';
 
@@ -73,7 +74,8 @@ export function authenticate(deps: Deps, apiKey: string): Authenticated | undefi
     known.delete(apiKey);
     return undefined;
   }
-  const found = { account: Object.freeze(toAccount(row)), keyId: row.key_id, seen: seenClock(deps, row) };
+  const account = Object.freeze(toAccount(row));
+  const found = { account, keyId: row.key_id, tenantId: tenantOf(account), seen: seenClock(deps, row) };
   if (known.size >= MAX_REMEMBERED) known.clear();
   known.set(apiKey, found);
   return found;

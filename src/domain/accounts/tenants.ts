@@ -1,15 +1,13 @@
 import { childrenOf, type ChildRow } from '../../store/account-purge.js';
 import { tenantRequestLogBytes } from '../../store/request-log.js';
-import { findAccount, type Account } from './accounts.js';
+import { tenantOf } from './account.js';
+import { findAccount } from './accounts.js';
 import { accountForKey } from './api-keys.js';
 import type { Deps } from '../kernel/deps.js';
 
 // A tenant is an account and its live child sandboxes: the unit of every hosted budget (docs/hosted.md).
 
-/** The tenant an account belongs to: the account itself, or its parent for a child sandbox. */
-export function tenantOf(account: Pick<Account, 'id' | 'parentAccountId'>): string {
-  return account.parentAccountId ?? account.id;
-}
+export { tenantOf };
 
 /** The parent's children not yet expired (nor ended: an ended child is expired, its rows going). */
 export function liveChildren(deps: Pick<Deps, 'db' | 'wallClock'>, parentId: string): ChildRow[] {

@@ -13,7 +13,7 @@ import { assertInTransaction } from '../../store/db.js';
 import { hasSettlingTopUp, insertTopUp, markTopUpSettled, settlingTopUp } from '../../store/topups.js';
 import { hasPendingAuthorisation } from '../../store/transactions.js';
 import type { Account } from '../accounts/accounts.js';
-import { getBin, takeFromInventory } from './bins.js';
+import { getBin, takeFromInventory, type Bin } from './bins.js';
 import { derivePan } from './card-data.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
@@ -24,6 +24,7 @@ import { balance, transfer, type TransferInput } from '../ledger/ledger.js';
 import { pendingAuthorisationsHint, settlingTopUpHint } from './pending-hints.js';
 
 export type { CardStatus };
+/** @internal exported for the test that holds the contract's card statuses to the domain's */
 export const CARD_STATUSES: readonly CardStatus[] = ['ACTIVE', 'FROZEN', 'CANCELLING', 'CANCELLED'];
 
 export interface Card {
@@ -110,7 +111,13 @@ export interface CreateCardInput {
  * card/create: issue from inventory, debit the wallet by the amount, credit the card net of fees, at once.
  * Checks in order: 4004, 4005, 4010, 4009, 8001, 3001 (a failure rolls back the inventory taken).
  */
-export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): Card {
+/** A new card and the BIN it was issued on (its answer names the BIN's brand: read once, here). */
+export interface CreatedCard {
+  card: Card;
+  bin: Bin;
+}
+
+export function createCard(deps: Deps, account: Account, input: CreateCardInput, nowMs: number): CreatedCard {
   assertInTransaction(deps.db, 'createCard');
   const bin = getBin(deps, input.binId ?? account.defaultBinId);
   if (!bin.enabled) throw new DomainError('BIN_DISABLED');
@@ -124,7 +131,7 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
   );
   const id = deps.ids.cardId(nowMs);
   const last4 = derivePan(deps.secret, id, bin.bin).slice(-4);
-  insertCard(deps.db, {
+  const row = {
     id,
     account_id: account.id,
     bin_id: bin.id,
@@ -133,11 +140,13 @@ export function createCard(deps: Deps, account: Account, input: CreateCardInput,
     last4,
     open_fee_micros: bin.openFeeMicros,
     created_at_ms: nowMs,
-  });
+  };
+  insertCard(deps.db, row);
   const funding = { accountId: account.id, ref: id, atMs: nowMs, creditMicros, feeMicros };
   fundFromWallet(deps, funding, { kind: 'card', cardId: id }, 'card.create');
   emitEvent(deps, account.id, nowMs, 'card.created', cardCreatedData({ cardId: id, binId: bin.id }));
-  return getOwnedCard(deps, account.id, id);
+  // What insertCard wrote, as a read would give it back (a new card is ACTIVE).
+  return { card: toCard({ ...row, status: 'ACTIVE' }), bin };
 }
 
 /**

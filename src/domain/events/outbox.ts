@@ -2,10 +2,9 @@ import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../../store/e
 import { attemptCount, deliveryForEvent, type DeliveryRow } from '../../store/webhook-deliveries.js';
 import type { Deps } from '../kernel/deps.js';
 import { recordDelivery } from '../webhooks/deliveries.js';
-import type { StoredEvent } from './bus.js';
-import type { EventEnvelope, EventType } from './types.js';
+import type { EventEnvelope, EventType, StoredEvent } from './types.js';
 
-export type { StoredEvent } from './bus.js';
+export type { StoredEvent } from './types.js';
 
 /**
  * Writes an event to the outbox. Must run inside the transaction of the state change it reports, so an event
@@ -48,7 +47,10 @@ export function getEvent(deps: Pick<Deps, 'db'>, accountId: string, id: string):
   return row && rowToEvent(row);
 }
 
-/** Events of an account, newest first. */
+/**
+ * Events of an account, newest first.
+ * @internal exported for the tests, which read an account's whole outbox
+ */
 export function listEvents(
   deps: Pick<Deps, 'db'>,
   accountId: string,

@@ -145,7 +145,7 @@ const PRINTABLE_FIELD = /^(?!.*\d{3})[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 const REST = '(other fields)';
 
 /** The key of the field digests (hex), derived from the server secret once per secret (not once per field). */
-const digestKeys = new WeakMap<object, string>();
+const digestKeyCache = new WeakMap<object, string>();
 
 /**
  * Keyed digests of a body's top-level fields, as JSON: each field's name and canonical value hashed after a key
@@ -156,16 +156,16 @@ const digestKeys = new WeakMap<object, string>();
 function fieldDigests(deps: Pick<Deps, 'secret'>, body: unknown): string {
   if (body === null || typeof body !== 'object') return digestsOf(deps, body);
   // A keyed write stores them twice (its key reserved, then completed) from the same parsed body: worked out once.
-  let digests = bodyDigests.get(body);
-  if (digests === undefined) bodyDigests.set(body, (digests = digestsOf(deps, body)));
+  let digests = bodyDigestCache.get(body);
+  if (digests === undefined) bodyDigestCache.set(body, (digests = digestsOf(deps, body)));
   return digests;
 }
 
-const bodyDigests = new WeakMap<object, string>();
+const bodyDigestCache = new WeakMap<object, string>();
 
 function digestsOf(deps: Pick<Deps, 'secret'>, body: unknown): string {
-  let key = digestKeys.get(deps.secret);
-  if (!key) digestKeys.set(deps.secret, (key = deps.secret.hmac('idempotency-field', '').toString('hex')));
+  let key = digestKeyCache.get(deps.secret);
+  if (!key) digestKeyCache.set(deps.secret, (key = deps.secret.hmac('idempotency-field', '').toString('hex')));
   const fields: Record<string, string> = {};
   const digest = (text: string) => hash('sha256', key + text, 'hex').slice(0, 16);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) {

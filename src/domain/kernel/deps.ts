@@ -3,7 +3,7 @@ import type { Redactor } from '../../redaction/redactor.js';
 import type { AccountRowWatch } from '../../store/accounts.js';
 import type { Db } from '../../store/db.js';
 import type { TransactionRunner } from '../../store/transaction-runner.js';
-import type { EventObservers, StoredEvent } from '../events/bus.js';
+import type { EventObservers, StoredEvent } from '../events/types.js';
 import type { HeldRequests } from '../faults/held-requests.js';
 import type { ReadinessPaths } from '../readiness/catalogue.js';
 import type { Ids } from './ids.js';

@@ -15,6 +15,8 @@ export interface SeenClock {
 export interface Authenticated {
   account: Account;
   keyId: string;
+  /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
+  tenantId: string;
   /** The request's "now" comes from this while no account row changes (clock.ts, `now`). */
   seen: SeenClock;
 }
@@ -44,7 +46,7 @@ export interface ReadinessWindows {
 }
 
 /** A readiness run whose test deliveries are on the wire, and the promise of their end. */
-export interface Sending {
+interface Sending {
   tenantId: string;
   done: Promise<void>;
 }

@@ -17,4 +17,6 @@ export const silentLogger: Logger = {
   child() {
     return silentLogger;
   },
+  // Nothing is written, so no caller need build a record (an access-log line redacts its path).
+  isLevelEnabled: () => false,
 };

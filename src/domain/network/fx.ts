@@ -12,8 +12,6 @@ const FX_RATES_PPM: Readonly<Record<string, number>> = Object.freeze({
   CNY: 140_000,
 });
 
-export const FX_CURRENCIES = Object.keys(FX_RATES_PPM);
-
 /**
  * The card's bill amount in USD: a USD amount as is; otherwise
  * round_half_up_to_cent(amount * rate * (1 + fee.fx)), exact in BigInt.

@@ -17,8 +17,7 @@ import { findWebhookConfig } from '../webhooks/config.js';
 // (only if the account's webhook config has deliver3dsCode). It never enters the outbox, a log or a read.
 
 const OTP_LIFETIME_MS = 600_000;
-export const CHALLENGE_TYPES = ['payment', 'binding'] as const;
-type ChallengeType = (typeof CHALLENGE_TYPES)[number];
+type ChallengeType = 'payment' | 'binding';
 export type VerifyResult = 'APPROVED' | 'INVALID_OTP' | 'EXPIRED';
 
 /** The challenge's 6-digit OTP. */

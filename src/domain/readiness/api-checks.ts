@@ -1,5 +1,12 @@
 import { canonicalJson } from '../idempotency/keys.js';
-import { INJECTED_RETRY_AFTER_SECONDS, LOOP_LIMIT, LOOP_WINDOW_MS, outcome, type CheckOutcome } from './catalogue.js';
+import {
+  INJECTED_RETRY_AFTER_SECONDS,
+  LOOP_LIMIT,
+  LOOP_WINDOW_MS,
+  RETRY_AFTER_SPAN,
+  outcome,
+  type CheckOutcome,
+} from './catalogue.js';
 
 // The API-use checks of a readiness run, judged from the request log of its window: plain functions over the
 // recorded requests, so a result can always be traced to request ids a partner can open.
@@ -28,8 +35,11 @@ export interface ApiInput {
   requests: readonly Logged[];
   /** The paths of the writes whose key is checked (contracts/index.json, `readiness: keyed-write`). */
   keyedWrites: ReadonlySet<string>;
-  /** The request each armed fault fell on, or null while it has not. */
-  faults: { drop: string | null; error: string | null; throttle: string | null };
+  /**
+   * The request each armed fault fell on, or null while it has not; and when the client that got the 429 closed the
+   * connection it came on (wall ms; null: not seen to).
+   */
+  faults: { drop: string | null; error: string | null; throttle: string | null; throttleGoneMs: number | null };
   /** The recorded JSON body of a request (undefined when it is not there). */
   bodyOf(seq: number): unknown;
 }
@@ -41,7 +51,7 @@ export function evaluateApiChecks(input: ApiInput): CheckOutcome[] {
     keysOnWrites(input.requests, input.keyedWrites),
     retryOfFault(input, 'retry-after-dropped-response', input.faults.drop, isDrop),
     retryOfFault(input, 'retry-after-server-error', input.faults.error, (r) => r.status === 500),
-    waitAfterThrottle(input.requests, input.faults.throttle),
+    waitAfterThrottle(input.requests, input.faults.throttle, input.faults.throttleGoneMs),
     noTightLoop(input.requests),
   ];
 }
@@ -88,16 +98,36 @@ function retryOfFault(
       [faulted.requestId],
       `The call given the ${what} was not retried in the window. `,
     );
-  const reused = retry.idempotencyKey !== null && retry.idempotencyKey === faulted.idempotencyKey && sameBody(retry);
-  return outcome(id, reused ? 'pass' : 'fail', [faulted.requestId, retry.requestId]);
+  const sameKey = retry.idempotencyKey !== null && retry.idempotencyKey === faulted.idempotencyKey;
+  const paired =
+    `${pairOf(faulted, `the ${what}`, retry, 'its retry')}: ` +
+    `${sameKey ? 'the same key' : retry.idempotencyKey === null ? 'no key' : 'another key'}, ` +
+    `${sameBody(retry) ? 'the same body' : 'another body'}`;
+  return outcome(id, sameKey && sameBody(retry) ? 'pass' : 'fail', [faulted.requestId, retry.requestId], '', paired);
 }
+
+/** `req_A (the 500) with req_B (its retry, /v1/card/create), 0.40 s later`: which request a check paired with which. */
+function pairOf(first: Logged, firstIs: string, then: Logged, thenIs: string): string {
+  return `${first.requestId} (${firstIs}) with ${then.requestId} (${thenIs}, ${then.path}), ${seconds(then.atMs - first.atMs)} later`;
+}
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 function canonical(body: unknown): string | undefined {
   return body === undefined || body === null ? undefined : canonicalJson(body);
 }
 
-/** The first request of the account after the 429 must come at least Retry-After later (request-log times). */
-function waitAfterThrottle(requests: readonly Logged[], throttledId: string | null): CheckOutcome {
+/**
+ * The first request of the account after the 429 must come at least Retry-After later (request-log times). A pass is
+ * earned only by a client seen waiting: a next request more than RETRY_AFTER_SPAN times the Retry-After later, or
+ * after the client that got the 429 closed its connection (it crashed, or was a one-shot process; the next request
+ * may be a new run of it), is not_observed. Sooner than Retry-After fails whoever sent it: the budget is the account's.
+ */
+function waitAfterThrottle(
+  requests: readonly Logged[],
+  throttledId: string | null,
+  goneMs: number | null,
+): CheckOutcome {
   const throttled = requests.find((r) => r.requestId === throttledId && r.status === 429);
   if (!throttled) {
     const why = throttledId
@@ -108,8 +138,29 @@ function waitAfterThrottle(requests: readonly Logged[], throttledId: string | nu
   const next = requests.find((r) => r.seq > throttled.seq);
   if (!next)
     return outcome('waits-retry-after', 'not_observed', [throttled.requestId], 'No request came after the 429. ');
-  const waited = next.atMs - throttled.atMs >= INJECTED_RETRY_AFTER_SECONDS * 1000;
-  return outcome('waits-retry-after', waited ? 'pass' : 'fail', [throttled.requestId, next.requestId]);
+  const evidence = [throttled.requestId, next.requestId];
+  const waitedMs = next.atMs - throttled.atMs;
+  const retryAfterMs = INJECTED_RETRY_AFTER_SECONDS * 1000;
+  const gone = goneMs !== null && goneMs <= next.atMs;
+  const paired =
+    pairOf(throttled, `the 429, Retry-After ${INJECTED_RETRY_AFTER_SECONDS} s`, next, 'the next request') +
+    (gone
+      ? `, after the client had closed the connection of the 429 (${seconds(goneMs - throttled.atMs)} after it)`
+      : '');
+  if (waitedMs < retryAfterMs) return outcome('waits-retry-after', 'fail', evidence, '', paired);
+  if (gone) {
+    const why =
+      `The client that got the 429 closed its connection ${seconds(goneMs - throttled.atMs)} after it, and the next ` +
+      `request came ${seconds(waitedMs)} after the 429: a new run of the client cannot be told from one that waited. `;
+    return outcome('waits-retry-after', 'not_observed', evidence, why, paired);
+  }
+  if (waitedMs > RETRY_AFTER_SPAN * retryAfterMs) {
+    const why =
+      `The next request came ${seconds(waitedMs)} after the 429, more than ${RETRY_AFTER_SPAN} times its Retry-After: ` +
+      'it tells nothing of whether the client waited for it. ';
+    return outcome('waits-retry-after', 'not_observed', evidence, why, paired);
+  }
+  return outcome('waits-retry-after', 'pass', evidence, '', paired);
 }
 
 /** After each 4009/4010, the same call (path) repeated more than LOOP_LIMIT times within LOOP_WINDOW_MS is a loop. */

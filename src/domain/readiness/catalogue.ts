@@ -13,6 +13,11 @@ export interface CheckOutcome {
   evidenceOmitted: number;
   /** What to change (fail) or what to exercise (not_observed), ending with the docs link; null on a pass. */
   advice: string | null;
+  /**
+   * Which request the check paired with which, and how far apart (the 429 and the next request, a faulted write and
+   * its retry), whatever the result; null for a check that pairs none, or when it found no pair.
+   */
+  paired: string | null;
 }
 
 export const RECEIVER_CHECKS = [
@@ -54,6 +59,11 @@ const TITLES: Record<CheckId, string> = {
 
 /** The Retry-After, in seconds, of the 429 a run injects. */
 export const INJECTED_RETRY_AFTER_SECONDS = 2;
+/**
+ * A next request later than this many times the Retry-After tells nothing of whether the client waited for it (it may
+ * have come back for another reason): waits-retry-after is then not_observed.
+ */
+export const RETRY_AFTER_SPAN = 10;
 /** After a 4009/4010, more than this many repeats of the call within LOOP_WINDOW_MS is a tight loop. */
 export const LOOP_LIMIT = 5;
 export const LOOP_WINDOW_MS = 10_000;
@@ -92,7 +102,7 @@ const FAIL_ADVICE: Record<CheckId, string> = {
   'no-tight-loop-on-inventory':
     'After 4009 stop and alert (inventory needs the issuer); after 4010 retry with a growing delay, not at once.',
   'ledger-agrees':
-    'Fold every transaction event by its status and billAmount as they stand after the change (PENDING holds, CLEARED spends, REFUND credits; DECLINED and CANCELLED count nothing), in the order they arrive.',
+    'Take the funding from your own calls (no event carries it: a card/create credit at once, a card/deposit credit once card/asset shows it), and fold every transaction event by its status and billAmount as they stand after the change (PENDING holds, CLEARED spends, REFUND credits; DECLINED and CANCELLED count nothing), in the order they arrive.',
 };
 
 /** What to exercise during the window so that the check has something to observe. */
@@ -113,7 +123,7 @@ const UNOBSERVED_ADVICE: Record<CheckId, string> = {
   'retry-after-server-error':
     'Make another keyed card/create or card/deposit after the dropped one, and retry it after its 500.',
   'waits-retry-after':
-    'Make a read (wallet/assetList, card/list, bill/list ...) during the window, and carry on after its 429.',
+    'Make a read (wallet/assetList, card/list, bill/list ...) during the window, and let the same client carry on after its 429 (the same process, keeping its connection), within 10 times the Retry-After.',
   'no-tight-loop-on-inventory':
     'Set the inventory to 0 (sandbox/v1/inventory) and call card/create during the window, as your code would in production.',
   'ledger-agrees':
@@ -132,6 +142,8 @@ export function outcome(
   evidence: readonly string[] = [],
   /** What was seen, told before the advice of a failure. */
   finding = '',
+  /** Which request the check paired with which (`CheckOutcome.paired`). */
+  paired: string | null = null,
 ): CheckOutcome {
   const advice =
     result === 'pass' ? null : finding + (result === 'fail' ? FAIL_ADVICE[id] : UNOBSERVED_ADVICE[id]) + link(id);
@@ -142,6 +154,7 @@ export function outcome(
     evidence: evidence.slice(0, MAX_EVIDENCE),
     evidenceOmitted: Math.max(0, evidence.length - MAX_EVIDENCE),
     advice,
+    paired,
   };
 }
 

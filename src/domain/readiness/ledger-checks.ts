@@ -14,7 +14,7 @@ import { LEDGER_CHECK, outcome, type CheckOutcome } from './catalogue.js';
 export interface PostedCard {
   cardId: string;
   availableMicros: number;
-  frozenMicros: number;
+  heldMicros: number;
 }
 
 interface Figures {
@@ -38,9 +38,9 @@ interface StoredLedgerCheck {
 /** Differences shown in a failed check's advice; the readiness/ledger answer lists them all. */
 const DIFFERENCES_TOLD = 5;
 
-const figures = (availableMicros: number, frozenMicros: number): Figures => ({
+const figures = (availableMicros: number, heldMicros: number): Figures => ({
   availableAmount: formatMicros(availableMicros),
-  frozenAmount: formatMicros(frozenMicros),
+  frozenAmount: formatMicros(heldMicros),
 });
 
 /**
@@ -61,10 +61,10 @@ export function postLedger(
     const card = getOwnedCard(deps, accountId, posted.cardId);
     const available = balance(deps, accountId, 'card', card.id);
     const frozen = balance(deps, accountId, 'held', card.id);
-    if (available !== posted.availableMicros || frozen !== posted.frozenMicros) {
+    if (available !== posted.availableMicros || frozen !== posted.heldMicros) {
       differences.push({
         cardId: card.id,
-        posted: figures(posted.availableMicros, posted.frozenMicros),
+        posted: figures(posted.availableMicros, posted.heldMicros),
         actual: figures(available, frozen),
       });
     }

@@ -6,6 +6,7 @@ import {
   findRun,
   insertDelivery,
   insertRun,
+  markThrottleGone,
   openRunOf,
   openWindows,
   runsOf,
@@ -130,6 +131,7 @@ export function startRun(
     drop_request_id: null,
     error_request_id: null,
     throttle_request_id: null,
+    throttle_gone_ms: null,
     // Without a request log there is nothing to judge API use by: the window closes at once, nothing is armed.
     api_checks: input.requestLog ? null : JSON.stringify(API_CHECKS.map(noRequestLog)),
     ledger_check: null,
@@ -230,8 +232,9 @@ export function runView(deps: Deps, log: WindowLog, run: RunRow): RunView {
     fullWindow: run.full_window === 1,
     endedBy: run.api_checks === null ? null : run.ended_by,
     receiver: run.receiver_url,
-    // Runs stored before evidenceOmitted existed listed at most 20 ids and left none out that they told of.
-    checks: checks.map((c) => ({ ...c, evidenceOmitted: c.evidenceOmitted ?? 0 })),
+    // Runs stored before evidenceOmitted existed listed at most 20 ids and left none out that they told of; runs
+    // stored before paired existed said of no pair.
+    checks: checks.map((c) => ({ ...c, evidenceOmitted: c.evidenceOmitted ?? 0, paired: c.paired ?? null })),
     deliveries: deliveries.map((d) => ({
       deliveryId: d.id,
       check: d.check,
@@ -261,14 +264,24 @@ export function recordAttempt(deps: Deps, deliveryId: string, attempt: Readiness
 }
 
 /**
- * Whether the account's open window has this armed fault: if so it falls on `requestId` (and is spent). Reads
- * and keyed writes call this on every request, so an account without an open window is answered from memory.
+ * Whether the account's open window has this armed fault: if so it falls on `requestId` (and is spent), and the id of
+ * its run is answered. Reads and keyed writes call this on every request, so an account without an open window is
+ * answered from memory.
  */
-export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, requestId: string): boolean {
+export function takeArmedFault(deps: Deps, kind: ArmedFault, accountId: string, requestId: string): string | undefined {
   const nowMs = deps.wallClock();
   const endsAtMs = windowsOf(deps).get(accountId);
-  if (endsAtMs === undefined || nowMs >= endsAtMs) return false;
-  return takeArmed(deps.db, kind, accountId, requestId, nowMs) !== undefined;
+  if (endsAtMs === undefined || nowMs >= endsAtMs) return undefined;
+  return takeArmed(deps.db, kind, accountId, requestId, nowMs);
+}
+
+/**
+ * Notes that the client that got the run's 429 closed the connection it came on (the first such close counts): a
+ * request after it is no client waiting out Retry-After (waits-retry-after).
+ */
+export function noteThrottledClientGone(deps: Deps, runId: string): void {
+  assertInTransaction(deps.db, 'noteThrottledClientGone');
+  markThrottleGone(deps.db, runId, deps.wallClock());
 }
 
 /** The API-use checks over the run's window up to `toMs`, from the request log. */
@@ -283,7 +296,12 @@ function apiChecksUpTo(deps: Deps, log: WindowLog, run: RunRow, toMs: number): C
   return evaluateApiChecks({
     requests,
     keyedWrites,
-    faults: { drop: run.drop_request_id, error: run.error_request_id, throttle: run.throttle_request_id },
+    faults: {
+      drop: run.drop_request_id,
+      error: run.error_request_id,
+      throttle: run.throttle_request_id,
+      throttleGoneMs: run.throttle_gone_ms,
+    },
     bodyOf,
   });
 }

@@ -1,5 +1,5 @@
 import type { Deps } from '../kernel/deps.js';
-import type { StoredEvent } from '../events/bus.js';
+import type { StoredEvent } from '../events/types.js';
 import { assertInTransaction } from '../../store/db.js';
 import { deleteJobsOfKind } from '../../store/jobs.js';
 import { deleteWebhookConfig } from '../../store/webhook-config.js';
@@ -10,7 +10,7 @@ import {
   deliveryForEvent,
   getDelivery,
   insertAttempt,
-  insertDelivery,
+  insertDeliveryForEndpoint,
   listAttempts,
   setDeliveryAttempts,
   setDeliveryClosed,
@@ -18,7 +18,6 @@ import {
   type DeliveryRow,
   type DeliveryState,
 } from '../../store/webhook-deliveries.js';
-import { findWebhookConfig } from './config.js';
 
 // The delivery state of each event, its retry state machine, and the log of every attempt. The sending (network)
 // is the webhooks module's (src/webhooks/attempt.ts), which reports each outcome here.
@@ -40,18 +39,9 @@ export { getDelivery };
  */
 export function recordDelivery(deps: Deps, event: StoredEvent): void {
   const { db } = deps;
-  const config = findWebhookConfig(deps, event.accountId);
-  if (!config) return;
   const atMs = event.created * 1000;
-  const state: DeliveryState = config.enabled ? 'pending' : 'disabled';
-  const id = insertDelivery(db, {
-    account_id: event.accountId,
-    event_id: event.id,
-    state,
-    next_attempt_at_ms: config.enabled ? atMs : null,
-    created_at_ms: atMs,
-  });
-  if (config.enabled) deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(id), atMs);
+  const delivery = insertDeliveryForEndpoint(db, event.accountId, event.id, atMs);
+  if (delivery?.state === 'pending') deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(delivery.id), atMs);
 }
 
 /** Ends a delivery (delivered, failed, cancelled or disabled) and drops its timer. */

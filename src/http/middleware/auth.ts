@@ -2,7 +2,6 @@ import type { MiddlewareHandler } from 'hono';
 import ipaddr from 'ipaddr.js';
 import { authenticate } from '../../domain/accounts/api-keys.js';
 import { expireIfDue } from '../../domain/accounts/child-sandboxes.js';
-import { tenantOf } from '../../domain/accounts/tenants.js';
 import type { ServerDeps } from '../server-deps.js';
 
 import type { AppEnv } from '../context.js';
@@ -38,7 +37,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     c.set('account', account);
     c.set('accountSeen', found.seen);
     c.set('keyId', found.keyId);
-    c.set('tenantId', tenantOf(account));
+    c.set('tenantId', found.tenantId);
     await next();
   };
 }

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { messageForCode } from '../../domain/kernel/errors.js';
 import { anyArmedFault, takeFault } from '../../domain/faults/faults.js';
 import type { ServerDeps } from '../server-deps.js';
-import { waitInjected } from '../command.js';
+import { waitInjected } from '../injected-wait.js';
 import type { AppEnv, InjectedWait } from '../context.js';
 import { errorBody } from '../errors.js';
 import type { FaultEffect } from '../../request-log/captured-request.js';
@@ -23,7 +23,8 @@ const INJECTED_MESSAGE = 'Injected fault';
 export function faults(deps: ServerDeps, { idempotent = false } = {}): MiddlewareHandler<AppEnv> {
   return async function faults(c, next) {
     const path = c.req.path;
-    if (!anyArmedFault(deps)) return next();
+    // The common case, known without a query (deps.faultHint): no rule is armed on any account.
+    if (deps.faultHint.armed === false || !anyArmedFault(deps)) return next();
     const accountId = c.get('account').id;
     const fault = deps.transactions.run(() => takeFault(deps, accountId, path));
     if (!fault) return next();

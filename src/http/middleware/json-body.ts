@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import type { Body } from '../validate.js';
+import type { Body } from '../request-schema.js';
 import { invalidField } from '../../domain/kernel/errors.js';
 import { errorResponse } from '../errors.js';
 import { payloadTooLarge, readBoundedBody, type BodyBounds } from '../body-bounds.js';
@@ -106,7 +106,6 @@ export function bodyBounds(op: { maxBodyBytes?: number; maxBodyValues?: number }
 }
 
 /**
-/**
  * The body text, read within the bounds as it arrives (a refused body is never buffered whole). An accepted body
  * goes to Hono's body cache, where the request log takes it; a refused one never does, so nothing downstream
  * (the request log parses bodies past 64 KiB to redact them) ever parses what was refused for its parse cost.
@@ -119,10 +118,18 @@ async function bodyText(c: Context, bounds: BodyBounds): Promise<string> {
   return text;
 }
 
+// What the Sandbox-Hint of a body that is no JSON object says (the 400 and its message stay the spec's): a client that
+// sends nothing, or form fields, learns that every operation here takes a JSON object, `{}` when it has no field.
+const SEND_EMPTY_OBJECT = "send {} when you have no field to give (curl: -d '{}')";
+const CONTENT_TYPE_HINT = `Send the body as a JSON object with Content-Type: application/json; ${SEND_EMPTY_OBJECT}.`;
+const EMPTY_BODY_HINT = `The body is empty: this operation takes a JSON object; ${SEND_EMPTY_OBJECT}.`;
+const NOT_JSON_HINT = `The body is not JSON: send the fields as one JSON object ({"field": value}); ${SEND_EMPTY_OBJECT}.`;
+const NOT_OBJECT_HINT = `The body is JSON but not an object: send the fields as one JSON object ({"field": value}); ${SEND_EMPTY_OBJECT}.`;
+
 /**
  * The request body as a JSON object, checked against the request schema of `operation` in contracts/ (the one source
  * of what a body may hold); wrong content type, bad JSON, a body too deep to parse cheaply, a non-object or a body
- * its schema refuses is a 400 (too large: 413).
+ * its schema refuses is a 400 (too large: 413). A body that is no JSON object has a hint saying to send `{}`.
  */
 export async function readJsonObject(
   c: Context,
@@ -131,16 +138,18 @@ export async function readJsonObject(
   /** Awaited between slices of checking a long body (the tenant's turn); a short body is checked at once. */
   pause?: () => Promise<void>,
 ): Promise<Body> {
-  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) throw invalidField('Content-Type must be application/json');
+  if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) {
+    throw invalidField('Content-Type must be application/json').withHint(CONTENT_TYPE_HINT);
+  }
   const text = await bodyText(c, bounds);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalidField('request body is not valid JSON');
+    throw invalidField('request body is not valid JSON').withHint(text.trim() === '' ? EMPTY_BODY_HINT : NOT_JSON_HINT);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw invalidField('request body must be a JSON object');
+    throw invalidField('request body must be a JSON object').withHint(NOT_OBJECT_HINT);
   }
   const loading = loadRequestValidators();
   if (loading) await loading;

@@ -1,6 +1,7 @@
-import type { MiddlewareHandler } from 'hono';
+import type { IncomingMessage } from 'node:http';
+import type { Context, MiddlewareHandler } from 'hono';
 import { DomainError } from '../../domain/kernel/errors.js';
-import { takeArmedFault } from '../../domain/readiness/runs.js';
+import { noteThrottledClientGone, takeArmedFault } from '../../domain/readiness/runs.js';
 import { INJECTED_RETRY_AFTER_SECONDS } from '../../domain/readiness/catalogue.js';
 import type { ServerDeps } from '../server-deps.js';
 import type { AppEnv } from '../context.js';
@@ -18,10 +19,23 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
   return async function readinessFaults(c, next) {
     const keyedWrite = judgedAs === 'keyed-write' && Boolean(c.req.header('idempotency-key'));
     if (!keyedWrite && judgedAs !== 'read') return next();
+    // The common case, known without a query: no readiness window of this account is open.
+    const windows = deps.readinessWindows.byAccount;
+    if (windows !== undefined && !windows.has(c.get('account').id)) return next();
     const take = (kind: 'drop' | 'error' | 'throttle') =>
       takeArmedFault(deps, kind, c.get('account').id, c.get('requestId'));
     if (!keyedWrite) {
-      if (!take('throttle')) return next();
+      const runId = take('throttle');
+      if (!runId) return next();
+      watchForClose(c, () => {
+        // From a socket's event: a throw here would be uncaught. A database closed meanwhile has nothing to note.
+        if (!deps.db.open) return;
+        try {
+          deps.transactions.run(() => noteThrottledClientGone(deps, runId));
+        } catch (err) {
+          deps.logger.error({ err, runId }, 'readiness: the close of the throttled client was not noted');
+        }
+      });
       c.header('Retry-After', String(INJECTED_RETRY_AFTER_SECONDS));
       noteAnswer(c, 'readiness', 'injected');
       return errorResponse(c, new DomainError('RATE_LIMITED'));
@@ -34,4 +48,27 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
     // Only a success is dropped: the point is a write that happened while the client never heard of it.
     if (c.res.status >= 200 && c.res.status < 300 && take('drop')) dropAnswer(c, 'readiness');
   };
+}
+
+/**
+ * Calls `onClosed` once the client closes the connection the request came on (its end of it, or a reset): a client
+ * that crashed on its 429, or a one-shot process. The server closing an idle connection itself (its keep-alive
+ * timeout, making room) is no client leaving, and is not reported. In-process (`app.request()`) there is no
+ * connection to watch.
+ */
+function watchForClose(c: Context, onClosed: () => void): void {
+  const socket = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket;
+  if (!socket || typeof socket.once !== 'function') return;
+  const closedByClient = () => {
+    stop();
+    onClosed();
+  };
+  const stop = () => {
+    socket.off('end', closedByClient);
+    socket.off('error', closedByClient);
+    socket.off('close', stop);
+  };
+  socket.once('end', closedByClient);
+  socket.once('error', closedByClient);
+  socket.once('close', stop);
 }

@@ -13,7 +13,8 @@ import { readiness } from './060-readiness.js';
 import { readinessLedger } from './061-readiness-ledger.js';
 import { readinessEnd } from './062-readiness-end.js';
 import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
-import { dueJobsAndDailySpend } from './064-due-jobs-and-daily-spend.js';
+import { readinessThrottleGone } from './064-readiness-throttle-gone.js';
+import { dueJobsAndDailySpend } from './065-due-jobs-and-daily-spend.js';
 
 export interface Migration {
   version: number;
@@ -40,5 +41,6 @@ export const migrations: Migration[] = [
   readinessLedger,
   readinessEnd,
   idempotencyFieldDigests,
+  readinessThrottleGone,
   dueJobsAndDailySpend,
 ].sort((a, b) => a.version - b.version);

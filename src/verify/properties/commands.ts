@@ -26,8 +26,9 @@ function keyFor(m: Model, withKey: boolean): string | undefined {
   return withKey ? `prop-${Date.now().toString(36)}-${m.nextKey++}` : undefined;
 }
 
+/** A write under `key`, or without one: the spec's rule that the key is optional is part of what the model checks. */
 async function send(real: Real, path: string, body: Record<string, unknown>, key: string | undefined) {
-  return real.ctx.post(path, body, { headers: key ? { 'Idempotency-Key': key } : {} });
+  return real.ctx.post(path, body, key ? { headers: { 'Idempotency-Key': key } } : { idempotencyKey: null });
 }
 
 function remember(m: Model, key: string | undefined, path: string, body: Record<string, unknown>, ex: Exchange) {

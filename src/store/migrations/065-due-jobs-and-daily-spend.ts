@@ -13,7 +13,7 @@ import type { Migration } from './index.js';
 //   the rows a release wrote. Transactions are deleted only with their account (a reset, a purge), which delete these
 //   rows too.
 export const dueJobsAndDailySpend: Migration = {
-  version: 64,
+  version: 65,
   name: 'due jobs and daily spend',
   sql: `
 CREATE INDEX jobs_account_kind_ref ON jobs(account_id, kind, ref);

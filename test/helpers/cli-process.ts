@@ -1,11 +1,11 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, rmdirSync, statSync, existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WAIT_LIMIT_MS } from '../helpers/wait.js';
+import { WAIT_LIMIT_MS } from './wait.js';
 
-// Helpers for the CLI tests, which run the compiled `dist/` exactly as a partner does.
+// The compiled command (`dist/`) as a child process, run exactly as a partner runs it: built when stale, started,
+// its output collected, waited on, stopped.
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MAIN = join(ROOT, 'dist/src/cli/main.js');
@@ -54,17 +54,6 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SANDBOX_')) env[k] = v;
   return { ...env, ...extra };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolvePort(port));
-    });
-  });
 }
 
 export interface ServeProcess {
@@ -174,11 +163,14 @@ export async function runCli(
   return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
+/** A compiled `serve` on a database (a file, or `:memory:`) at a port of its choosing, `env` on a clean environment. */
+export async function serveOn(db: string, args: string[] = [], env: Record<string, string> = {}) {
+  return startServe(['serve', '--port', '0', '--db', db, ...args], { env: cleanEnv(env) });
+}
+
 /** A compiled `serve` on :memory: with a known key, for the developer-tool tests. */
 export async function startSandbox(apiKey: string, extraEnv: Record<string, string> = {}) {
-  return startServe(['serve', '--port', '0', '--db', ':memory:'], {
-    env: cleanEnv({ SANDBOX_API_KEY: apiKey, ...extraEnv }),
-  });
+  return serveOn(':memory:', [], { SANDBOX_API_KEY: apiKey, ...extraEnv });
 }
 
 /** SIGTERM and wait for the exit. */

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { WAIT_LIMIT_MS } from '../helpers/wait.js';
+import { WAIT_LIMIT_MS } from './wait.js';
+import { closeServer, listen } from './loopback.js';
 
 // A partner's webhook endpoint as the README tells partners to write one: the raw body checked with the package's
 // own verifier (src/webhooks/verify.ts, exported as card-issuing-sandbox/webhooks) before anything is trusted.
@@ -46,8 +46,7 @@ export async function startPartnerApp(prefix = 'Service', secret = ''): Promise<
       for (const w of waiters) w();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  app.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  app.url = `${await listen(server)}/hooks`;
   app.waitFor = (count, timeoutMs = WAIT_LIMIT_MS) =>
     new Promise((resolve, reject) => {
       const check = () => {
@@ -63,10 +62,6 @@ export async function startPartnerApp(prefix = 'Service', secret = ''): Promise<
       waiters.add(check);
       check();
     });
-  app.close = () =>
-    new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  app.close = () => closeServer(server);
   return app;
 }

@@ -68,16 +68,6 @@ export async function startHosted(
   });
 }
 
-/** Everything the server sent on a socket until it closed it. */
-export function untilClosed(socket: Socket): Promise<string> {
-  return new Promise((resolve) => {
-    let text = '';
-    socket.on('data', (d: Buffer) => (text += d.toString()));
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(text));
-  });
-}
-
 /** Resolves once a condition on the server's log holds (waits on the condition, not on a duration). */
 export async function logged(server: HostedServer, predicate: (r: Record<string, unknown>) => boolean) {
   for (;;) {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { conformance } from '../helpers/conformance.js';
+import { conformance } from './conformance.js';
+import { closeServer, listen } from './loopback.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -57,12 +57,7 @@ export async function startReceiver(): Promise<Receiver> {
       (receiver.queue.shift() ?? receiver.fallback)(req, res);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  receiver.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
+  receiver.url = `${await listen(server)}/hooks`;
+  receiver.close = () => closeServer(server);
   return receiver;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { spawnCli, type ServeProcess } from '../cli/cli-process.js';
+import { spawnCli, type ServeProcess } from './cli-process.js';
 
 // The compiled `card-sandbox proxy` as a partner runs it, with every output going to a file of a fresh folder. The
 // folders go when the test file that made them is done (this module is evaluated once per test file).
