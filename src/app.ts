@@ -134,6 +134,7 @@ export function createApp(deps: ServerDeps) {
             fetch: (path: string, init: RequestInit) => app.request(path, init, CONSOLE_CALL),
             operatorThrottle: deps.operatorThrottle,
             keySignInThrottle: deps.keySignInThrottle,
+            clientAddress: (c) => deps.clientAddresses.of(c),
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
             tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
             onSessionsFull: () => deps.meter.refused('sessions'),

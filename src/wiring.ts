@@ -11,6 +11,7 @@ import { JobRunner } from './domain/kernel/jobs.js';
 import { silentLogger, type Logger } from './domain/kernel/logger.js';
 import { ServerSecret } from './domain/kernel/secrets.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/network/simulation.js';
+import { ClientAddresses } from './http/client-address.js';
 import { ConnectionGuard, connectionLimits } from './http/connection-guard.js';
 import { FailureThrottle } from './http/failure-throttle.js';
 import { RateLimits } from './http/rate-limits.js';
@@ -48,6 +49,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
   const transactions = new TransactionRunner(db);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
+  const clientAddresses = new ClientAddresses(config.trustProxy);
   const deps: ServerDeps = {
     db,
     transactions,
@@ -72,6 +74,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     requestLog: undefined!,
     rateLimits: new RateLimits(),
     tenantHoldings: new TenantHoldings(),
+    clientAddresses,
     connectionGuard:
       config.mode === 'hosted' ? new ConnectionGuard(connectionLimits(config.server.maxConnections)) : undefined,
     operatorThrottle: new FailureThrottle(wallClock),
