@@ -12,6 +12,7 @@ import { errorBody, errorResponse } from './http/errors.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth, metricsAuth } from './http/middleware/auth.js';
 import { MetricsExposition, RequestMetrics } from './http/metrics.js';
+import { connectionBound } from './http/middleware/connection-bound.js';
 import { faults } from './http/middleware/faults.js';
 import { declaredLengthLimit, jsonBodyLimit } from './http/middleware/json-body.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
@@ -41,6 +42,8 @@ export function createApp(deps: ServerDeps) {
   // budgets come first checks the declared length after them, so an oversized sender spends its own budget).
   app.use('*', requestId({ ids: deps.ids, redactor: deps.redactor }));
   app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
+  // Hosted mode: a request on a connection held over a connection bound comes in, or is answered 429 (never dropped).
+  if (deps.connectionGuard) app.use('*', connectionBound(deps.connectionGuard));
   app.use('*', jsonBodyLimit({ budgetedPrefixes: ['/v1/', '/sandbox/v1/'] }));
 
   // The tenant APIs, one step per line. A `false` step is left out: a switch of the operation's contract entry

@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from './domain/kernel/logger.js';
 import { ServerSecret } from './domain/kernel/secrets.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/network/simulation.js';
 import { ClientAddresses } from './http/client-address.js';
-import { ConnectionGuard, connectionLimits } from './http/connection-guard.js';
+import { ConnectionGuard, connectionLimits, firstRequestMs } from './http/connection-guard.js';
 import { FailureThrottle } from './http/failure-throttle.js';
 import { RateLimits } from './http/rate-limits.js';
 import { TenantHoldings } from './http/tenant-holdings.js';
@@ -76,7 +76,12 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     tenantHoldings: new TenantHoldings(),
     clientAddresses,
     connectionGuard:
-      config.mode === 'hosted' ? new ConnectionGuard(connectionLimits(config.server.maxConnections)) : undefined,
+      config.mode === 'hosted'
+        ? new ConnectionGuard(connectionLimits(config.server.maxConnections), {
+            trusts: (address) => clientAddresses.trusts(address),
+            firstRequestMs: firstRequestMs(config.server.headersTimeoutMs),
+          })
+        : undefined,
     operatorThrottle: new FailureThrottle(wallClock),
     keySignInThrottle: new FailureThrottle(wallClock),
   };
