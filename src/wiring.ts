@@ -12,7 +12,8 @@ import { JobRunner } from './domain/kernel/jobs.js';
 import { silentLogger, type Logger } from './domain/kernel/logger.js';
 import { ServerSecret } from './domain/kernel/secrets.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/network/simulation.js';
-import { ConnectionGuard, connectionLimits } from './http/connection-guard.js';
+import { ClientAddresses } from './http/client-address.js';
+import { ConnectionGuard, connectionLimits, firstRequestMs } from './http/connection-guard.js';
 import { FailureThrottle } from './http/failure-throttle.js';
 import { RateLimits } from './http/rate-limits.js';
 import { TenantHoldings } from './http/tenant-holdings.js';
@@ -50,6 +51,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
   const fairShare = new FairShare();
+  const clientAddresses = new ClientAddresses(config.trustProxy);
   const deps: ServerDeps = {
     db,
     transactions,
@@ -76,8 +78,14 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     requestLog: undefined!,
     rateLimits: new RateLimits(),
     tenantHoldings: new TenantHoldings(),
+    clientAddresses,
     connectionGuard:
-      config.mode === 'hosted' ? new ConnectionGuard(connectionLimits(config.server.maxConnections)) : undefined,
+      config.mode === 'hosted'
+        ? new ConnectionGuard(connectionLimits(config.server.maxConnections), {
+            trusts: (address) => clientAddresses.trusts(address),
+            firstRequestMs: firstRequestMs(config.server.headersTimeoutMs),
+          })
+        : undefined,
     operatorThrottle: new FailureThrottle(wallClock),
     keySignInThrottle: new FailureThrottle(wallClock),
   };

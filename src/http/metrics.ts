@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { BUDGETS, DELIVERY_RESULTS } from '../metering/meter.js';
 import { backlog, type Backlog } from '../domain/kernel/backlog.js';
+import type { ConnectionGuard } from './connection-guard.js';
 import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './context.js';
 import type { Route } from './router.js';
@@ -164,6 +165,7 @@ export class MetricsExposition {
           () => DELIVERY_RESULTS.map((result) => ({ labels: { result }, value: meter.deliveries.get(result)! })),
         ),
         ...backlogGauges(() => this.backlog),
+        ...connectionMetrics(deps.connectionGuard),
       ]) {
         registry.registerMetric(m as unknown as Parameters<typeof registry.registerMetric>[0]);
       }
@@ -171,6 +173,33 @@ export class MetricsExposition {
     }));
   }
 }
+
+/** What the connection guard (hosted mode) holds and did; zeros in local mode, where there is none. */
+function connectionMetrics(guard: ConnectionGuard | undefined) {
+  return [
+    metric(
+      'sandbox_connections',
+      'Connections held: open (let in), anonymous (let in, no credential proven yet), held (over a bound, waiting for their first request)',
+      'gauge',
+      () => {
+        const counts = guard?.counts() ?? { open: 0, anonymous: 0, held: 0 };
+        return CONNECTION_STATES.map((state) => ({ labels: { state }, value: counts[state] }));
+      },
+    ),
+    metric(
+      'sandbox_connection_bound_total',
+      'What the connection bounds did: closed_idle (an idle connection closed to make room), refused (a request answered 429), dropped (a connection closed unanswered past the held bound)',
+      'counter',
+      () => [
+        { labels: { outcome: 'closed_idle' }, value: guard?.evicted ?? 0 },
+        { labels: { outcome: 'refused' }, value: guard?.refused ?? 0 },
+        { labels: { outcome: 'dropped' }, value: guard?.dropped ?? 0 },
+      ],
+    ),
+  ];
+}
+
+const CONNECTION_STATES = ['open', 'anonymous', 'held'] as const;
 
 /** The backlog's three gauges, over what `read()` answers (the scrape reads the database once for the three). */
 function backlogGauges(read: () => Backlog) {

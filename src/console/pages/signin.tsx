@@ -2,7 +2,6 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { FC } from 'hono/jsx';
 import type { FailureThrottle } from '../../http/failure-throttle.js';
-import { clientAddress } from '../../http/client-address.js';
 import { credentialsThrottled } from '../../http/middleware/auth.js';
 import { apiClient, type AppFetch } from '../api.js';
 import { PAGE_HEADERS, type ConsoleEnv } from '../page.js';
@@ -62,6 +61,8 @@ export interface SignInOptions {
   operatorThrottle: FailureThrottle;
   /** Failed API-key sign-ins, per client address. */
   keySignInThrottle: FailureThrottle;
+  /** The client of a request (undefined in-process), as every per-client throttle counts it. */
+  clientAddress: (c: Context) => string | undefined;
   /** Whether the server has an operator token (else the operator form is not shown, and no token signs in). */
   operatorEnabled: boolean;
   /** The tenant of a working API key (an account, or the parent of a child sandbox); undefined once it stops working. */
@@ -126,7 +127,7 @@ function throttledView(c: Context, view: View, waitSeconds: number, what: string
  * never lock a partner out of its own console).
  */
 const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
-  const address = clientAddress(c) ?? 'local';
+  const address = opts.clientAddress(c) ?? 'local';
   const refused = (error: SignInError) => {
     const wait = opts.keySignInThrottle.waitSeconds(address);
     if (wait > 0) return throttledView(c, view, wait, 'API keys');
@@ -149,7 +150,7 @@ const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => 
  * operator API, the right token signs in whatever the throttle says.
  */
 const operatorSignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
-  const address = clientAddress(c) ?? 'local';
+  const address = opts.clientAddress(c) ?? 'local';
   const refused = (code: unknown) => {
     const wait = opts.operatorThrottle.waitSeconds(address);
     if (wait > 0) return throttledView(c, view, wait, 'operator tokens');

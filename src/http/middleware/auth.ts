@@ -9,7 +9,6 @@ import { errorResponse, setHint } from '../errors.js';
 import { missingKeyHint, wrongKeyHint } from '../auth-hints.js';
 import { DomainError } from '../../domain/kernel/errors.js';
 import { MAX_FAILURES, MAX_NETWORK_FAILURES } from '../failure-throttle.js';
-import { clientAddress } from '../client-address.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
@@ -60,7 +59,7 @@ export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     // The auth scheme is case-insensitive (RFC 7235 section 2.1): `bearer` and `BEARER` are `Bearer`.
     const given = BEARER.exec(header)?.[1] ?? '';
     if (!constantTimeEqual(deps, given, expected)) {
-      const address = clientAddress(c);
+      const address = deps.clientAddresses.of(c);
       const wait = address === undefined ? 0 : throttle.waitSeconds(address);
       if (wait > 0) {
         c.header('Retry-After', String(wait));
@@ -84,7 +83,7 @@ export function metricsAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const admin = adminAuth(deps);
   return async function metricsAuth(c, next) {
     if (deps.config.mode === 'hosted' || c.req.header('authorization') !== undefined) return admin(c, next);
-    const address = clientAddress(c);
+    const address = deps.clientAddresses.of(c);
     if (address !== undefined && !isLoopback(address)) throw new DomainError('METRICS_LOOPBACK_ONLY');
     await next();
   };
