@@ -12,8 +12,8 @@ import { MAX_FAILURES, MAX_NETWORK_FAILURES } from '../failure-throttle.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
- * with an empty body (both seen in production). The account's due timers run in the handler's runner
- * (http/command.ts), not here.
+ * with an empty body (both seen in production). The account's due timers run in the next steps (the catchUp step,
+ * then the handler's `caughtUpNow`), not here.
  */
 export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function apiKeyAuth(c, next) {
