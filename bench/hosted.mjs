@@ -8,6 +8,8 @@
 // BENCH_HOSTED_FLOOD sets the fault-rule flood's requests in flight (default 32; 0: no flood); BENCH_HOSTED_IDLE the
 // idle connections (default 1,000; 0: none, to see what they cost), BENCH_HOSTED_SLOW the slow bodies (default 20);
 // BENCH_HOSTED_ABUSE=deepJson,hugeDeclared,hugeChunked,faultFlood runs only the floods named (default all);
+// BENCH_HOSTED_CLOCK=0 leaves out the phase beside the clock abusers (bench/lib/clock-abuse.mjs: traffic at its bound
+// advanced by two half-day advances at once, and snapshot import-delete cycles);
 // BENCH_HOSTED_CPU_PROF=DIR runs the server under `node --cpu-prof` and writes its profile to DIR;
 // BENCH_HOSTED_BASELINE=DIR also runs the server built in DIR (another checkout, after `npm run build` there), its
 // phases interleaved with this build's in every round, so a change is measured side by side with what it changes.
@@ -39,6 +41,7 @@ const ABUSE = {
   // BENCH_HOSTED_TENANT=0 leaves out the tenant that abuses through 12 child sandboxes.
   tenant: process.env.BENCH_HOSTED_TENANT !== '0',
 };
+const CLOCK = process.env.BENCH_HOSTED_CLOCK !== '0';
 const TENANTS = 20;
 const log = (...a) => console.error('[bench:hosted]', ...a);
 
@@ -78,11 +81,11 @@ function dbMb(file) {
 }
 
 /** An account through the operator API: its id and key. */
-async function account(baseUrl) {
+async function account(baseUrl, balance = 1000) {
   const res = await fetch(`${baseUrl}/admin/v1/accounts`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN_TOKEN}` },
-    body: JSON.stringify({ depositAddress: null, balance: 1000 }),
+    body: JSON.stringify({ depositAddress: null, balance, depositFeeRate: '0' }),
   });
   return res.json();
 }
@@ -110,6 +113,14 @@ function abuserProcess() {
       child.send({ type: 'start', baseUrl, keys, options: ABUSE });
       await next();
     },
+    async prepareClock(baseUrl, keys) {
+      child.send({ type: 'prepareClock', baseUrl, keys });
+      await next();
+    },
+    async startClock(baseUrl) {
+      child.send({ type: 'startClock', baseUrl });
+      await next();
+    },
     async stop(waitForCutsMs) {
       child.send({ type: 'stop', waitForCutsMs });
       return (await next()).outcomes;
@@ -127,14 +138,19 @@ function addCounts(into, more) {
   }
 }
 
-const kinds = ['alone', 'beside the abusers', ...(INLINE ? ['beside the abusers, same process as the clients'] : [])];
+const kinds = [
+  'alone',
+  'beside the abusers',
+  ...(CLOCK ? ['beside the clock abusers'] : []),
+  ...(INLINE ? ['beside the abusers, same process as the clients'] : []),
+];
 const builds = [{ name: 'this build', cwd: process.cwd() }, ...(BASELINE ? [{ name: 'baseline', cwd: BASELINE }] : [])];
 const phaseName = (build, kind) => (builds.length > 1 ? `${build.name}: ${kind}` : kind);
 const phases = builds.flatMap((b) => kinds.map((k) => phaseName(b, k)));
 const samples = Object.fromEntries(phases.map((p) => [p, []]));
 const rounds = Object.fromEntries(phases.map((p) => [p, []]));
 /** Per phase: wall seconds and CPU seconds of the server, the abusers' process and this one (the clients). */
-const cpu = Object.fromEntries(phases.map((p) => [p, { wall: 0, server: 0, abusers: 0, clients: 0 }]));
+const cpu = Object.fromEntries(phases.map((p) => [p, { wall: 0, server: 0, abusers: 0, clients: 0, requests: 0 }]));
 /** Per phase: the largest growth of the server's RSS and database (MB) over a phase. */
 const kept = Object.fromEntries(phases.map((p) => [p, { rss: 0, db: 0, rssPeak: 0 }]));
 /** The abusive tenant's request-log bytes after each noisy phase, beside its bound. */
@@ -151,6 +167,14 @@ try {
     build.good = keys.slice(0, TENANTS);
     build.parent = await account(build.server.baseUrl);
     build.abusive = [...keys.slice(TENANTS), build.parent.apiKey];
+    if (CLOCK) {
+      const clockKeys = [
+        (await account(build.server.baseUrl, 1e6)).apiKey,
+        (await account(build.server.baseUrl, 1e6)).apiKey,
+      ];
+      log(`${build.name}: preparing the clock abusers (cards, traffic at its bound, a snapshot)`);
+      await abusers.prepareClock(build.server.baseUrl, clockKeys);
+    }
     await wellBehaved(build.server.baseUrl, build.good, 3, INTERVAL_MS); // warm-up: connections, caches, JIT
   }
   log(`${ROUNDS} rounds of: ${phases.join(' / ')}; ${TENANTS} tenants x ${REQUESTS} requests every ${INTERVAL_MS} ms`);
@@ -172,6 +196,9 @@ try {
         if (kind === 'beside the abusers') {
           await abusers.start(baseUrl, build.abusive);
           stop = () => abusers.stop(waitForCutsMs);
+        } else if (kind === 'beside the clock abusers') {
+          await abusers.startClock(baseUrl);
+          stop = () => abusers.stop(waitForCutsMs);
         } else if (kind !== 'alone') {
           const inline = await startAbusers(baseUrl, build.abusive, ABUSE);
           stop = () => inline.stop(waitForCutsMs);
@@ -189,7 +216,8 @@ try {
         grew.rss = Math.max(grew.rss, rssPeak - memBefore.rss);
         grew.rssPeak = Math.max(grew.rssPeak, rssPeak);
         grew.db = Math.max(grew.db, dbMb(build.server.db) - memBefore.db);
-        if (stop) tenantLog.push(await usage(baseUrl, build.parent.accountId));
+        if (kind === 'beside the abusers') tenantLog.push(await usage(baseUrl, build.parent.accountId));
+        used.requests += got.length;
         samples[phase].push(...got);
         rounds[phase].push(summary(got));
         const last = rounds[phase].at(-1);
@@ -247,11 +275,12 @@ const lines = [
   '',
   'CPU seconds used per phase, over all rounds (the machine has 2 cores, shared with other work):',
   '',
-  '| phase | wall s | server | abusers | clients |',
-  '| --- | --- | --- | --- | --- |',
+  '| phase | wall s | server | abusers | clients | server CPU ms per 100 well-behaved requests |',
+  '| --- | --- | --- | --- | --- | --- |',
   ...phases.map((p) => {
     const u = cpu[p];
-    return `| ${p} | ${u.wall.toFixed(0)} | ${u.server.toFixed(1)} | ${u.abusers.toFixed(1)} | ${u.clients.toFixed(1)} |`;
+    const per100 = ((u.server * 1000) / Math.max(1, u.requests)) * 100;
+    return `| ${p} | ${u.wall.toFixed(0)} | ${u.server.toFixed(1)} | ${u.abusers.toFixed(1)} | ${u.clients.toFixed(1)} | ${per100.toFixed(0)} |`;
   }),
   '',
   'What the server kept: the largest growth over one phase of its resident memory (and its peak) and of its',

@@ -12,6 +12,8 @@ import { errorBody, errorResponse } from './http/errors.js';
 import { CLIENT_CLOSED_REQUEST, accessLog, clientAborted } from './http/middleware/access-log.js';
 import { adminAuth, apiKeyAuth, metricsAuth } from './http/middleware/auth.js';
 import { MetricsExposition, RequestMetrics } from './http/metrics.js';
+import { catchUp } from './http/middleware/catch-up.js';
+import { connectionBound } from './http/middleware/connection-bound.js';
 import { faults } from './http/middleware/faults.js';
 import { declaredLengthLimit, jsonBodyLimit } from './http/middleware/json-body.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
@@ -41,6 +43,8 @@ export function createApp(deps: ServerDeps) {
   // budgets come first checks the declared length after them, so an oversized sender spends its own budget).
   app.use('*', requestId({ ids: deps.ids, redactor: deps.redactor }));
   app.use('*', accessLog({ logger: deps.logger, redactor: deps.redactor }));
+  // Hosted mode: a request on a connection held over a connection bound comes in, or is answered 429 (never dropped).
+  if (deps.connectionGuard) app.use('*', connectionBound(deps.connectionGuard));
   app.use('*', jsonBodyLimit({ budgetedPrefixes: ['/v1/', '/sandbox/v1/'] }));
 
   // The tenant APIs, one step per line. A `false` step is left out: a switch of the operation's contract entry
@@ -52,6 +56,7 @@ export function createApp(deps: ServerDeps) {
   const budgetOutsideInFlight = tenantBudget(deps, { inFlight: false });
   const rate = rateLimit(deps);
   const length = declaredLengthLimit();
+  const timers = catchUp(deps);
   const tenantSteps = (route: Route) => [
     requests.label(route),
     route.operation.recorded !== false && log,
@@ -72,7 +77,9 @@ export function createApp(deps: ServerDeps) {
       ...tenantSteps(route),
       // Before the body: a key is echoed on the body's 400s too (spec "Idempotency", rule 3).
       idempotency(route),
-      body(route),
+      body(route, deps.fairShare),
+      // Once the request is whole (so the wait never counts against receiving it): the account's due timers.
+      timers,
       // Runs the command the handler prepares, under the request's Idempotency-Key (spec "Idempotency").
       keyedRunner(deps, route),
       handler,
@@ -85,7 +92,7 @@ export function createApp(deps: ServerDeps) {
     deps,
     '/sandbox/v1',
     sandboxHandlers(deps),
-    (route, handler) => [...tenantSteps(route), body(route), keyedRunner(deps, route), handler],
+    (route, handler) => [...tenantSteps(route), body(route, deps.fairShare), timers, keyedRunner(deps, route), handler],
     [log, auth, budget, rate, length],
     pipelines,
   );
@@ -134,6 +141,7 @@ export function createApp(deps: ServerDeps) {
             fetch: (path: string, init: RequestInit) => app.request(path, init, CONSOLE_CALL),
             operatorThrottle: deps.operatorThrottle,
             keySignInThrottle: deps.keySignInThrottle,
+            clientAddress: (c) => deps.clientAddresses.of(c),
             // Which tenant a session belongs to (its bound), and whether its key still works: a read, not an action.
             tenantOfKey: (apiKey) => tenantOfKey(deps, apiKey),
             onSessionsFull: () => deps.meter.refused('sessions'),

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import ipaddr from 'ipaddr.js';
 import { parseDecimal, parseRatePpm } from './domain/kernel/money.js';
 
 export interface Config {
@@ -44,6 +45,11 @@ export interface Config {
   tenant: TenantLimits;
   /** A snapshot file (snapshot/export's answer): a new database starts with an account holding its state. */
   snapshotFile: string | undefined;
+  /**
+   * The proxies whose X-Forwarded-For is believed (`--trust-proxy`), as CIDRs in their normal form (`10.0.0.0/8`,
+   * `2001:db8::/32`; an IPv4-mapped IPv6 range as the IPv4 range it maps); empty: the header is never read.
+   */
+  trustProxy: readonly string[];
 }
 
 interface TenantLimits {
@@ -121,6 +127,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   server: LOCAL_SERVER_LIMITS,
   tenant: DEFAULT_TENANT_LIMITS,
   snapshotFile: undefined,
+  trustProxy: Object.freeze([]),
 });
 
 export class ConfigError extends Error {}
@@ -225,6 +232,11 @@ export const FLAGS = {
     arg: 'BYTES',
     help: 'request-log bytes kept per account and its children, at least 1 MiB (env SANDBOX_REQUEST_LOG_TENANT_BYTES, default 32 MiB)',
   },
+  'trust-proxy': {
+    type: 'string',
+    arg: 'CIDR[,CIDR...]',
+    help: 'proxies whose X-Forwarded-For names the client (env SANDBOX_TRUST_PROXY, default none: the header is ignored)',
+  },
   seed: { type: 'string', multiple: true, arg: 'FILE', help: 'apply a scenario file at start' },
   snapshot: {
     type: 'string',
@@ -298,6 +310,7 @@ export function loadConfig(
     shutdownGraceSeconds: integer(pick('shutdown-grace', 'SANDBOX_SHUTDOWN_GRACE') ?? '10', 'shutdown grace', 0, 3600),
     server: serverLimits(mode, pick),
     snapshotFile: pick('snapshot', 'SANDBOX_SNAPSHOT'),
+    trustProxy: trustedProxies(pick('trust-proxy', 'SANDBOX_TRUST_PROXY')),
     tenant: Object.freeze({
       maxInFlight: integer(
         pick('tenant-max-in-flight', 'SANDBOX_TENANT_MAX_IN_FLIGHT') ?? String(DEFAULT_TENANT_LIMITS.maxInFlight),
@@ -382,6 +395,45 @@ function serverLimits(mode: Config['mode'], pick: (flag: Flag, envName: string) 
     throw new ConfigError('headers timeout must not exceed the request timeout');
   }
   return Object.freeze(limits);
+}
+
+/**
+ * `--trust-proxy`: CIDRs (or single addresses) separated by commas, each in its normal form. An IPv4-mapped IPv6 range
+ * (`::ffff:10.0.0.0/104`) becomes the IPv4 range it maps, since a client's address is compared in its IPv4 form.
+ */
+function trustedProxies(text: string | undefined): readonly string[] {
+  if (text === undefined) return Object.freeze([]);
+  const ranges = text.split(',').map((item) => {
+    const range = cidr(item.trim());
+    if (!range) {
+      throw new ConfigError(
+        `trust proxy must be CIDRs separated by commas (10.0.0.0/8,2001:db8::/32), got ${JSON.stringify(item.trim())}`,
+      );
+    }
+    return range;
+  });
+  return Object.freeze([...new Set(ranges)]);
+}
+
+/** `10.0.0.0/8` for `10.1.2.3/8`, `10.1.2.3/32` for `10.1.2.3`; undefined when it is neither a CIDR nor an address. */
+function cidr(text: string): string | undefined {
+  const [address = '', bits, ...rest] = text.split('/');
+  if (rest.length > 0 || (bits !== undefined && !/^\d{1,3}$/.test(bits))) return undefined;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  if (ipaddr.IPv4.isValidFourPartDecimal(address)) parsed = ipaddr.IPv4.parse(address);
+  else if (ipaddr.IPv6.isValid(address) && !address.includes('%')) parsed = ipaddr.IPv6.parse(address);
+  else return undefined;
+  let prefix = bits === undefined ? (parsed.kind() === 'ipv4' ? 32 : 128) : Number(bits);
+  if (prefix > (parsed.kind() === 'ipv4' ? 32 : 128)) return undefined;
+  if (parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress() && prefix >= 96) {
+    parsed = parsed.toIPv4Address();
+    prefix -= 96;
+  }
+  const bytes = parsed.toByteArray().map((b, i) => {
+    const kept = Math.max(0, Math.min(8, prefix - 8 * i));
+    return b & (0xff << (8 - kept)) & 0xff;
+  });
+  return `${ipaddr.fromByteArray(bytes).toString()}/${prefix}`;
 }
 
 function oneOf<T extends string>(value: string, allowed: readonly T[], name: string): T {

@@ -7,11 +7,13 @@ import { registerCardJobs } from './domain/cards/cards.js';
 import { EventObservers } from './domain/events/types.js';
 import { HeldRequests } from './domain/faults/held-requests.js';
 import { Ids, type RandomSource } from './domain/kernel/ids.js';
+import { FairShare, OneAtATime } from './domain/kernel/fair-share.js';
 import { JobRunner } from './domain/kernel/jobs.js';
 import { silentLogger, type Logger } from './domain/kernel/logger.js';
 import { ServerSecret } from './domain/kernel/secrets.js';
 import { registerSimulation, SIMULATION_EVENT_ENRICHERS } from './domain/network/simulation.js';
-import { ConnectionGuard, connectionLimits } from './http/connection-guard.js';
+import { ClientAddresses } from './http/client-address.js';
+import { ConnectionGuard, connectionLimits, firstRequestMs } from './http/connection-guard.js';
 import { FailureThrottle } from './http/failure-throttle.js';
 import { RateLimits } from './http/rate-limits.js';
 import { TenantHoldings } from './http/tenant-holdings.js';
@@ -38,7 +40,7 @@ export interface RuntimeOptions {
 }
 
 /** A store opened, and the server secret it goes with. */
-export interface OpenedStore {
+interface OpenedStore {
   store: Store;
   secret: ServerSecret;
 }
@@ -49,15 +51,14 @@ export interface OpenedStore {
  * dependency order: the store, then what needs only the store, then the job kinds (closures over the finished
  * deps), so no member is bound late.
  */
-export function createDeps(
-  opts: RuntimeOptions,
-  opened?: OpenedStore,
-): ServerDeps & { ready: Promise<void> } {
+export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDeps & { ready: Promise<void> } {
   const { config } = opts;
   const store = opened?.store ?? openSqlite(config.dbPath);
   const secret = opened?.secret ?? sqliteSecret(config);
   const logger = opts.logger ?? silentLogger;
   const wallClock = opts.wallClock ?? Date.now;
+  const fairShare = new FairShare();
+  const clientAddresses = new ClientAddresses(config.trustProxy);
   // What the runner gives the work of a transaction: these deps with `db` that transaction, and a runner of its
   // savepoints (every other member is the same object).
   const scope = (tx: Db): ServerDeps => {
@@ -70,12 +71,17 @@ export function createDeps(
   const deps: ServerDeps = {
     db: store,
     store,
+    get outside() {
+      return deps;
+    },
     transactions,
     config,
     secret,
     ids: new Ids(opts.random),
     wallClock,
-    jobs: new JobRunner({ logger, wallClock, root: () => deps }),
+    jobs: new JobRunner({ logger, wallClock, fairShare, root: () => deps }),
+    fairShare,
+    oneAtATime: new OneAtATime(),
     heldRequests: new HeldRequests(wallClock),
     events: new EventObservers(),
     logger,
@@ -92,8 +98,14 @@ export function createDeps(
     requestLog: undefined!,
     rateLimits: new RateLimits(),
     tenantHoldings: new TenantHoldings(),
+    clientAddresses,
     connectionGuard:
-      config.mode === 'hosted' ? new ConnectionGuard(connectionLimits(config.server.maxConnections)) : undefined,
+      config.mode === 'hosted'
+        ? new ConnectionGuard(connectionLimits(config.server.maxConnections), {
+            trusts: (address) => clientAddresses.trusts(address),
+            firstRequestMs: firstRequestMs(config.server.headersTimeoutMs),
+          })
+        : undefined,
     operatorThrottle: new FailureThrottle(wallClock),
     keySignInThrottle: new FailureThrottle(wallClock),
   };
@@ -137,7 +149,7 @@ function sqliteSecret(config: Config): ServerSecret {
  * configuration, else a file beside the database), or a PostgreSQL URL (the secret from the configuration, else the
  * one the database holds, made once by the first server to ask).
  */
-export async function openStore(config: Config): Promise<OpenedStore> {
+async function openStore(config: Config): Promise<OpenedStore> {
   if (!isPostgresUrl(config.dbPath)) return { store: openSqlite(config.dbPath), secret: sqliteSecret(config) };
   const store = await openPostgres(config.dbPath, config.postgres);
   if (config.secret) return { store, secret: configuredSecret(config.secret) };

@@ -43,7 +43,8 @@ export async function runBackup(argv: string[]): Promise<number> {
     process.stdout.write(`backed up ${db} to ${out} (${pages} pages, integrity ok)\n`);
     process.stdout.write(
       existsSync(secret)
-        ? `and its server secret to ${out}.secret: keep the two together, the secret as you keep credentials\n`
+        ? // No "secret:" before a word: the redactor of every command's output takes what follows it for a secret.
+          `and its server secret to ${out}.secret (keep the two together; guard the secret file as you guard credentials)\n`
         : `no ${secret} beside it: the server takes its secret from SANDBOX_SECRET, which the copy needs as well\n`,
     );
     return 0;

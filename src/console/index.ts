@@ -1,4 +1,4 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Config } from '../config.js';
 import type { FailureThrottle } from '../http/failure-throttle.js';
@@ -31,6 +31,8 @@ export interface ConsoleOptions {
   operatorThrottle: FailureThrottle;
   /** Failed API-key sign-ins, per client address. */
   keySignInThrottle: FailureThrottle;
+  /** The client of a request, as every per-client throttle counts it (a trusted proxy's X-Forwarded-For read). */
+  clientAddress: (c: Context) => string | undefined;
   /** The tenant of a working API key; undefined once the key stops working (revoked, its sandbox deleted). */
   tenantOfKey: (apiKey: string) => Promise<string | undefined>;
   /** A sign-in refused because the session store is full. */
@@ -55,6 +57,7 @@ export function consoleRoutes(opts: ConsoleOptions) {
       fetch: opts.fetch,
       operatorThrottle: opts.operatorThrottle,
       keySignInThrottle: opts.keySignInThrottle,
+      clientAddress: opts.clientAddress,
       operatorEnabled,
       tenantOfKey: opts.tenantOfKey,
       onSessionsFull: opts.onSessionsFull,

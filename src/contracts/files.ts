@@ -49,6 +49,16 @@ export function pathsJudgedAs(judgedAs: Operation['readiness'], index = readInde
   );
 }
 
+/**
+ * The paths (templates as the contract writes them, `/admin/v1/accounts/{id}`) of the operations outside the tenant's
+ * in-flight budget: what lets held requests go, and the operator API.
+ */
+export function inFlightExemptPaths(index = readIndex()): string[] {
+  return Object.entries(index.operations)
+    .filter(([, op]) => op.inFlightExempt === true)
+    .map(([key]) => key.slice(key.indexOf(' ') + 1));
+}
+
 /** A cache of the keyed writes of the contracts shipped with this code (they never change while it runs). */
 let keyedWritesCache: ReadonlySet<string> | undefined;
 

@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { BUDGETS, DELIVERY_RESULTS } from '../metering/meter.js';
 import { backlog, type Backlog } from '../domain/kernel/backlog.js';
+import type { ConnectionGuard } from './connection-guard.js';
 import type { ServerDeps } from './server-deps.js';
 import type { AppEnv } from './context.js';
 import type { Route } from './router.js';
@@ -10,7 +11,7 @@ import { BUCKETS, OperationStats } from './operation-stats.js';
 // attempts' results, backlogs, and the process's own figures, in Prometheus's text format. Every label value comes
 // from a fixed set: an operation is the contract's name for it (`POST /v1/card/create`, `GET /admin/v1/accounts/{id}`,
 // never a path as sent), or one of `GET /metrics`, `console`, `docs` and `unmatched`; a status is one the server
-// answers. So no request can add a series, whatever its path, key or tenant.
+// answers of itself, or `fault` for any answer an injected fault made. So no request can add a series, whatever its path, key or tenant.
 //
 // The request path only adds to numbers held here (each route finds its operation's counts when the app is built);
 // prom-client, which formats them and measures the process, loads on the first scrape or once the server answers,
@@ -62,7 +63,11 @@ export class RequestMetrics {
           : c.req.path === '/docs' || c.req.path.startsWith('/docs/') || c.req.path === '/openapi.json'
             ? other.docs
             : other.unmatched);
-      stats.observe(c.res.status, (performance.now() - startMs) / 1000);
+      // An injected fault's answer is counted as one label, whatever status the tenant chose for it.
+      stats.observe(
+        c.get('faultEffect')?.answer === 'injected' ? 'fault' : c.res.status,
+        (performance.now() - startMs) / 1000,
+      );
     };
   }
 
@@ -160,6 +165,7 @@ export class MetricsExposition {
           () => DELIVERY_RESULTS.map((result) => ({ labels: { result }, value: meter.deliveries.get(result)! })),
         ),
         ...backlogGauges(() => this.backlog),
+        ...connectionMetrics(deps.connectionGuard),
       ]) {
         registry.registerMetric(m as unknown as Parameters<typeof registry.registerMetric>[0]);
       }
@@ -167,6 +173,33 @@ export class MetricsExposition {
     }));
   }
 }
+
+/** What the connection guard (hosted mode) holds and did; zeros in local mode, where there is none. */
+function connectionMetrics(guard: ConnectionGuard | undefined) {
+  return [
+    metric(
+      'sandbox_connections',
+      'Connections held: open (let in), anonymous (let in, no credential proven yet), held (over a bound, waiting for their first request)',
+      'gauge',
+      () => {
+        const counts = guard?.counts() ?? { open: 0, anonymous: 0, held: 0 };
+        return CONNECTION_STATES.map((state) => ({ labels: { state }, value: counts[state] }));
+      },
+    ),
+    metric(
+      'sandbox_connection_bound_total',
+      'What the connection bounds did: closed_idle (an idle connection closed to make room), refused (a request answered 429), dropped (a connection closed unanswered past the held bound)',
+      'counter',
+      () => [
+        { labels: { outcome: 'closed_idle' }, value: guard?.evicted ?? 0 },
+        { labels: { outcome: 'refused' }, value: guard?.refused ?? 0 },
+        { labels: { outcome: 'dropped' }, value: guard?.dropped ?? 0 },
+      ],
+    ),
+  ];
+}
+
+const CONNECTION_STATES = ['open', 'anonymous', 'held'] as const;
 
 /** The backlog's three gauges, over what `read()` answers (the scrape reads the database once for the three). */
 function backlogGauges(read: () => Backlog) {

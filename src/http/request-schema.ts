@@ -346,6 +346,76 @@ export function validateBody(operation: string, body: Body): Body {
   return body;
 }
 
+/** An array longer than this, at the top of a body, is checked in slices (a snapshot's sections). */
+const LONG_ARRAY = 64;
+/** Items checked between two looks at the time. */
+const ITEMS_PER_LOOK = 32;
+/** How long a slice of checking runs before `pause()` (the tenant's turn) is awaited. */
+const CHECK_SLICE_MS = 4;
+
+/**
+ * `validateBody` for a body whose top-level arrays are long (a snapshot: 38 ms for 3.7 MB in one go): the body with
+ * each long array cut to its first item, then every other item against the array's item schema, `pause()` awaited
+ * between slices. The same rules, and the same message: every problem found goes to the one wording of them.
+ */
+export async function validateBodyInSlices(operation: string, body: Body, pause: () => Promise<void>): Promise<Body> {
+  const c = compiledFor(operation);
+  const root = resolve(c.schema, c.schema.$id).schema;
+  const long = Object.keys(root.properties ?? {}).filter(
+    (k) => Array.isArray(body[k]) && (body[k] as unknown[]).length > LONG_ARRAY && root.properties[k].items,
+  );
+  if (long.length === 0) return validateBody(operation, body);
+  const errors: ErrorObject[] = [];
+  const skeleton = { ...body, ...Object.fromEntries(long.map((k) => [k, (body[k] as unknown[]).slice(0, 1)])) };
+  if (!c.validate(skeleton)) errors.push(...(c.validate.errors ?? []));
+  let endMs = performance.now() + CHECK_SLICE_MS;
+  for (const key of long) {
+    const items = body[key] as unknown[];
+    const max = root.properties[key].maxItems as number | undefined;
+    if (max !== undefined && items.length > max) {
+      errors.push({
+        instancePath: `/${key}`,
+        schemaPath: `#/properties/${key}/maxItems`,
+        keyword: 'maxItems',
+        params: { limit: max },
+      } as ErrorObject);
+      continue;
+    }
+    const validateItem = itemValidator(c, key);
+    for (let i = 1; i < items.length; i++) {
+      if (!validateItem(items[i])) {
+        // Worded as if the whole body had been checked: the item's problems at their place in it.
+        for (const e of validateItem.errors ?? []) {
+          errors.push({
+            ...e,
+            instancePath: `/${key}/${i}${e.instancePath}`,
+            schemaPath: e.schemaPath.replace(/^#/, `#/properties/${key}/items`),
+          });
+        }
+        break;
+      }
+      if (i % ITEMS_PER_LOOK === 0 && performance.now() > endMs) {
+        await pause();
+        endMs = performance.now() + CHECK_SLICE_MS;
+      }
+    }
+  }
+  if (errors.length > 0) {
+    documentKindFirst(c, body);
+    throw invalidField(explain(c, body, errors));
+  }
+  return body;
+}
+
+/** The compiled item schema of a top-level array property of an operation's body. */
+function itemValidator(c: Compiled, key: string): ValidateFunction {
+  const l = load();
+  const id = `${c.schema.$id}#/properties/${key}/items`;
+  let v = l.compiled.get(id);
+  if (!v) l.compiled.set(id, (v = { validate: l.ajv.getSchema(id)!, schema: c.schema }));
+  return v.validate;
+}
+
 /**
  * A whole document checked against a schema file of contracts/ (`sandbox/snapshot/snapshot.json`), worded as a body
  * is: a 400 naming the first field with a problem.

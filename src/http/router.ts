@@ -6,6 +6,7 @@ import { runCommand } from './run-command.js';
 import { echoIdempotencyKey, runKeyed } from './idempotency.js';
 import { bodyBounds, readJsonObject, readOptionalJsonObject } from './middleware/json-body.js';
 import type { OperationKey, RequestBody } from './request-body.js';
+import type { FairShare } from '../domain/kernel/fair-share.js';
 
 // The routes of /v1, /sandbox/v1 and /admin/v1 are built from contracts/index.json, not declared beside it: an
 // operation the contract does not list has no route (404), and what the contract says of an operation (its body
@@ -103,7 +104,7 @@ const honoPath = (path: string) => path.replace(/\{([^}]+)\}/g, ':$1');
  * The body step: for an operation with a request schema, the Content-Type, the JSON and the schema are checked
  * here for every request (400 before any handler runs); an operation without one takes no body.
  */
-export function body({ key, operation }: Route): MiddlewareHandler<AppEnv> {
+export function body({ key, operation }: Route, fairShare?: FairShare): MiddlewareHandler<AppEnv> {
   if (operation.request === null) {
     return async function noBody(c, next) {
       c.set('body', NO_BODY);
@@ -113,7 +114,10 @@ export function body({ key, operation }: Route): MiddlewareHandler<AppEnv> {
   const read = operation.requestRequired === false ? readOptionalJsonObject : readJsonObject;
   const bounds = bodyBounds(operation);
   return async function body(c, next) {
-    c.set('body', await read(c, key, bounds));
+    // A tenant's long body (a snapshot) is checked in slices, in its turns (domain/kernel/fair-share.ts).
+    const tenantId = c.get('tenantId');
+    const pause = fairShare && tenantId ? () => fairShare.turn(tenantId) : undefined;
+    c.set('body', await read(c, key, bounds, pause));
     await next();
   };
 }

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Deps } from '../domain/kernel/deps.js';
 import type { TransactionRunner } from '../store/transaction-runner.js';
 import type { RequestLog } from '../request-log/log.js';
+import type { ClientAddresses } from './client-address.js';
 import type { ConnectionGuard } from './connection-guard.js';
 import type { FailureThrottle } from './failure-throttle.js';
 import type { RateLimits } from './rate-limits.js';
@@ -24,6 +25,8 @@ export interface ServerDeps extends Deps {
   tenantHoldings: TenantHoldings;
   /** Per instance, hosted mode only: the connections this process holds, anonymous ones bounded per client. */
   connectionGuard: ConnectionGuard | undefined;
+  /** Constant: the proxies `--trust-proxy` names, and the client of a request (every per-client bound asks it). */
+  clientAddresses: ClientAddresses;
   /** Per instance: failed operator tokens by client address, shared by the operator API and the console's sign-in. */
   operatorThrottle: FailureThrottle;
   /** Per instance: failed API keys at the console's sign-in by client address (a partner's typo never locks out the operator). */

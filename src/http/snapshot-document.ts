@@ -1,5 +1,5 @@
 import { DomainError, invalidField } from '../domain/kernel/errors.js';
-import { signatureOf, type SnapshotDocument } from '../domain/snapshots/export.js';
+import { signatureInSlices, type SnapshotDocument } from '../domain/snapshots/export.js';
 import type { ServerDeps } from './server-deps.js';
 import { webhookUrlProblem } from '../webhooks/url-policy.js';
 import { validateDocument } from './request-schema.js';
@@ -15,10 +15,12 @@ const SNAPSHOT_SCHEMA = 'sandbox/snapshot/snapshot.json';
 export async function readSnapshot(
   deps: ServerDeps,
   body: Record<string, unknown>,
-  { ownOnly, checked = false }: { ownOnly: boolean; checked?: boolean },
+  { ownOnly, checked = false, tenantId }: { ownOnly: boolean; checked?: boolean; tenantId?: string },
 ): Promise<SnapshotDocument> {
   const doc = (checked ? body : await validateDocument(SNAPSHOT_SCHEMA, body)) as SnapshotDocument;
-  if (ownOnly && doc.signature !== signatureOf(deps, doc)) {
+  // Checked in slices, in the tenant's turns (a request's), or at once (serve --snapshot, before anyone is served).
+  const pause = tenantId === undefined ? () => Promise.resolve() : () => deps.fairShare.turn(tenantId);
+  if (ownOnly && doc.signature !== (await signatureInSlices(deps, doc, pause))) {
     throw new DomainError('SNAPSHOT_NOT_SIGNED');
   }
   const webhook = doc.webhook as { url: string } | null;

@@ -15,7 +15,11 @@ interface PlannedRequest {
 
 export type Plan = { send: PlannedRequest } | { skip: string };
 
-/** Request headers the replay never copies: its own key goes instead, and the transport sets its own framing. */
+/**
+ * Request headers the replay never copies, in any letter case (header names are case-insensitive): its own key goes
+ * instead, and the transport sets its own framing. A recorded `X-Api-Key` and `Host` were once copied beside the
+ * replay's own, and a `Transfer-Encoding` made fetch refuse the request, which ended the replay (exit 3).
+ */
 const NOT_COPIED = new Set([
   'host',
   'content-length',
@@ -83,9 +87,16 @@ export function planRequest(x: RecordedExchange, ids: IdMap): Plan {
   }
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(x.request.headers)) {
-    if (NOT_COPIED.has(name) || isRedacted(value)) continue;
+    if (NOT_COPIED.has(name.toLowerCase()) || isRedacted(value)) continue;
     headers[name] = value;
   }
-  const raw = body === null || body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  // GET and HEAD carry no body (fetch refuses one): a body recorded with them is left off, as the sandbox ignores it.
+  const bodyless = x.method === 'GET' || x.method === 'HEAD';
+  const raw =
+    bodyless || body === null || body === undefined
+      ? undefined
+      : typeof body === 'string'
+        ? body
+        : JSON.stringify(body);
   return { send: { method: x.method, path: ids.substitutePath(x.path), headers, raw } };
 }

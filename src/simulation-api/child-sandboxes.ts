@@ -44,8 +44,7 @@ export function sandboxesHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, sandboxes });
     },
     'POST /sandbox/v1/sandboxes/delete': async (c, body) => {
-      const accountId = body.accountId;
-      await runCommand(c, deps, (deps) => deleteSandbox(deps, c.get('account').id, accountId));
+      await deleteSandbox(deps, c.get('account').id, body.accountId);
       return c.json({ ...OK });
     },
   };

@@ -1,4 +1,6 @@
 import type { ServerDeps } from '../http/server-deps.js';
+import { inFlightExemptPaths } from '../contracts/files.js';
+import { invalidField } from '../domain/kernel/errors.js';
 import { clearFaults, setFaults, type FaultRule } from '../domain/faults/faults.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/run-command.js';
@@ -28,6 +30,27 @@ function toRule(raw: RuleBody): FaultRule {
 }
 
 /**
+ * Paths a rule may not hold or delay: the operations outside the in-flight budget (the clock, reset, what releases
+ * held requests, the operator API). The budget never counts them, so requests held there were held beyond it (44 held
+ * while the tenant's usage said 0); and what releases held requests must never be held itself.
+ */
+const NEVER_HELD = inFlightExemptPaths().map(
+  (template) => new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+').replace(/\//g, '\\/')}$`),
+);
+
+/** Refuses (400 naming the rule) a hold or a latency on a path outside the in-flight budget. */
+function assertHoldable(rules: readonly FaultRule[]): void {
+  rules.forEach((r, i) => {
+    if ((r.hold || r.latencyMs > 0) && NEVER_HELD.some((p) => p.test(r.path))) {
+      throw invalidField(
+        `rules[${i}]: ${r.path} is outside the in-flight budget, so a rule may not hold it nor add latencyMs to it ` +
+          '(respond and dropResponse may)',
+      );
+    }
+  });
+}
+
+/**
  * faults (replaces this account's rules), faults/held (how many requests they hold now), faults/release (lets the
  * requests they hold go on) and faults/clear (removes the rules and lets what they hold go on).
  */
@@ -35,6 +58,7 @@ export function faultHandlers(deps: ServerDeps): Handlers {
   return {
     'POST /sandbox/v1/faults': async (c, body) => {
       const rules = body.rules.map(toRule);
+      assertHoldable(rules);
       const accountId = c.get('account').id;
       return c.json({ ...OK, rules: runCommand(c, deps, (deps) => setFaults(deps, accountId, rules)) });
     },

@@ -37,13 +37,16 @@ export function snapshotHandlers(deps: ServerDeps): Handlers {
       const nowMs = await caughtUpNow(c, deps);
       const accountId = c.get('account').id;
       await payForExport(c, deps, accountId);
-      // One transaction: every table read as of the same instant.
-      const { text } = await deps.transactions.run((deps) => exportSnapshot(deps, accountId, nowMs));
+      const { text } = await exportSnapshot(deps, accountId, nowMs, () => deps.fairShare.turn(c.get('tenantId')));
       return c.body(text, 200, { 'Content-Type': 'application/json' });
     },
     'POST /sandbox/v1/snapshot/import': async (c, body) => {
       // A tenant of a shared server loads only what the server itself wrote: a state its own domain made.
-      const doc = await readSnapshot(deps, body, { ownOnly: deps.config.mode === 'hosted', checked: true });
+      const doc = await readSnapshot(deps, body, {
+        ownOnly: deps.config.mode === 'hosted',
+        checked: true,
+        tenantId: c.get('tenantId'),
+      });
       const child = await importSnapshotAsChild(deps, c.get('account'), doc);
       return c.json({
         ...OK,

@@ -1,5 +1,5 @@
 import { tenantOf } from '../domain/accounts/tenants.js';
-import { listTraffic, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic/runs.js';
+import { listTraffic, planTrafficRun, startTraffic, stopTraffic, type TrafficView } from '../domain/traffic/runs.js';
 import { STORY_KINDS, type StoryKind } from '../domain/traffic/plan.js';
 import { caughtUpNow } from '../http/account-clock.js';
 import { runCommand } from '../http/run-command.js';
@@ -40,9 +40,9 @@ export function trafficHandlers(deps: ServerDeps): Handlers {
         seed: body.seed ?? Number.parseInt(deps.ids.hex(4), 16),
         mix: mixOf(body),
       };
-      const run = await runCommand(c, deps, (deps, now) =>
-        startTraffic(deps, { id: account.id, tenantId: tenantOf(account) }, input, now),
-      );
+      const runner = { id: account.id, tenantId: tenantOf(account) };
+      const planned = await planTrafficRun(deps, runner, input, () => deps.fairShare.turn(runner.tenantId));
+      const run = await runCommand(c, deps, (deps, now) => startTraffic(deps, runner, input, planned, now));
       return c.json({ ...OK, ...view(run) });
     },
     'POST /sandbox/v1/traffic/stop': async (c, body) => {

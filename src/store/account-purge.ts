@@ -28,16 +28,84 @@ export async function accountOwnedTables(db: Db): Promise<string[]> {
 export async function purgeAccount(db: Db, accountId: string): Promise<void> {
   if (!db.inTransaction) throw new Error('purgeAccount must run inside a transaction');
   await deferForeignKeys(db);
-  // Counter scopes are `<kind>:<account id>[:...]` or `txn-card:<card id>`; read before the cards go.
+  await deleteAccountCounters(db, accountId);
+  for (const table of await accountOwnedTables(db))
+    await db.run(`DELETE FROM ${table} WHERE account_id = ?`, [accountId]);
+  await db.run("DELETE FROM meta WHERE key = 'bootstrap_account' AND value = ?", [accountId]);
+  await db.run('DELETE FROM accounts WHERE id = ?', [accountId]);
+}
+
+/** The counters numbering the account's things: scopes `<kind>:<account id>[:...]`, and `txn-card:<card id>`. */
+export async function deleteAccountCounters(db: Db, accountId: string): Promise<void> {
+  // Read before the cards go.
   await db.run(
     `DELETE FROM seq_counters WHERE scope LIKE '%:' || @id OR scope LIKE '%:' || @id || ':%'
        OR scope IN (SELECT 'txn-card:' || id FROM cards WHERE account_id = @id)`,
     { id: accountId },
   );
-  for (const table of await accountOwnedTables(db))
-    await db.run(`DELETE FROM ${table} WHERE account_id = ?`, [accountId]);
-  await db.run("DELETE FROM meta WHERE key = 'bootstrap_account' AND value = ?", [accountId]);
-  await db.run('DELETE FROM accounts WHERE id = ?', [accountId]);
+}
+
+const deleteOrderCache = new WeakMap<Db, string[]>();
+
+/**
+ * The account-owned tables in an order rows can be deleted in, table by table, each commit keeping every foreign key:
+ * a table before the tables it refers to (transactions before cards, transfers before ledger accounts). A cache of
+ * the schema, read once per database (per `Db`: call it with the store, not a transaction, for the cache to hold).
+ */
+export async function accountTablesInDeleteOrder(db: Db): Promise<string[]> {
+  let order = deleteOrderCache.get(db);
+  if (!order) {
+    const tables = await accountOwnedTables(db);
+    const refersTo = new Map<string, Set<string>>();
+    for (const t of tables) {
+      const refs = (await db.column('SELECT "table" FROM pragma_foreign_key_list(?)', [t])) as string[];
+      refersTo.set(t, new Set(refs.filter((r) => r !== t && tables.includes(r))));
+    }
+    order = [];
+    // Repeatedly take the tables no table left refers to: they go first.
+    const left = new Set(tables);
+    while (left.size > 0) {
+      const free = [...left].filter((t) => ![...left].some((o) => refersTo.get(o)!.has(t)));
+      if (free.length === 0) throw new Error(`foreign keys between ${[...left].join(', ')} form a circle`);
+      for (const t of free) {
+        order.push(t);
+        left.delete(t);
+      }
+    }
+    deleteOrderCache.set(db, order);
+  }
+  return order;
+}
+
+/** Within a table, rows that others of the same table refer to go last (a refund refers to its purchase). */
+const DELETE_ORDER: Readonly<Record<string, string>> = { transactions: 'ORDER BY acct_seq DESC' };
+
+/**
+ * Deletes up to `limit` of the account's rows of one table; answers how many went. Run it in a transaction opened
+ * with `{ foreignKeys: false }` (transaction-runner.ts): a purge deletes every row of one account in an order that
+ * keeps every reference, and nothing of another account refers to them, so the checks only cost (deleting a
+ * transaction, a ledger account or a card looked for rows referring to it in tables with no index on the reference:
+ * a second for a child of 10,000 rows, growing with the server).
+ */
+export async function deleteAccountRowsChunk(db: Db, table: string, accountId: string, limit: number): Promise<number> {
+  return await db.run(
+    `DELETE FROM ${table} WHERE rowid IN
+       (SELECT rowid FROM ${table} WHERE account_id = ? ${DELETE_ORDER[table] ?? ''} LIMIT ?)`,
+    [accountId, limit],
+  );
+}
+
+/**
+ * Ends an account at once, before its rows go: its keys stop working and its timers stop (their rows deleted), and it
+ * is no live child any more (expired now). Its other rows stay until it is purged.
+ */
+export async function endAccountRow(db: Db, accountId: string, wallMs: number): Promise<void> {
+  await db.run('DELETE FROM api_keys WHERE account_id = ?', [accountId]);
+  await db.run('DELETE FROM jobs WHERE account_id = ?', [accountId]);
+  await db.run('UPDATE accounts SET expires_at_ms = MIN(COALESCE(expires_at_ms, @wall), @wall) WHERE id = @id', {
+    id: accountId,
+    wall: wallMs,
+  });
 }
 
 export interface ChildRow {
@@ -64,10 +132,14 @@ export async function childrenOf(db: Db, parentId: string): Promise<ChildRow[]> 
   )) as ChildRow[];
 }
 
-/** Ids of children whose wall-clock expiry is at or before `wallMs`. */
-export async function expiredChildIds(db: Db, wallMs: number, limit = 100): Promise<string[]> {
-  return (await db.column('SELECT id FROM accounts WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?', [
-    wallMs,
-    limit,
-  ])) as string[];
+/** Children whose wall-clock expiry is at or before `wallMs` (ended ones included), with their parent. */
+export async function expiredChildIds(
+  db: Db,
+  wallMs: number,
+  limit = 100,
+): Promise<{ id: string; parent_account_id: string }[]> {
+  return (await db.all(
+    'SELECT id, parent_account_id FROM accounts WHERE expires_at_ms <= ? ORDER BY expires_at_ms LIMIT ?',
+    [wallMs, limit],
+  )) as { id: string; parent_account_id: string }[];
 }

@@ -9,6 +9,7 @@ import type { Db } from './seam.js';
 export async function resetAccountRows(db: Db, accountId: string): Promise<void> {
   for (const table of [
     'transactions',
+    'card_day_spend',
     'topups',
     'events',
     'jobs',

@@ -69,7 +69,7 @@ export function isPostgresUrl(db: string): boolean {
 }
 
 /** The store's schema is newer than this release knows: refused at start, with both versions named. */
-export class SchemaTooNew extends Error {}
+class SchemaTooNew extends Error {}
 
 /** A lock every instance takes to migrate, so the first migrates and the others wait, then find nothing to do. */
 const MIGRATION_LOCK = 'card-sandbox migrations';

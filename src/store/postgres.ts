@@ -53,7 +53,7 @@ class StatementTexts {
 }
 
 /** A PostgreSQL error that means the server cannot be reached or the connection was lost (not a bad statement). */
-export function isConnectionError(err: unknown): boolean {
+function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
   if (!e) return false;
   if (typeof e.code === 'string') {
@@ -273,7 +273,7 @@ export class PostgresStore extends PostgresStatements implements Store {
 }
 
 /** The URL without its password, for a log line or an error. */
-export function describe(url: string): string {
+function describe(url: string): string {
   try {
     const u = new URL(url);
     u.password = '';

@@ -11,7 +11,7 @@
 /** Parameters of a statement: positional (`?`), or by name (`@name`). */
 export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
 
-export type Dialect = 'sqlite' | 'postgres';
+type Dialect = 'sqlite' | 'postgres';
 
 export interface Db {
   readonly dialect: Dialect;
@@ -56,6 +56,13 @@ export interface TransactionOptions {
    * length), so a balance read and the debit it allows cannot interleave with another of the account's.
    */
   account?: string;
+  /**
+   * false: the transaction runs with foreign keys not enforced (SQLite; a purge deleting an account's rows in an order
+   * that keeps every reference, account-purge.ts). SQLite takes the setting only outside a transaction and for the
+   * whole connection, so the driver sets it before BEGIN and back after the end, while no other transaction can run.
+   * Inside a transaction (a savepoint) the checks stay. PostgreSQL keeps them.
+   */
+  foreignKeys?: boolean;
 }
 
 /** A statement's SQL with its `@name` parameters turned positional, for a driver that takes positions only. */

@@ -136,10 +136,13 @@ export class SqliteStore extends SqliteStatements implements Store {
   }
 
   /** Runs `work` in a transaction once the ones queued before it have ended. */
-  transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
     this.pending++;
+    const unchecked = options?.foreignKeys === false;
     const run = async (): Promise<T> => {
       const db = this.connection;
+      // The connection's setting, taken outside a transaction; set back in `finally`, before the next one begins.
+      if (unchecked) db.pragma('foreign_keys = OFF');
       db.exec('BEGIN');
       try {
         const result = await work(new SqliteTransaction(this.statements));
@@ -149,6 +152,7 @@ export class SqliteStore extends SqliteStatements implements Store {
         if (db.inTransaction) db.exec('ROLLBACK');
         throw err;
       } finally {
+        if (unchecked) db.pragma('foreign_keys = ON');
         this.pending--;
       }
     };

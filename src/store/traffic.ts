@@ -58,14 +58,15 @@ export async function trimTrafficRuns(db: Db, accountId: string, keep: number): 
 
 /**
  * The runs of the tenant (the account `tenantId` and its child sandboxes) that still have messages to send: not
- * stopped, with a job of one of the kinds left.
+ * stopped, with a job of one of the kinds left (its ref starts with the run's id and a colon: a range of
+ * jobs_account_kind_ref).
  */
 export async function liveTrafficRuns(db: Db, tenantId: string, kindsJson: string): Promise<TrafficRunRow[]> {
   return (await db.all(
     `SELECT r.* FROM traffic_runs r JOIN accounts a ON a.id = r.account_id
        WHERE (a.id = @tenant OR a.parent_account_id = @tenant) AND r.stopped_at_ms IS NULL
          AND EXISTS (SELECT 1 FROM jobs j WHERE j.account_id = r.account_id
-           AND j.kind IN (SELECT value FROM json_each(@kinds)) AND substr(j.ref, 1, length(r.id) + 1) = r.id || ':')`,
+           AND j.kind IN (SELECT value FROM json_each(@kinds)) AND j.ref >= r.id || ':' AND j.ref < r.id || ';')`,
     { tenant: tenantId, kinds: kindsJson },
   )) as TrafficRunRow[];
 }

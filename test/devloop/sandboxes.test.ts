@@ -5,6 +5,7 @@ import { walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
 import { closeServer, listen } from '../helpers/loopback.js';
+import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
 let parent: AccountHandle;
@@ -262,7 +263,10 @@ describe('child sandbox expiry (wall time)', () => {
     expect((await sb.post(c.apiKey, '/v1/wallet/assetList', {})).status).toBe(200);
     sb.wall.ms += 1_000;
     expect((await sb.post(c.apiKey, '/v1/wallet/assetList', {})).status).toBe(401);
-    expect(sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
+    expect((await sandboxes(parent.apiKey, 'list')).body.sandboxes).toEqual([]);
+    // Its rows go after the 401, in slices.
+    const rows = () => sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId);
+    await waitFor('the expired child purged', () => rows() === 0);
   });
 
   it('is not extended by advancing the child account clock (expiry is wall time)', async () => {
@@ -280,10 +284,13 @@ describe('child sandbox expiry (wall time)', () => {
   });
 
   it('the background sweep deletes expired children nobody touches', async () => {
-    const { deleteExpiredSandboxes } = await import('../../src/domain/accounts/child-sandboxes.js');
+    const { endExpiredSandboxes } = await import('../../src/domain/accounts/child-sandboxes.js');
     const c = await child({ ttlSeconds: 60 });
     sb.wall.ms += 60_000;
-    expect(await sb.deps.transactions.run(async (deps) => deleteExpiredSandboxes(deps))).toBe(1);
-    expect(sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId)).toBe(0);
+    expect(await sb.deps.transactions.run((deps) => endExpiredSandboxes(deps))).toBe(1);
+    // Ended at once (its key no longer works); its rows go after, in slices.
+    expect((await sb.post(c.apiKey, '/v1/wallet/assetList', {})).status).toBe(401);
+    const rows = () => sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts WHERE id = ?').pluck().get(c.accountId);
+    await waitFor('the expired child purged', () => rows() === 0);
   });
 });

@@ -37,11 +37,15 @@ async function startUnderLimit(fileLimit: number) {
   return { url: new URL(server.url), limits: listening.connections as Record<string, number> };
 }
 
-/** An idle connection from `localAddress`, never sending a byte; `isClosed()` once the server has closed it. */
+/**
+ * An idle connection from `localAddress`, never sending a byte; `isClosed()` once the server has closed it. It reads
+ * what comes (a 408 when the headers timeout cuts it), as any client does: an unread answer would hold its close back.
+ */
 function idle(url: URL, localAddress: string) {
   const socket = connect({ port: Number(url.port), host: url.hostname, localAddress });
   sockets.push(socket);
   let closed = false;
+  socket.resume();
   socket.on('error', () => {});
   socket.on('close', () => (closed = true));
   return { isClosed: () => closed };
@@ -88,10 +92,12 @@ describe('anonymous connections are bounded per client and in total, from the op
       total,
       anonymous: total / 2,
       perClient: Math.max(8, total / 64),
+      refusals: Math.max(8, total / 8),
     });
     const key = await newKey(url);
     const flood = Array.from({ length: FLOOD.idle }, () => idle(url, '127.0.0.1'));
-    // One client keeps at most its share open: the server closes its oldest idle ones as it opens more.
+    // One client keeps at most its share open: past it the server holds a few for their first request and closes the
+    // rest; those held that never send one are cut by the headers timeout (408).
     await waitFor(
       'the flood cut to one client share',
       () => flood.filter((s) => !s.isClosed()).length <= limits.perClient!,
@@ -125,6 +131,8 @@ describe('anonymous connections are bounded per client and in total, from the op
     const flood = Array.from({ length: 3 * limits.anonymous! }, (_, i) =>
       idle(url, `127.0.${1 + (i >> 8)}.${i & 255}`),
     );
+    // Past the cap a few are held for their first request (connection-bursts.test.ts); sending none, they are cut by
+    // the headers timeout, while the tenant's idle connection is never closed for them.
     await waitFor(
       'the flood cut to the anonymous cap',
       () => flood.filter((s) => !s.isClosed()).length <= limits.anonymous!,
@@ -159,10 +167,10 @@ describe('failure throttles forget their busiest offenders last', () => {
     const still = await wrong('127.0.0.1');
     expect(still.status).toBe(429);
     expect(still.body.message).toMatch(/^Too many failed operator tokens from this address or its network/);
-    // The right token from the throttled address waits too (that is what a throttle is); another address is served.
+    // The throttle slows wrong tokens only: the right one is served from the throttled address as from any other.
     const right = (localAddress: string) =>
       call(url, '/admin/v1/accounts/acct_x', { admin: ADMIN, method: 'GET', localAddress });
-    expect((await right('127.0.0.1')).status).toBe(429);
+    expect((await right('127.0.0.1')).status).toBe(404);
     expect((await right('127.9.9.9')).status).toBe(404);
   }, 120_000);
 });

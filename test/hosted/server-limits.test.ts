@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { tenantHoldings } from '../../src/http/middleware/tenant-budget.js';
@@ -61,7 +62,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
   });
 
   it(
-    'at maxConnections a new connection closes the oldest idle one; a busy one is never closed',
+    'at maxConnections a new connection closes an idle one (between requests); with every one busy, its request is answered 429',
     LIMIT_TEST,
     async () => {
       // 3 in all, 1 of them anonymous (no key carried yet), 1 per client: docs/hosted.md.
@@ -80,28 +81,49 @@ describe('server timeouts and connection cap (hosted mode)', () => {
         req.end('{"depositAddress":null}');
       });
       const inFlight = () => tenantHoldings(server!.deps, account.accountId).inFlight;
-      // Two requests under way (their bodies withheld): their connections are busy, and a tenant's.
-      const busy = [];
-      for (let i = 1; i <= 2; i++) {
-        const s = await server.socket();
-        busy.push({ socket: s, answer: await untilClosed(s) });
+      // A request under way (its body withheld): its connection is busy, and a tenant's.
+      const busy: { socket: Socket; answer: Promise<string> }[] = [];
+      const holdOne = async () => {
+        const s = await server!.socket();
+        busy.push({ socket: s, answer: untilClosed(s) });
         s.write(
           `POST /v1/wallet/assetList HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${account.apiKey}\r\n` +
             'Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n',
         );
-        await waitFor(`${i} requests in flight`, () => inFlight() === i);
-      }
+        await waitFor(`${busy.length} requests in flight`, () => inFlight() === busy.length);
+      };
+      await holdOne();
+      await holdOne();
+      // A keep-alive connection that carried a request and sits between requests: it carries none.
       const idle = await server.socket();
-      const closedIdle = await untilClosed(idle);
+      const closedIdle = untilClosed(idle);
+      const answered = new Promise((resolve) => idle.once('data', resolve));
+      idle.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      await answered;
       // The cap is reached: the next connection closes the idle one, never a busy one, and is served.
       const next = await server.socket();
-      expect(await closedIdle).toBe('');
-      const served = await untilClosed(next);
+      const served = untilClosed(next);
       next.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
       expect(await served).toMatch(/^HTTP\/1\.1 200 /);
+      expect(await closedIdle).toMatch(/^HTTP\/1\.1 200 /);
+
+      // Every connection busy: a newcomer is not closed unanswered, its request gets a 429 that says when to retry.
+      await holdOne();
+      const refused = await server.socket();
+      const answer = untilClosed(refused);
+      refused.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      const text = await answer;
+      expect(text).toMatch(/^HTTP\/1\.1 429 /);
+      expect(text).toMatch(/\r\nretry-after: 1\r\n/i);
+      expect(text).toMatch(/\r\nconnection: close\r\n/i);
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toEqual({
+        code: 429,
+        message: 'Too many connections: the server holds 3, every one carrying a request; retry in 1 s',
+      });
+
       for (const { socket } of busy) socket.write('{}');
       const answers = await Promise.all(busy.map((b) => b.answer));
-      expect(answers.map((a) => a.slice(0, 12))).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+      expect(answers.map((a) => a.slice(0, 12))).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
     },
   );
 });

@@ -12,8 +12,8 @@ beforeAll(() => {
 afterAll(() => sb.close());
 
 const LIMIT_MESSAGE =
-  'amount would take the USDT entered into this account (seeded, or sent on chain, pending included) past ' +
-  '5000000000, the sandbox limit; reset the account';
+  'amount would take the USDT entered into this account (seeded, sent on chain with pending included, or ' +
+  'refunded with no purchase) past 5000000000, the sandbox limit; reset the account';
 const txId = (c: string) => c.repeat(64);
 const withAddress = () => sb.account({ depositAddress: 'auto' });
 

@@ -116,7 +116,27 @@ describe('GET /metrics', () => {
     for (const o of operations) expect(allowed).toContain(o);
     expect(operations).toContain('GET /admin/v1/accounts/{id}');
     expect(operations).toContain('unmatched');
-    for (const s of samples.filter((x) => x.labels.status)) expect(s.labels.status).toMatch(/^[1-5]\d\d$/);
+    for (const s of samples.filter((x) => x.labels.status)) expect(s.labels.status).toMatch(/^([1-5]\d\d|fault)$/);
+  });
+
+  it('folds every answer an injected fault made into one status label, fault, whatever status the rule names', async () => {
+    sb = createTestSandbox();
+    const acct = await sb.account({ balance: 10 });
+    // The statuses a tenant may choose (400 to 599; 401 and 403 have bodies of their own in the contract), each
+    // answered once on the same operation.
+    const statuses = Array.from({ length: 200 }, (_, i) => 400 + i).filter((s) => s !== 401 && s !== 403);
+    const rules = statuses.map((httpStatus) => ({ path: '/v1/wallet/assetList', respond: { httpStatus, code: 9999 } }));
+    for (let i = 0; i < rules.length; i += 50) {
+      const batch = rules.slice(i, i + 50);
+      expect((await sb.post(acct.apiKey, '/sandbox/v1/faults', { rules: batch })).status).toBe(200);
+      for (let j = 0; j < batch.length; j++) await sb.post(acct.apiKey, '/v1/wallet/assetList');
+    }
+    await sb.post(acct.apiKey, '/v1/wallet/assetList');
+    const samples = await scrape();
+    const counted = samples
+      .filter((s) => s.name === 'sandbox_http_requests_total' && s.labels.operation === 'POST /v1/wallet/assetList')
+      .map((s) => [s.labels.status, s.value]);
+    expect(Object.fromEntries(counted)).toEqual({ fault: statuses.length, 200: 1 });
   });
 
   it('counts refusals by budget without a tenant label', async () => {

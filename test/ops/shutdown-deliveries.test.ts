@@ -41,10 +41,10 @@ async function slowDelivery(
       finished.value = true;
     },
   });
-  await deps.transactions.run((deps) =>
-    deps.jobs.schedule(deps.db, server.bootstrap!.accountId, 'test.slow-delivery', 'x', 0),
+  await deps.transactions.run((tx) =>
+    deps.jobs.schedule(tx.db, server.bootstrap!.accountId, 'test.slow-delivery', 'x', 0),
   );
-  deps.jobs.kick();
+  deps.jobs.kick(server.bootstrap!.accountId);
   return { started, finished, release };
 }
 

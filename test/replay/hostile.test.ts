@@ -154,7 +154,6 @@ describe('replay never leaves the sandbox', () => {
 });
 
 describe('replay deletes its child, or says it could not', () => {
-  /** A gate in front of the sandbox: `decide` may answer a request itself, else it is passed on. */
   /** A gate in front of the sandbox, listening, closed after the test; its URL. */
   async function openGate(decide: (req: IncomingMessage) => Promise<GateAnswer | undefined>) {
     const server = gate(sandbox.url, decide);
@@ -162,6 +161,46 @@ describe('replay deletes its child, or says it could not', () => {
     servers.push(server);
     return url;
   }
+
+  it('recorded credentials and hop-by-hop headers, in any letter case, are never sent, and a GET body is left off', async () => {
+    const seen: IncomingMessage[] = [];
+    const url = await openGate(async (req) => {
+      seen.push(req);
+      return undefined;
+    });
+    const recorded = `sk_sandbox_recorded${'1'.repeat(28)}`;
+    const headers = {
+      'Content-Type': 'application/json',
+      'X-Api-Key': recorded,
+      Host: 'recorded.example',
+      'Transfer-Encoding': 'chunked',
+      Connection: 'close',
+      Authorization: `Bearer ${recorded}`,
+      'X-Partner-Note': 'kept',
+    };
+    const file = recordingFile('headers', [
+      exchange('POST', '/v1/wallet/assetList', { request: { headers, body: {} } }),
+      exchange('GET', '/v1/webhook', {
+        request: { headers, body: {} },
+        response: { headers: {}, body: { configured: false } },
+      }),
+    ]);
+    const r = await replayCli(file, url);
+    // Both sent and compared (the hand-written answers may differ): nothing aborted the replay (exit 3).
+    expect([0, 1], r.stdout + r.stderr).toContain(r.code);
+    expect(r.stdout).toMatch(/replay: 2 exchanges, 2 compared, 0 skipped/);
+    const replayed = seen.filter((req) => req.url === '/v1/wallet/assetList' || req.url === '/v1/webhook');
+    expect(replayed).toHaveLength(2);
+    for (const req of replayed) {
+      expect(req.headers['x-api-key']).toMatch(/^sk_sandbox_\w+$/);
+      expect(req.headers['x-api-key']).not.toBe(recorded);
+      expect(req.headers.authorization).toBeUndefined();
+      expect(req.headers.host).not.toBe('recorded.example');
+      expect(req.headers['transfer-encoding']).toBeUndefined();
+      expect(req.headers['x-partner-note']).toBe('kept');
+    }
+    expect(replayed[1]!.headers['content-length'] ?? '0').toBe('0');
+  }, 120_000);
 
   it('a child it cannot delete (a 429 every time) is exit 3 with its id, never "deleted"', async () => {
     const tooMany = JSON.stringify({ code: 429, message: 'Too many requests' });

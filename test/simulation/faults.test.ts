@@ -180,6 +180,40 @@ describe('faults', () => {
     expect((await sb.post(key, '/v1/card/list', {})).status).toBe(200);
   });
 
+  it.each([
+    ['/sandbox/v1/clock', { hold: true }],
+    ['/sandbox/v1/clock', { latencyMs: 1000 }],
+    ['/sandbox/v1/reset', { hold: true }],
+    ['/sandbox/v1/faults/release', { latencyMs: 5 }],
+    ['/admin/v1/accounts/acct_x', { hold: true }],
+  ])(
+    'refuses a rule that would hold or delay %s, outside the in-flight budget (%j), keeping the rules there were',
+    async (path, effect) => {
+      await faults([{ path: '/v1/card/list', latencyMs: 10 }]);
+      const res = await faults([
+        { path: '/v1/card/create', respond: { httpStatus: 500, code: 9999 } },
+        { path, ...effect },
+      ]);
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(
+        `rules[1]: ${path} is outside the in-flight budget, so a rule may not hold it nor add latencyMs to it (respond and dropResponse may)`,
+      );
+      // Refused whole: the rules armed before are the ones still armed.
+      const listed = await faults([{ path: '/v1/card/list', latencyMs: 10 }]);
+      expect(listed.body.rules).toHaveLength(1);
+    },
+  );
+
+  it('takes respond and dropResponse rules on the clock and reset, which answer at once', async () => {
+    const res = await faults([
+      { path: '/sandbox/v1/clock', respond: { httpStatus: 503, code: 9999 } },
+      { path: '/sandbox/v1/reset', dropResponse: true },
+    ]);
+    expect(res.status).toBe(200);
+    expect((await sim(sb, key, 'clock', { advanceSeconds: 1 })).status).toBe(503);
+    expect((await sim(sb, key, 'clock', { advanceSeconds: 1 })).status).toBe(200);
+  });
+
   it('lists the armed rules, replacing earlier ones', async () => {
     await faults([{ path: '/v1/card/list', respond: { httpStatus: 500, code: 9999 } }]);
     const res = await faults([{ path: '/v1/card/create', latencyMs: 10, count: 3 }]);

@@ -231,6 +231,33 @@ describe('what a traffic run may make the server keep', () => {
     expect((await start({ cardIds: [card], days: 1, perCardPerDay: 1 })).status).toBe(200);
   });
 
+  it('counts a snapshot’s live runs at import as traffic/start counts them: past 3 runs or 100,000 stories, no child is made', async () => {
+    const [a, b, c] = await cards(3, 10);
+    for (const cardId of [a, b])
+      expect((await start({ cardIds: [cardId], days: 10, perCardPerDay: 500 })).status).toBe(200);
+    const exported = (await sim(sb, key, 'snapshot/export')).text;
+    // The export holds 2 live runs of 5,000 stories: with the tenant's own 2, that is 4 runs.
+    const four = await expectRefusedUnchanged(sb, 400, () => sim(sb, key, 'snapshot/import', JSON.parse(exported)));
+    expect(four.body.message).toMatch(
+      /^this tenant has 2 traffic runs with 10000 stories still to send; the limits are 3 runs and 100000 stories \(cards x days x perCardPerDay, 10000 asked in 2 runs\): stop a run \(traffic\/stop\) or import a snapshot without live traffic$/,
+    );
+    expect((await sim(sb, key, 'sandboxes/list')).body.sandboxes).toEqual([]);
+    // Stopped, the runs no longer count: the same export imports, and its runs are the tenant's.
+    for (const run of (await sim(sb, key, 'traffic/list')).body.runs) {
+      await sim(sb, key, 'traffic/stop', { trafficId: run.trafficId });
+    }
+    const child = await sim(sb, key, 'snapshot/import', JSON.parse(exported));
+    expect(child.status, JSON.stringify(child.body)).toBe(200);
+    expect((await start({ cardIds: [c], days: 1, perCardPerDay: 1 })).status).toBe(200);
+    // (The import first runs the account's due timers, the new run's first day among them.)
+    const again = await sim(sb, key, 'snapshot/import', JSON.parse(exported));
+    expect([again.status, again.body.message]).toEqual([
+      400,
+      expect.stringMatching(/^this tenant has 3 traffic runs with 10001 stories still to send/),
+    ]);
+    expect((await sim(sb, key, 'sandboxes/list')).body.sandboxes).toHaveLength(1);
+  });
+
   it('refuses an account without an ACTIVE card, and a cancelled card', async () => {
     expect((await expectRefusedUnchanged(sb, 400, () => start({ days: 1, perCardPerDay: 1 }))).body.message).toBe(
       'the account has no ACTIVE card: create one (card/create) or name cardIds',

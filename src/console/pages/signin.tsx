@@ -2,7 +2,6 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { FC } from 'hono/jsx';
 import type { FailureThrottle } from '../../http/failure-throttle.js';
-import { clientAddress } from '../../http/client-address.js';
 import { credentialsThrottled } from '../../http/middleware/auth.js';
 import { apiClient, type AppFetch } from '../api.js';
 import { PAGE_HEADERS, type ConsoleEnv } from '../page.js';
@@ -62,6 +61,8 @@ export interface SignInOptions {
   operatorThrottle: FailureThrottle;
   /** Failed API-key sign-ins, per client address. */
   keySignInThrottle: FailureThrottle;
+  /** The client of a request (undefined in-process), as every per-client throttle counts it. */
+  clientAddress: (c: Context) => string | undefined;
   /** Whether the server has an operator token (else the operator form is not shown, and no token signs in). */
   operatorEnabled: boolean;
   /** The tenant of a working API key (an account, or the parent of a child sandbox); undefined once it stops working. */
@@ -121,42 +122,48 @@ function throttledView(c: Context, view: View, waitSeconds: number, what: string
 
 /**
  * An API key is proven the way a partner proves it: one authenticated read. Failures count per address (a key is
- * long and random, but a form that answers at the server's speed is still a guessing machine).
+ * long and random, but a form that answers at the server's speed is still a guessing machine); an address past its
+ * bound has its wrong keys answered 429, while a working key still signs in (the throttle slows guesses, and must
+ * never lock a partner out of its own console).
  */
 const apiKeySignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
-  const address = clientAddress(c) ?? 'local';
-  const wait = opts.keySignInThrottle.waitSeconds(address);
-  if (wait > 0) return throttledView(c, view, wait, 'API keys');
-  const apiKey = await typed(c, 'apiKey');
-  if (!HEADER_SAFE.test(apiKey)) {
+  const address = opts.clientAddress(c) ?? 'local';
+  const refused = (error: SignInError) => {
+    const wait = opts.keySignInThrottle.waitSeconds(address);
+    if (wait > 0) return throttledView(c, view, wait, 'API keys');
     opts.keySignInThrottle.fail(address);
-    return view(c, 400, { code: 11002, message: 'Invalid or revoked API key' });
-  }
+    return view(c, 400, error);
+  };
+  const apiKey = await typed(c, 'apiKey');
+  if (!HEADER_SAFE.test(apiKey)) return refused({ code: 11002, message: 'Invalid or revoked API key' });
+  if (apiKey === '') return view(c, 400, { code: 400, message: 'API key is required' });
   const answer = await apiClient(opts.fetch, { apiKey }).post('/v1/wallet/assetList', {});
   if (answer.ok) return await signedIn(c, opts, view, { apiKey }, '/console');
-  const error = apiKey === '' ? { code: 400, message: 'API key is required' } : answer.body;
   // A tenant past its budget is told so as the API tells it: 429 and when to try again.
-  if (answer.status === 429) return view(c, 429, error, { 'Retry-After': '1' });
-  if (apiKey !== '' && (answer.status === 401 || answer.status === 403)) opts.keySignInThrottle.fail(address);
-  return view(c, 400, error);
+  if (answer.status === 429) return view(c, 429, answer.body, { 'Retry-After': '1' });
+  if (answer.status === 401 || answer.status === 403) return refused(answer.body);
+  return view(c, 400, answer.body);
 };
 
-/** The operator token is proven by an operator call; failures count with failed admin tokens, per address. */
+/**
+ * The operator token is proven by an operator call; failures count with failed admin tokens, per address. As on the
+ * operator API, the right token signs in whatever the throttle says.
+ */
 const operatorSignIn = (opts: SignInOptions, view: View) => async (c: Context) => {
-  const address = clientAddress(c) ?? 'local';
-  const wait = opts.operatorThrottle.waitSeconds(address);
-  if (wait > 0) return throttledView(c, view, wait, 'operator tokens');
-  const adminToken = await typed(c, 'adminToken');
-  if (!HEADER_SAFE.test(adminToken)) {
+  const address = opts.clientAddress(c) ?? 'local';
+  const refused = (code: unknown) => {
+    const wait = opts.operatorThrottle.waitSeconds(address);
+    if (wait > 0) return throttledView(c, view, wait, 'operator tokens');
     opts.operatorThrottle.fail(address);
-    return view(c, 400, { code: 401, message: 'Invalid operator token' });
-  }
+    return view(c, 400, { code, message: 'Invalid operator token' });
+  };
+  const adminToken = await typed(c, 'adminToken');
+  if (!HEADER_SAFE.test(adminToken)) return refused(401);
   const api = apiClient(opts.fetch, { adminToken });
   const answer = await api.send('GET', '/admin/v1/accounts/{id}', { params: { id: '-' } });
   // A wrong token is 401; a right one reaches the route and finds no account "-" (404).
   if (!opts.operatorEnabled || answer.status === 401 || answer.status === 403 || adminToken === '') {
-    opts.operatorThrottle.fail(address);
-    return view(c, 400, { code: answer.ok ? 401 : answer.body.code, message: 'Invalid operator token' });
+    return refused(answer.ok ? 401 : answer.body.code);
   }
   return await signedIn(c, opts, view, { adminToken }, '/console/operator');
 };

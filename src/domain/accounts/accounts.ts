@@ -11,7 +11,7 @@ import { DEFAULT_BIN_ID } from '../cards/bins.js';
 import type { Deps } from '../kernel/deps.js';
 import { generateTronAddress } from '../chain/deposit-address.js';
 import { DomainError } from '../kernel/errors.js';
-import { balance, transfer } from '../ledger/ledger.js';
+import { balance, MAX_BALANCE_MICROS, transfer } from '../ledger/ledger.js';
 
 import { toAccount, type Account } from './account.js';
 
@@ -59,18 +59,21 @@ export async function createAccount(deps: Deps, input: NewAccount): Promise<Acco
 }
 
 /**
- * The most USDT that may enter one account in total (5,000,000,000), by every way money enters it: seeds and
- * chain deposits, pending ones included. Money never enters any other way (every other movement is a transfer
- * between the account's own ledger accounts, none of which may go negative), so every balance of the account,
- * and every sum of its balances a read shows (available + frozen, card + held, ...), is at most this: an exact
- * JavaScript integer of micro-units, far below 2^53 (9.007e15). Without it, twelve chain transfers of 1e9 made
- * assetList answer 500 for good.
+ * The most USDT that may enter one account in total (5,000,000,000), by every way money enters it from outside its
+ * books: seeds, chain deposits (pending ones included) and refunds with no purchase behind them (goodwill). What
+ * else moves is a transfer between the account's own ledger accounts, each held within the same bound either way
+ * (ledger.ts), so every balance a read shows is an exact JavaScript integer of micro-units. Without it, twelve chain
+ * transfers of 1e9 made assetList answer 500 for good, and so did ten goodwill refunds of 1e9 card/asset.
  */
-export const MAX_ENTERED_MICROS = 5_000_000_000 * 1_000_000;
+export const MAX_ENTERED_MICROS = MAX_BALANCE_MICROS;
 
 /** Refuses an amount that would take the money entered into the account past MAX_ENTERED_MICROS. */
 export async function assertRoomToEnter(deps: Deps, accountId: string, amountMicros: number): Promise<void> {
-  const entered = -((await balance(deps, accountId, 'seed')) + (await balance(deps, accountId, 'chain')));
+  const entered = -(
+    (await balance(deps, accountId, 'seed')) +
+    (await balance(deps, accountId, 'chain')) +
+    (await balance(deps, accountId, 'goodwill'))
+  );
   const pending = await pendingDepositsMicros(deps.db, accountId);
   if (entered + pending + amountMicros > MAX_ENTERED_MICROS) throw new DomainError('BALANCE_LIMIT_EXCEEDED');
 }

@@ -1,4 +1,4 @@
-import { childrenOf } from '../../store/account-purge.js';
+import { childrenOf, type ChildRow } from '../../store/account-purge.js';
 import { tenantRequestLogBytes } from '../../store/request-log.js';
 import { tenantOf } from './account.js';
 import { findAccount } from './accounts.js';
@@ -9,13 +9,19 @@ import type { Deps } from '../kernel/deps.js';
 
 export { tenantOf };
 
+/** The parent's children not yet expired (nor ended: an ended child is expired, its rows going). */
+export async function liveChildren(deps: Pick<Deps, 'db' | 'wallClock'>, parentId: string): Promise<ChildRow[]> {
+  const now = deps.wallClock();
+  return (await childrenOf(deps.db, parentId)).filter((c) => c.expires_at_ms > now);
+}
+
 /** What the tenant keeps in the database. */
 export async function tenantStorage(
   deps: Deps,
   tenantId: string,
 ): Promise<{ childSandboxes: number; requestLogBytes: number }> {
   return {
-    childSandboxes: (await childrenOf(deps.db, tenantId)).length,
+    childSandboxes: (await liveChildren(deps, tenantId)).length,
     requestLogBytes: await tenantRequestLogBytes(deps.db, tenantId),
   };
 }

@@ -26,7 +26,7 @@ export async function emitEvent(
   // Its webhook delivery (when the account has an endpoint) commits with it; the timer is asked to look at once.
   await recordDelivery(deps, event);
   deps.events.notify(event);
-  deps.jobs.kick();
+  deps.jobs.kick(accountId);
   return event;
 }
 

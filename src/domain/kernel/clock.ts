@@ -46,6 +46,12 @@ export async function catchUp(deps: Deps, accountId: string, seen?: SeenClock): 
   return nowMs;
 }
 
+/** `catchUp` for work that may wait: the due timers run in slices in the tenant's turns, then the account's "now". */
+async function caughtUp(deps: Deps, accountId: string): Promise<number> {
+  await deps.jobs.caughtUp(accountId, (scope) => now(scope, accountId));
+  return await catchUp(deps, accountId);
+}
+
 async function clockMode(deps: Deps, accountId: string): Promise<ClockMode> {
   const frozen = await clockFrozenAt(deps.db, accountId);
   return frozen === null ? 'running' : 'frozen';
@@ -77,20 +83,32 @@ async function shiftClock(deps: Deps, accountId: string, deltaMs: number): Promi
 
 /**
  * sandbox/v1/clock: switches running/frozen, then advances, running every job that falls due on the way at its own
- * instant (webhook attempts included, so they are awaited); answers the clock as it then reads.
+ * instant (webhook attempts included, so they are awaited); answers the clock as it then reads. An account's calls
+ * run one at a time, in the order they came: two half-day advances sent at once used to run the same half-day of jobs
+ * side by side and move the clock a whole day, leaving the second half-day to whichever request came next, in one go.
  */
-export async function setClock(
+export function setClock(
+  deps: Deps,
+  accountId: string,
+  change: { mode?: ClockMode; advanceMs?: number },
+): Promise<{ nowMs: number; mode: ClockMode }> {
+  return deps.oneAtATime.run(`clock:${accountId}`, () => changeClock(deps, accountId, change));
+}
+
+async function changeClock(
   deps: Deps,
   accountId: string,
   { mode, advanceMs }: { mode?: ClockMode; advanceMs?: number },
 ): Promise<{ nowMs: number; mode: ClockMode }> {
+  // An account deleted while its call waited for the one before (a child sandbox) is gone, as its key.
+  if (!(await findAccount(deps, accountId))) throw new DomainError('SANDBOX_NOT_FOUND');
   if (advanceMs !== undefined) await assertAdvanceWithinLimit(deps, accountId, advanceMs);
   if (mode) {
-    const nowMs = await catchUp(deps, accountId);
+    const nowMs = await caughtUp(deps, accountId);
     await deps.transactions.run((deps) => setClockMode(deps, accountId, mode, nowMs));
   }
   if (advanceMs !== undefined) {
-    await deps.jobs.runDue(accountId, (await catchUp(deps, accountId)) + advanceMs, { includeBackground: true });
+    await deps.jobs.runDue(accountId, (await caughtUp(deps, accountId)) + advanceMs, { includeBackground: true });
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
     if (!(await findAccount(deps, accountId))) throw new DomainError('SANDBOX_NOT_FOUND');
     await deps.transactions.run((deps) => shiftClock(deps, accountId, advanceMs));

@@ -8,6 +8,7 @@ import type { HeldRequests } from '../faults/held-requests.js';
 import type { ReadinessPaths } from '../readiness/catalogue.js';
 import type { Ids } from './ids.js';
 import type { FaultHint, KeyCache, ReadinessSending, ReadinessWindows } from './instance-state.js';
+import type { FairShare, OneAtATime } from './fair-share.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
 import type { ServerSecret } from './secrets.js';
@@ -40,6 +41,11 @@ export interface Deps {
   /** Shared: the store as a whole (what opens, closes and names it); `db` outside any transaction. */
   store: Store;
   /**
+   * Per instance: the server's own deps, outside any transaction (the deps a transaction's work is given are a copy
+   * with `db` that transaction): for work that outlives the transaction it starts in (a purge a turn later).
+   */
+  readonly outside: Deps;
+  /**
    * Per instance: the one transaction runner (store/transaction-runner.ts), immediate or in this turn's batch; in the
    * deps of a transaction, a runner of savepoints in it.
    */
@@ -52,8 +58,21 @@ export interface Deps {
   ids: Ids;
   /** Per instance: wall-clock Unix milliseconds; account clocks (shared: a column of each account) add to it. */
   wallClock: () => number;
-  /** Per instance: the runner of timers on the account clock; the timers themselves are shared (the jobs table). */
+  /**
+   * Per instance: the runner of timers on the account clock (and the catch-ups of accounts it runs in slices now); the
+   * timers themselves are shared (the jobs table).
+   */
   jobs: JobRunner;
+  /**
+   * Per instance: this process's event loop, shared among tenants: work that can run long (an advance, a catch-up, a
+   * snapshot import, a child's deletion) runs in slices, each in its tenant's turn (kernel/fair-share.ts).
+   */
+  fairShare: FairShare;
+  /**
+   * Per instance: work run one at a time per key in this process: an account's clock advances (so the clock never runs
+   * ahead of its jobs), a tenant's snapshot imports (so two cannot both pass its bound on rows).
+   */
+  oneAtATime: OneAtATime;
   /** Per instance: the requests an injected fault holds in this process (a hold until released, a latency). */
   heldRequests: HeldRequests;
   /** Per instance: who is told of each event as it is written (tests hold every event to its contract). */

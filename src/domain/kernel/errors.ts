@@ -46,8 +46,13 @@ const ERRORS = {
   BALANCE_LIMIT_EXCEEDED: {
     code: INVALID,
     message:
-      'amount would take the USDT entered into this account (seeded, or sent on chain, pending included) past ' +
-      '5000000000, the sandbox limit; reset the account',
+      'amount would take the USDT entered into this account (seeded, sent on chain with pending included, or ' +
+      'refunded with no purchase) past 5000000000, the sandbox limit; reset the account',
+  },
+  /** Detail: which balance, and the bound it would pass. */
+  BALANCE_OUT_OF_BOUNDS: {
+    code: INVALID,
+    message: 'amount would take a balance past 5000000000 either way, the most any balance of the sandbox holds',
   },
   TRANSACTION_NOT_FOUND: { code: INVALID, message: 'transaction not found' },
   /** Detail: `transaction is <status>: only a PENDING transaction can be <cleared|reversed>`. */

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, type Hmac } from 'node:crypto';
 
 /**
  * The server secret: the root of every keyed hash (API keys), every derived cardholder datum (PAN, CVV, OTP)
@@ -23,7 +23,12 @@ export class ServerSecret {
 
   /** HMAC-SHA256 under a purpose label, so a value derived for one use is useless for another. */
   hmac(purpose: string, data: string): Buffer {
-    return createHmac('sha256', this.secret).update(purpose).update('\0').update(data).digest();
+    return this.hmacOf(purpose).update(data).digest();
+  }
+
+  /** The same HMAC, to be fed its data a piece at a time (what `hmac` would sign, in order). */
+  hmacOf(purpose: string): Hmac {
+    return createHmac('sha256', this.secret).update(purpose).update('\0');
   }
 
   /** AES-256-GCM, for secrets the sandbox must read back (webhook signing secrets). */

@@ -1,6 +1,7 @@
 import { insertTransfer, ledgerBalance, ledgerBalances, moveLedgerAccount } from '../../store/ledger.js';
-import { assertMicros } from '../kernel/money.js';
+import { assertMicros, formatMicros } from '../kernel/money.js';
 import type { Deps } from '../kernel/deps.js';
+import { DomainError } from '../kernel/errors.js';
 
 // Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
 // ledger account; a balance (credits - debits) is a counter updated in the same transaction. Source accounts
@@ -28,6 +29,38 @@ export const LEDGER_KINDS: Readonly<Record<LedgerKind, 'account' | 'card'>> = {
 
 /** Whether a balance of this kind may be below zero: a source (money entering), or a card (a clearing's debt). */
 export const mayBeNegative = (kind: LedgerKind): boolean => SOURCES.has(kind) || kind === 'card';
+
+/**
+ * The most any one ledger account may hold, above zero or below (5,000,000,000 USDT in micro-units): every balance and
+ * every amount a read shows stays an exact JavaScript integer, far below 2^53 (9.007e15). Money entering an account
+ * has a cap of the same size (accounts.ts); a card's debt and what its clearings paid are bounded here, where every
+ * movement passes, so no path (a force post, a clearing for more, a refund, a settlement) can go round it.
+ */
+export const MAX_BALANCE_MICROS = 5_000_000_000 * 1_000_000;
+
+/** What a partner sees of each ledger account, for the refusal that names it. */
+const SEEN_AS: Readonly<Record<LedgerKind, string>> = {
+  seed: 'the USDT seeded into this account',
+  chain: 'the USDT sent to this account on chain',
+  goodwill: 'the refunds with no purchase this account was credited',
+  wallet: 'the USDT balance',
+  settling: 'the top-ups settling',
+  fee: 'the fees this account paid',
+  merchant: "what this account's cards have spent",
+  card: "the card's available balance",
+  held: "the card's frozen amount",
+};
+
+/** Refuses (400, naming the balance and the bound) a movement that would take a balance past MAX_BALANCE_MICROS. */
+function assertWithinBound(kind: LedgerKind, after: number): void {
+  if (Math.abs(after) <= MAX_BALANCE_MICROS) return;
+  const bound = formatMicros(after < 0 ? -MAX_BALANCE_MICROS : MAX_BALANCE_MICROS);
+  throw new DomainError(
+    'BALANCE_OUT_OF_BOUNDS',
+    `amount would take ${SEEN_AS[kind]} ${after < 0 ? 'below' : 'past'} ${bound}, the most any balance of the ` +
+      'sandbox holds either way (so every amount stays exact); reset the account',
+  );
+}
 
 /** The ledger account of a kind: per card for `card` and `held`, per partner account otherwise. */
 export function ledgerId(accountId: string, kind: LedgerKind, cardId?: string): string {
@@ -65,8 +98,10 @@ export async function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): Promis
   if (after < 0 && !SOURCES.has(t.debit.kind) && !t.overdraw) {
     throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
   }
+  // Thrown inside the caller's transaction: the counter just moved is rolled back with everything else.
+  assertWithinBound(t.debit.kind, after);
   const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);
-  await moveLedgerAccount(db, creditId, t.accountId, t.credit.kind, t.amountMicros);
+  assertWithinBound(t.credit.kind, await moveLedgerAccount(db, creditId, t.accountId, t.credit.kind, t.amountMicros));
   await insertTransfer(db, {
     account_id: t.accountId,
     debit_id: debitId,

@@ -50,7 +50,7 @@ async function declineReasonFor(deps: Deps, card: Card, bin: Bin, billMicros: nu
   const available = await balance(deps, card.accountId, 'card', card.id);
   if (card.status !== 'ACTIVE') return 'CARD_NOT_ACTIVE';
   if (available <= 0 || billMicros > available) return 'INSUFFICIENT_FUNDS';
-  if ((await spentTodayMicros(deps, card.id, nowMs)) + billMicros > bin.spendDailyMicros) return 'DAILY_LIMIT_EXCEEDED';
+  if ((await spentTodayMicros(deps, card, nowMs)) + billMicros > bin.spendDailyMicros) return 'DAILY_LIMIT_EXCEEDED';
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import { assertInTransaction } from '../../store/db.js';
 import { addRefunded, findTransaction, type TxnRow } from '../../store/transactions.js';
+import { assertRoomToEnter } from '../accounts/accounts.js';
 import { getOwnedCard, type Card } from '../cards/cards.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
@@ -39,6 +40,8 @@ export async function refundTransaction(
   assertInTransaction(deps.db, 'refundTransaction');
   if ('cardId' in input) {
     const card = await getOwnedCard(deps, accountId, input.cardId);
+    // Money from outside the account's books, as a seed is: within the same cap.
+    await assertRoomToEnter(deps, accountId, input.amountMicros);
     const refund = await credit(deps, card, nowMs, {
       id: input.refundId,
       amountMicros: input.amountMicros,

@@ -4,7 +4,7 @@ import {
   insertTransaction,
   setPendingAmounts,
   settleTransactionRow,
-  spentBetweenMicros,
+  spentOnDayMicros,
   type NewTxn,
   type TxnRow,
   type TxnStatus,
@@ -144,9 +144,12 @@ export async function pendingTransaction(deps: Deps, accountId: string, id: stri
 }
 
 /** Bill amounts of the card's PENDING and CLEARED spends in the UTC day of `nowMs` (refunds give no room back). */
-export async function spentTodayMicros(deps: Deps, cardId: string, nowMs: number): Promise<number> {
-  const dayStart = nowMs - (nowMs % DAY_MS);
-  return await spentBetweenMicros(deps.db, cardId, dayStart, dayStart + DAY_MS);
+export async function spentTodayMicros(
+  deps: Deps,
+  card: Pick<Card, 'accountId' | 'id'>,
+  nowMs: number,
+): Promise<number> {
+  return await spentOnDayMicros(deps.db, card.accountId, card.id, nowMs - (nowMs % DAY_MS));
 }
 
 /** A clearing with no authorisation (a force post) lands on an ACTIVE or FROZEN card only. */

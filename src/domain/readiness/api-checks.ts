@@ -88,9 +88,13 @@ async function retryOfFault(
   const later = input.requests.filter((r) => r.seq > faulted.seq && r.path === faulted.path);
   const body = canonical(await input.bodyOf(faulted.seq));
   const sameBody = async (r: Logged) => body !== undefined && canonical(await input.bodyOf(r.seq)) === body;
-  const retry =
-    (faulted.idempotencyKey !== null && later.find((r) => r.idempotencyKey === faulted.idempotencyKey)) ||
-    later.find(sameBody);
+  let retry =
+    (faulted.idempotencyKey !== null && later.find((r) => r.idempotencyKey === faulted.idempotencyKey)) || undefined;
+  // One body after another (a predicate that awaits cannot be given to find: its promise is always truthy).
+  for (const r of later) {
+    if (retry) break;
+    if (await sameBody(r)) retry = r;
+  }
   if (!retry)
     return outcome(
       id,

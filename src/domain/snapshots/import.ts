@@ -11,13 +11,15 @@ import {
 } from '../../store/snapshot.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
-import { createAccount } from '../accounts/accounts.js';
+import { createAccount, findAccount } from '../accounts/accounts.js';
+import { tenantOf } from '../accounts/tenants.js';
+import { assertRoomForRuns, runsInSnapshot } from '../traffic/runs.js';
 import { issueKey } from '../accounts/api-keys.js';
 import { findBin, putBin } from '../cards/bins.js';
 import { checkSnapshot } from './check.js';
 import { sectionColumns, type SnapshotDocument } from './export.js';
 import { ATTEMPT_JOB_KIND, camel, MAX_TENANT_SNAPSHOT_ROWS, SNAPSHOT_SECTIONS, type SectionSpec } from './format.js';
-import { remapTakenIds } from './ids.js';
+import { remapTakenIds, type IdRemap } from './ids.js';
 import { newSealedSecret } from '../webhooks/config.js';
 
 export interface LoadedSnapshot {
@@ -28,6 +30,9 @@ export interface LoadedSnapshot {
   /** The snapshot's deposit address, when another account holds it (the account gets a new one). */
   depositAddressTaken?: string;
 }
+
+type SnapshotRun = Parameters<typeof runsInSnapshot>[0][number];
+type SnapshotJob = Parameters<typeof runsInSnapshot>[1][number];
 
 /** A document row as the table's row: its columns by name, JSON columns as text, the account's id. */
 async function toTableRow(
@@ -47,26 +52,63 @@ async function toTableRow(
 }
 
 /**
- * Loads a snapshot into `intoAccountId`, an account made for it with nothing of its own yet: its settings, its clock
- * (its "now" is the snapshot's, frozen or running on from there), every section's rows with taken ids replaced, its
- * webhook endpoint under a new secret, and a timer for each delivery still pending. The BINs it names must exist.
- * Runs inside the caller's transaction; a document that does not hold together changes nothing (SNAPSHOT_INVALID).
+ * One step of writing a snapshot: a section's rows (as the document has them, made the table's rows as they are
+ * written), or the counters numbering the account's things.
  */
-export async function loadSnapshot(
+type LoadStep = { spec: SectionSpec; rows: Row[] } | { sequences: { scope: string; value: number }[] };
+
+/**
+ * A snapshot ready to be written into an account: checked, its taken ids replaced, its rows as the tables' rows, in the
+ * order they are written: every section but the timers, then the counters, then the timers, so that a timer that runs
+ * as soon as it is written finds the account whole and its numbering in place.
+ */
+export interface SnapshotLoad {
+  accountId: string;
+  steps: LoadStep[];
+  /** A document row with the ids it loads under. */
+  remap: IdRemap['remap'];
+  /** The webhook endpoint's new signing secret, sealed, when it has one. */
+  webhookSecret?: ReturnType<typeof newSealedSecret>;
+  loaded: LoadedSnapshot;
+}
+
+/** Where writing a load stopped: the step, and the row within it. */
+export interface LoadCursor {
+  step: number;
+  row: number;
+}
+
+/**
+ * Makes a snapshot ready to load into `intoAccountId`, an account made for it with nothing of its own yet: checks it
+ * (SNAPSHOT_INVALID, or a bound of the tenant it would pass), sets the account's settings and clock (its "now" is the
+ * snapshot's, frozen or running on from there), and makes its rows with taken ids replaced and its webhook endpoint
+ * under a new secret. The BINs it names must exist. Runs inside the caller's transaction.
+ */
+export async function prepareSnapshot(
   deps: Deps,
   given: SnapshotDocument,
   intoAccountId: string,
-): Promise<LoadedSnapshot> {
+  /** What was found of it already, in slices (a request's import): its check passed, its ids another account holds. */
+  done?: { checked: true; taken: Map<string, string> },
+): Promise<SnapshotLoad> {
   const { db } = deps;
-  assertInTransaction(db, 'loadSnapshot');
-  checkSnapshot(deps, given);
+  assertInTransaction(db, 'prepareSnapshot');
+  if (!done) checkSnapshot(deps, given);
+  // Live traffic runs count against the tenant's bounds here as at traffic/start: five imports of an export holding 3
+  // live runs once gave a tenant 18 live runs and 540,000 stories.
+  const into = await findAccount(deps, intoAccountId);
+  if (!into) throw new DomainError('ACCOUNT_NOT_FOUND');
+  const runs = runsInSnapshot(given.trafficRuns as unknown as SnapshotRun[], given.jobs as unknown as SnapshotJob[]);
+  if (runs.runs > 0) await assertRoomForRuns(deps, tenantOf(into), runs, 'import a snapshot without live traffic');
   for (const bin of given.bins) {
     if (!(await findBin(deps, bin.id as string))) {
       throw new DomainError('SNAPSHOT_INVALID', `bins: ${String(bin.id)} is no BIN of this server`);
     }
   }
-  const { doc, changed } = await remapTakenIds(deps, given, intoAccountId);
-  const { account, clock } = doc;
+  const { changed, remap } = await remapTakenIds(deps, given, intoAccountId, done?.taken);
+  // The account's own fields name it (a name that is its id is its new id), as every row does.
+  const account = remap(given.account);
+  const { clock } = given;
   const address = account.depositAddress as string | null;
   const taken = address !== null && (await accountHoldingAddress(db, address, intoAccountId)) !== undefined;
   const wallMs = deps.wallClock();
@@ -82,36 +124,96 @@ export async function loadSnapshot(
     clock_offset_ms: clock.nowMs - wallMs,
     clock_frozen_at_ms: clock.frozen ? clock.nowMs : null,
   });
-  let webhookSecret: string | undefined;
+  const steps: LoadStep[] = [];
+  let timers: LoadStep | undefined;
   for (const spec of SNAPSHOT_SECTIONS) {
-    const value = doc[spec.section];
+    const value = given[spec.section];
     const rows = (Array.isArray(value) ? value : value ? [value] : []) as Row[];
-    const tableRows: Row[] = [];
-    for (const [i, r] of rows.entries()) {
-      tableRows.push(await toTableRow(deps, spec, r, intoAccountId, `${spec.section}[${i}]`));
-    }
-    if (spec.section === 'webhook' && tableRows[0]) {
-      const secret = newSealedSecret(deps);
-      webhookSecret = secret.secret;
-      Object.assign(tableRows[0], { secret_sealed: secret.sealed, secret_prefix: secret.prefix });
-    }
-    await insertRows(db, spec.table, tableRows);
+    if (spec.section === 'jobs') timers = { spec, rows };
+    else steps.push({ spec, rows });
   }
-  await putSequences(db, doc.sequences);
-  for (const d of await pendingDeliveries(db, intoAccountId)) {
+  steps.push({ sequences: remap(given.sequences) });
+  if (timers) steps.push(timers);
+  const webhookSecret = given.webhook ? newSealedSecret(deps) : undefined;
+  return {
+    accountId: intoAccountId,
+    steps,
+    remap,
+    ...(webhookSecret && { webhookSecret }),
+    loaded: {
+      changedIds: Object.fromEntries(changed),
+      ...(webhookSecret !== undefined && { webhookSecret: webhookSecret.secret }),
+      ...(taken && { depositAddressTaken: address }),
+    },
+  };
+}
+
+/** Rows written per statement batch between two looks at the time. */
+const ROWS_PER_LOOK = 16;
+
+/**
+ * Writes the load's rows from `at` on, for up to `sliceMs`, inside the caller's transaction; answers where it stopped,
+ * or undefined once every row is written.
+ */
+export async function writeSnapshotRows(
+  deps: Deps,
+  load: SnapshotLoad,
+  at: LoadCursor,
+  sliceMs: number,
+): Promise<LoadCursor | undefined> {
+  assertInTransaction(deps.db, 'writeSnapshotRows');
+  const endMs = performance.now() + sliceMs;
+  let { step, row } = at;
+  while (step < load.steps.length) {
+    const s = load.steps[step]!;
+    if ('sequences' in s) {
+      await putSequences(deps.db, s.sequences);
+      [step, row] = [step + 1, 0];
+      continue;
+    }
+    const { spec } = s;
+    const upTo = Math.min(s.rows.length, row + ROWS_PER_LOOK);
+    const tableRows: Row[] = [];
+    for (const [i, r] of s.rows.slice(row, upTo).entries()) {
+      const tableRow = await toTableRow(deps, spec, load.remap(r), load.accountId, `${spec.section}[${row + i}]`);
+      // The endpoint is loaded under a new signing secret.
+      if (spec.section === 'webhook' && load.webhookSecret) {
+        const { sealed, prefix } = load.webhookSecret;
+        Object.assign(tableRow, { secret_sealed: sealed, secret_prefix: prefix });
+      }
+      tableRows.push(tableRow);
+    }
+    await insertRows(deps.db, spec.table, tableRows);
+    row = upTo;
+    if (row >= s.rows.length) [step, row] = [step + 1, 0];
+    if (performance.now() > endMs && step < load.steps.length) return { step, row };
+  }
+  return undefined;
+}
+
+/** The load's last step, once every row is written: a timer for each delivery still pending. */
+export async function finishSnapshot(deps: Deps, load: SnapshotLoad): Promise<LoadedSnapshot> {
+  assertInTransaction(deps.db, 'finishSnapshot');
+  for (const d of await pendingDeliveries(deps.db, load.accountId)) {
     await deps.jobs.schedule(
-      db,
-      intoAccountId,
+      deps.db,
+      load.accountId,
       ATTEMPT_JOB_KIND,
       String(d.id),
       d.next_attempt_at_ms ?? d.created_at_ms,
     );
   }
-  return {
-    changedIds: Object.fromEntries(changed),
-    ...(webhookSecret !== undefined && { webhookSecret }),
-    ...(taken && { depositAddressTaken: address }),
-  };
+  return load.loaded;
+}
+
+/**
+ * Loads a snapshot into `intoAccountId` at once, inside the caller's transaction (serve --snapshot, on a database of
+ * its own: snapshot/import loads in slices instead); a document that does not hold together changes nothing.
+ */
+async function loadSnapshot(deps: Deps, given: SnapshotDocument, intoAccountId: string): Promise<LoadedSnapshot> {
+  const load = await prepareSnapshot(deps, given, intoAccountId);
+  await writeSnapshotRows(deps, load, { step: 0, row: 0 }, Infinity);
+  return await finishSnapshot(deps, load);
 }
 
 /** The rows a document holds, section by section (the webhook endpoint is one). */

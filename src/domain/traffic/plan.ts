@@ -1,5 +1,6 @@
 import { transactionAmountMicros } from '../network/fx.js';
 import type { Merchant } from '../network/merchants.js';
+import { SLICE_MS } from '../kernel/fair-share.js';
 import { MICROS_PER_CENT } from '../kernel/money.js';
 import { trafficMerchant, type MerchantGroup } from './merchants.js';
 
@@ -292,17 +293,30 @@ export function storyOf(input: PlanInput, card: PlanCard, cardIndex: number, day
   return { kind, startMs, merchant, steps };
 }
 
-/** What a run schedules in all, by kind: every story of every card and day, each drawn on its own. */
-export function scheduledBy(input: PlanInput, cards: readonly PlanCard[], days: number): Scheduled {
+/**
+ * What a run schedules in all, by kind: every story of every card and day, each drawn on its own. Up to 100,000
+ * stories (some 200 ms in one go), so drawn a card-day at a time, `pause()` awaited whenever SLICE_MS have passed.
+ */
+export async function scheduledInSlices(
+  input: PlanInput,
+  cards: readonly PlanCard[],
+  days: number,
+  pause: () => Promise<void>,
+): Promise<Scheduled> {
   const scheduled = Object.fromEntries(SCHEDULED_KINDS.map((k) => [k, 0])) as Scheduled;
-  cards.forEach((card, cardIndex) => {
+  let endMs = performance.now() + SLICE_MS;
+  for (let cardIndex = 0; cardIndex < cards.length; cardIndex++) {
     for (let day = 0; day < days; day++) {
       for (let i = 0; i < input.perCardPerDay; i++) {
-        const story = storyOf(input, card, cardIndex, day, i);
+        const story = storyOf(input, cards[cardIndex]!, cardIndex, day, i);
         for (const step of story.steps) scheduled[step.counts]++;
         if (story.kind === 'expiry') scheduled.expiry++;
       }
+      if (performance.now() > endMs) {
+        await pause();
+        endMs = performance.now() + SLICE_MS;
+      }
     }
-  });
+  }
   return scheduled;
 }

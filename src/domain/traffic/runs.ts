@@ -18,7 +18,7 @@ import { sendMessage } from './messages.js';
 import {
   DAY_MS,
   DEFAULT_MIX,
-  scheduledBy,
+  scheduledInSlices,
   storyOf,
   typicalPurchaseMicros,
   type PlanCard,
@@ -92,55 +92,130 @@ async function runCards(deps: Deps, accountId: string, cardIds: readonly string[
   return [...ids];
 }
 
+/** What live traffic runs ask of their tenant's bounds: how many, and their stories. */
+export interface RunsAsked {
+  runs: number;
+  stories: number;
+}
+
 /**
- * traffic/start: plans `days` days of messages from now on the cards, `perCardPerDay` stories a card a day, and
- * schedules the first day. Refused (before any work) when the tenant's live runs would pass their bounds.
+ * Refuses (before any work, TRAFFIC_LIMIT naming both bounds) runs that would take the tenant's live traffic past 3
+ * runs or 100,000 stories: the same check wherever live runs can come from (traffic/start, a snapshot import).
+ */
+export async function assertRoomForRuns(deps: Deps, tenantId: string, asked: RunsAsked, advice: string): Promise<void> {
+  const live = await liveTrafficRuns(deps.db, tenantId, KINDS_JSON);
+  const kept = live.reduce((s, r) => s + r.stories, 0);
+  if (
+    live.length + asked.runs > TRAFFIC_LIMITS.liveRunsPerTenant ||
+    kept + asked.stories > TRAFFIC_LIMITS.storiesPerTenant
+  ) {
+    throw new DomainError(
+      'TRAFFIC_LIMIT',
+      `this tenant has ${live.length} traffic runs with ${kept} stories still to send; the limits are ` +
+        `${TRAFFIC_LIMITS.liveRunsPerTenant} runs and ${TRAFFIC_LIMITS.storiesPerTenant} stories ` +
+        `(cards x days x perCardPerDay, ${asked.stories} asked${asked.runs === 1 ? '' : ` in ${asked.runs} runs`}): ` +
+        `stop a run (traffic/stop) or ${advice}`,
+    );
+  }
+}
+
+/**
+ * The live runs a snapshot would bring (not stopped, with a message still to send), counted as traffic/start counts
+ * them: cards x days x perCardPerDay (a document's own `stories` is not trusted), and no run past 20 cards.
+ */
+export function runsInSnapshot(
+  runs: readonly { id: string; stoppedAtMs: number | null; cards: unknown[]; days: number; perCardPerDay: number }[],
+  jobs: readonly { kind: string; ref: string }[],
+): RunsAsked {
+  const pending = new Set(
+    jobs.filter((j) => j.kind === DAY_JOB || j.kind === STEP_JOB).map((j) => j.ref.split(':')[0]),
+  );
+  const live = runs.filter((r) => r.stoppedAtMs === null && pending.has(r.id));
+  for (const r of live) {
+    if (r.cards.length > TRAFFIC_LIMITS.cardsPerRun) {
+      throw new DomainError('TRAFFIC_TOO_MANY_CARDS', `traffic run ${r.id} drives ${r.cards.length} cards`);
+    }
+  }
+  return { runs: live.length, stories: live.reduce((s, r) => s + r.cards.length * r.days * r.perCardPerDay, 0) };
+}
+
+/** What traffic/start works out before its transaction: the run's cards (each with its typical purchase), and what it
+ * will schedule. */
+export interface PlannedRun {
+  cards: RunCard[];
+  mix: Record<StoryKind, number>;
+  scheduled: Scheduled;
+}
+
+/**
+ * The part of traffic/start that needs no transaction, in slices in the tenant's turns (`pause`): the cards it drives
+ * and their typical purchase (from their balances now), and every story it will send, drawn to count them (up to
+ * 100,000 stories, some 200 ms in one go). Refused as traffic/start refuses (its checks run again in its transaction).
+ */
+export async function planTrafficRun(
+  deps: Deps,
+  account: { id: string; tenantId: string },
+  input: StartTrafficInput,
+  pause: () => Promise<void>,
+): Promise<PlannedRun> {
+  const cardIds = await runCards(deps, account.id, input.cardIds);
+  await assertRoomForRuns(
+    deps,
+    account.tenantId,
+    { runs: 1, stories: cardIds.length * input.days * input.perCardPerDay },
+    'ask for less',
+  );
+  const mix = { ...DEFAULT_MIX, ...input.mix };
+  if (Object.values(mix).every((w) => w === 0)) throw new DomainError('TRAFFIC_EMPTY_MIX');
+  const perCard = input.days * input.perCardPerDay;
+  const cards: RunCard[] = [];
+  for (const cardId of cardIds) {
+    cards.push({
+      cardId,
+      typicalMicros: typicalPurchaseMicros(await balance(deps, account.id, 'card', cardId), perCard),
+    });
+  }
+  const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
+  return { cards, mix, scheduled: await scheduledInSlices(plan, cards, input.days, pause) };
+}
+
+/**
+ * traffic/start: the planned run (`planTrafficRun`) from now on its cards, `perCardPerDay` stories a card a day, and
+ * its first day scheduled. Refused (before any work) when a card no longer takes messages, or when the tenant's live
+ * runs would pass their bounds.
  */
 export async function startTraffic(
   deps: Deps,
   account: { id: string; tenantId: string },
   input: StartTrafficInput,
+  planned: PlannedRun,
   nowMs: number,
 ): Promise<TrafficView> {
   assertInTransaction(deps.db, 'startTraffic');
-  const cardIds = await runCards(deps, account.id, input.cardIds);
+  const cardIds = await runCards(
+    deps,
+    account.id,
+    planned.cards.map((c) => c.cardId),
+  );
   const stories = cardIds.length * input.days * input.perCardPerDay;
-  const live = await liveTrafficRuns(deps.db, account.tenantId, KINDS_JSON);
-  const kept = live.reduce((s, r) => s + r.stories, 0);
-  if (live.length >= TRAFFIC_LIMITS.liveRunsPerTenant || kept + stories > TRAFFIC_LIMITS.storiesPerTenant) {
-    throw new DomainError(
-      'TRAFFIC_LIMIT',
-      `this tenant has ${live.length} traffic runs with ${kept} stories still to send; the limits are ` +
-        `${TRAFFIC_LIMITS.liveRunsPerTenant} runs and ${TRAFFIC_LIMITS.storiesPerTenant} stories ` +
-        `(cards x days x perCardPerDay, ${stories} asked): stop a run (traffic/stop) or ask for less`,
-    );
-  }
-  const mix = { ...DEFAULT_MIX, ...input.mix };
-  if (Object.values(mix).every((w) => w === 0)) throw new DomainError('TRAFFIC_EMPTY_MIX');
-  const plan: PlanInput = { seed: input.seed, perCardPerDay: input.perCardPerDay, mix };
-  const perCard = input.days * input.perCardPerDay;
-  const cards: RunCard[] = [];
-  for (const cardId of cardIds) {
-    const available = await balance(deps, account.id, 'card', cardId);
-    cards.push({ cardId, typicalMicros: typicalPurchaseMicros(available, perCard) });
-  }
+  await assertRoomForRuns(deps, account.tenantId, { runs: 1, stories }, 'ask for less');
   const run: TrafficRunRow = {
     id: 'trf_' + deps.ids.base62(24),
     account_id: account.id,
     seed: input.seed,
     days: input.days,
     per_card_per_day: input.perCardPerDay,
-    mix: JSON.stringify(mix),
-    cards: JSON.stringify(cards),
-    scheduled: JSON.stringify(scheduledBy(plan, cards, input.days)),
+    mix: JSON.stringify(planned.mix),
+    cards: JSON.stringify(planned.cards),
+    scheduled: JSON.stringify(planned.scheduled),
     stories,
     started_at_ms: nowMs,
     stopped_at_ms: null,
   };
   await insertTrafficRun(deps.db, run);
   await trimTrafficRuns(deps.db, account.id, RUNS_KEPT);
-  await deps.jobs.schedule(deps.db, account.id, DAY_JOB, `${run.id}:0`, nowMs);
-  return view(deps, run);
+  await deps.jobs.schedule(deps.db, account.id, DAY_JOB, `${run.id}:0:0`, nowMs);
+  return await view(deps, run);
 }
 
 /** traffic/stop: what has not run is cancelled (authorisations already made expire as any would). */
@@ -174,23 +249,33 @@ async function view(deps: Deps, run: TrafficRunRow): Promise<TrafficView> {
   };
 }
 
-/** Job: the day's stories begin; each story's first message is scheduled, and so is the next day. */
+/**
+ * Job: a day's stories begin, one card at a time: the card's stories' first messages are scheduled, then the next card's
+ * turn at the same instant, and after the last card the next day. A card has at most 500 stories a day, so no one job
+ * writes more than that (a whole day of 20 cards was 10,000 rows in one transaction). The ref is `run:day:card`; a
+ * ref of an earlier release, `run:day`, is the day's first card.
+ */
 async function runDay(deps: Deps, job: Job): Promise<void> {
-  const [runId, dayText] = job.ref.split(':') as [string, string];
+  const [runId, dayText, cardText] = job.ref.split(':') as [string, string, string?];
   const run = await findTrafficRun(deps.db, job.accountId, runId);
   if (!run || run.stopped_at_ms !== null) return;
   const day = Number(dayText);
+  const cardIndex = Number(cardText ?? 0);
   const plan = planOf(run);
+  const cards = cardsOf(run);
   const dayStartMs = run.started_at_ms + day * DAY_MS;
-  cardsOf(run).forEach(async (card, cardIndex) => {
-    for (let i = 0; i < run.per_card_per_day; i++) {
-      const story = storyOf(plan, card, cardIndex, day, i);
-      const first = stepRef({ runId: run.id, cardIndex, day, story: i, step: 0, followed: '' });
-      await deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
-    }
-  });
-  if (day + 1 < run.days)
-    await deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}`, dayStartMs + DAY_MS);
+  if (cardIndex + 1 < cards.length) {
+    await deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day}:${cardIndex + 1}`, job.dueAtMs);
+  } else if (day + 1 < run.days) {
+    await deps.jobs.schedule(deps.db, job.accountId, DAY_JOB, `${run.id}:${day + 1}:0`, dayStartMs + DAY_MS);
+  }
+  const card = cards[cardIndex];
+  if (!card) return;
+  for (let i = 0; i < run.per_card_per_day; i++) {
+    const story = storyOf(plan, card, cardIndex, day, i);
+    const first = stepRef({ runId: run.id, cardIndex, day, story: i, step: 0, followed: '' });
+    await deps.jobs.schedule(deps.db, job.accountId, STEP_JOB, first, dayStartMs + story.startMs);
+  }
 }
 
 /** Where a step job stands in its run: the card's place, the day, the story, the step, and the transaction it follows. */

@@ -9,12 +9,11 @@ import { errorResponse, setHint } from '../errors.js';
 import { missingKeyHint, wrongKeyHint } from '../auth-hints.js';
 import { DomainError } from '../../domain/kernel/errors.js';
 import { MAX_FAILURES, MAX_NETWORK_FAILURES } from '../failure-throttle.js';
-import { clientAddress } from '../client-address.js';
 
 /**
  * X-API-KEY authentication. A missing key answers 401 {code: 11002} or, with missingKeyStatus 403, a bare 403
- * with an empty body (both seen in production). The account's due timers run in the handler's runner
- * (http/command.ts), not here.
+ * with an empty body (both seen in production). The account's due timers run in the next steps (the catchUp step,
+ * then the handler's `caughtUpNow`), not here.
  */
 export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function apiKeyAuth(c, next) {
@@ -44,22 +43,28 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
 
 const BEARER = /^bearer +(.*)$/i;
 
-/** `Authorization: Bearer <admin token>` for the operator API; refused outright when no token is configured. */
+/**
+ * `Authorization: Bearer <admin token>` for the operator API; refused outright when no token is configured. The right
+ * token is never refused by the failure throttle: it slows wrong tokens only, so nobody can lock the operator out
+ * (behind a proxy every client has the proxy's address, and ten wrong tokens a minute from anyone did). A guess
+ * gains nothing from it: a token of at least 16 characters is not found at any rate a network carries, and an address
+ * past its bound still has each wrong guess answered 429.
+ */
 export function adminAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const throttle = deps.operatorThrottle;
   return async function adminAuth(c, next) {
     const expected = deps.config.adminToken;
     if (!expected) throw new DomainError('ADMIN_DISABLED');
-    const address = clientAddress(c);
-    const wait = address === undefined ? 0 : throttle.waitSeconds(address);
-    if (wait > 0) {
-      c.header('Retry-After', String(wait));
-      return errorResponse(c, credentialsThrottled(wait));
-    }
     const header = c.req.header('authorization') ?? '';
     // The auth scheme is case-insensitive (RFC 7235 section 2.1): `bearer` and `BEARER` are `Bearer`.
     const given = BEARER.exec(header)?.[1] ?? '';
     if (!constantTimeEqual(deps, given, expected)) {
+      const address = deps.clientAddresses.of(c);
+      const wait = address === undefined ? 0 : throttle.waitSeconds(address);
+      if (wait > 0) {
+        c.header('Retry-After', String(wait));
+        return errorResponse(c, credentialsThrottled(wait));
+      }
       if (address !== undefined) throttle.fail(address);
       throw new DomainError('ADMIN_AUTH_FAILED');
     }
@@ -78,7 +83,7 @@ export function metricsAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   const admin = adminAuth(deps);
   return async function metricsAuth(c, next) {
     if (deps.config.mode === 'hosted' || c.req.header('authorization') !== undefined) return admin(c, next);
-    const address = clientAddress(c);
+    const address = deps.clientAddresses.of(c);
     if (address !== undefined && !isLoopback(address)) throw new DomainError('METRICS_LOOPBACK_ONLY');
     await next();
   };

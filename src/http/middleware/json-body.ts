@@ -4,7 +4,7 @@ import type { Body } from '../request-schema.js';
 import { invalidField } from '../../domain/kernel/errors.js';
 import { errorResponse } from '../errors.js';
 import { payloadTooLarge, readBoundedBody, type BodyBounds } from '../body-bounds.js';
-import { loadRequestValidators, validateBody } from '../request-schema.js';
+import { loadRequestValidators, validateBody, validateBodyInSlices } from '../request-schema.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -131,7 +131,13 @@ const NOT_OBJECT_HINT = `The body is JSON but not an object: send the fields as 
  * of what a body may hold); wrong content type, bad JSON, a body too deep to parse cheaply, a non-object or a body
  * its schema refuses is a 400 (too large: 413). A body that is no JSON object has a hint saying to send `{}`.
  */
-export async function readJsonObject(c: Context, operation: string, bounds = BOUNDS): Promise<Body> {
+export async function readJsonObject(
+  c: Context,
+  operation: string,
+  bounds = BOUNDS,
+  /** Awaited between slices of checking a long body (the tenant's turn); a short body is checked at once. */
+  pause?: () => Promise<void>,
+): Promise<Body> {
   if (!JSON_TYPE.test(c.req.header('content-type') ?? '')) {
     throw invalidField('Content-Type must be application/json').withHint(CONTENT_TYPE_HINT);
   }
@@ -147,11 +153,16 @@ export async function readJsonObject(c: Context, operation: string, bounds = BOU
   }
   const loading = loadRequestValidators();
   if (loading) await loading;
-  return validateBody(operation, value as Body);
+  return pause ? validateBodyInSlices(operation, value as Body, pause) : validateBody(operation, value as Body);
 }
 
 /** For an operation whose body may be left out: no body is `{}`, a body is read and checked as `readJsonObject` does. */
-export async function readOptionalJsonObject(c: Context, operation: string, bounds = BOUNDS): Promise<Body> {
+export async function readOptionalJsonObject(
+  c: Context,
+  operation: string,
+  bounds = BOUNDS,
+  pause?: () => Promise<void>,
+): Promise<Body> {
   // bodyText keeps what it read in Hono's cache, so readJsonObject reads the same text again without the stream.
-  return (await bodyText(c, bounds)) === '' ? {} : readJsonObject(c, operation, bounds);
+  return (await bodyText(c, bounds)) === '' ? {} : readJsonObject(c, operation, bounds, pause);
 }

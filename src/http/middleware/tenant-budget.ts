@@ -9,7 +9,9 @@ import { errorResponse } from '../errors.js';
 // within 9 s: twelve children, each with a 25 s latency fault on card/list, sending 45 requests a second.
 // - Requests in flight: counted from authentication to the answer, a fault's latency and a held 429 included, and
 //   no longer once the client has gone (a client that hangs up on 32 held requests must not lock its tenant out).
-// - Connections: a connection belongs to the tenant of the first request it carries, until it closes.
+// - Connections: a connection belongs to the tenant of the last request it carried, until it closes. A proxy's
+//   connection carries one tenant's request after another's: it counts against the one whose request it carries,
+//   not against whichever tenant happened to use it first.
 // Past either bound the request is refused at once (429, Retry-After: 1) and its connection closed: the refusal
 // costs the server nothing to hold. The operations contracts/index.json marks `inFlightExempt` (the clock, faults/
 // release and faults/clear, reset) are outside the in-flight budget, never refused by it nor counted in it, so a
@@ -32,21 +34,26 @@ export function tenantBudget(deps: ServerDeps, { inFlight: counted = true } = {}
     if (deps.config.mode !== 'hosted') return next();
     const tenant = c.get('tenantId');
     const socket = c.env?.incoming?.socket;
-    if (socket && !owner.has(socket)) {
+    const previous = socket && owner.get(socket);
+    if (socket && previous !== tenant) {
       const open = connections.get(tenant) ?? 0;
       if (open >= maxConnections) {
         deps.meter.refused('connections');
         return refuse(c, `${maxConnections} open connections`);
       }
       owner.set(socket, tenant);
-      deps.connectionGuard?.claim(socket);
       connections.set(tenant, open + 1);
-      // A client that has gone is waited for by nobody: the request its connection carried stops counting in flight
-      // at once, whatever it still does. One listener per connection, not per request.
-      socket.once('close', () => {
-        decrement(connections, tenant);
-        current.get(socket)?.();
-      });
+      if (previous !== undefined) {
+        decrement(connections, previous);
+      } else {
+        deps.connectionGuard?.claim(socket);
+        // A client that has gone is waited for by nobody: the request its connection carried stops counting in
+        // flight at once, whatever it still does. One listener per connection, not per request.
+        socket.once('close', () => {
+          decrement(connections, owner.get(socket)!);
+          current.get(socket)?.();
+        });
+      }
     }
     // Outside the budget: never refused, never counted (the rate limit and the connection bound still hold them).
     if (!counted) return next();

@@ -14,6 +14,7 @@ import { readinessLedger } from './061-readiness-ledger.js';
 import { readinessEnd } from './062-readiness-end.js';
 import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
 import { readinessThrottleGone } from './064-readiness-throttle-gone.js';
+import { dueJobsAndDailySpend } from './065-due-jobs-and-daily-spend.js';
 
 import { postgresBaseline } from './postgres-064-baseline.js';
 
@@ -43,6 +44,7 @@ export const migrations: Migration[] = [
   readinessEnd,
   idempotencyFieldDigests,
   readinessThrottleGone,
+  dueJobsAndDailySpend,
 ].sort((a, b) => a.version - b.version);
 
 /**
