@@ -187,9 +187,11 @@ await post(child.apiKey, '/v1/card/create', { amount: 20, currency: 'USDT' });
 const run = await post(key, '/sandbox/v1/readiness/run', { webhookUrl: receiverUrl, windowSeconds: 60 });
 await post(key, '/sandbox/v1/readiness/stop', { runId: run.runId });
 
-// Account b: a card, its clock frozen too.
+// Account b: a card, its clock frozen too, and a traffic run part way through (its messages run, and still to run).
 await post(b.apiKey, '/sandbox/v1/clock', { mode: 'frozen' });
 await post(b.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
+await post(b.apiKey, '/sandbox/v1/traffic/start', { days: 2, perCardPerDay: 4, seed: 7 });
+await advance(b.apiKey, 8 * 3600);
 
 // What a partner reads, as the release answered it.
 async function reads(apiKey, accountId) {
@@ -212,6 +214,7 @@ async function reads(apiKey, accountId) {
     ['POST', '/sandbox/v1/webhook/deliveries', { limit: 100 }],
     ['POST', '/sandbox/v1/chain/deposits', {}],
     ['POST', '/sandbox/v1/sandboxes/list', {}],
+    ['POST', '/sandbox/v1/traffic/list', {}],
     ['POST', '/sandbox/v1/readiness/list', {}],
   ];
   const answers = [];
