@@ -1,6 +1,5 @@
 import type { Config } from '../config.js';
-import type { Deps } from '../domain/kernel/deps.js';
-import type { TransactionRunner } from '../store/transaction-runner.js';
+import type { Deps, Transactions } from '../domain/kernel/deps.js';
 import type { RequestLog } from '../request-log/log.js';
 import type { ClientAddresses } from './client-address.js';
 import type { ConnectionGuard } from './connection-guard.js';
@@ -14,7 +13,7 @@ import type { TenantHoldings } from './tenant-holdings.js';
  */
 export interface ServerDeps extends Deps {
   /** As the domain's, its work given these deps whose `db` is the transaction. */
-  transactions: TransactionRunner<ServerDeps>;
+  transactions: Transactions<ServerDeps>;
   /** Constant: the whole configuration (flags and environment), frozen. */
   config: Config;
   /** Per instance: the requests this process has answered and not yet written to the request log (shared). */

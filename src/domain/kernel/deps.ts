@@ -13,6 +13,9 @@ import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
 import type { ServerSecret } from './secrets.js';
 
+/** The runner of transactions whose work is given `Scope` (the deps of the transaction): the HTTP layer's name for it. */
+export type Transactions<Scope> = TransactionRunner<Scope>;
+
 /** The settings the domain reads (the server's configuration holds them, among others). */
 interface DomainConfig {
   /** Account seconds from card/deposit until the card is credited. */
@@ -62,7 +65,7 @@ export interface Deps {
    * Per instance: the runner of timers on the account clock (and the catch-ups of accounts it runs in slices now); the
    * timers themselves are shared (the jobs table).
    */
-  jobs: JobRunner;
+  jobs: JobRunner<Deps>;
   /**
    * Per instance: this process's event loop, shared among tenants: work that can run long (an advance, a catch-up, a
    * snapshot import, a child's deletion) runs in slices, each in its tenant's turn (kernel/fair-share.ts).

@@ -1,4 +1,5 @@
-import type { Db } from '../../store/db.js';
+import type { Db, Store } from '../../store/db.js';
+import type { TransactionRunner } from '../../store/transaction-runner.js';
 import {
   accountClockNow,
   claimJob,
@@ -9,7 +10,6 @@ import {
   nextDueJob,
   type JobRow,
 } from '../../store/jobs.js';
-import type { Deps } from './deps.js';
 import { SliceBudget, type FairShare } from './fair-share.js';
 import type { Logger } from './logger.js';
 
@@ -21,12 +21,22 @@ export interface Job {
   ref: string;
 }
 
-export interface JobKind {
+/**
+ * What the runner needs of the deps it hands its jobs: the domain's Deps (kernel/deps.ts), named here by what the
+ * runner uses of them, so that deps.ts -> jobs.ts stays one way.
+ */
+export interface JobDeps<D> {
+  db: Db;
+  store: Store;
+  transactions: TransactionRunner<D>;
+}
+
+export interface JobKind<D> {
   /**
    * Runs at the job's due instant (`job.dueAtMs` is "now" for the handler), given the deps of its transaction (a
    * foreground job) or the server's (a background one, which runs outside any).
    */
-  run(deps: Deps, job: Job): void | Promise<void>;
+  run(deps: D, job: Job): void | Promise<void>;
   /**
    * Background jobs (webhook attempts) may wait on the network, so the request path never runs them;
    * the timer and clock advances do. Foreground jobs await nothing but the store, and run inside one transaction.
@@ -35,7 +45,7 @@ export interface JobKind {
 }
 
 /** An account's "now" as a slice reads it, in the transaction (or outside any) that `scope` is of. */
-type NowOf = (scope: Deps) => Promise<number>;
+type NowOf<D> = (scope: D) => Promise<number>;
 
 const toJob = (r: JobRow): Job => ({
   id: r.id,
@@ -57,8 +67,8 @@ const FIRST_SLICE_MS = 1;
  * tenant's backlog never holds the thread every tenant shares. A slice is one awaited transaction: on SQLite its
  * statements complete at once, so nothing else of the loop runs inside it.
  */
-export class JobRunner {
-  private readonly kinds = new Map<string, JobKind>();
+export class JobRunner<D extends JobDeps<D>> {
+  private readonly kinds = new Map<string, JobKind<D>>();
   private timer: NodeJS.Timeout | undefined;
   private polling = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -69,10 +79,10 @@ export class JobRunner {
 
   /** `root`: the server's deps, once they are built (the runner is one of them). */
   constructor(
-    private readonly deps: { logger: Logger; wallClock: () => number; fairShare: FairShare; root: () => Deps },
+    private readonly deps: { logger: Logger; wallClock: () => number; fairShare: FairShare; root: () => D },
   ) {}
 
-  register(kind: string, handler: JobKind): void {
+  register(kind: string, handler: JobKind<D>): void {
     if (this.kinds.has(kind)) throw new Error(`job kind ${kind} registered twice`);
     this.kinds.set(kind, handler);
     this.foregroundJson = undefined;
@@ -144,7 +154,7 @@ export class JobRunner {
       const tenantId = await this.tenantOf(accountId);
       const kinds = opts.includeBackground ? undefined : this.foregroundKinds();
       const budget = new SliceBudget();
-      const untilOf: NowOf = () => Promise.resolve(untilMs);
+      const untilOf: NowOf<D> = () => Promise.resolve(untilMs);
       for (;;) {
         const slice = await budget.run((workMs) => this.runSlice(accountId, untilOf, kinds, workMs));
         // A webhook attempt waits on the network, which leaves the thread to others.
@@ -169,7 +179,7 @@ export class JobRunner {
    */
   private async runSlice(
     accountId: string,
-    untilOf: NowOf,
+    untilOf: NowOf<D>,
     kinds: string | undefined,
     sliceMs: number,
   ): Promise<{ background?: Job; more: boolean }> {
@@ -207,7 +217,7 @@ export class JobRunner {
    * backlog (a day of traffic on a clock nobody advanced) never runs in one go. One catch-up per account at a time: a
    * second request waits for the first's. Never waits on the network.
    */
-  async caughtUp(accountId: string, nowOf: NowOf): Promise<void> {
+  async caughtUp(accountId: string, nowOf: NowOf<D>): Promise<void> {
     const running = this.catchingUp.get(accountId);
     if (running) return running;
     const nowMs = await nowOf(this.deps.root());
@@ -218,7 +228,7 @@ export class JobRunner {
     return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS);
   }
 
-  private catchUpInSlices(accountId: string, nowOf: NowOf, firstSliceMs: number): Promise<void> {
+  private catchUpInSlices(accountId: string, nowOf: NowOf<D>, firstSliceMs: number): Promise<void> {
     const done = this.runForegroundSlices(accountId, nowOf, firstSliceMs).finally(() =>
       this.catchingUp.delete(accountId),
     );
@@ -226,7 +236,7 @@ export class JobRunner {
     return done;
   }
 
-  private async runForegroundSlices(accountId: string, nowOf: NowOf, firstSliceMs: number): Promise<void> {
+  private async runForegroundSlices(accountId: string, nowOf: NowOf<D>, firstSliceMs: number): Promise<void> {
     const tenantId = await this.tenantOf(accountId);
     const budget = new SliceBudget();
     let first = firstSliceMs > 0;
@@ -250,7 +260,7 @@ export class JobRunner {
    * The foreground part of catching up, for the request path: never waits on the network. Given `scope`, the deps of
    * a transaction, each job runs in a savepoint of it; given the server's deps, each in a transaction of its own.
    */
-  async runForegroundDue(scope: Deps, accountId: string, untilMs: number): Promise<void> {
+  async runForegroundDue(scope: D, accountId: string, untilMs: number): Promise<void> {
     if (!this.mayBeDue(accountId, untilMs)) return;
     for (;;) {
       const row = await earliestJobOf(scope.db, accountId, this.foregroundKinds());
@@ -272,7 +282,7 @@ export class JobRunner {
    * Claims the job (deletes its row) and runs it; a foreground job's claim and effects commit together, in a
    * transaction of its own or a savepoint of `scope`'s.
    */
-  private async execute(job: Job, scope?: Deps): Promise<void> {
+  private async execute(job: Job, scope?: D): Promise<void> {
     const kind = this.kinds.get(job.kind);
     const root = this.deps.root();
     if (!kind) {
@@ -364,7 +374,7 @@ export class JobRunner {
       for (const due of await dueAccounts(this.deps.root().db, this.deps.wallClock())) {
         const accountId = due.account_id;
         if (!this.catchingUp.has(accountId) && this.mayBeDue(accountId, due.now_ms)) {
-          const nowOf: NowOf = async (scope) =>
+          const nowOf: NowOf<D> = async (scope) =>
             (await accountClockNow(scope.db, accountId, this.deps.wallClock()))?.now_ms ?? -Infinity;
           this.catchUpInSlices(accountId, nowOf, 0).catch((err: unknown) => {
             this.deps.logger.error({ err, accountId }, 'catching up timers failed');
