@@ -73,7 +73,7 @@ export function accountHandlers(deps: ServerDeps): Handlers {
     'GET /admin/v1/accounts/{id}': async (c) => {
       const account = await getAccount(deps, c.req.param('id')!);
       await ensureDepositAddress(deps, account.id);
-      return c.json(accountView(deps, await getAccount(deps, account.id)));
+      return c.json(await accountView(deps, await getAccount(deps, account.id)));
     },
     'GET /admin/v1/accounts/{id}/usage': async (c) => {
       const account = await getAccount(deps, c.req.param('id')!);
@@ -101,14 +101,11 @@ export function accountHandlers(deps: ServerDeps): Handlers {
       };
       await deps.transactions.run((deps) => updateAccount(deps, id, patch));
       await ensureDepositAddress(deps, id);
-      return c.json(accountView(deps, await getAccount(deps, id)));
+      return c.json(await accountView(deps, await getAccount(deps, id)));
     },
     'POST /admin/v1/accounts/{id}/keys': async (c) => {
       const id = (await getAccount(deps, c.req.param('id')!)).id;
-      return c.json(
-        deps.transactions.run((deps) => issueKey(deps, id)),
-        201,
-      );
+      return c.json(await deps.transactions.run((deps) => issueKey(deps, id)), 201);
     },
     'DELETE /admin/v1/accounts/{id}/keys/{keyId}': async (c) => {
       const id = (await getAccount(deps, c.req.param('id')!)).id;

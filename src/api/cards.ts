@@ -32,18 +32,18 @@ export function cardHandlers(deps: ServerDeps): Handlers {
       const status = body.status;
       await caughtUpNow(c, deps);
       const cards = await listCards(deps, c.get('account').id, status);
-      return c.json({ cardList: cardListViews(deps, cards) });
+      return c.json({ cardList: await cardListViews(deps, cards) });
     },
     'POST /v1/card/detail': async (c, body) => {
       const account = c.get('account');
       const cardId = body.cardId;
       await caughtUpNow(c, deps);
-      return c.json(cardDetailView(deps, account, await getOwnedCard(deps, account.id, cardId)));
+      return c.json(await cardDetailView(deps, account, await getOwnedCard(deps, account.id, cardId)));
     },
     'POST /v1/card/asset': async (c, body) => {
       const cardId = body.cardId;
       await caughtUpNow(c, deps);
-      return c.json(cardAssetView(deps, await getOwnedCard(deps, c.get('account').id, cardId)));
+      return c.json(await cardAssetView(deps, await getOwnedCard(deps, c.get('account').id, cardId)));
     },
     'POST /v1/card/sensitiveInfo': async (c, body) => {
       const cardId = body.cardId;

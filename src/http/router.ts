@@ -145,7 +145,7 @@ function handlerStep(deps: ServerDeps, route: Route, handler: Handler<unknown>):
   if (!route.operation.idempotent) {
     return async function runPlainCommand(c: Context<AppEnv>) {
       const command = await handler.toCommand(c, c.get('body'));
-      return c.json(runCommand(c, deps, command), 200);
+      return c.json(await runCommand(c, deps, command), 200);
     };
   }
   // No answer here, and no next step: the keyed runner answers once this has returned (Hono takes the Response a

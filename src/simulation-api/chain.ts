@@ -18,7 +18,7 @@ export function chainHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...deposit });
     },
     'POST /sandbox/v1/chain/deposits': async (c) => {
-      return c.json({ ...OK, deposits: listDeposits(deps, c.get('account').id, await caughtUpNow(c, deps)) });
+      return c.json({ ...OK, deposits: await listDeposits(deps, c.get('account').id, await caughtUpNow(c, deps)) });
     },
   };
 }

@@ -60,7 +60,7 @@ export function faultHandlers(deps: ServerDeps): Handlers {
       const rules = body.rules.map(toRule);
       assertHoldable(rules);
       const accountId = c.get('account').id;
-      return c.json({ ...OK, rules: runCommand(c, deps, (deps) => setFaults(deps, accountId, rules)) });
+      return c.json({ ...OK, rules: await runCommand(c, deps, (deps) => setFaults(deps, accountId, rules)) });
     },
     'POST /sandbox/v1/faults/release': async (c) => {
       return c.json({ ...OK, released: deps.heldRequests.release(c.get('account').id) });
