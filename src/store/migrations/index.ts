@@ -16,7 +16,7 @@ import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
 import { readinessThrottleGone } from './064-readiness-throttle-gone.js';
 import { dueJobsAndDailySpend } from './065-due-jobs-and-daily-spend.js';
 
-import { postgresBaseline } from './postgres-064-baseline.js';
+import { postgresBaseline } from './postgres-065-baseline.js';
 
 export interface Migration {
   version: number;
@@ -49,6 +49,6 @@ export const migrations: Migration[] = [
 
 /**
  * PostgreSQL's migrations, numbered as SQLite's: its first is the baseline, the schema SQLite's migrations reach at
- * the same number (postgres-064-baseline.ts); each later migration gives its text for both stores.
+ * the same number (postgres-065-baseline.ts); each later migration gives its text for both stores.
  */
 export const postgresMigrations: Migration[] = [postgresBaseline];

@@ -1,11 +1,12 @@
-// PostgreSQL's first migration: the schema SQLite's migrations 1-64 made, in one step, numbered 64 like the last of
-// them (no PostgreSQL database of an earlier release exists to upgrade). From 65 on, a migration gives its text for
-// both stores. test/store/schemas.test.ts holds the two schemas to the same tables and columns, types mapped:
+// PostgreSQL's first migration: the schema SQLite's migrations 1-65 made, in one step, numbered 65 like the last of
+// them (no PostgreSQL database of an earlier release exists to upgrade): 64's readiness_runs.throttle_gone_ms, and
+// 65's jobs and topups indexes and card_day_spend with its triggers (built empty: there are no rows to sum). From 66
+// on, a migration gives its text for both stores. test/store/schemas.test.ts holds the two schemas to the same tables and columns, types mapped:
 // SQLite's INTEGER is BIGINT here (money is bigint micro-units, times are milliseconds), an INTEGER PRIMARY KEY an
 // identity column, REAL (a latency, never money) double precision. The daily-spend triggers are plpgsql functions.
 export const postgresBaseline = {
-  version: 64,
-  name: 'PostgreSQL baseline: the schema of SQLite migrations 1-64',
+  version: 65,
+  name: 'PostgreSQL baseline: the schema of SQLite migrations 1-65',
   sql: `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
@@ -341,7 +342,8 @@ CREATE TABLE readiness_runs (
   api_checks TEXT,
   ledger_check TEXT,
   full_window BIGINT NOT NULL DEFAULT 0,
-  ended_by TEXT
+  ended_by TEXT,
+  throttle_gone_ms BIGINT
 );
 CREATE INDEX readiness_runs_account ON readiness_runs(account_id, started_at_ms);
 CREATE INDEX readiness_runs_open ON readiness_runs(account_id) WHERE api_checks IS NULL;
