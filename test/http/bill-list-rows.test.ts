@@ -15,8 +15,8 @@ it.beforeEach(async ({ sb: s, acct: a }) => {
 /** Rows written as the simulation module writes them (bill/list only reads; the rows' origin is not its concern). */
 async function seed(rows: { kind: TxnKind; status: TxnStatus; micros: number; merchant: string }[]) {
   await sb.deps.transactions.run(async (deps) => {
-    rows.forEach((r, i) =>
-      insertTransaction(deps.db, {
+    for (const [i, r] of rows.entries())
+      await insertTransaction(deps.db, {
         id: `txn_${String(i).padStart(24, '0')}`,
         account_id: acct.accountId,
         card_id: cardId,
@@ -32,8 +32,7 @@ async function seed(rows: { kind: TxnKind; status: TxnStatus; micros: number; me
         decline_reason: null,
         parent_id: null,
         created_at_ms: START_MS + i * 1000,
-      }),
-    );
+      });
   });
 }
 

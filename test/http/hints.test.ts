@@ -152,7 +152,7 @@ describe('Sandbox-Hint: 4211, what differs from the key’s first request', () =
 
   it('a 4212 says the first request with the key has not answered yet, and that a retry then replays it', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = await keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
+    const first = keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
     await hold.held();
     const retry = await keyed('k-held', '/v1/card/create', { amount: 10, currency: 'USDT' });
     expect([retry.status, retry.body.code]).toEqual([409, 4212]);
