@@ -132,7 +132,7 @@ describe('the Simulate page: faults that hold', { timeout: 120_000 }, () => {
   it('Release held requests lets a request a hold rule held go on, and says how many went', async () => {
     await api('/sandbox/v1/faults', { rules: [{ path: '/v1/card/freeze', count: 1, hold: true }] });
     // .then sends it now (a supertest request goes out when awaited).
-    const freeze = await sb.post(acct.apiKey, '/v1/card/freeze', { cardId }).then((r) => r);
+    const freeze = sb.post(acct.apiKey, '/v1/card/freeze', { cardId }).then((r) => r);
     await waitFor('the freeze to be held', () => sb.deps.heldRequests.heldCount(acct.accountId) === 1);
     await page.goto(base + '/console/simulate');
     await page.getByRole('button', { name: 'Release held requests' }).click();

@@ -54,7 +54,7 @@ describe('a child sandbox deleted while a webhook attempt is in flight', () => {
     const { parent, child, arrived, answer } = await childWithHeldDelivery();
     await sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     // The clock advance runs the due attempt and answers once the receiver has (`then` sends the request now).
-    const advancing = await sb.post(child.apiKey, '/sandbox/v1/clock', { advanceSeconds: 0 }).then((res) => res);
+    const advancing = sb.post(child.apiKey, '/sandbox/v1/clock', { advanceSeconds: 0 }).then((res) => res);
     await arrived;
     const deleted = await sb.post(parent.apiKey, '/sandbox/v1/sandboxes/delete', { accountId: child.accountId });
     expect(deleted.status).toBe(200);

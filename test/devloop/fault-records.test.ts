@@ -54,7 +54,7 @@ describe('a faulted request says so in its request-log record', () => {
   it('a latency: delayed by the wall milliseconds it waited, its answer sent', async () => {
     await sim(sb, key, 'clock', { mode: 'frozen' });
     await faults([{ path: '/v1/card/create', latencyMs: 50 }]);
-    const answered = await sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
+    const answered = sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
     await waitFor('the request held', () => sb.deps.heldRequests.heldCount(acct.accountId) === 1);
     sb.wall.ms += 50;
     expect((await answered).status).toBe(200);

@@ -252,7 +252,7 @@ async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
 describe('Idempotency rule 4: 4212 while the first request is in flight', () => {
   it('a concurrent retry gets HTTP 409 code 4212; after the first completes the retry replays', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = await keyed('c1', '/v1/card/create', CREATE).then((r) => r);
+    const first = keyed('c1', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'c1');
     const concurrent = await keyed('c1', '/v1/card/create', CREATE);
     expect(concurrent.status).toBe(409);
@@ -273,7 +273,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   it('many concurrent retries: exactly one executes, the rest are 4212', async () => {
     const cardId = await newCard(sb, acct.apiKey, 10);
     const hold = await holdNext(sb, acct, '/v1/card/deposit');
-    const first = await keyed('c2', '/v1/card/deposit', { cardId, amount: 20 }).then((r) => r);
+    const first = keyed('c2', '/v1/card/deposit', { cardId, amount: 20 }).then((r) => r);
     await untilInFlight(sb, 'c2');
     const others = await Promise.all(
       Array.from({ length: 8 }, () => keyed('c2', '/v1/card/deposit', { cardId, amount: 20 })),
@@ -288,7 +288,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
 
   it('a concurrent request with a different body is 4211, not 4212', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = await keyed('c3', '/v1/card/create', CREATE).then((r) => r);
+    const first = keyed('c3', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'c3');
     const res = await keyed('c3', '/v1/card/create', { amount: 12, currency: 'USDT' });
     expect(res.status).toBe(409);
@@ -299,7 +299,7 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
 
   it('a first request that fails after waiting releases its key', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = await keyed('c4', '/v1/card/create', { amount: 500, currency: 'USDT' }).then((r) => r);
+    const first = keyed('c4', '/v1/card/create', { amount: 500, currency: 'USDT' }).then((r) => r);
     await untilInFlight(sb, 'c4');
     await hold.release();
     expect((await first).body.code).toBe(3001);
@@ -413,7 +413,7 @@ describe('Idempotency: an in-flight key never expires under the request that hol
 
   it('a request held across a 25 h advance executes once when released; its retry replays', async () => {
     const hold = await holdNext(sb, acct, '/v1/card/create');
-    const first = await keyed('slow', '/v1/card/create', CREATE).then((r) => r);
+    const first = keyed('slow', '/v1/card/create', CREATE).then((r) => r);
     await untilInFlight(sb, 'slow');
     await sb.advance(acct.apiKey, 25 * 3600);
     expect(await hold.release()).toBe(1);

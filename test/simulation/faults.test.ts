@@ -51,7 +51,7 @@ describe('faults', () => {
     const cardId = await newCard(sb, key, 10);
     const hold = await holdNext(sb, acct, '/v1/card/deposit');
     const headers = { 'Idempotency-Key': 'dep-2' };
-    const first = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
+    const first = sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
     await waitFor('the first request to reserve its key', () =>
       sqliteOf(sb.deps)
         .prepare("SELECT 1 FROM idempotency_keys WHERE key = 'dep-2' AND state = 'in_flight'")
@@ -74,7 +74,7 @@ describe('faults', () => {
     await sim(sb, key, 'clock', { mode: 'frozen' });
     await faults([{ path: '/v1/card/create', latencyMs: 50 }]);
     let answered = false;
-    const held = await sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => {
+    const held = sb.post(key, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => {
       answered = true;
       return r;
     });
@@ -155,7 +155,7 @@ describe('faults', () => {
   it('a request held on a child sandbox that its parent deletes meanwhile is refused as unauthenticated, not a 500', async () => {
     const child = (await sim(sb, key, 'sandboxes/create', { balance: 100 })).body;
     const hold = await holdNext(sb, child, '/v1/card/create');
-    const held = await sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
+    const held = sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' }).then((r) => r);
     await hold.held();
     expect((await sim(sb, key, 'sandboxes/delete', { accountId: child.accountId })).status).toBe(200);
     const res = await held;

@@ -43,7 +43,7 @@ describe('transaction/increment', () => {
     await markEvents();
     const res = await sim(sb, key, 'transaction/increment', { transactionId: id, amount: 25.5 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'PENDING', billAmount: 65.5 });
-    expect(sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 65.5]]);
+    expect(await sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 65.5]]);
     expect(await asset()).toEqual(['34.5', '65.5']);
     expect(await bills()).toEqual([['PENDING', '-65.50']]);
     await sim(sb, key, 'transaction/clear', { transactionId: id });
@@ -105,7 +105,7 @@ describe('transaction/reverse with an amount', () => {
     await markEvents();
     const res = await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 15 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'PENDING', billAmount: 25 });
-    expect(sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 25]]);
+    expect(await sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 25]]);
     expect(await asset()).toEqual(['75', '25']);
     expect(await bills()).toEqual([['PENDING', '-25.00']]);
     expectConserved(sb.deps, acct.accountId);
@@ -117,7 +117,7 @@ describe('transaction/reverse with an amount', () => {
     await markEvents();
     const res = await sim(sb, key, 'transaction/reverse', { transactionId: id, amount: 25 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'CANCELLED', billAmount: 25 });
-    expect(sent()).toEqual([['transaction.updated', id, 'CANCELLED', 'PENDING', 25]]);
+    expect(await sent()).toEqual([['transaction.updated', id, 'CANCELLED', 'PENDING', 25]]);
     expect(await asset()).toEqual(['100', '0']);
     expect(await bills()).toEqual([['REVERTED', '-25.00']]);
   });
@@ -148,7 +148,7 @@ describe('transaction/clear in parts (final: false)', () => {
       billAmount: 20,
       authorization: { transactionId: id, status: 'PENDING', billAmount: 40 },
     });
-    expect(sent()).toEqual([
+    expect(await sent()).toEqual([
       ['transaction.created', part, 'CLEARED', undefined, 20],
       ['transaction.updated', id, 'PENDING', 'PENDING', 40],
     ]);
@@ -167,7 +167,7 @@ describe('transaction/clear in parts (final: false)', () => {
     await markEvents();
     const res = await sim(sb, key, 'transaction/clear', { transactionId: id, final: true });
     expect(res.body).toMatchObject({ transactionId: id, status: 'CLEARED', billAmount: 25 });
-    expect(sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 25]]);
+    expect(await sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 25]]);
     expect(await asset()).toEqual(['40', '0']);
     expect(await bills()).toEqual([
       ['COMPLETED', '-15.00'],
@@ -184,7 +184,7 @@ describe('transaction/clear in parts (final: false)', () => {
     await sim(sb, key, 'transaction/reverse', { transactionId: reversed });
     await markEvents();
     await sb.advance(key, 7 * 24 * 3600);
-    expect(sent()).toEqual([['transaction.updated', expiring, 'CANCELLED', 'PENDING', 25]]);
+    expect(await sent()).toEqual([['transaction.updated', expiring, 'CANCELLED', 'PENDING', 25]]);
     expect(await asset()).toEqual(['85', '0']);
     expectConserved(sb.deps, acct.accountId);
   });
@@ -208,7 +208,7 @@ describe('transaction/clear for more than the hold', () => {
     await markEvents();
     const res = await sim(sb, key, 'transaction/clear', { transactionId: id, amount: 130 });
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'CLEARED', billAmount: 130 });
-    expect(sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 130]]);
+    expect(await sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 130]]);
     expect(await asset()).toEqual(['-30', '0']);
     expect(await bills()).toEqual([['COMPLETED', '-130.00']]);
     expectConserved(sb.deps, acct.accountId);
@@ -237,7 +237,7 @@ describe('transaction/force-post', () => {
       merchantCountry: 'US',
       mccCategory: 'Airlines',
     });
-    expect(sent()).toEqual([['transaction.created', id, 'CLEARED', undefined, 35]]);
+    expect(await sent()).toEqual([['transaction.created', id, 'CLEARED', undefined, 35]]);
     expect(await asset()).toEqual(['65', '0']);
     expect(await bills()).toEqual([['COMPLETED', '-35.00']]);
     expectConserved(sb.deps, acct.accountId);
@@ -272,7 +272,7 @@ describe('transaction/refund with cardId (no purchase behind it)', () => {
     const res = await sim(sb, key, 'transaction/refund', { cardId, amount: 12.5, merchantName: 'GOODWILL' });
     const id = res.body.transactionId as string;
     expect(res.body).toEqual({ code: 0, message: 'ok', transactionId: id, status: 'REFUND', billAmount: 12.5 });
-    expect(sent()).toEqual([
+    expect(await sent()).toEqual([
       ['transaction.created', id, 'PENDING', undefined, 12.5],
       ['transaction.updated', id, 'REFUND', 'PENDING', 12.5],
     ]);

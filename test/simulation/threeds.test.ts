@@ -90,11 +90,11 @@ describe('card/3ds', () => {
     const delivered = async () => JSON.parse(await webhookBody(sb.deps, event!)).data;
     const configure = async (deliver3dsCode: boolean) =>
       expect((await putWebhookConfig(sb, key, { url: 'https://hooks.example.com/', deliver3dsCode })).status).toBe(200);
-    expect(delivered()).toEqual(event!.data);
+    expect(await delivered()).toEqual(event!.data);
     await configure(false);
-    expect(delivered()).toEqual(event!.data);
+    expect(await delivered()).toEqual(event!.data);
     await configure(true);
-    expect(delivered()).toEqual({ ...event!.data, otp });
+    expect(await delivered()).toEqual({ ...event!.data, otp });
   });
 
   it("answers 4001 for another account's card and 400 for a cancelled card", async () => {

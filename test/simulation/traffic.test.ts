@@ -140,7 +140,7 @@ describe('traffic/start', () => {
     await cards(1, 100);
     await sim(sb, key, 'clock', { mode: 'running' });
     await start({ days: 2, perCardPerDay: 20, seed: 1 });
-    expect(eventsOf(sb, acct.accountId, 'transaction.created')).toHaveLength(0);
+    expect(await eventsOf(sb, acct.accountId, 'transaction.created')).toHaveLength(0);
     sb.wall.ms += DAY * 1000;
     await sim(sb, key, 'traffic/list');
     const day1 = (await eventsOf(sb, acct.accountId, 'transaction.created')).length;

@@ -197,7 +197,7 @@ describe('transaction/clear', () => {
       message: 'transaction is CANCELLED: only a PENDING transaction can be cleared',
     });
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '100', frozenAmount: '0' });
-    expect(eventsOf(sb, acct.accountId, 'transaction.updated')).toHaveLength(1);
+    expect(await eventsOf(sb, acct.accountId, 'transaction.updated')).toHaveLength(1);
   });
 
   it('answers 400 for an unknown transaction id', async () => {
