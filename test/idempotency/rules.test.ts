@@ -330,6 +330,8 @@ describe('Idempotency: crash safety', () => {
 
     const after = createTestSandbox({ config: { dbPath } });
     try {
+      // Keys in flight are released as the store is prepared (deps.ready).
+      await after.deps.ready;
       expect(sqliteOf(after.deps).prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get()).toBe(0);
       const retry = await after.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' });
       expect(retry.status).toBe(200);

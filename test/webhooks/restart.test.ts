@@ -50,6 +50,8 @@ describe('deliveries survive a restart (state in SQLite)', () => {
     await sb.close();
 
     sb = open();
+    // The start-up repair runs as the store is prepared (deps.ready), no longer inside the constructor.
+    await sb.deps.ready;
     expect(sqliteOf(sb.deps).prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'").pluck().get()).toBe(1);
     await sb.advance(acct.apiKey, 0);
     expect(rx.received).toHaveLength(1);
