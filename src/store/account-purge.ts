@@ -1,5 +1,6 @@
 import type { Db } from './seam.js';
 import { deferForeignKeys } from './db.js';
+import { referencedBy, tablesWithColumn } from './schema.js';
 
 // Deleting an account with every row it owns (a child sandbox's end). The tables are read from the schema, not
 // listed here, so a table added by a later migration is purged without anyone remembering to add it.
@@ -13,8 +14,7 @@ const tablesCache = new WeakMap<Db, string[]>();
 export async function accountOwnedTables(db: Db): Promise<string[]> {
   let tables = tablesCache.get(db);
   if (!tables) {
-    tables = (await db.column(`SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name <> 'accounts'
-         AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'account_id') ORDER BY m.name`)) as string[];
+    tables = (await tablesWithColumn(db, 'account_id')).filter((t) => t !== 'accounts');
     tablesCache.set(db, tables);
   }
   return tables;
@@ -58,7 +58,7 @@ export async function accountTablesInDeleteOrder(db: Db): Promise<string[]> {
     const tables = await accountOwnedTables(db);
     const refersTo = new Map<string, Set<string>>();
     for (const t of tables) {
-      const refs = (await db.column('SELECT "table" FROM pragma_foreign_key_list(?)', [t])) as string[];
+      const refs = await referencedBy(db, t);
       refersTo.set(t, new Set(refs.filter((r) => r !== t && tables.includes(r))));
     }
     order = [];

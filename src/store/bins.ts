@@ -45,7 +45,7 @@ export async function upsertBin(db: Db, values: BinValues): Promise<void> {
        atm_rate_ppm = excluded.atm_rate_ppm, spend_daily_micros = excluded.spend_daily_micros,
        minimal_deposit_micros = excluded.minimal_deposit_micros, enabled = excluded.enabled,
        inventory = excluded.inventory, provisioning = excluded.provisioning`,
-    [values],
+    values,
   );
 }
 

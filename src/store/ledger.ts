@@ -34,7 +34,7 @@ export async function moveLedgerAccount(
 ): Promise<number> {
   return (await db.value(
     `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES (@id, @accountId, @kind, @delta)
-     ON CONFLICT (id) DO UPDATE SET balance_micros = balance_micros + @delta RETURNING balance_micros`,
+     ON CONFLICT (id) DO UPDATE SET balance_micros = ledger_accounts.balance_micros + @delta RETURNING balance_micros`,
     { id, accountId, kind, delta: deltaMicros },
   )) as number;
 }

@@ -30,6 +30,21 @@ const TYPES = {
   },
 };
 
+/**
+ * The store's SQL in PostgreSQL's words, where SQLite's differ:
+ * - a list parameter is a JSON array text, read in SQLite by `SELECT value FROM json_each(?)`; here by
+ *   `json_array_elements_text`;
+ * - a delete of some rows picked by a subquery names them by SQLite's `rowid`; here by `ctid`, the row's place
+ *   (tables whose SQL orders by insertion have a real `rowid` column here, store/schema.ts);
+ * - SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE does.
+ */
+function dialectOf(sql: string): string {
+  return sql
+    .replace(/SELECT value FROM json_each\(\?\)/g, 'SELECT json_array_elements_text(?::json)')
+    .replace(/\bWHERE rowid IN\s*\(SELECT rowid FROM\b/g, 'WHERE ctid IN (SELECT ctid FROM')
+    .replace(/ LIKE /g, ' ILIKE ');
+}
+
 interface Prepared {
   text: string;
   name: string;
@@ -44,7 +59,7 @@ class StatementTexts {
     let query = this.cache.get(text);
     if (!query) {
       let n = 0;
-      const numbered = text.replace(/\?/g, () => `$${++n}`);
+      const numbered = dialectOf(text).replace(/\?/g, () => `$${++n}`);
       query = { text: numbered, name: `s${createHash('sha1').update(numbered).digest('hex').slice(0, 16)}` };
       this.cache.set(text, query);
     }
@@ -66,6 +81,9 @@ function isConnectionError(err: unknown): boolean {
 }
 
 type Queryable = pg.Pool | pg.PoolClient;
+
+/** A semicolon with more SQL after it. */
+const MANY_STATEMENTS = /;\s*\S/;
 
 /** Who is told of writes to which tables (`watchWrites`), matched on a statement's text once per text. */
 class WriteWatchers {
@@ -109,6 +127,10 @@ abstract class PostgresStatements implements Db {
     const hooks = this.watchers.of(sql);
     if (hooks.length > 0) this.wrote(hooks);
     try {
+      // Several statements in one text (a migration) can only go as a simple query: unprepared, no parameters.
+      if (values.length === 0 && MANY_STATEMENTS.test(query.text)) {
+        return await this.connection().query({ text: query.text, types: TYPES });
+      }
       const config: pg.QueryConfig = { name: query.name, text: query.text, values, types: TYPES };
       if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
       return await this.connection().query(config);

@@ -9,7 +9,7 @@
 // transaction.
 
 /** Parameters of a statement: positional (`?`), or by name (`@name`). */
-export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
+export type Params = readonly unknown[] | object;
 
 type Dialect = 'sqlite' | 'postgres';
 
@@ -65,10 +65,21 @@ export interface TransactionOptions {
   foreignKeys?: boolean;
 }
 
+/** Named parameters go as the object itself, never inside an array (a driver would bind the object as one value). */
+export const NAMED_IN_ARRAY = 'named statement parameters go as an object, not inside an array';
+
+/** A plain object (named parameters), not a value a statement binds (a Buffer, a Date, null). */
+export function isRecord(v: unknown): boolean {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Uint8Array) && !(v instanceof Date);
+}
+
 /** A statement's SQL with its `@name` parameters turned positional, for a driver that takes positions only. */
 export function positional(sql: string, params: Params | undefined): { sql: string; values: unknown[] } {
   if (params === undefined) return { sql, values: [] };
-  if (Array.isArray(params)) return { sql, values: params as unknown[] };
+  if (Array.isArray(params)) {
+    for (const v of params as unknown[]) if (isRecord(v)) throw new Error(NAMED_IN_ARRAY);
+    return { sql, values: params as unknown[] };
+  }
   const named = params as Readonly<Record<string, unknown>>;
   const values: unknown[] = [];
   const text = sql.replace(/@([A-Za-z_]\w*)/g, (_, name: string) => {

@@ -4,7 +4,7 @@ import type { Db } from './seam.js';
 export async function nextSeq(db: Db, scope: string): Promise<number> {
   return (await db.value(
     `INSERT INTO seq_counters (scope, value) VALUES (?, 1)
-     ON CONFLICT (scope) DO UPDATE SET value = value + 1 RETURNING value`,
+     ON CONFLICT (scope) DO UPDATE SET value = seq_counters.value + 1 RETURNING value`,
     [scope],
   )) as number;
 }

@@ -1,5 +1,6 @@
 import type { Db } from './seam.js';
 import { deferForeignKeys } from './db.js';
+import { columnsOf } from './schema.js';
 
 // SQL of account snapshots (domain/snapshot-*.ts): an account's rows read table by table, and written back. Table and
 // column names come from the domain's fixed list of sections and from the schema itself, never from a document.
@@ -14,7 +15,7 @@ export async function tableColumns(db: Db, table: string): Promise<string[]> {
   if (!byTable) columnsCache.set(db, (byTable = new Map()));
   let columns = byTable.get(table);
   if (!columns) {
-    columns = (await db.column('SELECT name FROM pragma_table_info(?) ORDER BY cid', [table])) as string[];
+    columns = await columnsOf(db, table);
     if (columns.length === 0) throw new Error(`no table ${table}`);
     byTable.set(table, columns);
   }
@@ -29,9 +30,12 @@ export async function accountRows(
   order: string,
   where?: string,
 ): Promise<Row[]> {
-  return (await db.all(`SELECT * FROM ${table} WHERE account_id = ?${where ? ` AND ${where}` : ''} ORDER BY ${order}`, [
-    accountId,
-  ])) as Row[];
+  // The schema's columns, not `*`: PostgreSQL's stand-in rowid (store/schema.ts) is no part of a row.
+  const columns = (await tableColumns(db, table)).join(', ');
+  return await db.all<Row>(
+    `SELECT ${columns} FROM ${table} WHERE account_id = ?${where ? ` AND ${where}` : ''} ORDER BY ${order}`,
+    [accountId],
+  );
 }
 
 /** How many rows the account has in each table (each an indexed count). */
@@ -85,9 +89,10 @@ export async function insertRows(db: Db, table: string, rows: readonly Row[]): P
   await deferForeignKeys(db);
   for (const row of rows) {
     const columns = Object.keys(row);
-    await db.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`, [
+    await db.run(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`,
       row,
-    ]);
+    );
   }
 }
 

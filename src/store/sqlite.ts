@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Db, Params, Store, TransactionOptions } from './seam.js';
+import { isRecord, NAMED_IN_ARRAY, type Db, type Params, type Store, type TransactionOptions } from './seam.js';
 
 // The SQLite driver of the store seam (store/seam.ts): better-sqlite3, whose statements run synchronously in this
 // process. One connection, so one transaction at a time: a transaction waits for the one before it, and a statement
@@ -28,7 +28,10 @@ class Statements {
 /** A statement's parameters as better-sqlite3 takes them: positions spread, names as one object. */
 function bind(params: Params | undefined): unknown[] {
   if (params === undefined) return [];
-  return Array.isArray(params) ? (params as unknown[]) : [params];
+  if (!Array.isArray(params)) return [params];
+  // better-sqlite3 would take `[{...}]` as named parameters; PostgreSQL's driver could not, so neither does this one.
+  for (const v of params as unknown[]) if (isRecord(v)) throw new Error(NAMED_IN_ARRAY);
+  return params as unknown[];
 }
 
 /** The statements of a connection, as the seam asks for them; `inTransaction` says which side of it this is. */

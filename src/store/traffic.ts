@@ -26,7 +26,7 @@ export async function insertTrafficRun(db: Db, r: TrafficRunRow): Promise<void> 
        started_at_ms, stopped_at_ms)
      VALUES (@id, @account_id, @seed, @days, @per_card_per_day, @mix, @cards, @scheduled, @stories, @started_at_ms,
        @stopped_at_ms)`,
-    [r],
+    r,
   );
 }
 

@@ -109,7 +109,7 @@ export async function settleTransactionRow(db: Db, next: TxnRow): Promise<void> 
     `UPDATE transactions SET status = @status, settled_at_ms = @settled_at_ms, bill_amount_micros = @bill_amount_micros,
        transaction_amount_micros = @transaction_amount_micros, cleared_micros = @cleared_micros,
        decline_reason = @decline_reason WHERE id = @id AND status = 'PENDING'`,
-    [next],
+    next,
   );
 }
 

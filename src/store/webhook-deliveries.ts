@@ -44,7 +44,7 @@ export async function insertDeliveryForEndpoint(
   return (await db.get(
     `INSERT INTO webhook_deliveries (account_id, event_id, state, next_attempt_at_ms, created_at_ms)
      SELECT account_id, ?, CASE WHEN enabled = 1 THEN 'pending' ELSE 'disabled' END,
-            CASE WHEN enabled = 1 THEN ? END, ?
+            CASE WHEN enabled = 1 THEN CAST(? AS BIGINT) END, ?
        FROM webhook_configs WHERE account_id = ?
      RETURNING id, state`,
     [eventId, atMs, atMs, accountId],

@@ -26,20 +26,20 @@ describe('card/create BIN and inventory errors', () => {
   it('fails with 4009 when no inventory is left, moving no funds and creating nothing', async () => {
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, available: 1 });
     await newCard(sb, acct.apiKey, 10);
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await create({ amount: 10, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4009);
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it('fails with 4010 while provisioning, moving no funds; a retry after provisioning succeeds', async () => {
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, provisioning: true });
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await create({ amount: 10, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4010);
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
     await sb.post(acct.apiKey, '/sandbox/v1/inventory', { binId: DEFAULT_BIN, provisioning: false });
     await newCard(sb, acct.apiKey, 10);
   });

@@ -16,13 +16,13 @@ describe('card/cancel', () => {
     expect(await walletAvailable(sb, acct.apiKey)).toBe('50');
     await sb.advance(acct.apiKey, 4);
     expect((await sb.post(acct.apiKey, '/v1/card/detail', { cardId })).body.cardStatus).toBe('CANCELLING');
-    expect(outbox(sb, acct.accountId).map((e) => e.type)).toEqual(['card.created']);
+    expect((await outbox(sb, acct.accountId)).map((e) => e.type)).toEqual(['card.created']);
     await sb.advance(acct.apiKey, 1);
     const detail = await sb.post(acct.apiKey, '/v1/card/detail', { cardId });
     expect(detail.body.cardStatus).toBe('CANCELLED');
     expect(detail.body.availableBalance).toBe(0);
     expect(await walletAvailable(sb, acct.apiKey)).toBe('99');
-    const events = outbox(sb, acct.accountId);
+    const events = await outbox(sb, acct.accountId);
     expect(events.map((e) => [e.type, e.data])).toEqual([
       ['card.created', { cardId, binId: DEFAULT_BIN, status: 'ACTIVE' }],
       ['card.cancelled', { cardId }],

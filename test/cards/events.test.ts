@@ -11,7 +11,7 @@ describe('card.* events in the outbox', () => {
   it('card.created carries cardId, binId and status with an evt_ id and the account time in Unix seconds', async () => {
     await sb.advance(acct.apiKey, 3600);
     const cardId = await newCard(sb, acct.apiKey, 10);
-    const [event] = outbox(sb, acct.accountId);
+    const [event] = await outbox(sb, acct.accountId);
     expect(event).toEqual({
       id: expect.stringMatching(/^evt_[0-9A-Za-z]{24}$/),
       type: 'card.created',
@@ -22,6 +22,6 @@ describe('card.* events in the outbox', () => {
 
   it('a failed mutation writes no event', async () => {
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 1000, currency: 'USDT' });
-    expect(outbox(sb, acct.accountId)).toEqual([]);
+    expect(await outbox(sb, acct.accountId)).toEqual([]);
   });
 });

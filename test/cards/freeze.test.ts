@@ -16,7 +16,7 @@ describe('card/freeze and card/unfreeze', () => {
     const u = await sb.post(acct.apiKey, '/v1/card/unfreeze', { cardId });
     expect(u.body).toEqual({ code: 0, message: 'ok' });
     expect((await sb.post(acct.apiKey, '/v1/card/detail', { cardId })).body.cardStatus).toBe('ACTIVE');
-    expect(outbox(sb, acct.accountId).map((e) => [e.type, e.data])).toEqual([
+    expect((await outbox(sb, acct.accountId)).map((e) => [e.type, e.data])).toEqual([
       ['card.created', { cardId, binId: DEFAULT_BIN, status: 'ACTIVE' }],
       ['card.frozen', { cardId }],
       ['card.unfrozen', { cardId }],
@@ -29,7 +29,7 @@ describe('card/freeze and card/unfreeze', () => {
     await sb.post(acct.apiKey, '/v1/card/freeze', { cardId });
     expect((await sb.post(acct.apiKey, '/v1/card/freeze', { cardId })).body).toEqual({ code: 0, message: 'ok' });
     expect((await sb.post(acct.apiKey, '/v1/card/detail', { cardId })).body.cardStatus).toBe('FROZEN');
-    expect(outbox(sb, acct.accountId).map((e) => e.type)).toEqual(['card.created', 'card.frozen']);
+    expect((await outbox(sb, acct.accountId)).map((e) => e.type)).toEqual(['card.created', 'card.frozen']);
   });
 
   it('a FROZEN card can be topped up and cancelled', async () => {

@@ -11,14 +11,14 @@ const create = (body: Record<string, unknown>, key = acct.apiKey) => sb.post(key
 
 describe('card/create and card/deposit errors 3001 and 8001', () => {
   it('fails with 3001 and the documented message when the USDT balance is below the amount, moving nothing', async () => {
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await create({ amount: 100.000001, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({
       code: 3001,
       message: 'Your balance is too low for this action. Please add funds to your wallet and try again.',
     });
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it('accepts an amount equal to the whole balance', async () => {
@@ -52,12 +52,12 @@ describe('card/create and card/deposit errors 3001 and 8001', () => {
 
   it('card/deposit fails with 3001 and 8001 on the same rules, moving nothing', async () => {
     const cardId = await newCard(sb, acct.apiKey, 50);
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const poor = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 50.01 });
     expect(poor.status).toBe(400);
     expect(poor.body.code).toBe(3001);
     const small = await sb.post(acct.apiKey, '/v1/card/deposit', { cardId, amount: 0.5 });
     expect(small.body.code).toBe(8001);
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 });

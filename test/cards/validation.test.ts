@@ -25,12 +25,12 @@ describe('request validation: 400 {code: 400, message} naming the field, nothing
     ['alias an object', { amount: 10, currency: 'USDT', alias: {} }, /alias must be a string/],
   ];
   it.each(cases)('card/create rejects %s', async (_name, body, message) => {
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await sb.post(acct.apiKey, '/v1/card/create', body);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it.each([

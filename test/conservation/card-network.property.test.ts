@@ -182,7 +182,7 @@ async function check(sb: TestSandbox, key: string, accountId: string, m: Model):
     clearedMinusRefunds += spent - refunded;
   }
   expect(SEED_MICROS).toBe(wallet + settling + cardsTotal + clearedMinusRefunds);
-  expectConserved(sb.deps, accountId);
+  await expectConserved(sb.deps, accountId);
 }
 
 describe('conservation property', () => {

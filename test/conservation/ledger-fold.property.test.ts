@@ -225,7 +225,7 @@ async function check(sb: TestSandbox, key: string, accountId: string, m: Model, 
     }
   }
   await expectLedgerAgrees(sb, key, ledger, m.cards);
-  expectConserved(sb.deps, accountId);
+  await expectConserved(sb.deps, accountId);
   const wallet = micros((await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount);
   const settling = m.topups.filter((t) => !t.booked).reduce((s, t) => s + t.micros, 0);
   const onCards = m.cards.reduce((s, c) => s + ledger.asset(c).available + ledger.asset(c).frozen, 0);

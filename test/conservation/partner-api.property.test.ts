@@ -92,7 +92,7 @@ describe('Conservation of money (docs/design.md section 1) over random create/de
               const v = await partnerView(sb, acct.apiKey, acct.accountId);
               expect(v.wallet + v.settling + v.onCards + v.fees).toBe(seeded);
               expect(v.wallet).toBeGreaterThanOrEqual(0);
-              expectConserved(sb.deps, acct.accountId);
+              await expectConserved(sb.deps, acct.accountId);
             }
           } finally {
             await sb.close();

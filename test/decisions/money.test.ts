@@ -29,14 +29,14 @@ describe('Money: decimal strings', () => {
 describe('Money: order of amount checks', () => {
   it('validation (400) comes before 8001 and 3001', async () => {
     // An empty wallet (3001) and an amount below minimalDeposit (8001): the malformed amount still wins.
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await sb.post(acct.apiKey, '/v1/card/create', { amount: 0.1234567, currency: 'USDT' });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(/amount/);
     const below = await sb.post(acct.apiKey, '/v1/card/create', { amount: 0.5, currency: 'USDT' });
     expect(below.body.code).toBe(8001);
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it('1 USDT funds 1 USD on the card: no FX at the card step', async () => {

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
-import { createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // A child sandbox deleted while one of its webhook attempts is on the wire: when the receiver answers, the
@@ -41,11 +41,13 @@ async function childWithHeldDelivery() {
 }
 
 async function rowsOf(accountId: string): Promise<Record<string, number>> {
-  const db = sqliteOf(sb.deps);
-  const counts = (await accountOwnedTables(sb.deps.db)).map((t) => [
-    t,
-    db.prepare(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`).pluck().get(accountId) as number,
-  ]);
+  const counts: [string, number][] = [];
+  for (const t of await accountOwnedTables(sb.deps.db)) {
+    counts.push([
+      t,
+      (await sb.deps.store.value<number>(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`, [accountId]))!,
+    ]);
+  }
   return Object.fromEntries(counts.filter(([, n]) => n !== 0));
 }
 
@@ -63,7 +65,7 @@ describe('a child sandbox deleted while a webhook attempt is in flight', () => {
     const advanced = await advancing;
     expect([advanced.status, advanced.body]).toEqual([404, { code: 404, message: 'no such sandbox' }]);
     expect(rx.received).toHaveLength(1);
-    expect(rowsOf(child.accountId)).toEqual({});
+    expect(await rowsOf(child.accountId)).toEqual({});
   });
 
   it('leaves no attempt row once a manual redelivery answers', async () => {
@@ -81,6 +83,6 @@ describe('a child sandbox deleted while a webhook attempt is in flight', () => {
     answer();
     expect((await redelivering).status).toBeLessThan(500);
     expect(rx.received).toHaveLength(2);
-    expect(rowsOf(child.accountId)).toEqual({});
+    expect(await rowsOf(child.accountId)).toEqual({});
   });
 });

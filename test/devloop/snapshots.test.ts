@@ -160,7 +160,7 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     const childCards = (await sb.post(child.apiKey, '/v1/card/list')).body.cardList as { cardId: string }[];
     expect(childCards.map((c) => c.cardId)).toEqual([...cards].reverse().map((c) => child.changedIds[c]));
     expect((await sb.post(child.apiKey, '/sandbox/v1/sandboxes/list')).status).toBe(200);
-    expectConserved(sb.deps, child.accountId);
+    await expectConserved(sb.deps, child.accountId);
 
     // The oracle: the child's own export is the parent's with each id mapped, and nothing else changed.
     const childExport = JSON.parse(await exportText(sb, { ...child, keyId: '' }));

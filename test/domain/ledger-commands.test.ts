@@ -243,7 +243,7 @@ describe('ledger-moving domain commands', () => {
     const w = await world();
     await act(w);
     expect(balancesByKind(w.deps, w.account.id)).toMatchObject(balances);
-    expectConserved(w.deps, w.account.id);
+    await expectConserved(w.deps, w.account.id);
   });
 });
 
@@ -302,7 +302,7 @@ describe('refused commands change nothing', () => {
     }
     expect(thrown).toBeInstanceOf(DomainError);
     expect((thrown as DomainError).errorName).toBe(error);
-    expectConserved(w.deps, w.account.id);
+    await expectConserved(w.deps, w.account.id);
   });
 
   it('a command outside its runner transaction is refused before it reads anything', async () => {

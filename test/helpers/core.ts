@@ -3,7 +3,8 @@ import { listEvents, type StoredEvent } from '../../src/domain/events/outbox.js'
 import type { Logger } from '../../src/domain/kernel/logger.js';
 import { insertTransaction, type TxnStatus } from '../../src/store/transactions.js';
 import type { TestRequest } from './client.js';
-import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox, sqliteOf } from './sandbox.js';
+import type { Db } from '../../src/store/seam.js';
+import { FUNDED_ACCOUNT, type AccountHandle, type TestSandbox } from './sandbox.js';
 import { waitFor } from './wait.js';
 
 // Shared steps of the tests: accounts, cards and balances through the partner API, simulation calls, the outbox.
@@ -80,10 +81,11 @@ export interface OutboxEvent {
 }
 
 /** The account's outbox, oldest first, read by SQL. */
-export function outbox(sb: TestSandbox, accountId: string): OutboxEvent[] {
-  const rows = sqliteOf(sb.deps)
-    .prepare('SELECT id, type, created_s, data FROM events WHERE account_id = ? ORDER BY seq')
-    .all(accountId) as { id: string; type: string; created_s: number; data: string }[];
+export async function outbox(sb: TestSandbox, accountId: string): Promise<OutboxEvent[]> {
+  const rows = await sb.deps.store.all<{ id: string; type: string; created_s: number; data: string }>(
+    'SELECT id, type, created_s, data FROM events WHERE account_id = ? ORDER BY seq',
+    [accountId],
+  );
   return rows.map((r) => ({ id: r.id, type: r.type, created: r.created_s, data: JSON.parse(r.data) }));
 }
 
@@ -95,15 +97,17 @@ const WRITTEN_BY_EVERY_REQUEST = new Set(['request_log']);
  * Every row of every table in the database (every account's, not only the caller's), each table's rows sorted, so a
  * request that changes nothing leaves an equal snapshot and one that inserts, updates or deletes any row does not.
  */
-export function worldSnapshot(sb: TestSandbox): Record<string, string[]> {
-  const tables = sqliteOf(sb.deps)
-    .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .pluck()
-    .all() as string[];
+export async function worldSnapshot(sb: TestSandbox): Promise<Record<string, string[]>> {
+  const { store } = sb.deps;
+  const tables = await store.column<string>(
+    store.dialect === 'postgres'
+      ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+      : "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  );
   const snapshot: Record<string, string[]> = {};
   for (const table of tables) {
     if (WRITTEN_BY_EVERY_REQUEST.has(table)) continue;
-    const rows = sqliteOf(sb.deps).prepare(`SELECT * FROM "${table}"`).all();
+    const rows = await store.all(`SELECT * FROM "${table}"`);
     snapshot[table] = rows.map((row) => JSON.stringify(row)).sort();
   }
   return snapshot;
@@ -118,10 +122,10 @@ export async function expectRefusedUnchanged<R extends { status: number; body: u
   status: number,
   send: () => PromiseLike<R>,
 ): Promise<R> {
-  const before = worldSnapshot(sb);
+  const before = await worldSnapshot(sb);
   const res = await send();
   expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(worldSnapshot(sb)).toEqual(before);
+  expect(await worldSnapshot(sb)).toEqual(before);
   return res;
 }
 
@@ -130,16 +134,19 @@ export async function expectRefusedUnchanged<R extends { status: number; body: u
  * the seed and chain sources equals what sits in every other account), and every balance equals the sum of the
  * transfers into it less the transfers out of it.
  */
-export function expectConserved(deps: { store: unknown }, accountId: string): void {
-  const db = sqliteOf(deps);
-  const accounts = db
-    .prepare('SELECT id, balance_micros AS balance FROM ledger_accounts WHERE account_id = ?')
-    .all(accountId) as { id: string; balance: number }[];
+export async function expectConserved(deps: { store: Db }, accountId: string): Promise<void> {
+  const db = deps.store;
+  const accounts = await db.all<{ id: string; balance: number }>(
+    'SELECT id, balance_micros AS balance FROM ledger_accounts WHERE account_id = ?',
+    [accountId],
+  );
   const moved = new Map<string, number>();
-  const transfers = db
-    .prepare('SELECT debit_id, credit_id, amount_micros FROM transfers WHERE account_id = ?')
-    .raw()
-    .all(accountId) as [string, string, number][];
+  const transfers = (
+    await db.all<{ debit_id: string; credit_id: string; amount_micros: number }>(
+      'SELECT debit_id, credit_id, amount_micros FROM transfers WHERE account_id = ?',
+      [accountId],
+    )
+  ).map((t) => [t.debit_id, t.credit_id, t.amount_micros] as const);
   for (const [debit, credit, amount] of transfers) {
     moved.set(debit, (moved.get(debit) ?? 0) - amount);
     moved.set(credit, (moved.get(credit) ?? 0) + amount);
@@ -164,7 +171,7 @@ export async function seedTransaction(
     merchant?: string;
   },
 ): Promise<void> {
-  const binId = sqliteOf(sb.deps).prepare('SELECT bin_id FROM cards WHERE id = ?').pluck().get(cardId) as string;
+  const binId = (await sb.deps.store.value<string>('SELECT bin_id FROM cards WHERE id = ?', [cardId]))!;
   await sb.deps.transactions.run((deps) =>
     insertTransaction(deps.db, {
       id: opts.id,

@@ -9,8 +9,10 @@ import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
 import type { Logger } from '../../src/domain/kernel/logger.js';
 import { createDeps } from '../../src/wiring.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
+import { ServerSecret } from '../../src/domain/kernel/secrets.js';
 import { fetchAgent, type FetchAgent, type TestRequest } from './client.js';
 import { conformance } from './conformance.js';
+import { lazyPostgresStore, onPostgres } from './postgres.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 /** 2026-06-01T00:00:00Z: every test starts its wall clock here. */
@@ -71,10 +73,19 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
   const config = testConfig(opts.config);
   const wall = { ms: START_MS };
-  const deps = createDeps({ config, wallClock: () => wall.ms, logger: opts.logger });
+  const deps = createDeps(
+    { config, wallClock: () => wall.ms, logger: opts.logger },
+    onPostgres ? { store: lazyPostgresStore(), secret: ServerSecret.random() } : undefined,
+  );
   // Every answer and every event of every test is held to its contract (test/setup/conformance.ts reports).
   deps.events.add((event) => conformance.event(toEnvelope(event)));
-  const fetch = conformance.wrapFetch(createApp(deps).fetch);
+  const app = createApp(deps);
+  // The store's first-start work (the default BIN) is done before the first request, as a server does it before it
+  // listens.
+  const fetch = conformance.wrapFetch(async (...args: Parameters<typeof app.fetch>) => {
+    await deps.ready;
+    return app.fetch(...args);
+  });
   const server = createAdaptorServer({ fetch }) as Server;
   const agent = fetchAgent(fetch);
   const sandbox: TestSandbox = {

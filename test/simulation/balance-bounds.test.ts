@@ -55,7 +55,7 @@ describe('the money bound on every path', () => {
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '4000000010' });
     // The same cap as a seed's: a seed that would pass it is refused too.
     expect((await sim(sb, key, 'wallet/seed', { amount: 1e9 })).body.message).toMatch(ENTERED);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('force posts: ten of 1e9 take a card down to the bound and no further, and reads stay 200', async ({
@@ -72,7 +72,7 @@ describe('the money bound on every path', () => {
     });
     await readsAnswer(sb, key, cardId);
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '-4999999990' });
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('clearings for more than the hold stop at the same bound', async ({ sb, acct }) => {
@@ -94,7 +94,7 @@ describe('the money bound on every path', () => {
       currency: 'USD',
     });
     await readsAnswer(sb, key, cardId);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('a refund to a cancelled card goes to the USDT balance, within the cap', async ({ sb, acct }) => {
@@ -110,7 +110,7 @@ describe('the money bound on every path', () => {
     );
     expect(past.body.message).toMatch(ENTERED);
     await readsAnswer(sb, key, cardId);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('a deposit that covers a debt, and deposits up to the cap, keep every balance exact', async ({ sb, acct }) => {
@@ -125,7 +125,7 @@ describe('the money bound on every path', () => {
     }
     await readsAnswer(sb, key, cardId);
     for (const b of storedBalances(sb, acct.accountId)) expect(Math.abs(b)).toBeLessThanOrEqual(5e15);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('no stored balance ever passes what a JSON number holds exactly, whatever is refused on the way', async ({
@@ -144,6 +144,6 @@ describe('the money bound on every path', () => {
     }
     await readsAnswer(sb, key, cardId);
     await readsAnswer(sb, key, other);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 });

@@ -28,7 +28,7 @@ describe('a card below zero', () => {
     expect([listed.availableBalance, listed.frozenAmount]).toEqual([-30, 0]);
     const detail = (await sb.post(key, '/v1/card/detail', { cardId })).body;
     expect([detail.availableBalance, detail.frozenAmount]).toEqual([-30, 0]);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('declines every authorisation INSUFFICIENT_FUNDS while at or below zero, a verification of 0 included', async () => {
@@ -66,7 +66,7 @@ describe('a card below zero', () => {
     expect(await cardAsset(sb, key, cardId)).toMatchObject({ availableAmount: '15', frozenAmount: '0' });
     expect((await authorize(sb, key, cardId, { amount: 15 })).body.status).toBe('PENDING');
     expect(await walletAvailable(sb, key)).toBe('905');
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('is cancelled by paying its debt from the USDT wallet: the card ends at 0, nothing comes back', async () => {
@@ -76,7 +76,7 @@ describe('a card below zero', () => {
     await sb.advance(key, 5);
     expect((await sb.post(key, '/v1/card/detail', { cardId })).body.cardStatus).toBe('CANCELLED');
     expect(await walletAvailable(sb, key)).toBe('920');
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('is not cancelled when the USDT wallet cannot pay its debt: 3001, and nothing changes', async () => {

@@ -48,7 +48,7 @@ describe('transaction/increment', () => {
     expect(await bills()).toEqual([['PENDING', '-65.50']]);
     await sim(sb, key, 'transaction/clear', { transactionId: id });
     expect(await asset()).toEqual(['34.5', '0']);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it.each([
@@ -108,7 +108,7 @@ describe('transaction/reverse with an amount', () => {
     expect(await sent()).toEqual([['transaction.updated', id, 'PENDING', 'PENDING', 25]]);
     expect(await asset()).toEqual(['75', '25']);
     expect(await bills()).toEqual([['PENDING', '-25.00']]);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('reversing the whole hold by amount cancels the authorisation, as a reversal without amount does', async () => {
@@ -157,7 +157,7 @@ describe('transaction/clear in parts (final: false)', () => {
       ['COMPLETED', '-20.00'],
       ['PENDING', '-40.00'],
     ]);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('a final clearing after the parts clears the rest, and the parts stay cleared', async () => {
@@ -186,7 +186,7 @@ describe('transaction/clear in parts (final: false)', () => {
     await sb.advance(key, 7 * 24 * 3600);
     expect(await sent()).toEqual([['transaction.updated', expiring, 'CANCELLED', 'PENDING', 25]]);
     expect(await asset()).toEqual(['85', '0']);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('refuses a partial clearing beyond the hold, and final: false without an amount, changing nothing', async () => {
@@ -211,7 +211,7 @@ describe('transaction/clear for more than the hold', () => {
     expect(await sent()).toEqual([['transaction.updated', id, 'CLEARED', 'PENDING', 130]]);
     expect(await asset()).toEqual(['-30', '0']);
     expect(await bills()).toEqual([['COMPLETED', '-130.00']]);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 });
 
@@ -240,7 +240,7 @@ describe('transaction/force-post', () => {
     expect(await sent()).toEqual([['transaction.created', id, 'CLEARED', undefined, 35]]);
     expect(await asset()).toEqual(['65', '0']);
     expect(await bills()).toEqual([['COMPLETED', '-35.00']]);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('lands on a FROZEN card, below zero when the card cannot cover it, and converts a foreign currency', async () => {
@@ -282,7 +282,7 @@ describe('transaction/refund with cardId (no purchase behind it)', () => {
     });
     expect(await asset()).toEqual(['112.5', '0']);
     expect(await bills()).toEqual([['REVERTED', '12.50']]);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it('goes to the USDT wallet once the card is cancelled', async () => {
@@ -291,7 +291,7 @@ describe('transaction/refund with cardId (no purchase behind it)', () => {
     await sim(sb, key, 'transaction/refund', { cardId, amount: 10 });
     expect((await sb.post(key, '/v1/wallet/assetList', {})).body.assetList[0].availableAmount).toBe('1010');
     expect(await asset()).toEqual(['0', '0']);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
   });
 
   it.each([

@@ -83,7 +83,7 @@ describe('traffic/start', () => {
     for (const kind of SCHEDULED_KINDS) expect(scheduled[kind], kind).toBeGreaterThan(0);
     for (let day = 1; day <= 100; day++) {
       await sb.advance(key, DAY);
-      ledger.fold(outbox(sb, acct.accountId));
+      ledger.fold(await outbox(sb, acct.accountId));
       await expectLedgerAgrees(sb, key, ledger, cardIds, { listing: day % 25 === 0 });
     }
     expect(await listedRows(sb, key)).toEqual(ledger.listing());
@@ -92,11 +92,11 @@ describe('traffic/start', () => {
       status: 'done',
     });
     expect(await walletAvailable(sb, key)).toBe(wallet);
-    expectConserved(sb.deps, acct.accountId);
+    await expectConserved(sb.deps, acct.accountId);
     // Every kind of message was sent: first seen CLEARED (force posts and parts), holds moved while PENDING,
     // refunds, declines and expiries.
     const seen = new Set(
-      outbox(sb, acct.accountId)
+      (await outbox(sb, acct.accountId))
         .filter((e) => e.type.startsWith('transaction.'))
         .map((e) => `${e.type} ${e.data.previousStatus ?? '-'} ${e.data.status}`),
     );

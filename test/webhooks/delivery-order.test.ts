@@ -38,7 +38,7 @@ describe('webhook deliveries sent by the timer', () => {
         await authorize(sb, acct.apiKey, cardId, { amount: 1 });
         await sb.post(acct.apiKey, `/v1/card/${i % 2 === 0 ? 'freeze' : 'unfreeze'}`, { cardId });
       }
-      const sent = outbox(sb, acct.accountId).map((e) => e.id);
+      const sent = (await outbox(sb, acct.accountId)).map((e) => e.id);
       expect(sent.length).toBeGreaterThan(12);
       sb.deps.jobs.start(10);
       await waitFor('every event delivered', () => arrived.length >= sent.length);
