@@ -159,4 +159,5 @@ async function openStore(config: Config): Promise<OpenedStore> {
   };
 }
 
-const configuredSecret = (text: string) => new ServerSecret(createHash('sha256').update(text).digest());
+/** The server secret `SANDBOX_SECRET` (or --secret) gives. */
+export const configuredSecret = (text: string) => new ServerSecret(createHash('sha256').update(text).digest());

@@ -102,10 +102,14 @@ export async function deleteAccountRowsChunk(db: Db, table: string, accountId: s
 export async function endAccountRow(db: Db, accountId: string, wallMs: number): Promise<void> {
   await db.run('DELETE FROM api_keys WHERE account_id = ?', [accountId]);
   await db.run('DELETE FROM jobs WHERE account_id = ?', [accountId]);
-  await db.run('UPDATE accounts SET expires_at_ms = MIN(COALESCE(expires_at_ms, @wall), @wall) WHERE id = @id', {
-    id: accountId,
-    wall: wallMs,
-  });
+  // (Not MIN(a, b): PostgreSQL's two-value minimum is LEAST, which SQLite lacks.)
+  await db.run(
+    'UPDATE accounts SET expires_at_ms = @wall WHERE id = @id AND (expires_at_ms IS NULL OR expires_at_ms > @wall)',
+    {
+      id: accountId,
+      wall: wallMs,
+    },
+  );
 }
 
 export interface ChildRow {

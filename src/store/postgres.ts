@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { positional, StoreUnavailable, type Db, type Params, type Store, type TransactionOptions } from './seam.js';
 
@@ -108,6 +109,20 @@ class WriteWatchers {
   }
 }
 
+/**
+ * The transaction a piece of work runs in, while it is open. A statement on the store itself (or a second transaction
+ * of it) from inside one would take another connection: it sees none of the transaction's writes, and with the
+ * pool's connections all held by transactions waiting on this one's account lock it never gets one. Refused at once
+ * instead (a bug to fix by using the transaction's `db`); work that outlives its transaction may use the store.
+ */
+const openTransaction = new AsyncLocalStorage<{ open: boolean }>();
+
+function refuseInsideTransaction(what: string): void {
+  if (openTransaction.getStore()?.open) {
+    throw new Error(`${what} on the store inside one of its transactions: use the transaction's db (deps.db)`);
+  }
+}
+
 abstract class PostgresStatements implements Db {
   readonly dialect = 'postgres' as const;
   abstract readonly inTransaction: boolean;
@@ -123,6 +138,7 @@ abstract class PostgresStatements implements Db {
   protected abstract connection(): Queryable;
 
   private async query(sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
+    if (!this.inTransaction) refuseInsideTransaction('a statement');
     const { query, values } = this.texts.prepared(sql, params);
     const hooks = this.watchers.of(sql);
     if (hooks.length > 0) this.wrote(hooks);
@@ -256,6 +272,16 @@ export class PostgresStore extends PostgresStatements implements Store {
   }
 
   async transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    refuseInsideTransaction('a transaction');
+    const scope = { open: true };
+    try {
+      return await openTransaction.run(scope, () => this.transactionOnce(work, options));
+    } finally {
+      scope.open = false;
+    }
+  }
+
+  private async transactionOnce<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
@@ -23,21 +23,37 @@ const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => 
   }
 };
 
-/** A fresh database copied from the template: its URL, and how to drop it. */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `t_${randomBytes(8).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`));
+/**
+ * A database copied from the template: a fresh one for `:memory:`; for a file path, the one that path names for the
+ * rest of the run (a test that closes its sandbox and opens another on the same file finds its rows again).
+ */
+export async function testDatabase(dbPath: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const fresh = dbPath === ':memory:';
+  const name = fresh
+    ? `t_${randomBytes(8).toString('hex')}`
+    : `f_${createHash('sha1').update(dbPath).digest('hex').slice(0, 20)}`;
+  try {
+    await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${inject('postgresTemplate')}`));
+  } catch (err) {
+    // 42P04: the file's database exists already (made by an earlier sandbox on the same path).
+    if (fresh || (err as { code?: string }).code !== '42P04') throw err;
+  }
   const url = new URL(inject('postgresUrl'));
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+    drop: fresh
+      ? () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined)
+      : async () => {},
   };
 }
 
-/** A store on a fresh database of its own, usable at once (its statements wait for it to open), dropped at close. */
-export function lazyPostgresStore(): Store {
-  const opening = freshDatabase().then(async (db) => ({
+/**
+ * A store on the database `dbPath` stands for (testDatabase), usable at once (its statements wait for it to open); a
+ * fresh one is dropped at close.
+ */
+export function lazyPostgresStore(dbPath: string): Store {
+  const opening = testDatabase(dbPath).then(async (db) => ({
     db,
     store: await openPostgres(db.url, { ...DEFAULT_CONFIG.postgres, maxConnections: 4 }),
   }));

@@ -7,7 +7,7 @@ import { toEnvelope } from '../../src/domain/events/outbox.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
 import type { Logger } from '../../src/domain/kernel/logger.js';
-import { createDeps } from '../../src/wiring.js';
+import { configuredSecret, createDeps } from '../../src/wiring.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { ServerSecret } from '../../src/domain/kernel/secrets.js';
 import { fetchAgent, type FetchAgent, type TestRequest } from './client.js';
@@ -75,7 +75,12 @@ export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
   const wall = { ms: START_MS };
   const deps = createDeps(
     { config, wallClock: () => wall.ms, logger: opts.logger },
-    onPostgres ? { store: lazyPostgresStore(), secret: ServerSecret.random() } : undefined,
+    onPostgres
+      ? {
+          store: lazyPostgresStore(config.dbPath),
+          secret: config.secret ? configuredSecret(config.secret) : ServerSecret.random(),
+        }
+      : undefined,
   );
   // Every answer and every event of every test is held to its contract (test/setup/conformance.ts reports).
   deps.events.add((event) => conformance.event(toEnvelope(event)));
