@@ -114,6 +114,22 @@ export async function worldSnapshot(sb: TestSandbox): Promise<Record<string, str
 }
 
 /**
+ * Inserts `rows` (values in the order of `columns`) into `table`, a few hundred to a statement: test data in bulk, on
+ * either store. Called inside a transaction, the rows commit together.
+ */
+export async function insertRows(db: Db, table: string, columns: string[], rows: unknown[][]): Promise<void> {
+  const PER_STATEMENT = 500;
+  const one = `(${columns.map(() => '?').join(', ')})`;
+  for (let from = 0; from < rows.length; from += PER_STATEMENT) {
+    const slice = rows.slice(from, from + PER_STATEMENT);
+    await db.run(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${slice.map(() => one).join(', ')}`,
+      slice.flat(),
+    );
+  }
+}
+
+/**
  * Makes every insert into `table` (of a row matching `when`, a condition on NEW, if given) fail with `message`: an
  * unexpected store error in the middle of a request, for tests of what a 500 leaves. A trigger, in each store's words.
  */
