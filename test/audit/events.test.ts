@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
 import { FUNDED_ACCOUNT, webhookTest as it } from '../helpers/fixtures.js';
@@ -212,7 +211,7 @@ describe('card.3ds.requested: otp present only when the configuration has delive
     // Bounded by non-digits: a 6-digit code could otherwise match inside a card id or timestamp by chance.
     const code = new RegExp(`(?<![0-9])${otp}(?![0-9])`);
     for (const r of reads) expect(JSON.stringify(r.body)).not.toMatch(code);
-    expect(JSON.stringify(sqliteOf(sb.deps).prepare('SELECT data FROM events').all())).not.toMatch(code);
+    expect(JSON.stringify(await sb.deps.store.all('SELECT data FROM events'))).not.toMatch(code);
     expect(logged.join('\n')).not.toMatch(code);
   });
 

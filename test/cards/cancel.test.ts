@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { expectRefusedUnchanged, newCard, outbox, walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { DEFAULT_BIN } from './bins.js';
-import { START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox, acct: AccountHandle;
 it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
@@ -71,14 +71,13 @@ describe('card/cancel', () => {
 
   it('fails with 4007 while the card has a PENDING authorisation', async () => {
     const cardId = await newCard(sb, acct.apiKey, 50);
-    sqliteOf(sb.deps)
-      .prepare(
-        `INSERT INTO transactions (id, account_id, card_id, bin_id, kind, status, bill_amount_micros,
+    await sb.deps.store.run(
+      `INSERT INTO transactions (id, account_id, card_id, bin_id, kind, status, bill_amount_micros,
            transaction_amount_micros, transaction_currency, merchant_name, merchant_country, mcc_category,
            created_at_ms, acct_seq, card_seq, bin_seq)
          VALUES ('txn_pending', ?, ?, ?, 'SPEND', 'PENDING', 1000000, 1000000, 'USD', 'M', 'US', 'Retail', ?, 1, 1, 1)`,
-      )
-      .run(acct.accountId, cardId, DEFAULT_BIN, START_MS);
+      [acct.accountId, cardId, DEFAULT_BIN, START_MS],
+    );
     const res = await sb.post(acct.apiKey, '/v1/card/cancel', { cardId });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(4007);

@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helpers/cli-process.js';
-import { expectConserved, newCard, sim } from '../helpers/core.js';
+import { expectConserved, insertRows, newCard, sim } from '../helpers/core.js';
 import { luhnValid } from '../helpers/luhn.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { allBills, DEAD_RECEIVER, richAccount } from './snapshot-state.js';
 import { post } from '../helpers/http-call.js';
+import type { Db } from '../../src/store/seam.js';
 
 // Account snapshots (docs/developer-tools.md, "Snapshots"): snapshot/export answers an account's whole state;
 // `serve --snapshot FILE` starts a new database with an account holding exactly that state, ids kept; snapshot/import
@@ -273,12 +274,7 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     expect(res.status).toBe(413);
     expect(res.body.message).toBe('Request body is larger than 8 MiB');
     const cardId = await newCard(sb, acct.apiKey, 10);
-    const insert = sqliteOf(sb.deps).prepare(
-      "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
-    );
-    await sb.deps.transactions.run(async () => {
-      for (let i = 0; i < 50_001; i++) insert.run(`evt_bulk${i}`, acct.accountId);
-    });
+    await sb.deps.transactions.run((deps) => bulkEvents(deps.db, acct.accountId, 50_001));
     const refused = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/export');
     expect(refused.status).toBe(400);
     expect(refused.body.message).toMatch(/the account holds \d+ rows: a snapshot holds at most 50000/);
@@ -294,14 +290,9 @@ describe('POST /sandbox/v1/snapshot/import', () => {
     // The child's rows of the snapshot's tables, counted by the test itself, filled to one row past the bound.
     const count = () => rowsHeld(sb!, child.accountId);
     const incoming = rowsOfDocument(exported);
-    const insert = sqliteOf(sb.deps).prepare(
-      "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
-    );
-    const fill = 200_001 - incoming - count();
-    await sb.deps.transactions.run(async () => {
-      for (let i = 0; i < fill; i++) insert.run(`evt_bulk${i}`, child.accountId);
-    });
-    const held = count();
+    const fill = 200_001 - incoming - (await count());
+    await sb.deps.transactions.run((deps) => bulkEvents(deps.db, child.accountId, fill));
+    const held = await count();
     expect(held + incoming).toBe(200_001);
 
     const refused = await sb.post(acct.apiKey, '/sandbox/v1/snapshot/import', exported);
@@ -321,13 +312,8 @@ describe('POST /sandbox/v1/snapshot/import', () => {
   it("hosted mode: an export pays a request of the tenant's budget per 1,000 rows before it is built; past the budget a 429", async () => {
     sb = createTestSandbox({ config: { mode: 'hosted', rateLimitPerSecond: 40 } });
     const acct = await sb.account({ balance: 100 });
-    const insert = sqliteOf(sb.deps).prepare(
-      "INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, 'card.created', 0, '{}')",
-    );
-    await sb.deps.transactions.run(async () => {
-      for (let i = 0; i < 15_000; i++) insert.run(`evt_bulk${i}`, acct.accountId);
-    });
-    const rows = rowsHeld(sb, acct.accountId);
+    await sb.deps.transactions.run((deps) => bulkEvents(deps.db, acct.accountId, 15_000));
+    const rows = await rowsHeld(sb, acct.accountId);
     // The wall clock stands still in this sandbox: no budget comes back between the calls.
     const exports: number[] = [];
     for (let i = 0; i < 3; i++) exports.push((await sb.post(acct.apiKey, '/sandbox/v1/snapshot/export')).status);
@@ -391,16 +377,23 @@ const SNAPSHOT_TABLES = [
 ];
 
 /** The rows of the snapshot's tables an account holds, counted with SQL of the test's own. */
-function rowsHeld(sandbox: TestSandbox, accountId: string): number {
-  return SNAPSHOT_TABLES.reduce(
-    (n, table) =>
-      n +
-      (
-        sqliteOf(sandbox.deps).prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ?`).get(accountId) as {
-          n: number;
-        }
-      ).n,
-    0,
+async function rowsHeld(sandbox: TestSandbox, accountId: string): Promise<number> {
+  let n = 0;
+  for (const table of SNAPSHOT_TABLES) {
+    n += (await sandbox.deps.store.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE account_id = ?`, [
+      accountId,
+    ]))!.n;
+  }
+  return n;
+}
+
+/** `count` events of the account (evt_bulk0, evt_bulk1, ...), each a bare card.created: rows in bulk. */
+function bulkEvents(db: Db, accountId: string, count: number): Promise<void> {
+  return insertRows(
+    db,
+    'events',
+    ['id', 'account_id', 'type', 'created_s', 'data'],
+    Array.from({ length: count }, (_, i) => [`evt_bulk${i}`, accountId, 'card.created', 0, '{}']),
   );
 }
 

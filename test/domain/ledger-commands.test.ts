@@ -12,7 +12,7 @@ import type { LedgerKind } from '../../src/domain/ledger/ledger.js';
 import { expectConserved } from '../helpers/core.js';
 import { merchantFor } from '../../src/domain/network/merchants.js';
 import { createDeps } from '../../src/wiring.js';
-import { START_MS, testConfig, sqliteOf } from '../helpers/sandbox.js';
+import { START_MS, testConfig } from '../helpers/sandbox.js';
 
 // The ledger-moving domain commands, called directly (no HTTP), each on a fresh in-memory database: what every
 // ledger account holds afterwards, and that debits still equal credits. Amounts in USDT; the account pays the
@@ -21,10 +21,11 @@ import { START_MS, testConfig, sqliteOf } from '../helpers/sandbox.js';
 const U = 1_000_000;
 
 /** What each kind of ledger account of the partner account holds (0 for none), cards summed, read from the table. */
-function balancesByKind(deps: Deps, accountId: string): Record<string, number> {
-  const rows = sqliteOf(deps)
-    .prepare('SELECT kind, SUM(balance_micros) AS total FROM ledger_accounts WHERE account_id = ? GROUP BY kind')
-    .all(accountId) as { kind: LedgerKind; total: number }[];
+async function balancesByKind(deps: Deps, accountId: string): Promise<Record<string, number>> {
+  const rows = await deps.store.all<{ kind: LedgerKind; total: number }>(
+    'SELECT kind, SUM(balance_micros) AS total FROM ledger_accounts WHERE account_id = ? GROUP BY kind',
+    [accountId],
+  );
   const kinds: LedgerKind[] = ['seed', 'chain', 'goodwill', 'wallet', 'settling', 'fee', 'merchant', 'card', 'held'];
   const held = new Map(rows.map((r) => [r.kind, r.total]));
   return Object.fromEntries(kinds.map((k) => [k, held.get(k) ?? 0]));
@@ -242,7 +243,7 @@ describe('ledger-moving domain commands', () => {
   it.each(CASES)('$name', async ({ act, balances }) => {
     const w = await world();
     await act(w);
-    expect(balancesByKind(w.deps, w.account.id)).toMatchObject(balances);
+    expect(await balancesByKind(w.deps, w.account.id)).toMatchObject(balances);
     await expectConserved(w.deps, w.account.id);
   });
 });
@@ -296,7 +297,7 @@ describe('refused commands change nothing', () => {
     const w = await world();
     let thrown: unknown;
     try {
-      act(w);
+      await act(w);
     } catch (err) {
       thrown = err;
     }
@@ -307,6 +308,8 @@ describe('refused commands change nothing', () => {
 
   it('a command outside its runner transaction is refused before it reads anything', async () => {
     const w = await world();
-    expect(() => createCard(w.deps, w.account, { amountMicros: 10 * U }, START_MS)).toThrow(/runner's transaction/);
+    await expect(createCard(w.deps, w.account, { amountMicros: 10 * U }, START_MS)).rejects.toThrow(
+      /runner's transaction/,
+    );
   });
 });

@@ -23,7 +23,7 @@ async function fuzz(runs: number, overrides: Partial<Config> = {}): Promise<Map<
     try {
       await fc.assert(
         fc.asyncProperty(requestFor(world), async (r) => {
-          const before = snapshot(world.deps);
+          const before = await snapshot(world.deps);
           const res = await send(world, r);
           const where = `${r.method} ${r.url} -> ${res.status} ${res.text.slice(0, 200)}`;
           expect(res.status, where).toBeLessThan(500);
@@ -34,7 +34,7 @@ async function fuzz(runs: number, overrides: Partial<Config> = {}): Promise<Map<
           if (res.status >= 400) {
             expect(Number.isInteger(body.code) && body.code !== 0, where).toBe(true);
             expect(typeof body.message, where).toBe('string');
-            expect(snapshot(world.deps), `state changed on ${where}`).toBe(before);
+            expect(await snapshot(world.deps), `state changed on ${where}`).toBe(before);
           }
         }),
         { numRuns: Math.min(BATCH, runs - done) },
@@ -71,7 +71,7 @@ describe('every endpoint under arbitrary bodies, headers and query strings', () 
       try {
         await fc.assert(
           fc.asyncProperty(unknownFieldRequest(world), async (r) => {
-            const before = snapshot(world.deps);
+            const before = await snapshot(world.deps);
             const res = await send(world, r);
             const where = `${r.method} ${r.url} ${r.body} -> ${res.status} ${res.text.slice(0, 200)}`;
             expect(res.status, where).toBe(400);
@@ -80,7 +80,7 @@ describe('every endpoint under arbitrary bodies, headers and query strings', () 
             // The field named is one the body has and the schema does not (or a misspelt field inside a known one).
             const named = /^([^:]+): unknown field \(/.exec(body.message)?.[1] ?? '';
             expect(r.unknown.includes(named) || /[.[]/.test(named), where).toBe(true);
-            expect(snapshot(world.deps), `state changed on ${where}`).toBe(before);
+            expect(await snapshot(world.deps), `state changed on ${where}`).toBe(before);
           }),
           { numRuns: Math.max(200, Math.round(RUNS / 10)) },
         );

@@ -3,7 +3,7 @@ import { createApp } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
 import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
 import { createDeps } from '../../src/wiring.js';
-import { ADMIN_TOKEN, START_MS, testConfig, sqliteOf } from '../helpers/sandbox.js';
+import { ADMIN_TOKEN, START_MS, testConfig } from '../helpers/sandbox.js';
 
 export { ADMIN_TOKEN };
 
@@ -103,17 +103,25 @@ export async function createWorld(overrides: Partial<Config> = {}): Promise<Worl
 // which can be while a keyed write waits for its group commit.
 const IGNORED = new Set(['idempotency_keys', 'schema_migrations', 'request_log']);
 
-/** A digest of every row of every state table: equal digests mean no observable state changed. */
-export function snapshot(deps: Deps): string {
-  const tables = sqliteOf(deps)
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-    .pluck()
-    .all() as string[];
+/**
+ * A digest of every row of every state table: equal digests mean no observable state changed. Each table's rows are
+ * taken in a sorted order (a statement without ORDER BY promises none, and PostgreSQL moves an updated row).
+ */
+export async function snapshot(deps: Deps): Promise<string> {
+  const { store } = deps;
+  const tables = await store.column<string>(
+    store.dialect === 'postgres'
+      ? "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+      : "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+  );
   const h = createHash('sha1');
   for (const t of tables) {
     if (IGNORED.has(t)) continue;
     h.update(t);
-    for (const row of sqliteOf(deps).prepare(`SELECT * FROM "${t}"`).raw().iterate()) h.update(JSON.stringify(row));
+    const rows = (await store.all<Record<string, unknown>>(`SELECT * FROM "${t}"`)).map((row) =>
+      JSON.stringify(Object.values(row)),
+    );
+    for (const row of rows.sort()) h.update(row);
   }
   return h.digest('hex');
 }

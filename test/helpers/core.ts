@@ -114,6 +114,42 @@ export async function worldSnapshot(sb: TestSandbox): Promise<Record<string, str
 }
 
 /**
+ * Inserts `rows` (values in the order of `columns`) into `table`, a few hundred to a statement: test data in bulk, on
+ * either store. Called inside a transaction, the rows commit together.
+ */
+export async function insertRows(db: Db, table: string, columns: string[], rows: unknown[][]): Promise<void> {
+  const PER_STATEMENT = 500;
+  const one = `(${columns.map(() => '?').join(', ')})`;
+  for (let from = 0; from < rows.length; from += PER_STATEMENT) {
+    const slice = rows.slice(from, from + PER_STATEMENT);
+    await db.run(
+      `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${slice.map(() => one).join(', ')}`,
+      slice.flat(),
+    );
+  }
+}
+
+/**
+ * Makes every insert into `table` (of a row matching `when`, a condition on NEW, if given) fail with `message`: an
+ * unexpected store error in the middle of a request, for tests of what a 500 leaves. A trigger, in each store's words.
+ */
+export async function failInserts(db: Db, table: string, message: string, when?: string): Promise<void> {
+  const name = `fail_${table}`;
+  if (db.dialect === 'postgres') {
+    await db.run(
+      `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message}'; END $$`,
+    );
+    await db.run(
+      `CREATE TRIGGER ${name} BEFORE INSERT ON ${table} FOR EACH ROW ${when ? `WHEN (${when}) ` : ''}EXECUTE FUNCTION ${name}()`,
+    );
+  } else {
+    await db.run(
+      `CREATE TRIGGER ${name} BEFORE INSERT ON ${table} ${when ? `WHEN ${when} ` : ''}BEGIN SELECT RAISE(ABORT, '${message}'); END`,
+    );
+  }
+}
+
+/**
  * Sends a request that must be refused with `status` and leave the database as it was (a failed request changes
  * nothing); returns the answer for the caller's checks of its body.
  */

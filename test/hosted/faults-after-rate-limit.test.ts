@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Injected faults apply after authentication and the per-key rate limit, and every faulted
@@ -10,10 +10,7 @@ let sb: TestSandbox;
 afterEach(() => sb.close());
 
 const armed = (path: string) =>
-  sqliteOf(sb.deps)
-    .prepare('SELECT COALESCE(SUM(remaining), 0) FROM faults WHERE path = ?')
-    .pluck()
-    .get(path) as number;
+  sb.deps.store.value<number>('SELECT COALESCE(SUM(remaining), 0) FROM faults WHERE path = ?', [path]);
 
 async function hostedAccountWithRule(limit: number, rule: Record<string, unknown>) {
   // 429s are sent at once here: what is tested is the order of the checks, not the hold (rate-limit.test.ts).
@@ -33,13 +30,13 @@ describe('faults after the rate limit (hosted mode)', () => {
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 503)).toHaveLength(5);
     expect(statuses.filter((s) => s === 429)).toHaveLength(25);
-    expect(armed(path)).toBe(295);
+    expect(await armed(path)).toBe(295);
   });
 
   it('a latencyMs rule holds open only the requests within the key budget: the rest are refused with 429 at once', async () => {
     const path = '/v1/wallet/assetList';
     const apiKey = await hostedAccountWithRule(3, { path, count: 100, latencyMs: 200 });
-    const accountId = sqliteOf(sb.deps).prepare('SELECT id FROM accounts').pluck().get() as string;
+    const accountId = (await sb.deps.store.value<string>('SELECT id FROM accounts'))!;
     const statuses: number[] = [];
     const answers = Array.from({ length: 12 }, () => sb.post(apiKey, path, {}).then((r) => statuses.push(r.status)));
     // The nine beyond the budget are answered while the three within it are still held on the account clock.
@@ -52,13 +49,13 @@ describe('faults after the rate limit (hosted mode)', () => {
     sb.wall.ms += 200;
     await Promise.all(answers);
     expect(statuses.slice(9)).toEqual([200, 200, 200]);
-    expect(armed(path)).toBe(97);
+    expect(await armed(path)).toBe(97);
   });
 
   it('an unknown key meets 401 before any fault of the path', async () => {
     const path = '/v1/card/list';
     await hostedAccountWithRule(5, { path, count: 10, respond: { httpStatus: 503, code: 9999 } });
     expect((await sb.post('sk_sandbox_unknown', path, {})).status).toBe(401);
-    expect(armed(path)).toBe(10);
+    expect(await armed(path)).toBe(10);
   });
 });

@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { cardAvailable, newCard, walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
@@ -58,7 +57,7 @@ describe('Operator API: accounts', () => {
     expect(res.status).toBe(400);
     expect(res.body.code).toBe(400);
     expect(res.body.message).toMatch(message);
-    expect(sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM accounts').pluck().get()).toBe(0);
+    expect(await sb.deps.store.value('SELECT COUNT(*) FROM accounts')).toBe(0);
   });
 
   it('PATCH changes the fee rate, which the next card/create and binList use', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 let sb: TestSandbox;
 let acct: AccountHandle;
@@ -68,7 +68,7 @@ describe('Authentication (X-API-KEY)', () => {
   });
 
   it('stores only a keyed hash of each API key, never the key itself', async () => {
-    const dump = JSON.stringify(sqliteOf(sb.deps).prepare('SELECT * FROM api_keys').all());
+    const dump = JSON.stringify(await sb.deps.store.all('SELECT * FROM api_keys'));
     expect(dump).not.toContain(acct.apiKey);
     expect(dump).not.toContain(acct.apiKey.slice(-20));
   });

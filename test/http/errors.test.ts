@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import http from 'node:http';
 import { describe, expect } from 'vitest';
 import { expectRefusedUnchanged, newCard, worldSnapshot } from '../helpers/core.js';
@@ -77,7 +76,7 @@ describe('Errors: malformed requests get 4xx {code, message} and change nothing'
   it('the "changes nothing" check sees one changed column of one row of another account', async () => {
     const other = await sb.account({});
     const before = await worldSnapshot(sb);
-    sqliteOf(sb.deps).prepare('UPDATE accounts SET name = name || ? WHERE id = ?').run('.', other.accountId);
+    await sb.deps.store.run('UPDATE accounts SET name = name || ? WHERE id = ?', ['.', other.accountId]);
     expect(await worldSnapshot(sb)).not.toEqual(before);
   });
 

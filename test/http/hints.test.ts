@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { holdNext, newCard, sim } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
-import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { authorize } from '../helpers/card-network.js';
 
 // Beside the spec's terse `{code, message}` (kept exactly), a Sandbox-Hint header says what the sandbox knows: a key
@@ -140,10 +140,7 @@ describe('Sandbox-Hint: 4211, what differs from the key’s first request', () =
     expect(
       (await keyed('k-3', '/v1/card/create', { amount: 10, currency: 'USDT', alias: 'Quarterly offsite' })).status,
     ).toBe(200);
-    const row = sqliteOf(sb.deps)
-      .prepare("SELECT field_digests FROM idempotency_keys WHERE key = 'k-3'")
-      .pluck()
-      .get() as string;
+    const row = (await sb.deps.store.value<string>("SELECT field_digests FROM idempotency_keys WHERE key = 'k-3'"))!;
     const digests = JSON.parse(row) as Record<string, string>;
     expect(Object.keys(digests)).toEqual(['alias', 'amount', 'currency']);
     for (const d of Object.values(digests)) expect(d).toMatch(/^[0-9a-f]{16}$/);
@@ -166,7 +163,7 @@ describe('Sandbox-Hint: 4211, what differs from the key’s first request', () =
   it('a key stored before field digests were kept (a database upgraded to migration 063): says the body differs', async () => {
     const cardId = await newCard(sb, key, 10);
     expect((await keyed('k-old', '/v1/card/deposit', { cardId, amount: 5 })).status).toBe(200);
-    sqliteOf(sb.deps).prepare("UPDATE idempotency_keys SET field_digests = NULL WHERE key = 'k-old'").run();
+    await sb.deps.store.run("UPDATE idempotency_keys SET field_digests = NULL WHERE key = 'k-old'");
     const res = await keyed('k-old', '/v1/card/deposit', { cardId, amount: 6 });
     expect(res.body.code).toBe(4211);
     expect(hint(res)).toBe(

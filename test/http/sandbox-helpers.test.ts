@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { walletAvailable } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
@@ -47,8 +46,8 @@ describe('sandbox/v1/reset', () => {
     expect(await walletAvailable(sb, acct.apiKey)).toBe('7');
     expect((await sb.post(acct.apiKey, '/v1/card/list', {})).body.cardList).toEqual([]);
     const count = (t: string) =>
-      sqliteOf(sb.deps).prepare(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`).pluck().get(acct.accountId);
-    expect([count('events'), count('idempotency_keys'), count('jobs')]).toEqual([0, 0, 0]);
+      sb.deps.store.value(`SELECT COUNT(*) FROM ${t} WHERE account_id = ?`, [acct.accountId]);
+    expect([await count('events'), await count('idempotency_keys'), await count('jobs')]).toEqual([0, 0, 0]);
     // The key is new again after a reset.
     const again = await sb.post(
       acct.apiKey,

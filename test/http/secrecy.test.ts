@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { captureLogger, newCard } from '../helpers/core.js';
-import { createTestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { captureLogger, failInserts, newCard } from '../helpers/core.js';
+import { createTestSandbox } from '../helpers/sandbox.js';
 
 describe('Cardholder data and API keys never reach the logs or error messages', () => {
   it('through issue, reveal, errors and an unexpected 500', async () => {
@@ -21,7 +21,7 @@ describe('Cardholder data and API keys never reach the logs or error messages', 
         await sb.post(`${acct.apiKey}x`, '/v1/card/list', {}),
       ];
       // An unexpected error on a request carrying the PAN.
-      sqliteOf(sb.deps).exec(`CREATE TRIGGER boom BEFORE INSERT ON cards BEGIN SELECT RAISE(ABORT, 'boom'); END`);
+      await failInserts(sb.deps.store, 'cards', 'boom');
       const crash = await sb.post(acct.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT', alias: info.cardNo });
       expect(crash.status).toBe(500);
       expect(crash.body).toEqual({ code: 9999, message: 'Unexpected server error, retry later' });

@@ -6,13 +6,15 @@ import { requestHash, reserveKey } from '../../src/domain/idempotency/keys.js';
 import {
   cardAvailable,
   expectRefusedUnchanged,
+  failInserts,
   holdNext,
   newCard,
   walletAvailable,
   worldSnapshot,
 } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
-import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { onPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
@@ -23,7 +25,7 @@ it.beforeEach(({ sb: s, acct: a }) => void ([sb, acct] = [s, a]));
 const CREATE = { amount: 10, currency: 'USDT' };
 const keyed = (key: string, path: string, body: unknown, apiKey = acct.apiKey) =>
   sb.post(apiKey, path, body, { 'Idempotency-Key': key });
-const keyRows = () => sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get() as number;
+const keyRows = async () => (await sb.deps.store.value<number>('SELECT COUNT(*) FROM idempotency_keys'))!;
 
 describe('Idempotency rule 2-3: the first request executes, a retry replays', () => {
   it('replays status, body and headers with Idempotent-Replayed: true, without executing again', async () => {
@@ -79,7 +81,7 @@ describe('Idempotency rule 2: failed results are not stored', () => {
     expect(fail.status).toBe(400);
     expect(fail.body.code).toBe(3001);
     expect(fail.headers['idempotency-key']).toBe('k-fail');
-    expect(keyRows()).toBe(0);
+    expect(await keyRows()).toBe(0);
     await sb.post(acct.apiKey, '/sandbox/v1/wallet/seed', { amount: 400 });
     const ok = await keyed('k-fail', '/v1/card/create', { amount: 500, currency: 'USDT' });
     expect(ok.status).toBe(200);
@@ -168,7 +170,7 @@ describe('Idempotency rule 6: read endpoints ignore the key', () => {
       const res = await keyed('k'.repeat(300), `/v1/${path}`, {});
       expect(res.status).toBe(200);
       expect(res.headers['idempotency-key']).toBeUndefined();
-      expect(keyRows()).toBe(0);
+      expect(await keyRows()).toBe(0);
     },
   );
 
@@ -234,16 +236,16 @@ describe('Limits: idempotency key retention is 24 hours of account time', () => 
 
   it('purges expired keys of the account', async () => {
     for (let i = 0; i < 5; i++) await keyed(`old-${i}`, '/v1/card/create', { amount: 1, currency: 'USDT' });
-    expect(keyRows()).toBe(5);
+    expect(await keyRows()).toBe(5);
     await sb.advance(acct.apiKey, 24 * 3600);
     await keyed('fresh', '/v1/card/create', CREATE);
-    expect(sqliteOf(sb.deps).prepare('SELECT key FROM idempotency_keys').pluck().all()).toEqual(['fresh']);
+    expect(await sb.deps.store.column('SELECT key FROM idempotency_keys')).toEqual(['fresh']);
   });
 });
 
 async function untilInFlight(s: TestSandbox, key: string): Promise<void> {
   await waitFor(`key ${key} in flight`, () =>
-    sqliteOf(s.deps).prepare("SELECT 1 FROM idempotency_keys WHERE key = ? AND state = 'in_flight'").pluck().get(key),
+    s.deps.store.value("SELECT 1 FROM idempotency_keys WHERE key = ? AND state = 'in_flight'", [key]),
   );
 }
 
@@ -303,11 +305,14 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
     await untilInFlight(sb, 'c4');
     await hold.release();
     expect((await first).body.code).toBe(3001);
-    expect(keyRows()).toBe(0);
+    expect(await keyRows()).toBe(0);
     await sb.post(acct.apiKey, '/sandbox/v1/wallet/seed', { amount: 400 });
     expect((await keyed('c4', '/v1/card/create', { amount: 500, currency: 'USDT' })).status).toBe(200);
   });
 });
+
+const NO_RESTART_ON_POSTGRES =
+  'a restart here reopens the SQLite file at dbPath; a PostgreSQL test sandbox is a new database each time';
 
 describe('Idempotency: crash safety', () => {
   let dir: string;
@@ -316,7 +321,10 @@ describe('Idempotency: crash safety', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a key left in flight by a crash is released when the server starts, and the retry executes once', async () => {
+  it('a key left in flight by a crash is released when the server starts, and the retry executes once', async ({
+    skip,
+  }) => {
+    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
     const dbPath = join(dir, 'sandbox.db');
     const before = createTestSandbox({ config: { dbPath } });
     const a = await before.account({ balance: 100 });
@@ -332,7 +340,7 @@ describe('Idempotency: crash safety', () => {
     try {
       // Keys in flight are released as the store is prepared (deps.ready).
       await after.deps.ready;
-      expect(sqliteOf(after.deps).prepare('SELECT COUNT(*) FROM idempotency_keys').pluck().get()).toBe(0);
+      expect(await after.deps.store.value('SELECT COUNT(*) FROM idempotency_keys')).toBe(0);
       const retry = await after.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' });
       expect(retry.status).toBe(200);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
@@ -342,7 +350,8 @@ describe('Idempotency: crash safety', () => {
     }
   });
 
-  it('a completed key survives a restart: the retry of a lost response replays', async () => {
+  it('a completed key survives a restart: the retry of a lost response replays', async ({ skip }) => {
+    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
     const dbPath = join(dir, 'sandbox.db');
     const before = createTestSandbox({ config: { dbPath } });
     const a = await before.account({ balance: 100 });
@@ -361,8 +370,7 @@ describe('Idempotency: crash safety', () => {
 
   it('the stored response and the operation commit in one transaction: a failing store rolls the operation back', async () => {
     // Make the completion insert fail (a CHECK violation) after the operation ran inside the transaction.
-    sqliteOf(sb.deps).exec(`CREATE TRIGGER break_keys BEFORE INSERT ON idempotency_keys WHEN NEW.key = 'atomic'
-      BEGIN SELECT RAISE(ABORT, 'simulated failure'); END`);
+    await failInserts(sb.deps.store, 'idempotency_keys', 'simulated failure', "NEW.key = 'atomic'");
     const before = await worldSnapshot(sb);
     const res = await keyed('atomic', '/v1/card/create', CREATE);
     expect(res.status).toBe(500);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app.js';
 import { createDeps } from '../../src/wiring.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 
 // Another account's id must be indistinguishable from an id that does not exist (spec: 4001 "no such card for
 // the account"; docs/design.md section 5: "never reveal that it exists"). Checked on every POST route of /v1 and
@@ -22,13 +22,13 @@ let b: AccountHandle;
 const theirs: Record<string, string> = {};
 let routes: string[];
 
-function stateOf(accountId: string): string {
-  const db = sqliteOf(sb.deps);
+async function stateOf(accountId: string): Promise<string> {
+  const db = sb.deps.store;
   return JSON.stringify([
-    db.prepare('SELECT * FROM cards WHERE account_id = ? ORDER BY id').all(accountId),
-    db.prepare('SELECT id, balance_micros FROM ledger_accounts WHERE account_id = ? ORDER BY id').all(accountId),
-    db.prepare('SELECT * FROM transactions WHERE account_id = ? ORDER BY id').all(accountId),
-    db.prepare('SELECT COUNT(*) FROM events WHERE account_id = ?').pluck().get(accountId),
+    await db.all('SELECT * FROM cards WHERE account_id = ? ORDER BY id', [accountId]),
+    await db.all('SELECT id, balance_micros FROM ledger_accounts WHERE account_id = ? ORDER BY id', [accountId]),
+    await db.all('SELECT * FROM transactions WHERE account_id = ? ORDER BY id', [accountId]),
+    await db.value('SELECT COUNT(*) FROM events WHERE account_id = ?', [accountId]),
   ]);
 }
 
@@ -84,7 +84,7 @@ describe("isolation: another account's ids", () => {
   });
 
   it("every POST route answers another account's ids exactly as it answers ids that do not exist, and leaves that account untouched", async () => {
-    const before = stateOf(b.accountId);
+    const before = await stateOf(b.accountId);
     const checked: string[] = [];
     for (const path of routes) {
       // Routes that reset or move the caller's own world are left out: they take no id of another account.
@@ -100,6 +100,6 @@ describe("isolation: another account's ids", () => {
       checked.push(path);
     }
     expect(checked).toEqual(expect.arrayContaining([...CARD_ROUTES, '/v1/bill/list']));
-    expect(stateOf(b.accountId)).toBe(before);
+    expect(await stateOf(b.accountId)).toBe(before);
   });
 });

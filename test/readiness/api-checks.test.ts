@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { Agent, request as httpRequest } from 'node:http';
 import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
@@ -137,9 +136,8 @@ describe('waits-retry-after', () => {
       });
 
     /** The run's record of when the throttled client closed its connection (null while it has not). */
-    const goneMs = (runId: string) =>
-      sqliteOf(sb.deps).prepare('SELECT throttle_gone_ms FROM readiness_runs WHERE id = ?').pluck().get(runId) as
-        number | null;
+    const goneMs = async (runId: string) =>
+      (await sb.deps.store.value('SELECT throttle_gone_ms FROM readiness_runs WHERE id = ?', [runId])) as number | null;
 
     it('a client that closed its connection after the 429 (it crashed): its rerun 12 s later is not_observed', async () => {
       const run = await startRun(sb, acct.apiKey);
@@ -147,13 +145,13 @@ describe('waits-retry-after', () => {
       expect(await read(crashed)).toBe(429);
       const throttledAt = sb.wall.ms;
       crashed.destroy(); // the process exits: its connections close
-      await waitFor('the server to see the client go', () => goneMs(run.runId) !== null);
+      await waitFor('the server to see the client go', async () => (await goneMs(run.runId)) !== null);
       sb.wall.ms += 12_000;
       const rerun = new Agent({ keepAlive: true });
       expect(await read(rerun)).toBe(200);
       rerun.destroy();
       const c = check(await stopRun(sb, acct.apiKey, run.runId), 'waits-retry-after');
-      expect(goneMs(run.runId)).toBe(throttledAt);
+      expect(await goneMs(run.runId)).toBe(throttledAt);
       expect(c.result).toBe('not_observed');
       expect(c.advice).toMatch(
         /^The client that got the 429 closed its connection 0.00 s after it, and the next request came 12.00 s after the 429/,
@@ -174,7 +172,7 @@ describe('waits-retry-after', () => {
         client.destroy();
       }
       const c = check(await stopRun(sb, acct.apiKey, run.runId), 'waits-retry-after');
-      expect([c.result, goneMs(run.runId)]).toEqual(['pass', null]);
+      expect([c.result, await goneMs(run.runId)]).toEqual(['pass', null]);
     });
 
     it('a client that waits too little fails, gone or not: the budget is the account’s', async () => {
@@ -182,7 +180,7 @@ describe('waits-retry-after', () => {
       const crashed = new Agent({ keepAlive: true });
       expect(await read(crashed)).toBe(429);
       crashed.destroy();
-      await waitFor('the server to see the client go', () => goneMs(run.runId) !== null);
+      await waitFor('the server to see the client go', async () => (await goneMs(run.runId)) !== null);
       sb.wall.ms += 300; // a restart loop
       const restarted = new Agent({ keepAlive: true });
       expect(await read(restarted)).toBe(200);

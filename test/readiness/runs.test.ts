@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { putWebhookConfig, sim } from '../helpers/core.js';
 import { fundedTest as it, sandboxTest } from '../helpers/fixtures.js';
-import { START_MS, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { START_MS, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver } from '../helpers/webhook-receiver.js';
 import { API_CHECKS, LEDGER_CHECKS, RECEIVER_CHECKS, getRun, results, startRun, stopRun } from './calls.js';
 
@@ -236,10 +236,10 @@ describe('a deleted child sandbox', () => {
       const run = await startRun(sb, child.apiKey);
       await stopRun(sb, child.apiKey, run.runId);
       const rows = (table: string) =>
-        sqliteOf(sb.deps).prepare(`SELECT COUNT(*) FROM ${table} WHERE account_id = ?`).pluck().get(child.accountId);
-      expect([rows('readiness_runs'), rows('readiness_deliveries')]).toEqual([1, 5]);
+        sb.deps.store.value(`SELECT COUNT(*) FROM ${table} WHERE account_id = ?`, [child.accountId]);
+      expect([await rows('readiness_runs'), await rows('readiness_deliveries')]).toEqual([1, 5]);
       expect((await sim(sb, acct.apiKey, 'sandboxes/delete', { accountId: child.accountId })).status).toBe(200);
-      expect([rows('readiness_runs'), rows('readiness_deliveries')]).toEqual([0, 0]);
+      expect([await rows('readiness_runs'), await rows('readiness_deliveries')]).toEqual([0, 0]);
     } finally {
       await rx.close();
     }

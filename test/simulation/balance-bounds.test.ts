@@ -1,7 +1,7 @@
 import { describe, expect } from 'vitest';
 import { cardAsset, expectConserved, expectRefusedUnchanged, newCard, sim, walletAvailable } from '../helpers/core.js';
 import { fundedTest as it } from '../helpers/fixtures.js';
-import { sqliteOf, type TestSandbox } from '../helpers/sandbox.js';
+import type { TestSandbox } from '../helpers/sandbox.js';
 
 // The money bound holds on every path (docs/hosted.md, "Money, tenants and strict input"): what enters an account
 // from outside its books (seeds, chain deposits, refunds with no purchase) stops at 5,000,000,000 USDT, and no balance
@@ -27,10 +27,7 @@ async function readsAnswer(sb: TestSandbox, key: string, cardId: string): Promis
 
 /** Every ledger balance of the account, as stored. */
 const storedBalances = (sb: TestSandbox, accountId: string) =>
-  sqliteOf(sb.deps)
-    .prepare('SELECT balance_micros FROM ledger_accounts WHERE account_id = ?')
-    .pluck()
-    .all(accountId) as number[];
+  sb.deps.store.column<number>('SELECT balance_micros FROM ledger_accounts WHERE account_id = ?', [accountId]);
 
 /** Sends `path` ten times with the same body, then an eleventh that must be refused unchanged; answers both. */
 async function tenThenOneMore(sb: TestSandbox, key: string, path: string, body: Record<string, unknown>) {
@@ -124,7 +121,7 @@ describe('the money bound on every path', () => {
       await sb.advance(key, 60);
     }
     await readsAnswer(sb, key, cardId);
-    for (const b of storedBalances(sb, acct.accountId)) expect(Math.abs(b)).toBeLessThanOrEqual(5e15);
+    for (const b of await storedBalances(sb, acct.accountId)) expect(Math.abs(b)).toBeLessThanOrEqual(5e15);
     await expectConserved(sb.deps, acct.accountId);
   });
 
@@ -139,7 +136,7 @@ describe('the money bound on every path', () => {
       await sim(sb, key, 'transaction/force-post', { cardId, amount: 1e9 });
       await sim(sb, key, 'transaction/refund', { cardId: other, amount: 1e9 });
       await sim(sb, key, 'wallet/seed', { amount: 1e9 });
-      for (const b of storedBalances(sb, acct.accountId))
+      for (const b of await storedBalances(sb, acct.accountId))
         expect(Number.isSafeInteger(b) && Math.abs(b) <= 5e15).toBe(true);
     }
     await readsAnswer(sb, key, cardId);

@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -53,10 +52,7 @@ describe('faults', () => {
     const headers = { 'Idempotency-Key': 'dep-2' };
     const first = sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers).then((r) => r);
     await waitFor('the first request to reserve its key', () =>
-      sqliteOf(sb.deps)
-        .prepare("SELECT 1 FROM idempotency_keys WHERE key = 'dep-2' AND state = 'in_flight'")
-        .pluck()
-        .get(),
+      sb.deps.store.value("SELECT 1 FROM idempotency_keys WHERE key = 'dep-2' AND state = 'in_flight'"),
     );
     const second = await sb.post(key, '/v1/card/deposit', { cardId, amount: 5 }, headers);
     expect(second.status).toBe(409);
@@ -143,9 +139,7 @@ describe('faults', () => {
     client.abort();
     expect((await first).status).toBe(499);
     expect(sb.deps.heldRequests.heldCount(acct.accountId)).toBe(0);
-    expect(sqliteOf(sb.deps).prepare("SELECT COUNT(*) FROM idempotency_keys WHERE key = 'gone-1'").pluck().get()).toBe(
-      0,
-    );
+    expect(await sb.deps.store.value("SELECT COUNT(*) FROM idempotency_keys WHERE key = 'gone-1'")).toBe(0);
     expect(await walletAvailable(sb, key)).toBe('1000');
     const retry = await sb.post(key, '/v1/card/create', JSON.parse(body), { 'Idempotency-Key': 'gone-1' });
     expect([retry.status, retry.headers['idempotent-replayed']]).toEqual([200, undefined]);

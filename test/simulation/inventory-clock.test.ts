@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -68,11 +67,10 @@ describe('clock', () => {
 
     const res = await sim(sb, key, 'clock', { advanceSeconds: 8 * 24 * 3600 });
     expect(res.body).toMatchObject({ code: 0, now: '2026-06-09T00:00:00.000Z' });
-    const moves = sqliteOf(sb.deps)
-      .prepare(
-        "SELECT kind, created_at_ms FROM transfers WHERE account_id = ? AND kind IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id",
-      )
-      .all(chainAcct.accountId) as { kind: string; created_at_ms: number }[];
+    const moves = await sb.deps.store.all<{ kind: string; created_at_ms: number }>(
+      "SELECT kind, created_at_ms FROM transfers WHERE account_id = ? AND kind IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id",
+      [chainAcct.accountId],
+    );
     const start = Date.UTC(2026, 5, 1);
     expect(moves.map((m) => [m.kind, (m.created_at_ms - start) / 1000])).toEqual([
       ['topup.settle', 3],

@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { fundedTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -73,8 +72,8 @@ describe('card/3ds', () => {
   it('never stores the OTP, in the outbox or anywhere in the database, and never logs it', async () => {
     const { otp } = (await raise()).body;
     const dump = JSON.stringify(
-      ['events', 'threeds_challenges', 'transfers', 'jobs'].map((t) =>
-        sqliteOf(sb.deps).prepare(`SELECT * FROM ${t}`).all(),
+      await Promise.all(
+        ['events', 'threeds_challenges', 'transfers', 'jobs'].map((t) => sb.deps.store.all(`SELECT * FROM ${t}`)),
       ),
     );
     // Quoted: a bare 6-digit run could occur by chance inside a card id or a timestamp.

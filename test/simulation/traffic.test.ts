@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import {
   eventsOf,
@@ -48,10 +47,7 @@ it.beforeEach(({ sb: s, acct: a }) => {
 
 const start = (body: Record<string, unknown>) => sim(sb, key, 'traffic/start', body);
 const jobsOf = (accountId: string) =>
-  sqliteOf(sb.deps)
-    .prepare("SELECT COUNT(*) FROM jobs WHERE account_id = ? AND kind LIKE 'traffic.%'")
-    .pluck()
-    .get(accountId);
+  sb.deps.store.value("SELECT COUNT(*) FROM jobs WHERE account_id = ? AND kind LIKE 'traffic.%'", [accountId]);
 
 /** Cards of `amount` each, funded by the partner: the ledger knows their credit (the account's fee is 0 %). */
 async function cards(n: number, amount: number, ledger?: PartnerLedger): Promise<string[]> {
@@ -159,7 +155,7 @@ describe('traffic/stop', () => {
     const stopped = await sim(sb, key, 'traffic/stop', { trafficId });
     expect(stopped.body).toMatchObject({ code: 0, trafficId, status: 'stopped' });
     expect(stopped.body.cancelled).toBeGreaterThan(0);
-    expect(jobsOf(acct.accountId)).toBe(0);
+    expect(await jobsOf(acct.accountId)).toBe(0);
     const before = (await eventsOf(sb, acct.accountId)).length;
     await sb.advance(key, 30 * DAY);
     const after = (await eventsOf(sb, acct.accountId)).slice(before);
@@ -172,20 +168,20 @@ describe('traffic/stop', () => {
     await cards(1, 100);
     await start({ days: 90, perCardPerDay: 50 });
     await sb.advance(key, 1);
-    expect(jobsOf(acct.accountId)).toBeGreaterThan(0);
+    expect(await jobsOf(acct.accountId)).toBeGreaterThan(0);
     await sim(sb, key, 'reset');
-    expect(jobsOf(acct.accountId)).toBe(0);
+    expect(await jobsOf(acct.accountId)).toBe(0);
     expect((await sim(sb, key, 'traffic/list')).body.runs).toEqual([]);
     const child = (await sim(sb, key, 'sandboxes/create', { balance: 100 })).body;
     await newCard(sb, child.apiKey, 50);
     expect((await sim(sb, child.apiKey, 'traffic/start', { days: 90, perCardPerDay: 50 })).status).toBe(200);
     await sb.advance(child.apiKey, 1);
-    expect(jobsOf(child.accountId)).toBeGreaterThan(0);
+    expect(await jobsOf(child.accountId)).toBeGreaterThan(0);
     await sim(sb, key, 'sandboxes/delete', { accountId: child.accountId });
-    expect(jobsOf(child.accountId)).toBe(0);
-    expect(
-      sqliteOf(sb.deps).prepare('SELECT COUNT(*) FROM traffic_runs WHERE account_id = ?').pluck().get(child.accountId),
-    ).toBe(0);
+    expect(await jobsOf(child.accountId)).toBe(0);
+    expect(await sb.deps.store.value('SELECT COUNT(*) FROM traffic_runs WHERE account_id = ?', [child.accountId])).toBe(
+      0,
+    );
   });
 });
 
@@ -193,10 +189,10 @@ describe('what a traffic run may make the server keep', () => {
   it('keeps at most a day of a run’s messages: each day is made when the clock reaches it', async () => {
     await cards(2, 100);
     await start({ days: 90, perCardPerDay: 500, seed: 5 });
-    expect(jobsOf(acct.accountId)).toBe(1);
+    expect(await jobsOf(acct.accountId)).toBe(1);
     await sb.advance(key, 0);
     // The day's 1,000 stories' first messages and the next day.
-    expect(jobsOf(acct.accountId)).toBe(1001);
+    expect(await jobsOf(acct.accountId)).toBe(1001);
   });
 
   it.each([

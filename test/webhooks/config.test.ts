@@ -1,4 +1,3 @@
-import { sqliteOf } from '../helpers/sandbox.js';
 import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
@@ -76,7 +75,7 @@ describe('PUT /v1/webhook', () => {
 
   it('never stores the signing secret in clear', async () => {
     const { secret } = (await put(acct.apiKey, { url: 'https://a.example.com/' })).body;
-    const rows = sqliteOf(sb.deps).prepare('SELECT * FROM webhook_configs').all();
+    const rows = await sb.deps.store.all('SELECT * FROM webhook_configs');
     expect(JSON.stringify(rows)).not.toContain(secret);
     expect(JSON.stringify(rows)).not.toContain(secret.slice(14));
   });

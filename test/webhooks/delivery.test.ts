@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { emitEvent } from '../../src/domain/events/outbox.js';
 import { verifyWebhookSignature } from '../../src/webhooks/verify.js';
-import { createTestSandbox, type AccountHandle, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { specVerify } from './spec-verifier.js';
 import { newCard, putWebhookConfig } from '../helpers/core.js';
@@ -227,7 +227,7 @@ describe('retries (spec Events, rule 1): 1 min, 5 min, 30 min, 2 h, 5 h, 10 h of
     await sb.advance(acct.apiKey, 86_400);
     expect(rx.received).toHaveLength(1);
     expect((await events())[0].delivery).toEqual({ state: 'cancelled', attempts: 1, nextAttemptAt: null });
-    expect(sqliteOf(sb.deps).prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'").pluck().get()).toBe(0);
+    expect(await sb.deps.store.value("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'")).toBe(0);
   });
 
   it('retries go to the URL configured at the time of the retry', async () => {
@@ -292,7 +292,7 @@ describe('delivery-only fields (the 3DS code, gated by deliver3dsCode)', () => {
     expect(delivered3ds()[0]!.body.data.otp).toBe(otp);
     const stored = (await events()).find((e: { type: string }) => e.type === 'card.3ds.requested');
     expect(stored.data).not.toHaveProperty('otp');
-    expect(JSON.stringify(sqliteOf(sb.deps).prepare('SELECT data FROM events').all())).not.toContain(`"${otp}"`);
+    expect(JSON.stringify(await sb.deps.store.all('SELECT data FROM events'))).not.toContain(`"${otp}"`);
 
     await putWebhook({ url: rx.url, deliver3dsCode: false });
     await raise3ds();

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createTestSandbox, type TestSandbox, sqliteOf } from '../helpers/sandbox.js';
+import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
+import { onPostgres } from '../helpers/postgres.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { putWebhookConfig } from '../helpers/core.js';
 
@@ -23,8 +24,12 @@ afterEach(async () => {
 const open = () =>
   createTestSandbox({ config: { dbPath: join(dir, 'sandbox.db'), secret: 'restart-test-server-secret' } });
 
+const NO_RESTART_ON_POSTGRES =
+  'a restart here reopens the SQLite file at dbPath; a PostgreSQL test sandbox is a new database each time';
+
 describe('deliveries survive a restart (state in SQLite)', () => {
-  it('a pending retry is still due after the server is closed and reopened', async () => {
+  it('a pending retry is still due after the server is closed and reopened', async ({ skip }) => {
+    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
     sb = open();
     const acct = await sb.account({ balance: 100 });
     await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
@@ -39,27 +44,29 @@ describe('deliveries survive a restart (state in SQLite)', () => {
     expect(rx.received[1].body.id).toBe(rx.received[0].body.id);
   });
 
-  it('an attempt killed on the wire (its job row already claimed) is re-scheduled at start-up', async () => {
+  it('an attempt killed on the wire (its job row already claimed) is re-scheduled at start-up', async ({ skip }) => {
+    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
     sb = open();
     const acct = await sb.account({ balance: 100 });
     await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
     await sb.post(acct.apiKey, '/v1/card/create', { amount: 50, currency: 'USDT' });
     // What a SIGKILL during the attempt leaves behind: the JobRunner deleted the job row before sending, and
     // the outcome was never recorded.
-    expect(sqliteOf(sb.deps).prepare("DELETE FROM jobs WHERE kind = 'webhook.attempt'").run().changes).toBe(1);
+    expect(await sb.deps.store.run("DELETE FROM jobs WHERE kind = 'webhook.attempt'")).toBe(1);
     await sb.close();
 
     sb = open();
     // The start-up repair runs as the store is prepared (deps.ready), no longer inside the constructor.
     await sb.deps.ready;
-    expect(sqliteOf(sb.deps).prepare("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'").pluck().get()).toBe(1);
+    expect(await sb.deps.store.value("SELECT COUNT(*) FROM jobs WHERE kind = 'webhook.attempt'")).toBe(1);
     await sb.advance(acct.apiKey, 0);
     expect(rx.received).toHaveLength(1);
     const events = (await sb.post(acct.apiKey, '/sandbox/v1/events', {})).body.events;
     expect(events[0].delivery.state).toBe('delivered');
   });
 
-  it('an attempt overdue after downtime runs once, and the next delay counts from when it ran', async () => {
+  it('an attempt overdue after downtime runs once, and the next delay counts from when it ran', async ({ skip }) => {
+    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
     sb = open();
     const acct = await sb.account({ balance: 100 });
     await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
