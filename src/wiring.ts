@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createHash } from 'node:crypto';
 import { configSecrets, type Config } from './config.js';
 import { pathsJudgedAs } from './contracts/files.js';
 import { ensureDefaultBin } from './domain/cards/bins.js';
@@ -135,7 +134,7 @@ export async function openDeps(opts: RuntimeOptions): Promise<ServerDeps> {
 
 /** SQLite's server secret: configured text, else `<db>.secret` (created once, mode 0600), else random for :memory:. */
 function sqliteSecret(config: Config): ServerSecret {
-  if (config.secret) return configuredSecret(config.secret);
+  if (config.secret) return ServerSecret.fromText(config.secret);
   if (config.dbPath === ':memory:') return ServerSecret.random();
   const file = `${config.dbPath}.secret`;
   if (!existsSync(file)) {
@@ -152,12 +151,9 @@ function sqliteSecret(config: Config): ServerSecret {
 async function openStore(config: Config): Promise<OpenedStore> {
   if (!isPostgresUrl(config.dbPath)) return { store: openSqlite(config.dbPath), secret: sqliteSecret(config) };
   const store = await openPostgres(config.dbPath, config.postgres);
-  if (config.secret) return { store, secret: configuredSecret(config.secret) };
+  if (config.secret) return { store, secret: ServerSecret.fromText(config.secret) };
   return {
     store,
     secret: new ServerSecret(Buffer.from(await storedSecretText(store, ServerSecret.randomText()), 'base64url')),
   };
 }
-
-/** The server secret `SANDBOX_SECRET` (or --secret) gives. */
-export const configuredSecret = (text: string) => new ServerSecret(createHash('sha256').update(text).digest());

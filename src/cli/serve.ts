@@ -84,8 +84,9 @@ export async function runServe(argv: string[]): Promise<number> {
       },
     );
   };
-  process.on('SIGTERM', async () => await stop('SIGTERM'));
-  process.on('SIGINT', async () => await stop('SIGINT'));
+  // stop() logs what fails itself.
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
   if (server.bootstrap?.newApiKey || server.bootstrap?.snapshot) {
     // Shown once on purpose (the README's quick start); only its HMAC is stored. Written straight to
     // stdout, not through the logger, which would mask it.

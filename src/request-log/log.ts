@@ -78,7 +78,8 @@ export class RequestLog {
     else this.pendingCount++;
     if (this.pendingCount >= MAX_PENDING || this.heldBytes > MAX_BYTES) await this.flush();
     else if (!this.timer) {
-      this.timer = setTimeout(async () => await this.flushInSlices(), this.interval);
+      // writeNow catches what a write throws: the slices never reject.
+      this.timer = setTimeout(() => void this.flushInSlices(), this.interval);
       this.timer.unref();
     }
   }
@@ -119,9 +120,9 @@ export class RequestLog {
     await this.write(SLICE_MS);
     if (this.backlog.length > 0 && !this.sliceScheduled) {
       this.sliceScheduled = true;
-      setImmediate(async () => {
+      setImmediate(() => {
         this.sliceScheduled = false;
-        await this.writeSlice();
+        void this.writeSlice();
       });
     }
   }

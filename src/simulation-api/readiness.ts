@@ -97,7 +97,8 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       return c.json({ ...OK, ...(await runCommand(c, deps, (deps) => postLedger(deps, c.get('account').id, post))) });
     },
     'POST /sandbox/v1/readiness/list': async (c) => {
-      const runs = (await listRuns(deps, log, c.get('account').id)).map(async (run) => await runView(deps, log, run));
+      const runs = [];
+      for (const run of await listRuns(deps, log, c.get('account').id)) runs.push(await runView(deps, log, run));
       return c.json({ ...OK, runs });
     },
   };

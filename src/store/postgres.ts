@@ -37,13 +37,15 @@ const TYPES = {
  *   `json_array_elements_text`;
  * - a delete of some rows picked by a subquery names them by SQLite's `rowid`; here by `ctid`, the row's place
  *   (tables whose SQL orders by insertion have a real `rowid` column here, store/schema.ts);
- * - SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE does.
+ * - SQLite's LIKE ignores the case of ASCII letters; PostgreSQL's ILIKE does;
+ * - no limit, before an OFFSET: SQLite's LIMIT -1 is LIMIT ALL.
  */
 function dialectOf(sql: string): string {
   return sql
     .replace(/SELECT value FROM json_each\(\?\)/g, 'SELECT json_array_elements_text(?::json)')
     .replace(/\bWHERE rowid IN\s*\(SELECT rowid FROM\b/g, 'WHERE ctid IN (SELECT ctid FROM')
-    .replace(/ LIKE /g, ' ILIKE ');
+    .replace(/ LIKE /g, ' ILIKE ')
+    .replace(/\bLIMIT -1 OFFSET\b/g, 'LIMIT ALL OFFSET');
 }
 
 interface Prepared {

@@ -129,12 +129,16 @@ export async function deliveriesOf(db: Db, runId: string): Promise<DeliveryRow[]
   return (await db.all('SELECT * FROM readiness_deliveries WHERE run_id = ? ORDER BY seq', [runId])) as DeliveryRow[];
 }
 
-/** Appends one attempt (a JSON object) to a delivery. */
+/**
+ * Appends one attempt (a JSON object, as JSON.stringify writes it) to a delivery's array, as text: the same statement
+ * on both stores (SQLite's json_insert has no PostgreSQL twin, and jsonb would reorder the object's keys).
+ */
 export async function appendAttempt(db: Db, deliveryId: string, attemptJson: string): Promise<void> {
-  await db.run("UPDATE readiness_deliveries SET attempts = json_insert(attempts, '$[#]', json(?)) WHERE id = ?", [
-    attemptJson,
-    deliveryId,
-  ]);
+  await db.run(
+    `UPDATE readiness_deliveries SET attempts = CASE WHEN attempts = '[]' THEN '[' || @attempt || ']'
+       ELSE substr(attempts, 1, length(attempts) - 1) || ',' || @attempt || ']' END WHERE id = @id`,
+    { attempt: attemptJson, id: deliveryId },
+  );
 }
 
 export type ArmedFault = 'drop' | 'error' | 'throttle';

@@ -18,7 +18,7 @@ interface Got {
 let proc: ServeProcess & { url: string };
 const got: Got[] = [];
 let receiverUrl: string;
-let closeReceiver: () => void;
+let closeReceiver: () => Promise<void>;
 
 beforeAll(async () => {
   ensureBuilt();
@@ -51,7 +51,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await stop(proc);
-  closeReceiver();
+  await closeReceiver();
 });
 
 const request = (method: string, path: string, body?: unknown) => call(proc.url, 'k', method, path, body);

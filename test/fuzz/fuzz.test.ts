@@ -40,7 +40,7 @@ async function fuzz(runs: number, overrides: Partial<Config> = {}): Promise<Map<
         { numRuns: Math.min(BATCH, runs - done) },
       );
     } finally {
-      world.close();
+      await world.close();
     }
   }
   return seen;
@@ -85,7 +85,7 @@ describe('every endpoint under arbitrary bodies, headers and query strings', () 
           { numRuns: Math.max(200, Math.round(RUNS / 10)) },
         );
       } finally {
-        world.close();
+        await world.close();
       }
     },
     30_000 + RUNS * 20,
@@ -108,7 +108,7 @@ describe('every endpoint under arbitrary bodies, headers and query strings', () 
       expect(world.routes.length).toBeGreaterThan(20);
       expect(world.routes).toContainEqual({ method: 'POST', path: '/v1/card/deposit' });
     } finally {
-      world.close();
+      await world.close();
     }
   });
 });

@@ -23,7 +23,7 @@ export interface World {
   child: { accountId: string; apiKey: string };
   b: { accountId: string; apiKey: string; cards: string[] };
   revokedKey: string;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**

@@ -16,17 +16,23 @@ export function gate(target: string, decide: (req: IncomingMessage) => Promise<G
   return createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const own = await decide(req);
-      if (own) return res.writeHead(own[0], { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(own[1]);
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
-      const body = Buffer.concat(chunks);
-      const init = { method: req.method, headers, body: body.length > 0 ? body : undefined };
-      const upstream = await fetch(target + req.url, init).catch(() => undefined);
-      if (!upstream) return res.destroy();
-      res.writeHead(upstream.status, { 'Content-Type': upstream.headers.get('content-type') ?? 'application/json' });
-      res.end(Buffer.from(await upstream.arrayBuffer()));
-    });
+    req.on(
+      'end',
+      () =>
+        void (async () => {
+          const own = await decide(req);
+          if (own) return res.writeHead(own[0], { 'Content-Type': 'application/json', 'Retry-After': '1' }).end(own[1]);
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host') headers[k] = v;
+          const body = Buffer.concat(chunks);
+          const init = { method: req.method, headers, body: body.length > 0 ? body : undefined };
+          const upstream = await fetch(target + req.url, init).catch(() => undefined);
+          if (!upstream) return res.destroy();
+          res.writeHead(upstream.status, {
+            'Content-Type': upstream.headers.get('content-type') ?? 'application/json',
+          });
+          res.end(Buffer.from(await upstream.arrayBuffer()));
+        })(),
+    );
   });
 }

@@ -19,25 +19,29 @@ export async function recordKeyedWrites(upstream: string): Promise<KeyedWriteRec
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const path = req.url!.split('?')[0]!;
-      if (req.method === 'POST' && KEYED.test(path)) {
-        writes.push({ path, key: req.headers['idempotency-key'] as string | undefined });
-      }
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers))
-        if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-      const answer = await fetch(upstream + req.url, {
-        method: req.method,
-        headers,
-        body: chunks.length ? Buffer.concat(chunks) : undefined,
-      });
-      const passed: Record<string, string> = {};
-      answer.headers.forEach((v, k) => {
-        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)) passed[k] = v;
-      });
-      res.writeHead(answer.status, passed).end(Buffer.from(await answer.arrayBuffer()));
-    });
+    req.on(
+      'end',
+      () =>
+        void (async () => {
+          const path = req.url!.split('?')[0]!;
+          if (req.method === 'POST' && KEYED.test(path)) {
+            writes.push({ path, key: req.headers['idempotency-key'] as string | undefined });
+          }
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(req.headers))
+            if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+          const answer = await fetch(upstream + req.url, {
+            method: req.method,
+            headers,
+            body: chunks.length ? Buffer.concat(chunks) : undefined,
+          });
+          const passed: Record<string, string> = {};
+          answer.headers.forEach((v, k) => {
+            if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)) passed[k] = v;
+          });
+          res.writeHead(answer.status, passed).end(Buffer.from(await answer.arrayBuffer()));
+        })(),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -27,7 +27,7 @@ const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => 
  * A database copied from the template: a fresh one for `:memory:`; for a file path, the one that path names for the
  * rest of the run (a test that closes its sandbox and opens another on the same file finds its rows again).
  */
-export async function testDatabase(dbPath: string): Promise<{ url: string; drop(): Promise<void> }> {
+async function testDatabase(dbPath: string): Promise<{ url: string; drop(): Promise<void> }> {
   const fresh = dbPath === ':memory:';
   const name = fresh
     ? `t_${randomBytes(8).toString('hex')}`

@@ -7,7 +7,7 @@ import { toEnvelope } from '../../src/domain/events/outbox.js';
 import { DEFAULT_CONFIG, type Config } from '../../src/config.js';
 import type { ServerDeps as Deps } from '../../src/http/server-deps.js';
 import type { Logger } from '../../src/domain/kernel/logger.js';
-import { configuredSecret, createDeps } from '../../src/wiring.js';
+import { createDeps } from '../../src/wiring.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { ServerSecret } from '../../src/domain/kernel/secrets.js';
 import { fetchAgent, type FetchAgent, type TestRequest } from './client.js';
@@ -78,7 +78,12 @@ export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
     onPostgres
       ? {
           store: lazyPostgresStore(config.dbPath),
-          secret: config.secret ? configuredSecret(config.secret) : ServerSecret.random(),
+          // A file path stands for one database for the run (test/helpers/postgres.ts), and keeps one secret, as the
+          // file beside a SQLite database does.
+          secret:
+            config.secret || config.dbPath !== ':memory:'
+              ? ServerSecret.fromText(config.secret ?? config.dbPath)
+              : ServerSecret.random(),
         }
       : undefined,
   );

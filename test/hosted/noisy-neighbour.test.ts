@@ -148,11 +148,15 @@ describe('noisy neighbours in hosted mode: a tenant abusing through 12 child san
       const quiet = await wellBehaved(base, good, 10, 100);
       const abuse = await startTenantAbuse(base, parent.apiKey, { latencyMs: 3_000, sessions: 5 });
       const peak = { inFlight: 0, connections: 0 };
-      const sampling = setInterval(async () => {
-        const u = await admin(`/admin/v1/accounts/${parent.accountId}/usage`);
-        peak.inFlight = Math.max(peak.inFlight, u.inFlight);
-        peak.connections = Math.max(peak.connections, u.connections);
-      }, 100);
+      const sampling = setInterval(
+        () =>
+          void (async () => {
+            const u = await admin(`/admin/v1/accounts/${parent.accountId}/usage`);
+            peak.inFlight = Math.max(peak.inFlight, u.inFlight);
+            peak.connections = Math.max(peak.connections, u.connections);
+          })(),
+        100,
+      );
       const beside = await wellBehaved(base, good, 30, 100);
       const outcomes = await abuse.stop();
       clearInterval(sampling);

@@ -100,7 +100,9 @@ describe('bill/list rows and filters', () => {
       { id: 'e', amountMicros: 2_250_000, status: 'REFUND', kind: 'REFUND' },
       { id: 'f', amountMicros: 0, status: 'CLEARED' },
     ] as const;
-    rows.forEach((row, i) => seedTransaction(sb, acct.accountId, cardId, { ...row, atMs: START_MS + (i + 1) * 1000 }));
+    for (const [i, row] of rows.entries()) {
+      await seedTransaction(sb, acct.accountId, cardId, { ...row, atMs: START_MS + (i + 1) * 1000 });
+    }
     const res = await list({ cardId });
     expect(res.body.transactions.map((t: { amount: string; status: string }) => [t.amount, t.status])).toEqual([
       ['0.00', 'COMPLETED'],

@@ -14,7 +14,6 @@ import {
 } from '../helpers/core.js';
 import { sandboxTest as it } from '../helpers/fixtures.js';
 import { START_MS, createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { onPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
 let sb: TestSandbox;
@@ -311,9 +310,6 @@ describe('Idempotency rule 4: 4212 while the first request is in flight', () => 
   });
 });
 
-const NO_RESTART_ON_POSTGRES =
-  'a restart here reopens the SQLite file at dbPath; a PostgreSQL test sandbox is a new database each time';
-
 describe('Idempotency: crash safety', () => {
   let dir: string;
   beforeEach(() => {
@@ -321,10 +317,7 @@ describe('Idempotency: crash safety', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a key left in flight by a crash is released when the server starts, and the retry executes once', async ({
-    skip,
-  }) => {
-    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
+  it('a key left in flight by a crash is released when the server starts, and the retry executes once', async () => {
     const dbPath = join(dir, 'sandbox.db');
     const before = createTestSandbox({ config: { dbPath } });
     const a = await before.account({ balance: 100 });
@@ -350,8 +343,7 @@ describe('Idempotency: crash safety', () => {
     }
   });
 
-  it('a completed key survives a restart: the retry of a lost response replays', async ({ skip }) => {
-    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
+  it('a completed key survives a restart: the retry of a lost response replays', async () => {
     const dbPath = join(dir, 'sandbox.db');
     const before = createTestSandbox({ config: { dbPath } });
     const a = await before.account({ balance: 100 });

@@ -64,26 +64,30 @@ function driftedStandIn(): Server {
   return createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers))
-        if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
-      const upstream = await fetch(sandbox.url + req.url, {
-        method: req.method,
-        headers,
-        body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
-      });
-      const text = await upstream.text();
-      const change = drift[req.url!.split('?')[0]!];
-      const [status, body] = change
-        ? change(upstream.status, JSON.parse(text))
-        : [upstream.status, text === '' ? undefined : JSON.parse(text)];
-      res.writeHead(status, {
-        'Content-Type': 'application/json',
-        'X-Request-Id': upstream.headers.get('x-request-id') ?? '',
-      });
-      res.end(body === undefined ? '' : JSON.stringify(body));
-    });
+    req.on(
+      'end',
+      () =>
+        void (async () => {
+          const headers: Record<string, string> = {};
+          for (const [k, v] of Object.entries(req.headers))
+            if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers[k] = v;
+          const upstream = await fetch(sandbox.url + req.url, {
+            method: req.method,
+            headers,
+            body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+          });
+          const text = await upstream.text();
+          const change = drift[req.url!.split('?')[0]!];
+          const [status, body] = change
+            ? change(upstream.status, JSON.parse(text))
+            : [upstream.status, text === '' ? undefined : JSON.parse(text)];
+          res.writeHead(status, {
+            'Content-Type': 'application/json',
+            'X-Request-Id': upstream.headers.get('x-request-id') ?? '',
+          });
+          res.end(body === undefined ? '' : JSON.stringify(body));
+        })(),
+    );
   });
 }
 

@@ -74,35 +74,44 @@ describe('the built-in webhook receiver', () => {
  */
 async function fakeSandbox(secret: string): Promise<{ server: Server; url: string }> {
   let hookUrl = '';
-  const server = createServer(async (req, res) => {
-    let raw = '';
-    for await (const c of req) raw += c;
-    const body = raw ? JSON.parse(raw) : {};
-    const json = (status: number, value: unknown) =>
-      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
-    if (req.url === '/admin/v1/accounts') return json(201, { accountId: 'acc_1', apiKey: 'k' });
-    if (req.url === '/sandbox/v1/clock') return json(200, { code: 0, message: 'ok' });
-    if (req.url === '/v1/webhook' && req.method === 'PUT') {
-      hookUrl = body.url;
-      return json(200, { configured: true, url: body.url, enabled: true, secret, secretPrefix: secret.slice(0, 14) });
-    }
-    if (req.url === '/sandbox/v1/emit') {
-      for (const [i, e] of (body.events as object[]).entries()) {
-        const text = JSON.stringify({ id: `evt_${i}`, created: 1, ...e });
-        await fetch(hookUrl, {
-          method: 'POST',
-          headers: {
-            'Service-Signature': sign(text, SECRET),
-            'Service-Event-Id': `evt_${i}`,
-            'Service-Event-Type': (e as { type: string }).type,
-          },
-          body: text,
-        });
-      }
-      return json(200, { code: 0, message: 'ok' });
-    }
-    json(404, { code: 404, message: 'no route' });
-  });
+  const server = createServer(
+    (req, res) =>
+      void (async () => {
+        let raw = '';
+        for await (const c of req) raw += c;
+        const body = raw ? JSON.parse(raw) : {};
+        const json = (status: number, value: unknown) =>
+          res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+        if (req.url === '/admin/v1/accounts') return json(201, { accountId: 'acc_1', apiKey: 'k' });
+        if (req.url === '/sandbox/v1/clock') return json(200, { code: 0, message: 'ok' });
+        if (req.url === '/v1/webhook' && req.method === 'PUT') {
+          hookUrl = body.url;
+          return json(200, {
+            configured: true,
+            url: body.url,
+            enabled: true,
+            secret,
+            secretPrefix: secret.slice(0, 14),
+          });
+        }
+        if (req.url === '/sandbox/v1/emit') {
+          for (const [i, e] of (body.events as object[]).entries()) {
+            const text = JSON.stringify({ id: `evt_${i}`, created: 1, ...e });
+            await fetch(hookUrl, {
+              method: 'POST',
+              headers: {
+                'Service-Signature': sign(text, SECRET),
+                'Service-Event-Id': `evt_${i}`,
+                'Service-Event-Type': (e as { type: string }).type,
+              },
+              body: text,
+            });
+          }
+          return json(200, { code: 0, message: 'ok' });
+        }
+        json(404, { code: 404, message: 'no route' });
+      })(),
+  );
   return { server, url: await listen(server) };
 }
 

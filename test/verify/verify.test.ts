@@ -133,17 +133,20 @@ describe('card-sandbox verify --properties', () => {
     const upstream = await listen(sandbox.server);
     const { apiKey } = await sandbox.account();
     // A target that executes correctly but drops the replay header: only a keyed retry can notice.
-    fake = createServer(async (req, res) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const answer = await fetch(upstream + req.url, {
-        method: req.method,
-        headers: req.headers as Record<string, string>,
-        body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
-      });
-      const headers = Object.fromEntries([...answer.headers].filter(([h]) => h !== 'idempotent-replayed'));
-      res.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
-    });
+    fake = createServer(
+      (req, res) =>
+        void (async () => {
+          const chunks: Buffer[] = [];
+          for await (const chunk of req) chunks.push(chunk as Buffer);
+          const answer = await fetch(upstream + req.url, {
+            method: req.method,
+            headers: req.headers as Record<string, string>,
+            body: req.method === 'GET' ? undefined : Buffer.concat(chunks),
+          });
+          const headers = Object.fromEntries([...answer.headers].filter(([h]) => h !== 'idempotent-replayed'));
+          res.writeHead(answer.status, headers).end(Buffer.from(await answer.arrayBuffer()));
+        })(),
+    );
     const url = await listen(fake);
     const c = capture();
     const argv = ['--base-url', url, '--api-key', apiKey, '--allow-mutations', '--properties', '--num-runs', '40'];

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
-import { onPostgres } from '../helpers/postgres.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { putWebhookConfig } from '../helpers/core.js';
 
@@ -24,12 +23,8 @@ afterEach(async () => {
 const open = () =>
   createTestSandbox({ config: { dbPath: join(dir, 'sandbox.db'), secret: 'restart-test-server-secret' } });
 
-const NO_RESTART_ON_POSTGRES =
-  'a restart here reopens the SQLite file at dbPath; a PostgreSQL test sandbox is a new database each time';
-
 describe('deliveries survive a restart (state in SQLite)', () => {
-  it('a pending retry is still due after the server is closed and reopened', async ({ skip }) => {
-    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
+  it('a pending retry is still due after the server is closed and reopened', async () => {
     sb = open();
     const acct = await sb.account({ balance: 100 });
     await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
@@ -44,8 +39,7 @@ describe('deliveries survive a restart (state in SQLite)', () => {
     expect(rx.received[1].body.id).toBe(rx.received[0].body.id);
   });
 
-  it('an attempt killed on the wire (its job row already claimed) is re-scheduled at start-up', async ({ skip }) => {
-    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
+  it('an attempt killed on the wire (its job row already claimed) is re-scheduled at start-up', async () => {
     sb = open();
     const acct = await sb.account({ balance: 100 });
     await putWebhookConfig(sb, acct.apiKey, { url: rx.url });
@@ -65,8 +59,7 @@ describe('deliveries survive a restart (state in SQLite)', () => {
     expect(events[0].delivery.state).toBe('delivered');
   });
 
-  it('an attempt overdue after downtime runs once, and the next delay counts from when it ran', async ({ skip }) => {
-    if (onPostgres) return skip(NO_RESTART_ON_POSTGRES);
+  it('an attempt overdue after downtime runs once, and the next delay counts from when it ran', async () => {
     sb = open();
     const acct = await sb.account({ balance: 100 });
     await putWebhookConfig(sb, acct.apiKey, { url: rx.url });

@@ -275,14 +275,15 @@ export async function endExpiredSandboxes(deps: Deps, parentId?: string): Promis
  * returns its stop function.
  */
 export function startSandboxSweeper(deps: Deps, intervalMs = 30_000): () => void {
-  const timer = setInterval(async () => {
+  const sweep = async () => {
     try {
       const ended = await deps.transactions.run((deps) => endExpiredSandboxes(deps));
       if (ended > 0) deps.logger.info({ ended }, 'ended expired child sandboxes; their rows go in slices');
     } catch (err) {
       deps.logger.error({ err }, 'expired sandbox sweep failed');
     }
-  }, intervalMs);
+  };
+  const timer = setInterval(() => void sweep(), intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -1,8 +1,17 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, type Hmac } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  type Hmac,
+} from 'node:crypto';
 
 /**
  * The server secret: the root of every keyed hash (API keys), every derived cardholder datum (PAN, CVV, OTP)
- * and the encryption of stored webhook secrets. It never enters the database.
+ * and the encryption of stored webhook secrets. On SQLite it never enters the database (a file beside it, or the
+ * configuration); on PostgreSQL, where instances share it, the database holds it unless the configuration gives it.
  */
 export class ServerSecret {
   private readonly encryptionKey: Buffer;
@@ -10,6 +19,11 @@ export class ServerSecret {
   constructor(private readonly secret: Buffer) {
     if (secret.length < 32) throw new Error('server secret must be at least 32 bytes');
     this.encryptionKey = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'stored-secrets', 32));
+  }
+
+  /** The secret a configured text (`SANDBOX_SECRET`, `--secret`) stands for. */
+  static fromText(text: string): ServerSecret {
+    return new ServerSecret(createHash('sha256').update(text).digest());
   }
 
   static random(): ServerSecret {

@@ -143,17 +143,16 @@ export async function startRun(
     input.receiverUrl === null
       ? []
       : RECEIVER_CHECKS.map((check) => ({ id: 'rdl_' + deps.ids.base62(24), check, eventId: deps.ids.eventId() }));
-  deliveries.forEach(
-    async (d, seq) =>
-      await insertDelivery(deps.db, {
-        id: d.id,
-        run_id: run.id,
-        account_id: input.accountId,
-        seq,
-        check_id: d.check,
-        event_id: d.eventId,
-      }),
-  );
+  for (const [seq, d] of deliveries.entries()) {
+    await insertDelivery(deps.db, {
+      id: d.id,
+      run_id: run.id,
+      account_id: input.accountId,
+      seq,
+      check_id: d.check,
+      event_id: d.eventId,
+    });
+  }
   await trimRuns(deps.db, input.accountId, RUNS_KEPT);
   deps.readinessWindows.byAccount = undefined;
   return { run, deliveries };
@@ -210,18 +209,16 @@ async function checksOf(deps: Deps, log: WindowLog, run: RunRow, toMs: number): 
 
 /** Evaluates the run when its window ends, should nobody ask before (the request log keeps only 1,000 requests). */
 export function settleAtWindowEnd(deps: Deps, log: WindowLog, run: RunRow): void {
-  const timer = setTimeout(
-    async () => {
-      try {
-        if (!deps.store.open) return;
-        const now = await findRun(deps.db, run.account_id, run.id);
-        if (now) await settleRun(deps, log, now);
-      } catch (err) {
-        deps.logger.error({ err, runId: run.id }, 'readiness run not evaluated at the end of its window');
-      }
-    },
-    Math.max(0, run.ends_at_ms - deps.wallClock()),
-  );
+  const settle = async () => {
+    try {
+      if (!deps.store.open) return;
+      const now = await findRun(deps.db, run.account_id, run.id);
+      if (now) await settleRun(deps, log, now);
+    } catch (err) {
+      deps.logger.error({ err, runId: run.id }, 'readiness run not evaluated at the end of its window');
+    }
+  };
+  const timer = setTimeout(() => void settle(), Math.max(0, run.ends_at_ms - deps.wallClock()));
   timer.unref();
 }
 

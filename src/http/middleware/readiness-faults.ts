@@ -27,7 +27,7 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
     if (!keyedWrite) {
       const runId = await take('throttle');
       if (!runId) return next();
-      watchForClose(c, async () => {
+      const noteGone = async () => {
         // From a socket's event: a throw here would be uncaught. A database closed meanwhile has nothing to note.
         if (!deps.store.open) return;
         try {
@@ -35,7 +35,8 @@ export function readinessFaults(deps: ServerDeps, judgedAs: 'keyed-write' | 'rea
         } catch (err) {
           deps.logger.error({ err, runId }, 'readiness: the close of the throttled client was not noted');
         }
-      });
+      };
+      watchForClose(c, () => void noteGone());
       c.header('Retry-After', String(INJECTED_RETRY_AFTER_SECONDS));
       noteAnswer(c, 'readiness', 'injected');
       return errorResponse(c, new DomainError('RATE_LIMITED'));
