@@ -246,6 +246,10 @@ export class PostgresStore extends PostgresStatements implements Store {
     for (const hook of hooks) hook();
   }
 
+  detached<T>(work: () => T): T {
+    return openTransaction.exit(work);
+  }
+
   watchWrites(tables: readonly string[], onWrite: () => void): void {
     this.watchers.add(tables, onWrite);
   }

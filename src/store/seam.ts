@@ -46,6 +46,11 @@ export interface Store extends Db {
    * transaction calls it at once and again when the transaction ends.
    */
   watchWrites(tables: readonly string[], onWrite: () => void): void;
+  /**
+   * Starts work that outlives the transaction it is started from (nobody in the transaction awaits it): it may then
+   * use the store and open transactions of its own, which wait for that one to end.
+   */
+  detached<T>(work: () => T): T;
   close(): Promise<void>;
 }
 

@@ -164,6 +164,11 @@ export class SqliteStore extends SqliteStatements implements Store {
     return next;
   }
 
+  detached<T>(work: () => T): T {
+    // One connection, transactions queued: later work waits its turn anyway.
+    return work();
+  }
+
   watchWrites(tables: readonly string[], onWrite: () => void): void {
     const fn = `sandbox_rows_changed_${tables.join('_')}`;
     this.connection.function(fn, { deterministic: false }, () => {

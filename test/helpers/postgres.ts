@@ -81,6 +81,7 @@ export function lazyPostgresStore(dbPath: string): Store {
     run: async (sql: string, params?: Params) => (await on()).run(sql, params),
     transaction: async <T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions) =>
       (await on()).transaction(work, options),
+    detached: (work) => (live ? live.detached(work) : work()),
     watchWrites(tables, onWrite) {
       if (live) live.watchWrites(tables, onWrite);
       else watched.push([tables, onWrite]);

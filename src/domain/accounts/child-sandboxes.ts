@@ -228,10 +228,12 @@ function purgeAccountInSlices(given: Deps, accountId: string, tenantId: string):
 function purgeLater(deps: Deps, ended: readonly { id: string; tenantId: string }[]): void {
   for (const { id, tenantId } of ended) {
     if (deps.oneAtATime.has(`purge:${id}`)) continue;
-    deps.fairShare
-      .turn(tenantId)
-      .then(() => purgeAccountInSlices(deps, id, tenantId))
-      .catch((err: unknown) => deps.logger.error({ err, accountId: id }, 'purging a child sandbox failed'));
+    deps.store.detached(() => {
+      deps.fairShare
+        .turn(tenantId)
+        .then(() => purgeAccountInSlices(deps, id, tenantId))
+        .catch((err: unknown) => deps.logger.error({ err, accountId: id }, 'purging a child sandbox failed'));
+    });
   }
 }
 
