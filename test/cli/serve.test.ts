@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ensureBuilt, ROOT, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitFor, WAIT_LIMIT_MS } from '../helpers/wait.js';
 import { freePort } from '../helpers/loopback.js';
 import { post } from '../helpers/http-call.js';
 
@@ -159,6 +159,10 @@ describe('card-sandbox serve', () => {
         command: 'npx',
         cwd: ROOT,
         detached: true,
+        // npx loads all of npm before it starts the command, which on a busy CI machine took over a minute once;
+        // the network is never its excuse (offline, no update check).
+        env: cleanEnv({ npm_config_offline: 'true', npm_config_update_notifier: 'false' }),
+        timeoutMs: 4 * WAIT_LIMIT_MS,
       },
     );
     try {
