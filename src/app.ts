@@ -111,7 +111,8 @@ export function createApp(deps: ServerDeps) {
     app,
     deps,
     '/healthz',
-    { 'GET /healthz': (c) => c.json({ status: 'ok' }) },
+    // `store` names the database this release runs on (SQLite, its only store so far).
+    { 'GET /healthz': (c) => c.json({ status: 'ok', store: 'sqlite', instance: deps.instance }) },
     (route, handler) => [requests.label(route), handler],
     undefined,
     pipelines,

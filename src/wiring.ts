@@ -26,6 +26,7 @@ import { openDb } from './store/db.js';
 import { releaseAllInFlight } from './store/idempotency.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks } from './webhooks/index.js';
+import { newInstanceId } from './http/instance.js';
 
 // The one wiring module: every piece of a server's state is built here, once, as a named member of its deps. What
 // each member holds, and whether it is shared by every server on the database or kept by this process alone, is
@@ -37,6 +38,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   wallClock?: () => number;
   random?: RandomSource;
+  /** This process's id, when its logger already names it (serve); else a new one. */
+  instance?: string;
 }
 
 /**
@@ -56,6 +59,7 @@ export function createDeps(opts: RuntimeOptions): ServerDeps {
     db,
     transactions,
     config,
+    instance: opts.instance ?? newInstanceId(),
     secret: loadSecret(config),
     ids: new Ids(opts.random),
     wallClock,

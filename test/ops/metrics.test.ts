@@ -84,6 +84,14 @@ describe('GET /metrics', () => {
     expect(value(after, 'sandbox_http_request_duration_seconds_sum', op)).toBeGreaterThan(0);
   });
 
+  it('names the instance that answered, as /healthz does, and its store', async () => {
+    sb = createTestSandbox();
+    const { instance } = (await sb.request.get('/healthz')).body as { instance: string };
+    expect((await scrape()).filter((s) => s.name === 'sandbox_instance_info')).toEqual([
+      { name: 'sandbox_instance_info', labels: { instance_id: instance, store: 'sqlite' }, value: 1 },
+    ]);
+  });
+
   it('keeps its labels to a fixed set under traffic from many tenants: no account id, key, path or parameter', async () => {
     sb = createTestSandbox();
     const secrets: string[] = [];
