@@ -111,7 +111,7 @@ export function createApp(deps: ServerDeps) {
     app,
     deps,
     '/healthz',
-    { 'GET /healthz': (c) => c.json({ status: 'ok' }) },
+    { 'GET /healthz': (c) => c.json({ status: 'ok', store: deps.store.dialect, instance: deps.instance }) },
     (route, handler) => [requests.label(route), handler],
     undefined,
     pipelines,

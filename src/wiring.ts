@@ -25,6 +25,7 @@ import { isPostgresUrl, openPostgres, openSqlite, storedSecretText, type Db, typ
 import { releaseAllInFlight } from './store/idempotency.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks, restoreWebhookAttempts } from './webhooks/index.js';
+import { newInstanceId } from './http/instance.js';
 
 // The one wiring module: every piece of a server's state is built here, once, as a named member of its deps. What
 // each member holds, and whether it is shared by every server on the database or kept by this process alone, is
@@ -36,6 +37,8 @@ export interface RuntimeOptions {
   logger?: Logger;
   wallClock?: () => number;
   random?: RandomSource;
+  /** This process's id, when its logger already names it (serve); else a new one. */
+  instance?: string;
 }
 
 /** A store opened, and the server secret it goes with. */
@@ -75,6 +78,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     },
     transactions,
     config,
+    instance: opts.instance ?? newInstanceId(),
     secret,
     ids: new Ids(opts.random),
     wallClock,

@@ -10,6 +10,7 @@ import { warmRequestValidators } from '../http/request-schema.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { reusedAccountHint } from './bootstrap-hint.js';
 import { SnapshotFileError } from '../bootstrap.js';
+import { newInstanceId } from '../http/instance.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -42,7 +43,8 @@ export async function runServe(argv: string[]): Promise<number> {
     throw err;
   }
   const { config, seedFiles } = loaded;
-  const logger = createLogger({ level: config.logLevel, redactor: new Redactor(configSecrets(config)) });
+  const instance = newInstanceId();
+  const logger = createLogger({ level: config.logLevel, redactor: new Redactor(configSecrets(config)), instance });
   // Node's default report of a crash prints the error raw on stderr; this one goes through the redaction.
   process.on('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception');
@@ -54,7 +56,7 @@ export async function runServe(argv: string[]): Promise<number> {
   });
   let server;
   try {
-    server = await startServer({ config, logger });
+    server = await startServer({ config, logger, instance });
   } catch (err) {
     if (!(err instanceof SnapshotFileError)) throw err;
     process.stderr.write(`card-sandbox serve: --snapshot ${err.message}\n`);

@@ -1908,6 +1908,13 @@ export interface components {
     'health.response': {
       /** @constant */
       status: 'ok';
+      /**
+       * @description The database this sandbox runs on.
+       * @enum {unknown}
+       */
+      store?: 'sqlite' | 'postgres';
+      /** @description The server process that answered (also in its log lines and metrics): one of a deployment's instances. */
+      instance?: string;
     };
     /** 3ds/verify request */
     'sandbox.3ds.verify.request': {

@@ -164,6 +164,12 @@ export class MetricsExposition {
           'counter',
           () => DELIVERY_RESULTS.map((result) => ({ labels: { result }, value: meter.deliveries.get(result)! })),
         ),
+        metric(
+          'sandbox_instance_info',
+          'This server process: its instance id (as /healthz and its log lines name it) and its store',
+          'gauge',
+          () => [{ labels: { instance_id: deps.instance, store: deps.store.dialect }, value: 1 }],
+        ),
         ...backlogGauges(() => this.backlog),
         ...connectionMetrics(deps.connectionGuard),
       ]) {

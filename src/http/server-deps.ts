@@ -16,6 +16,8 @@ export interface ServerDeps extends Deps {
   transactions: Transactions<ServerDeps>;
   /** Constant: the whole configuration (flags and environment), frozen. */
   config: Config;
+  /** Per instance: this process's id (http/instance.ts), in /healthz, its log lines and its metrics. */
+  instance: string;
   /** Per instance: the requests this process has answered and not yet written to the request log (shared). */
   requestLog: RequestLog;
   /** Per instance: each tenant's rate budget, its token bucket on the wall clock, and the 429s it has held. */

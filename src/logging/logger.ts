@@ -22,6 +22,8 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream;
   /** Masks the server's own secrets (admin token, bootstrap key, server secret) by value, wherever they show up. */
   redactor?: Redactor;
+  /** The process's instance id (http/instance.ts), on every line. */
+  instance?: string;
 }
 
 /**
@@ -32,12 +34,12 @@ export interface LoggerOptions {
  * process exits, and after a `fatal` line. A given destination (a test's capture) gets its lines redacted in-thread
  * by the same function, as does stdout when the compiled worker is absent (running the TypeScript sources).
  */
-export function createLogger({ level, destination, redactor = new Redactor() }: LoggerOptions): pino.Logger {
+export function createLogger({ level, destination, redactor = new Redactor(), instance }: LoggerOptions): pino.Logger {
   const worker = destination ? undefined : stdoutWorker(redactor);
   return pino(
     {
       level,
-      base: { pid: process.pid },
+      base: instance ? { pid: process.pid, instance } : { pid: process.pid },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
       // Errors and Headers become plain objects here, while they still are Errors: the line only has their JSON.
       formatters: { log: (record) => plainErrors(record) as Record<string, unknown> },

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanEnv, ensureBuilt, ROOT, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
-import { waitFor } from '../helpers/wait.js';
+import { waitFor, WAIT_LIMIT_MS } from '../helpers/wait.js';
 import { freePort } from '../helpers/loopback.js';
 import { post } from '../helpers/http-call.js';
 
@@ -19,7 +19,7 @@ const assetList = (url: string, key?: string) => post(url, key, '/v1/wallet/asse
 describe('card-sandbox serve', () => {
   // How fast it answers is measured by `npm run bench` (cold start), not asserted here: a test must pass on a busy
   // machine.
-  it('answers /healthz 200 {status: "ok"} once started, and stops with exit 0', async () => {
+  it('answers /healthz 200 {status: "ok", store, instance} once started, names the instance on every log line, and stops with exit 0', async () => {
     const port = await freePort();
     const proc = spawnCli(['serve', '--port', String(port), '--db', join(dir, 'cold.db')]);
     const res = await waitFor('the first answer of /healthz', () => {
@@ -27,8 +27,16 @@ describe('card-sandbox serve', () => {
       return fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
     });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'ok' });
+    const health = (await res.json()) as { instance: string };
+    expect(health).toEqual({
+      status: 'ok',
+      store: 'sqlite',
+      instance: expect.stringMatching(/^inst_[0-9A-Za-z]{12}$/),
+    });
     expect((await stop(proc)).code).toBe(0);
+    const lines = proc.logs();
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line.instance).toBe(health.instance);
   });
 
   it('lets flags beat the environment: --port, --db and --missing-key-status', async () => {
@@ -159,6 +167,10 @@ describe('card-sandbox serve', () => {
         command: 'npx',
         cwd: ROOT,
         detached: true,
+        // npx loads all of npm before it starts the command, which on a busy CI machine took over a minute once;
+        // the network is never its excuse (offline, no update check).
+        env: cleanEnv({ npm_config_offline: 'true', npm_config_update_notifier: 'false' }),
+        timeoutMs: 4 * WAIT_LIMIT_MS,
       },
     );
     try {

@@ -1,6 +1,7 @@
 import { describe, expect } from 'vitest';
 import { sandboxTest as it } from '../helpers/fixtures.js';
-import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
+import { onPostgres } from '../helpers/postgres.js';
 
 // docs/design.md section 10 (the simulation API): its place apart from the partner API.
 let sb: TestSandbox;
@@ -39,9 +40,21 @@ describe('the simulation API', () => {
     });
   });
 
-  it('GET /healthz answers {status: "ok"} without authentication', async () => {
+  it('GET /healthz answers {status: "ok", store, instance} without authentication', async () => {
     const res = await sb.request.get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.body).toEqual({
+      status: 'ok',
+      store: onPostgres ? 'postgres' : 'sqlite',
+      instance: expect.stringMatching(/^inst_[0-9A-Za-z]{12}$/),
+    });
+    // The same process answers with the same id every time; another sandbox (another process's state) has its own.
+    expect((await sb.request.get('/healthz')).body.instance).toBe(res.body.instance);
+    const other = createTestSandbox();
+    try {
+      expect((await other.request.get('/healthz')).body.instance).not.toBe(res.body.instance);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -140,11 +140,23 @@ export function spawnCli(
 /** Starts `serve` and waits until it logs its URL. */
 export async function startServe(
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: string; detached?: boolean } = {},
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; command?: string; detached?: boolean; timeoutMs?: number } = {},
 ): Promise<ServeProcess & { url: string }> {
   const proc = spawnCli(args, opts);
-  const listening = await proc.waitForLog((r) => r.msg === 'card sandbox listening');
-  return { ...proc, url: listening.url as string };
+  try {
+    const listening = await proc.waitForLog((r) => r.msg === 'card sandbox listening', opts.timeoutMs);
+    return { ...proc, url: listening.url as string };
+  } catch (e) {
+    // A server that never said it listens is stopped here, so it cannot outlive its test and write into a temp
+    // folder the test has already removed.
+    const { child } = proc;
+    if (child.exitCode === null && child.signalCode === null) {
+      if (opts.detached) process.kill(-child.pid!, 'SIGKILL');
+      else child.kill('SIGKILL');
+      await proc.exited;
+    }
+    throw e;
+  }
 }
 
 /** Runs the CLI to its end: exit status and output. */

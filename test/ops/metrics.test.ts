@@ -5,6 +5,7 @@ import type { Config } from '../../src/config.js';
 import { putWebhookConfig } from '../helpers/core.js';
 import { ADMIN_TOKEN, createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
+import { onPostgres } from '../helpers/postgres.js';
 
 // GET /metrics: the exposition a Prometheus server scrapes, parsed here by a reader of the text format written for
 // this test (not prom-client's), and judged against what the test sent.
@@ -82,6 +83,18 @@ describe('GET /metrics', () => {
     for (let i = 1; i < buckets.length; i++) expect(buckets[i]!.value).toBeGreaterThanOrEqual(buckets[i - 1]!.value);
     expect(value(after, 'sandbox_http_request_duration_seconds_count', op)).toBe(8);
     expect(value(after, 'sandbox_http_request_duration_seconds_sum', op)).toBeGreaterThan(0);
+  });
+
+  it('names the instance that answered, as /healthz does, and its store', async () => {
+    sb = createTestSandbox();
+    const { instance } = (await sb.request.get('/healthz')).body as { instance: string };
+    expect((await scrape()).filter((s) => s.name === 'sandbox_instance_info')).toEqual([
+      {
+        name: 'sandbox_instance_info',
+        labels: { instance_id: instance, store: onPostgres ? 'postgres' : 'sqlite' },
+        value: 1,
+      },
+    ]);
   });
 
   it('keeps its labels to a fixed set under traffic from many tenants: no account id, key, path or parameter', async () => {
