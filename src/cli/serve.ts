@@ -11,6 +11,7 @@ import { parseCommand, usageError, type CommandSpec } from './args.js';
 import { reusedAccountHint } from './bootstrap-hint.js';
 import { SnapshotFileError } from '../bootstrap.js';
 import { newInstanceId } from '../http/instance.js';
+import { StoreUnavailable } from '../store/seam.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -58,6 +59,11 @@ export async function runServe(argv: string[]): Promise<number> {
   try {
     server = await startServer({ config, logger, instance });
   } catch (err) {
+    if (err instanceof StoreUnavailable) {
+      // One line and exit status 2 (behaviour.md section 15), no stack: what the operator must fix is outside.
+      process.stderr.write(`card-sandbox serve: ${err.message}\n`);
+      return 2;
+    }
     if (!(err instanceof SnapshotFileError)) throw err;
     process.stderr.write(`card-sandbox serve: --snapshot ${err.message}\n`);
     return 1;

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations, postgresMigrations } from './migrations/index.js';
 import { PostgresStore, type PostgresOptions } from './postgres.js';
-import type { Db, Store } from './seam.js';
+import { StoreUnavailable, type Db, type Store } from './seam.js';
 import { SqliteStore } from './sqlite.js';
 
 export type { Db, Store };
@@ -101,6 +101,8 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
     });
   } catch (err) {
     await store.close();
+    // At start the operator needs to know which database: the URL without its password.
+    if (err instanceof StoreUnavailable) throw new StoreUnavailable(err.reason, store.where);
     throw err;
   }
   return store;

@@ -100,8 +100,13 @@ export function positional(sql: string, params: Params | undefined): { sql: stri
  * Retry-After, never as a 500, and what timers and deliveries wait out. Its message names no password.
  */
 export class StoreUnavailable extends Error {
-  constructor(readonly reason: unknown) {
-    super(`the database cannot be reached: ${(reason as Error)?.message ?? String(reason)}`);
+  constructor(
+    readonly reason: unknown,
+    where?: string,
+  ) {
+    super(
+      `the database ${where ? `at ${where} ` : ''}cannot be reached: ${(reason as Error)?.message ?? String(reason)}`,
+    );
     this.name = 'StoreUnavailable';
   }
 }

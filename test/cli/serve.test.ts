@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanEnv, ensureBuilt, ROOT, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
+import { cleanEnv, ensureBuilt, ROOT, runCli, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
 import { waitFor, WAIT_LIMIT_MS } from '../helpers/wait.js';
 import { freePort } from '../helpers/loopback.js';
 import { post } from '../helpers/http-call.js';
@@ -158,6 +158,24 @@ describe('card-sandbox serve', () => {
     } finally {
       await stop(proc);
     }
+  });
+
+  it('a PostgreSQL database it cannot reach at start: one line naming the host and the reason, no password, exit 2', async () => {
+    const port = await freePort();
+    const { code, stdout, stderr } = await runCli([
+      'serve',
+      '--port',
+      '0',
+      '--db',
+      `postgres://sandbox:s3cret-pw@127.0.0.1:${port}/sandbox`,
+    ]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    const lines = stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`127.0.0.1:${port}`);
+    expect(lines[0]).toMatch(/ECONNREFUSED/);
+    expect(stderr).not.toContain('s3cret-pw');
   });
 
   it('runs as `npx --no-install card-sandbox serve` from the project folder', async () => {
