@@ -169,6 +169,9 @@ const notFound = (c: Context<AppEnv>) =>
     ),
   );
 
+/** How long a client is asked to wait after a 503 for a database it cannot reach. */
+const STORE_RETRY_AFTER_SECONDS = 2;
+
 /** The one error mapping: a domain error as its `{code, message}`, anything unexpected as a logged 500. */
 function errorHandler(deps: ServerDeps) {
   return (err: Error, c: Context<AppEnv>) => {
@@ -177,6 +180,11 @@ function errorHandler(deps: ServerDeps) {
       return c.json(errorBody(400, err.message || 'Bad request'), err.status);
     }
     if (clientAborted(err, c)) return c.body(null, CLIENT_CLOSED_REQUEST);
+    // The store's own name for a database it cannot reach (store/seam.ts): an answer, never a 500.
+    if (err.name === 'StoreUnavailable') {
+      c.header('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+      return errorResponse(c, new DomainError('STORE_UNAVAILABLE'));
+    }
     // The message of an unexpected error may hold anything; only its stack goes to the log, with the request id.
     deps.logger.error({ err, requestId: c.get('requestId') }, 'unexpected error');
     return errorResponse(c, new DomainError('SYSTEM_ERROR'));

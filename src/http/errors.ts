@@ -23,6 +23,7 @@ const STATUS: Partial<Record<ErrorName, ContentfulStatusCode>> = {
   METRICS_LOOPBACK_ONLY: 403,
   RATE_LIMITED: 429,
   SYSTEM_ERROR: 500,
+  STORE_UNAVAILABLE: 503,
 };
 
 function httpStatus(err: DomainError): ContentfulStatusCode {

@@ -48,12 +48,23 @@ async function testDatabase(dbPath: string): Promise<{ url: string; drop(): Prom
   };
 }
 
+/** A fresh copy of the template: its name, for a test that reaches it its own way (through a proxy). */
+export async function postgresCopy(): Promise<{ name: string; port: number; drop(): Promise<void> }> {
+  const { url, drop } = await testDatabase(':memory:');
+  const u = new URL(url);
+  return { name: u.pathname.slice(1), port: Number(u.port), drop };
+}
+
 /**
  * A store on the database `dbPath` stands for (testDatabase), usable at once (its statements wait for it to open); a
  * fresh one is dropped at close.
  */
 export function lazyPostgresStore(dbPath: string): Store {
-  const opening = testDatabase(dbPath).then(async (db) => ({
+  // A URL is a database the test made itself (postgresCopy), reached the way the test chose.
+  const database = /^postgres(ql)?:/.test(dbPath)
+    ? Promise.resolve({ url: dbPath, drop: async () => {} })
+    : testDatabase(dbPath);
+  const opening = database.then(async (db) => ({
     db,
     store: await openPostgres(db.url, { ...DEFAULT_CONFIG.postgres, maxConnections: 4 }),
   }));

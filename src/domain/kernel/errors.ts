@@ -39,6 +39,8 @@ const ERRORS = {
   },
   RATE_LIMITED: { code: 429, message: 'Too many requests' },
   SYSTEM_ERROR: { code: 9999, message: 'Unexpected server error, retry later' },
+  // The store cannot be reached (PostgreSQL lost while serving): the request changed nothing, a retry may succeed.
+  STORE_UNAVAILABLE: { code: 503, message: 'The sandbox cannot reach its database; retry after the Retry-After delay' },
   // The sandbox's own failures (docs/design.md), beyond the spec's catalogue: each a 400 with its exact text.
   ACCOUNT_NOT_FOUND: { code: 404, message: 'account not found' },
   KEY_NOT_FOUND: { code: 404, message: 'key not found' },
