@@ -80,7 +80,9 @@ function isConnectionError(err: unknown): boolean {
       return true;
     if (/^08|^57P0[123]$/.test(e.code)) return true;
   }
-  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message ?? '');
+  return /Connection terminated|connection timeout|Client has encountered a connection error|Query read timeout/i.test(
+    e.message ?? '',
+  );
 }
 
 type Queryable = pg.Pool | pg.PoolClient;
@@ -125,6 +127,31 @@ function refuseInsideTransaction(what: string): void {
   }
 }
 
+/**
+ * Whether the database answered lately. After a failure to reach it, every statement fails at once for a moment
+ * rather than each waiting out its own timeout: a request makes several, and must answer its 503 within seconds,
+ * not after the sum of them. The next statement after the moment tries the database again.
+ */
+class Reachability {
+  private downUntil = 0;
+  private reason: unknown;
+
+  /** Throws at once while the database is marked unreachable. */
+  check(): void {
+    if (this.downUntil > Date.now()) throw new StoreUnavailable(this.reason);
+  }
+
+  /** The error as the store reports it: a lost database marks it unreachable for a moment. */
+  failed(err: unknown): unknown {
+    if (!(err instanceof StoreUnavailable) && !isConnectionError(err)) return err;
+    this.reason = err instanceof StoreUnavailable ? err.reason : err;
+    this.downUntil = Date.now() + UNREACHABLE_FOR_MS;
+    return err instanceof StoreUnavailable ? err : new StoreUnavailable(err);
+  }
+}
+
+const UNREACHABLE_FOR_MS = 1000;
+
 abstract class PostgresStatements implements Db {
   readonly dialect = 'postgres' as const;
   abstract readonly inTransaction: boolean;
@@ -132,6 +159,7 @@ abstract class PostgresStatements implements Db {
   constructor(
     protected readonly texts: StatementTexts,
     protected readonly watchers: WriteWatchers,
+    protected readonly reach: Reachability,
   ) {}
 
   /** A watched write ran: its watchers are told now, and (in a transaction) again once it ends. */
@@ -141,6 +169,7 @@ abstract class PostgresStatements implements Db {
 
   private async query(sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
     if (!this.inTransaction) refuseInsideTransaction('a statement');
+    this.reach.check();
     const { query, values } = this.texts.prepared(sql, params);
     const hooks = this.watchers.of(sql);
     if (hooks.length > 0) this.wrote(hooks);
@@ -153,7 +182,7 @@ abstract class PostgresStatements implements Db {
       if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
       return await this.connection().query(config);
     } catch (err) {
-      if (isConnectionError(err)) throw new StoreUnavailable(err);
+      if (isConnectionError(err)) throw this.reach.failed(err);
       throw err;
     }
   }
@@ -190,9 +219,10 @@ class PostgresTransaction extends PostgresStatements {
   constructor(
     texts: StatementTexts,
     watchers: WriteWatchers,
+    reach: Reachability,
     private readonly client: pg.PoolClient,
   ) {
-    super(texts, watchers);
+    super(texts, watchers, reach);
   }
 
   protected wrote(hooks: (() => void)[]): void {
@@ -239,7 +269,7 @@ export class PostgresStore extends PostgresStatements implements Store {
     private readonly pool: pg.Pool,
     readonly where: string,
   ) {
-    super(new StatementTexts(), new WriteWatchers());
+    super(new StatementTexts(), new WriteWatchers(), new Reachability());
   }
 
   protected wrote(hooks: (() => void)[]): void {
@@ -261,6 +291,9 @@ export class PostgresStore extends PostgresStatements implements Store {
       max: options.maxConnections,
       connectionTimeoutMillis: options.connectTimeoutMs,
       statement_timeout: options.statementTimeoutMs,
+      // The server's statement timeout needs the server: a network that stops carrying anything is bounded here,
+      // a second later, so a request never waits past it for a database that went silent.
+      query_timeout: options.statementTimeoutMs + 1000,
       idleTimeoutMillis: 30_000,
       application_name: 'card-sandbox',
     });
@@ -279,6 +312,7 @@ export class PostgresStore extends PostgresStatements implements Store {
 
   async transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T> {
     refuseInsideTransaction('a transaction');
+    this.reach.check();
     const scope = { open: true };
     try {
       return await openTransaction.run(scope, () => this.transactionOnce(work, options));
@@ -292,7 +326,7 @@ export class PostgresStore extends PostgresStatements implements Store {
     try {
       client = await this.pool.connect();
     } catch (err) {
-      throw isConnectionError(err) ? new StoreUnavailable(err) : err;
+      throw this.reach.failed(err);
     }
     let broken: unknown;
     let tx: PostgresTransaction | undefined;
@@ -301,14 +335,14 @@ export class PostgresStore extends PostgresStatements implements Store {
       if (options?.account !== undefined) {
         await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [options.account]);
       }
-      tx = new PostgresTransaction(this.texts, this.watchers, client);
+      tx = new PostgresTransaction(this.texts, this.watchers, this.reach, client);
       const result = await work(tx);
       await client.query('COMMIT');
       return result;
     } catch (err) {
       if (isConnectionError(err) || err instanceof StoreUnavailable) {
         broken = err;
-        throw err instanceof StoreUnavailable ? err : new StoreUnavailable(err);
+        throw this.reach.failed(err);
       }
       await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
       throw err;
