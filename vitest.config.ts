@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { SkipReasons } from './test/setup/skip-reasons.js';
 
 // Limits are generous on purpose: `npm test` must pass on a machine whose cores are all busy (CI may share one), so a
@@ -6,11 +6,36 @@ import { SkipReasons } from './test/setup/skip-reasons.js';
 // (PROPERTY_RUNS_FACTOR, test/helpers/property-runs.ts) gets a limit as many times longer.
 const LIMIT_MS = 300_000 * Math.max(1, Number(process.env.PROPERTY_RUNS_FACTOR) || 1);
 
+// The suites that run on both stores (issue "PostgreSQL as the second store", item 7): the store's conformance and
+// schema parity, the ledger and idempotency properties, crash-restart and the webhook outbox, and the partner API
+// suites of cards, transactions and the card network's hard cases. Every other file runs on SQLite; the whole suite
+// runs on PostgreSQL with TEST_STORE=postgres (its own PostgreSQL, started for the run: test/setup/postgres.ts).
+const ON_BOTH_STORES = [
+  'test/store/**/*.test.ts',
+  'test/conservation/**/*.test.ts',
+  'test/idempotency/**/*.test.ts',
+  'test/webhooks/delivery.test.ts',
+  'test/webhooks/delivery-order.test.ts',
+  'test/webhooks/restart.test.ts',
+  'test/cards/**/*.test.ts',
+  'test/simulation/transactions.test.ts',
+  'test/simulation/network-messages.test.ts',
+  'test/http/bills.test.ts',
+  'test/http/card-list-balances.test.ts',
+];
+
+const everything = (name: string, env: Record<string, string>): TestProjectInlineConfiguration => ({
+  extends: true,
+  test: { name, include: ['test/**/*.test.ts'], env },
+});
+
+const wholeRunOnPostgres = process.env.TEST_STORE === 'postgres';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     setupFiles: ['test/setup/conformance.ts'],
-    // A temp folder of the run's own, empty before and checked empty after (every test removes what it writes).
+    // A temp folder of the run's own, empty before and checked empty after (every test removes what it writes); a
+    // PostgreSQL server for the project on it.
     globalSetup: ['test/setup/clean-temp.ts', 'test/setup/postgres.ts'],
     reporters: ['default', new SkipReasons()],
     pool: 'forks',
@@ -20,5 +45,11 @@ export default defineConfig({
     testTimeout: LIMIT_MS,
     hookTimeout: LIMIT_MS,
     teardownTimeout: LIMIT_MS,
+    projects: wholeRunOnPostgres
+      ? [everything('postgres', { TEST_STORE: 'postgres' })]
+      : [
+          everything('sqlite', { TEST_STORE: 'sqlite' }),
+          { extends: true, test: { name: 'postgres', include: ON_BOTH_STORES, env: { TEST_STORE: 'postgres' } } },
+        ],
   },
 });

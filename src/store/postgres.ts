@@ -85,6 +85,17 @@ function isConnectionError(err: unknown): boolean {
   );
 }
 
+/**
+ * Every connection of the pool stayed taken for the whole wait (pg-pool's own error). The database is there, so it is
+ * not marked unreachable; the request answers 503 with Retry-After like an outage, and the next one tries again.
+ */
+function poolBusy(err: unknown): StoreUnavailable | undefined {
+  const message = (err as Error | null)?.message ?? '';
+  return /timeout exceeded when trying to connect/i.test(message)
+    ? new StoreUnavailable(err, undefined, 'has no connection free')
+    : undefined;
+}
+
 type Queryable = pg.Pool | pg.PoolClient;
 
 /** A semicolon with more SQL after it. */
@@ -183,7 +194,7 @@ abstract class PostgresStatements implements Db {
       return await this.connection().query(config);
     } catch (err) {
       if (isConnectionError(err)) throw this.reach.failed(err);
-      throw err;
+      throw poolBusy(err) ?? err;
     }
   }
 
@@ -326,7 +337,7 @@ export class PostgresStore extends PostgresStatements implements Store {
     try {
       client = await this.pool.connect();
     } catch (err) {
-      throw this.reach.failed(err);
+      throw poolBusy(err) ?? this.reach.failed(err);
     }
     let broken: unknown;
     let tx: PostgresTransaction | undefined;

@@ -103,10 +103,9 @@ export class StoreUnavailable extends Error {
   constructor(
     readonly reason: unknown,
     where?: string,
+    state = 'cannot be reached',
   ) {
-    super(
-      `the database ${where ? `at ${where} ` : ''}cannot be reached: ${(reason as Error)?.message ?? String(reason)}`,
-    );
+    super(`the database ${where ? `at ${where} ` : ''}${state}: ${(reason as Error)?.message ?? String(reason)}`);
     this.name = 'StoreUnavailable';
   }
 }

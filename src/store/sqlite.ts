@@ -116,6 +116,8 @@ class SqliteTransaction extends SqliteStatements {
 
   /** Inside a transaction: a savepoint, which rolls back alone when `work` throws. */
   async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
+    // Outside a transaction SAVEPOINT would begin a new one, which its RELEASE would commit on its own.
+    this.ready();
     const name = `s${++this.savepoints}`;
     const statements = this.statements;
     statements.control(`SAVEPOINT ${name}`);

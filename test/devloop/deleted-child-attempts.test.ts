@@ -74,7 +74,7 @@ describe('a child sandbox deleted while a webhook attempt is in flight', () => {
     await sb.post(child.apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
     await sb.advance(child.apiKey, 0);
     const [event] = (await sb.post(child.apiKey, '/sandbox/v1/events', {})).body.events;
-    const redelivering = await sb
+    const redelivering = sb
       .post(child.apiKey, '/sandbox/v1/webhook/redeliver', { eventId: event.id })
       .then((res) => res);
     await arrived;

@@ -49,10 +49,22 @@ async function testDatabase(dbPath: string): Promise<{ url: string; drop(): Prom
 }
 
 /** A fresh copy of the template: its name, for a test that reaches it its own way (through a proxy). */
-export async function postgresCopy(): Promise<{ name: string; port: number; drop(): Promise<void> }> {
+export async function postgresCopy(): Promise<{ name: string; port: number; url: string; drop(): Promise<void> }> {
   const { url, drop } = await testDatabase(':memory:');
   const u = new URL(url);
-  return { name: u.pathname.slice(1), port: Number(u.port), drop };
+  return { name: u.pathname.slice(1), port: Number(u.port), url, drop };
+}
+
+/** The first column of the first row a statement answers on the database at `url`, read on a connection of its own. */
+export async function peekPostgres<T>(url: string, sql: string): Promise<T | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<Record<string, T>>(sql);
+    return rows[0] ? Object.values(rows[0])[0] : undefined;
+  } finally {
+    await client.end();
+  }
 }
 
 /**

@@ -28,7 +28,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
   it('answers 408 to headers sent slower than the headers timeout', LIMIT_TEST, async () => {
     server = await startHosted({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
     const socket = await server.socket();
-    const closed = await untilClosed(socket);
+    const closed = untilClosed(socket);
     socket.write('POST /v1/card/list HTTP/1.1\r\nHost: x\r\n');
     expect(await closed).toMatch(/^HTTP\/1\.1 408 /);
   });
@@ -37,7 +37,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
     server = await startHosted({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
     const apiKey = await server.newApiKey();
     const socket = await server.socket();
-    const closed = await untilClosed(socket);
+    const closed = untilClosed(socket);
     socket.write(
       `POST /v1/card/list HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-API-KEY: ${apiKey}\r\n` +
         'Content-Length: 100\r\n\r\n{',
@@ -54,7 +54,7 @@ describe('server timeouts and connection cap (hosted mode)', () => {
   it('closes an idle keep-alive connection after the keep-alive timeout', LIMIT_TEST, async () => {
     server = await startHosted({ keepAliveTimeoutMs: 200 });
     const socket = await server.socket();
-    const closed = await untilClosed(socket);
+    const closed = untilClosed(socket);
     socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
     const sent = await closed;
     expect(sent).toMatch(/^HTTP\/1\.1 200 /);

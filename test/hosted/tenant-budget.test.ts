@@ -74,7 +74,7 @@ const usage = async (accountId: string) =>
 async function held(key: string, path: string, body = '{}') {
   const socket = await server!.socket();
   sockets.push(socket);
-  const answer = await untilClosed(socket);
+  const answer = untilClosed(socket);
   socket.write(
     `POST ${path} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${key}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,

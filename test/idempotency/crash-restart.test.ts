@@ -2,13 +2,15 @@ import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { onPostgres, peekPostgres, postgresCopy } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
 // The process is really killed (SIGKILL) at a step of a keyed request's handling, then restarted on the
-// same database file; the retry must execute exactly once or replay.
+// same database (a SQLite file, or on a PostgreSQL run a database of its own); the retry must execute exactly once or
+// replay.
 
 const CHILD = fileURLToPath(new URL('../helpers/child/crash-server.ts', import.meta.url));
 const LOADER = fileURLToPath(new URL('../helpers/child/ts-loader.mjs', import.meta.url));
@@ -24,7 +26,7 @@ function startChild(dbPath: string): Promise<Child> {
   // unlinking it would leave it in the run's temp folder).
   const proc = spawn(process.execPath, ['--import', LOADER, CHILD, dbPath, ADMIN], {
     stdio: ['pipe', 'pipe', 'pipe'],
-    env: { ...process.env, SQLITE_TMPDIR: dirname(dbPath) },
+    env: { ...process.env, SQLITE_TMPDIR: dir },
   });
   return new Promise((resolve, reject) => {
     let out = '';
@@ -58,6 +60,7 @@ async function call(child: Child, path: string, body: unknown, headers: Record<s
 
 let dir: string;
 let children: Child[] = [];
+let dropDatabase: (() => Promise<void>) | undefined;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'crash-'));
   children = [];
@@ -65,7 +68,28 @@ beforeEach(() => {
 afterEach(async () => {
   for (const c of children) await kill(c);
   rmSync(dir, { recursive: true, force: true });
+  await dropDatabase?.();
+  dropDatabase = undefined;
 });
+
+/** The database the children share: a file in the test's folder, or a PostgreSQL database of its own. */
+async function database(): Promise<string> {
+  if (!onPostgres) return join(dir, 'sandbox.db');
+  const copy = await postgresCopy();
+  dropDatabase = copy.drop;
+  return copy.url;
+}
+
+/** The first column of the first row of `sql`, read beside the server on a connection of the test's own. */
+async function peek(db: string, sql: string): Promise<unknown> {
+  if (onPostgres) return peekPostgres(db, sql);
+  const file = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    return file.prepare(sql).pluck().get();
+  } finally {
+    file.close();
+  }
+}
 
 async function boot(dbPath: string): Promise<Child> {
   const c = await startChild(dbPath);
@@ -73,9 +97,9 @@ async function boot(dbPath: string): Promise<Child> {
   return c;
 }
 
-describe('Idempotency: a keyed request whose server is killed (SIGKILL), then restarted on the same file', () => {
+describe('Idempotency: a keyed request whose server is killed (SIGKILL), then restarted on the same database', () => {
   it('killed while waiting with its key reserved, the retry executes exactly once; killed after commit, the retry replays', async () => {
-    const dbPath = join(dir, 'sandbox.db');
+    const dbPath = await database();
     const first = await boot(dbPath);
     const acct = await call(
       first,
@@ -98,14 +122,9 @@ describe('Idempotency: a keyed request whose server is killed (SIGKILL), then re
     const sandbox = (path: string, b: unknown) => call(first, `/sandbox/v1/${path}`, b, { 'x-api-key': key });
     expect((await sandbox('faults', { rules: [{ path: '/v1/card/create', hold: true }] })).status).toBe(200);
     const pending = call(first, '/v1/card/create', body, as('in-flight')).catch(() => 'lost');
-    const peek = new Database(dbPath, { readonly: true, fileMustExist: true });
-    try {
-      await waitFor('key in-flight in flight', () =>
-        peek.prepare("SELECT 1 FROM idempotency_keys WHERE key = 'in-flight' AND state = 'in_flight'").pluck().get(),
-      );
-    } finally {
-      peek.close();
-    }
+    await waitFor('key in-flight in flight', () =>
+      peek(dbPath, "SELECT 1 FROM idempotency_keys WHERE key = 'in-flight' AND state = 'in_flight'"),
+    );
     expect((await call(first, '/v1/card/create', body, as('in-flight'))).body.code).toBe(4212);
     await kill(first);
     expect(await pending).toBe('lost');

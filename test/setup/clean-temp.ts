@@ -9,7 +9,12 @@ import { join } from 'node:path';
 let dir: string | undefined;
 let previous: string | undefined;
 
+/** Set while the run's temp folder is in place: each project of the run runs this setup, the first one makes it. */
+const MARK = 'CARD_SANDBOX_TEST_TEMP';
+
 export function setup(): void {
+  if (process.env[MARK]) return;
+  process.env[MARK] = '1';
   previous = process.env.TMPDIR;
   dir = mkdtempSync(join(tmpdir(), 'card-sandbox-tests-'));
   process.env.TMPDIR = dir;
@@ -17,6 +22,7 @@ export function setup(): void {
 
 export function teardown(): void {
   if (dir === undefined) return;
+  delete process.env[MARK];
   const left = readdirSync(dir);
   rmSync(dir, { recursive: true, force: true });
   if (previous === undefined) delete process.env.TMPDIR;

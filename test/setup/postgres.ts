@@ -26,7 +26,8 @@ const PASSWORD = 'sandbox-tests';
 const TEMPLATE = 'sandbox_template';
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  if (process.env.TEST_STORE !== 'postgres') return undefined;
+  // The project's store (vitest.config.ts: the "postgres" project, or every file with TEST_STORE=postgres).
+  if (project.config.env?.TEST_STORE !== 'postgres') return undefined;
   const dir = mkdtempSync(join(dirname(tmpdir()), 'card-sandbox-postgres-'));
   chmodSync(dir, 0o755);
   const port = await freePort();

@@ -1,13 +1,13 @@
-// A sandbox server in its own process, for tests that kill it with SIGKILL. Serves the real app on a file
-// database; prints `PORT <n>` once listening.
+// A sandbox server in its own process, for tests that kill it with SIGKILL. Serves the real app on a SQLite file
+// or a PostgreSQL URL; prints `PORT <n>` once listening (after its first-start work: keys left in flight released).
 import { serve } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../../src/app.js';
 import { DEFAULT_CONFIG } from '../../../src/config.js';
-import { createDeps } from '../../../src/wiring.js';
+import { openDeps } from '../../../src/wiring.js';
 
 const [dbPath, adminToken] = process.argv.slice(2) as [string, string];
-const deps = createDeps({
+const deps = await openDeps({
   config: Object.freeze({ ...DEFAULT_CONFIG, dbPath, adminToken, bootstrapAccount: false, backgroundJobs: false }),
 });
 const server = serve({ fetch: createApp(deps).fetch, port: 0, hostname: '127.0.0.1' }, () => {
