@@ -202,4 +202,29 @@ describe('what the target store refuses of a moved snapshot', () => {
     expect(refused.stderr).toMatch(/already holds accounts: a snapshot starts a new database only/);
     expect(refused.stderr).not.toContain(new URL(db).password);
   });
+
+  it('a snapshot whose rows break a rule of the store (two transactions numbered alike) is a 400 SNAPSHOT_INVALID that makes no child, and serve --snapshot exits 1 naming it', async () => {
+    const from = sandbox(onPostgres ? 'postgres' : 'sqlite');
+    const { acct } = await richAccount(from);
+    const doc = JSON.parse(await exportText((path) => from.post(acct.apiKey, path))) as {
+      transactions: { acctSeq: number }[];
+    };
+    doc.transactions[1]!.acctSeq = doc.transactions[0]!.acctSeq;
+
+    const to = sandbox(onPostgres ? 'postgres' : 'sqlite');
+    const parent = await to.account({ balance: 1 });
+    const res = await to.post(parent.apiKey, '/sandbox/v1/snapshot/import', doc);
+    expect(res.status, JSON.stringify(res.body)).toBe(400);
+    expect(res.body).toEqual({ code: 400, message: expect.stringMatching(/breaks a rule of the database/) });
+    expect((await to.post(parent.apiKey, '/sandbox/v1/sandboxes/list')).body.sandboxes).toEqual([]);
+
+    const file = join(tempDir(), 'edited.json');
+    writeFileSync(file, JSON.stringify(doc));
+    const targets = [join(tempDir(), 'edited.db'), ...(onPostgres ? [await postgresDatabase()] : [])];
+    for (const db of targets) {
+      const refused = await runCli(['serve', '--db', db, '--port', '0', '--snapshot', file], { env: cleanEnv() });
+      expect(refused.code, `${db}: ${refused.stderr}`).toBe(1);
+      expect(refused.stderr).toMatch(/^card-sandbox serve: --snapshot .*breaks a rule of the database/);
+    }
+  });
 });
