@@ -306,7 +306,7 @@ export class PostgresStore extends PostgresStatements implements Store {
     });
     // An idle connection the server closed reports here; the next query takes another.
     pool.on('error', () => {});
-    return new PostgresStore(pool, describe(url));
+    return new PostgresStore(pool, withoutPassword(url));
   }
 
   get open(): boolean {
@@ -367,11 +367,12 @@ export class PostgresStore extends PostgresStatements implements Store {
   }
 }
 
-/** The URL without its password, for a log line or an error. */
-function describe(url: string): string {
+/** The URL without its password (nor a `password` parameter, which libpq takes too), for a log line or an error. */
+export function withoutPassword(url: string): string {
   try {
     const u = new URL(url);
     u.password = '';
+    u.searchParams.delete('password');
     return u.toString();
   } catch {
     return 'postgres://(a URL that does not parse)';
