@@ -59,7 +59,7 @@ export async function richAccount(sb: TestSandbox): Promise<{ acct: AccountHandl
 }
 
 /** Every page of bill/list, each page's rows as answered. */
-export async function allBills(post: (path: string, body: object) => Promise<Record<string, unknown>>) {
+async function allBills(post: (path: string, body: object) => Promise<Record<string, unknown>>) {
   const rows: unknown[] = [];
   for (let page = 1; ; page++) {
     const body = await post('/v1/bill/list', { pageNumber: page, pageSize: 10 });
