@@ -144,14 +144,22 @@ async function importAsChild(sb: TestSandbox, text: string, store: 'sqlite' | 'p
 }
 
 describe('moving a tenant between SQLite and PostgreSQL by its snapshot', () => {
-  it('a SQLite export boots serve --snapshot on a PostgreSQL URL: every partner read answers as on SQLite, and its export is the same document', async ({
+  it('a SQLite export boots serve --snapshot on a PostgreSQL URL: every partner read answers as on SQLite, its export is the same document, and a restart keeps it', async ({
     skip,
   }) => {
     if (!onPostgres) return skip(NEEDS_POSTGRES);
     const tenant = await tenantOn('sqlite');
-    const { url, key } = await boot(await postgresDatabase(), tenant.file, tenant.acct.accountId);
+    const db = await postgresDatabase();
+    const { url, key } = await boot(db, tenant.file, tenant.acct.accountId);
     expect(await partnerView(served(url, key), tenant.cards)).toEqual(tenant.view);
     expect(content(await exportText((path) => post(url, key, path)))).toEqual(content(tenant.text));
+
+    // A restart on the database it made keeps that account under the same key, and loads nothing twice.
+    await stop(servers.pop()!);
+    const again = await serveOn(db, ['--snapshot', tenant.file], { SANDBOX_SECRET: SECRET });
+    servers.push(again);
+    expect(again.stdout()).not.toContain('API key (shown once');
+    expect(await partnerView(served(again.url, key), tenant.cards)).toEqual(tenant.view);
   });
 
   it('a SQLite export imports into a child on PostgreSQL: every partner read answers as on SQLite, the books balance', async ({
