@@ -1,4 +1,5 @@
-# Card-issuing sandbox: one process, one SQLite file under /data.
+# Card-issuing sandbox: one process, on one SQLite file under /data, or on the PostgreSQL database SANDBOX_DB names
+# (docs/docker.md, "On PostgreSQL": then /data stays empty).
 # No `# syntax=` line on purpose: it would make every build pull a frontend image.
 
 # ---- build: compile TypeScript and the native better-sqlite3 addon ----

@@ -33,7 +33,7 @@ export async function bootstrapFromSnapshot(deps: ServerDeps, file: string): Pro
   const existing = await snapshotAccountId(db);
   if (existing && (await findAccount(deps, existing))) return { accountId: existing, reused: true };
   if (await hasAccounts(db)) {
-    throw new SnapshotFileError(`${deps.config.dbPath} already holds accounts: a snapshot starts a new database only`);
+    throw new SnapshotFileError(`${deps.store.where} already holds accounts: a snapshot starts a new database only`);
   }
   let body: unknown;
   try {

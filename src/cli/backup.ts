@@ -1,6 +1,8 @@
 import { copyFileSync, constants, existsSync, renameSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { backupDatabase } from '../store/backup.js';
+import { isPostgresUrl } from '../store/db.js';
+import { withoutPassword } from '../store/postgres.js';
 import { parseCommand, usageError, type CommandSpec } from './args.js';
 
 // `card-sandbox backup`: a consistent copy of a live database, and the server secret beside it (docs/hosted.md,
@@ -13,17 +15,30 @@ export const BACKUP_SPEC = {
   summary:
     "Copies a sandbox database, served or not, into a new file (SQLite's online backup: the server goes on writing), checks the copy, and copies the server secret beside it (PATH.secret to FILE.secret).",
   options: {
-    db: { type: 'string', arg: 'PATH', help: 'the database file the server uses (its --db)' },
+    db: {
+      type: 'string',
+      arg: 'PATH',
+      help: 'the SQLite file the server uses (its --db); a PostgreSQL database is backed up with pg_dump',
+    },
     out: { type: 'string', arg: 'FILE', help: 'the copy to make; refused when FILE or FILE.secret exists' },
   },
   footer:
-    'exit codes: 0 copied and checked, 2 usage, 1 the copy failed or its check found a problem (nothing is left at FILE)',
+    'exit codes: 0 copied and checked, 2 usage or a PostgreSQL --db, 1 the copy failed or its check found a problem (nothing is left at FILE)',
 } as const satisfies CommandSpec;
 
 export async function runBackup(argv: string[]): Promise<number> {
   const parsed = parseCommand(BACKUP_SPEC, argv);
   if (!parsed.ok) return parsed.exitCode;
   const { db, out } = parsed.values;
+  // PostgreSQL has its own tools, made for it and for the operator's other databases: pg_dump copies a served
+  // database consistently, and pg_restore brings it back (docs/hosted.md, "Backup and restore").
+  if (db && isPostgresUrl(db)) {
+    process.stderr.write(
+      `card-sandbox backup: ${withoutPassword(db)} is a PostgreSQL database: back it up with pg_dump, restore it with ` +
+        'pg_restore (docs/hosted.md, "Backup and restore")\n',
+    );
+    return 2;
+  }
   if (!db || !out) return usageError(BACKUP_SPEC, 'both --db and --out are required').exitCode;
   if (resolve(db) === resolve(out)) return usageError(BACKUP_SPEC, '--out must not be the database itself').exitCode;
   if (!existsSync(db)) return fail(`no database at ${db}`);

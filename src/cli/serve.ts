@@ -118,8 +118,9 @@ export async function runServe(argv: string[]): Promise<number> {
     }
   }
   const pages = { console: config.console ? `${server.url}/console` : 'off', docs: `${server.url}/docs` };
+  // The store's own name of its database: a PostgreSQL URL without its password (`docker logs` keeps this line).
   logger.info(
-    { url: server.url, ...pages, db: config.dbPath, mode: config.mode, connections: server.connections },
+    { url: server.url, ...pages, db: server.deps.store.where, mode: config.mode, connections: server.connections },
     'card sandbox listening',
   );
 

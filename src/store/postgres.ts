@@ -10,10 +10,13 @@ import { positional, StoreUnavailable, type Db, type Params, type Store, type Tr
 // - integers: bigint (int8) columns and aggregates come back as JavaScript numbers, as SQLite's do. Money is bigint
 //   micro-units bounded far below 2^53 (docs/decisions.md), and a value that is not a safe integer is refused
 //   rather than rounded;
+// - truth values: a boolean (EXISTS, a comparison) comes back as 1 or 0, as SQLite answers them (it has no boolean
+//   type): `SELECT EXISTS (...)` compared with 1 held on SQLite and was always false here;
 // - rows changed: a statement's rowCount.
 // Transactions hold one pooled connection for their length and, given an account, its advisory lock: an account's
 // transactions run one after another on every instance, as they do on SQLite's single connection.
 
+const BOOL = 16;
 const INT8 = 20;
 const NUMERIC = 1700;
 
@@ -23,10 +26,14 @@ function safeInteger(text: string): number {
   return n;
 }
 
-/** Parses integers of this driver's connections (not pg's defaults for the whole process). */
+/** PostgreSQL's text form of a boolean (`t` or `f`) as SQLite's truth value. */
+const truthValue = (text: string): number => (text === 't' ? 1 : 0);
+
+/** Parses integers and booleans of this driver's connections (not pg's defaults for the whole process). */
 const TYPES = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8 || oid === NUMERIC) return safeInteger;
+    if (oid === BOOL) return truthValue;
     return pg.types.getTypeParser(oid, format);
   },
 };
@@ -310,7 +317,7 @@ export class PostgresStore extends PostgresStatements implements Store {
     });
     // An idle connection the server closed reports here; the next query takes another.
     pool.on('error', () => {});
-    return new PostgresStore(pool, describe(url));
+    return new PostgresStore(pool, withoutPassword(url));
   }
 
   get open(): boolean {
@@ -371,11 +378,12 @@ export class PostgresStore extends PostgresStatements implements Store {
   }
 }
 
-/** The URL without its password, for a log line or an error. */
-function describe(url: string): string {
+/** The URL without its password (nor a `password` parameter, which libpq takes too), for a log line or an error. */
+export function withoutPassword(url: string): string {
   try {
     const u = new URL(url);
     u.password = '';
+    u.searchParams.delete('password');
     return u.toString();
   } catch {
     return 'postgres://(a URL that does not parse)';

@@ -109,3 +109,13 @@ export class StoreUnavailable extends Error {
     this.name = 'StoreUnavailable';
   }
 }
+
+/**
+ * Whether an error is the database refusing a row by a rule of the schema (a unique key, a reference, a check, NOT
+ * NULL), raised by a statement or, for a deferred reference, by the commit. The drivers name it differently:
+ * better-sqlite3 by the codes SQLITE_CONSTRAINT_*, PostgreSQL by SQLSTATE class 23 (integrity constraint violation).
+ */
+export function isConstraintViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_CONSTRAINT') || /^23[0-9A-Z]{3}$/.test(code));
+}

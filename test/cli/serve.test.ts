@@ -1,11 +1,12 @@
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cleanEnv, ensureBuilt, ROOT, runCli, serveOn, spawnCli, startServe, stop } from '../helpers/cli-process.js';
 import { waitFor, WAIT_LIMIT_MS } from '../helpers/wait.js';
 import { freePort } from '../helpers/loopback.js';
 import { post } from '../helpers/http-call.js';
+import { onPostgres, postgresCopy } from '../helpers/postgres.js';
 
 let dir: string;
 beforeAll(() => {
@@ -176,6 +177,60 @@ describe('card-sandbox serve', () => {
     expect(lines[0]).toContain(`127.0.0.1:${port}`);
     expect(lines[0]).toMatch(/ECONNREFUSED/);
     expect(stderr).not.toContain('s3cret-pw');
+  });
+
+  it('serves on a PostgreSQL database named only by SANDBOX_DB, as the Docker image runs it: its health check passes, nothing is written beside it, no log line holds the password', async ({
+    skip,
+  }) => {
+    if (!onPostgres) return skip('a PostgreSQL server to serve on: the run starts one with TEST_STORE=postgres');
+    const db = await postgresCopy();
+    const url = new URL(inject('postgresUrl'));
+    url.pathname = `/${db.name}`;
+    const password = decodeURIComponent(url.password);
+    // The image's environment (Dockerfile ENV), its SANDBOX_DB replaced as `docker run -e SANDBOX_DB=...` does, and
+    // its command (`serve`, no flag), from a folder of its own standing for the image's /app.
+    const image = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    const env = Object.fromEntries(
+      [...image.matchAll(/^\s*(SANDBOX_[A-Z_]+)=(\S+)/gm)].map(([, name, value]) => [name!, value!]),
+    );
+    expect(env.SANDBOX_DB).toBe('/data/sandbox.db');
+    const port = await freePort();
+    const app = mkdtempSync(join(dir, 'app-'));
+    const proc = await startServe(['serve'], {
+      cwd: app,
+      env: cleanEnv({
+        ...env,
+        SANDBOX_HOST: '127.0.0.1',
+        SANDBOX_PORT: String(port),
+        SANDBOX_DB: url.toString(),
+        SANDBOX_API_KEY: 'ci-key-on-postgres',
+        SANDBOX_SEED_BALANCE: '1000',
+      }),
+    });
+    try {
+      expect(await (await fetch(`${proc.url}/healthz`)).json()).toMatchObject({ status: 'ok', store: 'postgres' });
+      const res = await assetList(proc.url, 'ci-key-on-postgres');
+      expect(res.status).toBe(200);
+      expect((res.body.assetList as { currency: string; availableAmount: string }[])[0]).toMatchObject({
+        currency: 'USDT',
+        availableAmount: '1000',
+      });
+      // The image's HEALTHCHECK command, run as Docker runs it.
+      const check = JSON.parse(/^HEALTHCHECK .*\\\n\s*CMD (\[.*\])$/m.exec(image)![1]!) as string[];
+      const health = spawnCli(check.slice(1), {
+        command: process.execPath,
+        env: cleanEnv({ SANDBOX_PORT: String(port) }),
+      });
+      expect((await health.exited).code, health.stderr()).toBe(0);
+    } finally {
+      expect((await stop(proc)).code).toBe(0);
+      await db.drop();
+    }
+    expect(readdirSync(app)).toEqual([]);
+    expect(proc.logs().find((l) => l.msg === 'card sandbox listening')?.db).toBe(
+      url.toString().replace(`:${url.password}@`, '@'),
+    );
+    expect(proc.stdout() + proc.stderr()).not.toContain(password);
   });
 
   it('runs as `npx --no-install card-sandbox serve` from the project folder', async () => {

@@ -59,7 +59,7 @@ export async function richAccount(sb: TestSandbox): Promise<{ acct: AccountHandl
 }
 
 /** Every page of bill/list, each page's rows as answered. */
-export async function allBills(post: (path: string, body: object) => Promise<Record<string, unknown>>) {
+async function allBills(post: (path: string, body: object) => Promise<Record<string, unknown>>) {
   const rows: unknown[] = [];
   for (let page = 1; ; page++) {
     const body = await post('/v1/bill/list', { pageNumber: page, pageSize: 10 });
@@ -67,4 +67,24 @@ export async function allBills(post: (path: string, body: object) => Promise<Rec
     rows.push(...transactions);
     if (body.last === true || page >= (body.totalPages as number)) return rows;
   }
+}
+
+/** What a partner reads of an account: every answer a snapshot must reproduce exactly. */
+export async function reads(post: (path: string, body?: object) => Promise<Record<string, unknown>>, cards: string[]) {
+  const out: Record<string, unknown> = {
+    assetList: await post('/v1/wallet/assetList'),
+    cardList: await post('/v1/card/list'),
+    bills: await allBills(post),
+    clock: await post('/sandbox/v1/clock'),
+    binList: await post('/v1/card/binList'),
+    deposits: await post('/sandbox/v1/chain/deposits'),
+    events: await post('/sandbox/v1/events', { limit: 100 }),
+    deliveries: await post('/sandbox/v1/webhook/deliveries', { limit: 100 }),
+  };
+  for (const cardId of cards) {
+    out[`detail ${cardId}`] = await post('/v1/card/detail', { cardId });
+    out[`asset ${cardId}`] = await post('/v1/card/asset', { cardId });
+    out[`bills ${cardId}`] = await post('/v1/bill/list', { cardId, pageSize: 100 });
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helper
 import { expectConserved, insertRows, newCard, sim } from '../helpers/core.js';
 import { luhnValid } from '../helpers/luhn.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { allBills, DEAD_RECEIVER, richAccount } from './snapshot-state.js';
+import { DEAD_RECEIVER, reads, richAccount } from './snapshot-state.js';
 import { post } from '../helpers/http-call.js';
 import type { Db } from '../../src/store/seam.js';
 
@@ -43,26 +43,6 @@ async function exportText(sandbox: TestSandbox, acct: AccountHandle): Promise<st
   const res = await sandbox.post(acct.apiKey, '/sandbox/v1/snapshot/export');
   expect(res.status, res.text.slice(0, 500)).toBe(200);
   return res.text;
-}
-
-/** What a partner reads of an account: every answer a snapshot must reproduce exactly. */
-async function reads(post: (path: string, body?: object) => Promise<Record<string, unknown>>, cards: string[]) {
-  const out: Record<string, unknown> = {
-    assetList: await post('/v1/wallet/assetList'),
-    cardList: await post('/v1/card/list'),
-    bills: await allBills(post),
-    clock: await post('/sandbox/v1/clock'),
-    binList: await post('/v1/card/binList'),
-    deposits: await post('/sandbox/v1/chain/deposits'),
-    events: await post('/sandbox/v1/events', { limit: 100 }),
-    deliveries: await post('/sandbox/v1/webhook/deliveries', { limit: 100 }),
-  };
-  for (const cardId of cards) {
-    out[`detail ${cardId}`] = await post('/v1/card/detail', { cardId });
-    out[`asset ${cardId}`] = await post('/v1/card/asset', { cardId });
-    out[`bills ${cardId}`] = await post('/v1/bill/list', { cardId, pageSize: 100 });
-  }
-  return out;
 }
 
 describe('serve --snapshot', () => {

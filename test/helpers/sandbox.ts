@@ -55,6 +55,8 @@ export interface TestSandbox extends SandboxCalls<TestRequest> {
 export interface SandboxOptions {
   config?: Partial<Config>;
   logger?: Logger;
+  /** 'sqlite': on SQLite (config.dbPath) even when the run is on PostgreSQL, for a test that moves state between them. */
+  store?: 'sqlite';
 }
 
 /** The configuration of an in-process test sandbox: in memory, no ready account, no timers, the test admin token. */
@@ -75,7 +77,7 @@ export function createTestSandbox(opts: SandboxOptions = {}): TestSandbox {
   const wall = { ms: START_MS };
   const deps = createDeps(
     { config, wallClock: () => wall.ms, logger: opts.logger },
-    onPostgres
+    onPostgres && opts.store !== 'sqlite'
       ? {
           store: lazyPostgresStore(config.dbPath),
           // A file path stands for one database for the run (test/helpers/postgres.ts), and keeps one secret, as the

@@ -125,4 +125,25 @@ describe('card-sandbox backup', () => {
     await stop(server);
     expect((await import('node:fs')).readdirSync(dir).sort()).toEqual(['live.db', 'live.db.secret', 'taken.db'].sort());
   });
+
+  it('on a PostgreSQL --db exits 2 with one line saying to use pg_dump, naming the database without its password', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'sandbox-backup-'));
+    const out = join(dir, 'copy.db');
+    for (const [db, named] of [
+      [
+        'postgres://sandbox:s3cret-pw@db.internal:5432/sandbox?sslmode=require',
+        'postgres://sandbox@db.internal:5432/sandbox?sslmode=require',
+      ],
+      ['postgresql://sandbox@db.internal/sandbox?password=s3cret-pw', 'postgresql://sandbox@db.internal/sandbox'],
+    ]) {
+      const refused = await runCli(['backup', '--db', db!, '--out', out]);
+      expect(refused.code).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toBe(
+        `card-sandbox backup: ${named} is a PostgreSQL database: back it up with pg_dump, restore it with pg_restore ` +
+          '(docs/hosted.md, "Backup and restore")\n',
+      );
+    }
+    expect((await import('node:fs')).readdirSync(dir)).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 import { accountHoldingAddress, rememberBootstrapAccount } from '../../store/accounts.js';
 import { assertInTransaction } from '../../store/db.js';
+import { isConstraintViolation } from '../../store/seam.js';
 import {
   accountRowCount,
   insertRows,
@@ -250,14 +251,13 @@ export async function assertRoomForSnapshot(
 
 /**
  * Runs `load` (a transaction loading a snapshot), answering a row the database refuses (a rule the checks before did
- * not cover, such as a repeated id SQLite holds unique) as the snapshot's fault: 400, nothing written.
+ * not cover, such as two transactions numbered alike) as the snapshot's fault: 400, nothing written.
  */
-export function asSnapshotInvalid<T>(load: () => T): T {
+export async function asSnapshotInvalid<T>(load: () => Promise<T>): Promise<T> {
   try {
-    return load();
+    return await load();
   } catch (err) {
-    const code = (err as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT')) {
+    if (isConstraintViolation(err)) {
       throw new DomainError('SNAPSHOT_INVALID', `a row breaks a rule of the database (${(err as Error).message})`);
     }
     throw err;
