@@ -27,20 +27,28 @@ export function cpuSeconds(pid, thread) {
   }
 }
 
+/** CPU seconds of each of `pids` so far. */
+function cpuOf(pids) {
+  return new Map(pids.map((pid) => [pid, cpuSeconds(pid)]).filter(([, cpu]) => !Number.isNaN(cpu)));
+}
+
 /**
  * Measures one scenario. `opts` are autocannon options (url, method, headers, body or requests).
  * Returns req/s (mean over the run), p50 and p99 latency in ms, the count of non-2xx answers and errors, and,
  * given the server's pid, the server's CPU time per request in microseconds: on a machine shared with other
  * work, CPU per request moves far less than req/s does. `mainThreadUsPerReq` is the part of it spent on the
  * server's main thread (the rest ran on its worker threads, such as the WAL checkpointer). `seconds` overrides
- * BENCH_SECONDS.
+ * BENCH_SECONDS. `alsoPids()` names more processes whose CPU counts as the server's (PostgreSQL's).
  */
-export async function measure(opts, serverPid, { seconds = SECONDS } = {}) {
+export async function measure(opts, serverPid, { seconds = SECONDS, alsoPids } = {}) {
   await run({ ...opts, duration: 1 });
+  const others = alsoPids ? cpuOf(alsoPids()) : new Map();
   const cpuBefore = cpuSeconds(serverPid);
   const mainBefore = cpuSeconds(serverPid, serverPid);
   const r = await run({ ...opts, duration: seconds });
-  const cpu = cpuSeconds(serverPid) - cpuBefore;
+  let cpu = cpuSeconds(serverPid) - cpuBefore;
+  // Processes the server's work runs in too (a database server's backends): a process born during the run counts whole.
+  if (alsoPids) for (const [pid, after] of cpuOf(alsoPids())) cpu += after - (others.get(pid) ?? 0);
   const main = cpuSeconds(serverPid, serverPid) - mainBefore;
   return {
     cpuUsPerReq: (cpu * 1e6) / r.requests.total,

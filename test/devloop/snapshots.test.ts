@@ -6,7 +6,7 @@ import { ensureBuilt, runCli, serveOn, type ServeProcess, stop } from '../helper
 import { expectConserved, insertRows, newCard, sim } from '../helpers/core.js';
 import { luhnValid } from '../helpers/luhn.js';
 import { createTestSandbox, type AccountHandle, type TestSandbox } from '../helpers/sandbox.js';
-import { DEAD_RECEIVER, reads, richAccount } from './snapshot-state.js';
+import { DEAD_RECEIVER, reads, richAccount } from '../helpers/snapshot-state.js';
 import { post } from '../helpers/http-call.js';
 import type { Db } from '../../src/store/seam.js';
 

