@@ -60,7 +60,7 @@ export async function runServe(argv: string[]): Promise<number> {
     server = await startServer({ config, logger, instance });
   } catch (err) {
     if (err instanceof StoreUnavailable) {
-      // One line and exit status 2 (behaviour.md section 15), no stack: what the operator must fix is outside.
+      // One line and exit status 2 (docs/scaling.md), no stack: what the operator must fix is outside.
       process.stderr.write(`card-sandbox serve: ${err.message}\n`);
       return 2;
     }

@@ -13,8 +13,9 @@ import type { Db, Params, Store, TransactionOptions } from '../../src/store/seam
 /** Whether this run's sandboxes are on PostgreSQL. */
 export const onPostgres = process.env.TEST_STORE === 'postgres';
 
-const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
-  const client = new pg.Client({ connectionString: inject('postgresUrl') });
+/** `work` on a connection of its own to the database at `url`, closed after it. */
+const onConnection = async <T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> => {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
@@ -22,6 +23,9 @@ const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => 
     await client.end();
   }
 };
+
+/** `work` on the run's server, connected to its `postgres` database (to make and drop test databases). */
+const admin = <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => onConnection(inject('postgresUrl'), work);
 
 /**
  * A database copied from the template: a fresh one for `:memory:`; for a file path, the one that path names for the
@@ -57,14 +61,8 @@ export async function postgresCopy(): Promise<{ name: string; port: number; url:
 
 /** The first column of the first row a statement answers on the database at `url`, read on a connection of its own. */
 export async function peekPostgres<T>(url: string, sql: string): Promise<T | undefined> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<Record<string, T>>(sql);
-    return rows[0] ? Object.values(rows[0])[0] : undefined;
-  } finally {
-    await client.end();
-  }
+  const { rows } = await onConnection(url, (client) => client.query<Record<string, T>>(sql));
+  return rows[0] ? Object.values(rows[0])[0] : undefined;
 }
 
 /**
