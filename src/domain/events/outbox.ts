@@ -23,10 +23,10 @@ export async function emitEvent(
   const created = Math.floor(nowMs / 1000);
   const seq = await insertEvent(db, id, accountId, type, created, JSON.stringify(data));
   const event: StoredEvent = { seq, accountId, id, type, created, data };
-  // Its webhook delivery (when the account has an endpoint) commits with it; the timer is asked to look at once.
+  // Its webhook delivery (when the account has an endpoint) commits with it, and its first attempt is scheduled:
+  // scheduling an attempt asks the timer to look at the account at once (jobs.schedule).
   await recordDelivery(deps, event);
   deps.events.notify(event);
-  deps.jobs.kick(accountId);
   return event;
 }
 

@@ -133,6 +133,10 @@ export class JobRunner<D extends JobDeps<D>> {
     if (!handler.background) {
       const known = this.minForegroundDue.get(accountId);
       if (known !== undefined && dueAtMs < known) this.minForegroundDue.set(accountId, dueAtMs);
+    } else {
+      // A webhook attempt goes out at once rather than at the next poll. Only then: a kick after every event cost
+      // every write of an account without an endpoint two reads for nothing.
+      this.kick(accountId);
     }
     return insertJob(db, accountId, dueAtMs, kind, ref);
   }
@@ -338,10 +342,10 @@ export class JobRunner<D extends JobDeps<D>> {
   }
 
   /**
-   * Asks the timer to look at the account now (after an event was written, so a webhook goes out at once): once a
-   * turn, whatever the events written in it, and at that account alone.
+   * Asks the timer to look at the account now (a webhook attempt was scheduled, so it goes out at once): once a turn,
+   * whatever the attempts scheduled in it, and at that account alone.
    */
-  kick(accountId: string): void {
+  private kick(accountId: string): void {
     if (!this.timer) return;
     if (this.kicked.size === 0) setImmediate(() => this.lookAtKicked());
     this.kicked.add(accountId);
