@@ -114,9 +114,12 @@ export async function runKeyed(
     // The clock is read once, when the batch runs: the account's timers due by then first (each job in a savepoint of
     // its own: they stay done even when the command then fails), then the command, at that same instant.
     const nowMs = await accountNow(c, deps);
-    await deps.jobs.runForegroundDue(deps, account.id, nowMs);
+    const ranJobs = await deps.jobs.runForegroundDue(deps, account.id, nowMs);
+    // Nothing else of this write to keep when the command fails: its failure rolls the whole write back, with no
+    // savepoint of its own (two statements fewer, and two round trips on PostgreSQL).
+    if (!ranJobs && !reserved) return keyed(deps, nowMs);
     try {
-      return await keyedTransaction(deps, nowMs);
+      return await deps.transactions.run((deps) => keyed(deps, nowMs));
     } catch (err) {
       // Failed results are not stored: the key is free for a retry.
       if (reserved) await releaseKey(deps.db, account.id, key);
@@ -128,28 +131,23 @@ export async function runKeyed(
   return c.body(outcome.stored.body, 200, outcome.stored.headers);
 
   /**
-   * The key check, the command and its stored response in one savepoint (one commit per keyed write, shared). The
+   * The key check, the command and its stored response, all or nothing (one commit per keyed write, shared). The
    * account's transactions run one after another, so no concurrent request can slip between the check and the
    * completion.
    */
-  function keyedTransaction(
-    deps: ServerDeps,
-    nowMs: number,
-  ): Promise<{ replay: KeyRecord } | { stored: StoredResponse }> {
-    return deps.transactions.run(async (deps) => {
-      if (!reserved) {
-        await purgeExpiredKeys(deps.db, account.id, nowMs);
-        const existing = await findKey(deps, account.id, key!, nowMs);
-        if (existing) return { replay: existing };
-      }
-      const stored: StoredResponse = {
-        status: 200,
-        body: JSON.stringify(await command(deps, nowMs)),
-        headers: { 'content-type': 'application/json' },
-      };
-      await completeKey(deps, account.id, key!, endpoint, body, hash, stored, nowMs);
-      return { stored };
-    });
+  async function keyed(deps: ServerDeps, nowMs: number): Promise<{ replay: KeyRecord } | { stored: StoredResponse }> {
+    if (!reserved) {
+      await purgeExpiredKeys(deps.db, account.id, nowMs);
+      const existing = await findKey(deps, account.id, key!, nowMs);
+      if (existing) return { replay: existing };
+    }
+    const stored: StoredResponse = {
+      status: 200,
+      body: JSON.stringify(await command(deps, nowMs)),
+      headers: { 'content-type': 'application/json' },
+    };
+    await completeKey(deps, account.id, key!, endpoint, body, hash, stored, nowMs);
+    return { stored };
   }
 }
 

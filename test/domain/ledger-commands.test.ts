@@ -52,7 +52,7 @@ async function world(): Promise<World> {
     deps,
     account,
     run,
-    after: (seconds) => deps.jobs.runForegroundDue(deps, account.id, START_MS + seconds * 1000),
+    after: async (seconds) => void (await deps.jobs.runForegroundDue(deps, account.id, START_MS + seconds * 1000)),
     cardId: '',
   };
 }

@@ -263,15 +263,16 @@ export class JobRunner<D extends JobDeps<D>> {
   /**
    * The foreground part of catching up, for the request path: never waits on the network. Given `scope`, the deps of
    * a transaction, each job runs in a savepoint of it; given the server's deps, each in a transaction of its own.
+   * Answers whether any job ran.
    */
-  async runForegroundDue(scope: D, accountId: string, untilMs: number): Promise<void> {
-    if (!this.mayBeDue(accountId, untilMs)) return;
-    for (;;) {
+  async runForegroundDue(scope: D, accountId: string, untilMs: number): Promise<boolean> {
+    if (!this.mayBeDue(accountId, untilMs)) return false;
+    for (let ran = false; ; ran = true) {
       const row = await earliestJobOf(scope.db, accountId, this.foregroundKinds());
       // The earliest foreground job, due or not: when it is not due yet, it is the next bound.
       if (!row || row.due_at_ms > untilMs) {
         this.minForegroundDue.set(accountId, row ? row.due_at_ms : Infinity);
-        return;
+        return ran;
       }
       await this.execute(toJob(row), scope);
     }
