@@ -88,10 +88,14 @@ export async function upsertAccountInventory(
   );
 }
 
-/** Takes one card from the account's own inventory of the BIN; answers 0 when the account has none of its own. */
+/**
+ * Takes one card from the account's own inventory of the BIN when it has one, is not provisioning and is not empty;
+ * answers 0 otherwise (the caller then reads why). The common case is one statement.
+ */
 export async function takeFromAccountInventory(db: Db, accountId: string, binId: string): Promise<number> {
   return await db.run(
-    'UPDATE account_bin_inventory SET available = available - 1 WHERE account_id = ? AND bin_id = ?',
+    `UPDATE account_bin_inventory SET available = available - 1
+      WHERE account_id = ? AND bin_id = ? AND provisioning = 0 AND available > 0`,
     [accountId, binId],
   );
 }

@@ -137,11 +137,12 @@ async function setAccountInventory(
 /** Takes one card from inventory (4010 while provisioning, 4009 when none is left). */
 export async function takeFromInventory(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Promise<void> {
   const { db } = deps;
+  // The account's own inventory when the sandbox set one and it has a card to give; else why not, or the BIN's.
+  if ((await takeFromAccountInventory(db, accountId, bin.id)) === 1) return;
   const inv = await inventoryFor(deps, accountId, bin);
   if (inv.provisioning) throw new DomainError('CARD_PROVISIONING');
   if (inv.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
-  // The account's own inventory when the sandbox set one, else the BIN's.
-  if ((await takeFromAccountInventory(db, accountId, bin.id)) === 0) await takeFromBinInventory(db, bin.id);
+  await takeFromBinInventory(db, bin.id);
 }
 
 /** The BIN as binList shows it; `fee.deposit` is the calling account's rate, not the BIN's. */
