@@ -39,6 +39,32 @@ export async function moveLedgerAccount(
   )) as number;
 }
 
+/**
+ * `moveLedgerAccount` for several ledger accounts (each id once) in one statement; answers `[id, balance after]` of
+ * each, in no particular order.
+ */
+export async function moveLedgerAccounts(
+  db: Db,
+  moves: readonly { id: string; accountId: string; kind: string; deltaMicros: number }[],
+): Promise<[string, number][]> {
+  const rows = await db.all<{ id: string; balance_micros: number }>(
+    `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES ${moves.map(() => '(?, ?, ?, ?)').join(', ')}
+     ON CONFLICT (id) DO UPDATE SET balance_micros = ledger_accounts.balance_micros + excluded.balance_micros
+     RETURNING id, balance_micros`,
+    moves.flatMap((m) => [m.id, m.accountId, m.kind, m.deltaMicros]),
+  );
+  return rows.map((r) => [r.id, r.balance_micros]);
+}
+
+/** `insertTransfer` for several rows in one statement. */
+export async function insertTransfers(db: Db, rows: readonly TransferRow[]): Promise<void> {
+  await db.run(
+    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
+     VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+    rows.flatMap((t) => [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.kind, t.ref, t.created_at_ms]),
+  );
+}
+
 /** The ledger account's balance; undefined when it has never moved. */
 export async function ledgerBalance(db: Db, id: string): Promise<number | undefined> {
   return (await db.value('SELECT balance_micros FROM ledger_accounts WHERE id = ?', [id])) as number | undefined;

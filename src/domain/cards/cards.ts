@@ -20,7 +20,7 @@ import { DomainError } from '../kernel/errors.js';
 import { cardChangedData, cardCreatedData } from '../events/data.js';
 import { emitEvent } from '../events/outbox.js';
 import { cardCredit } from './fees.js';
-import { balance, transfer, type TransferInput } from '../ledger/ledger.js';
+import { balance, transfer, transfers, type TransferInput } from '../ledger/ledger.js';
 import { pendingAuthorisationsHint, settlingTopUpHint } from './pending-hints.js';
 
 export type { CardStatus };
@@ -97,8 +97,10 @@ interface Funding {
 /** The wallet pays `credit + fee`: the credit to `to` (reason `reason`), the fee to the fee account (`reason.fee`). */
 async function fundFromWallet(deps: Deps, f: Funding, to: TransferInput['credit'], reason: string): Promise<void> {
   const common = { accountId: f.accountId, ref: f.ref, atMs: f.atMs, debit: { kind: 'wallet' } as const };
-  await transfer(deps, { ...common, credit: to, amountMicros: f.creditMicros, reason });
-  await transfer(deps, { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` });
+  await transfers(deps, [
+    { ...common, credit: to, amountMicros: f.creditMicros, reason },
+    { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` },
+  ]);
 }
 
 export interface CreateCardInput {

@@ -1,4 +1,12 @@
-import { insertTransfer, ledgerBalance, ledgerBalances, moveLedgerAccount } from '../../store/ledger.js';
+import {
+  insertTransfer,
+  insertTransfers,
+  ledgerBalance,
+  ledgerBalances,
+  moveLedgerAccount,
+  moveLedgerAccounts,
+  type TransferRow,
+} from '../../store/ledger.js';
 import { assertMicros, formatMicros } from '../kernel/money.js';
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
@@ -102,7 +110,80 @@ export async function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): Promis
   assertWithinBound(t.debit.kind, after);
   const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);
   assertWithinBound(t.credit.kind, await moveLedgerAccount(db, creditId, t.accountId, t.credit.kind, t.amountMicros));
-  await insertTransfer(db, {
+  await insertTransfer(db, transferRow(t, debitId, creditId));
+}
+
+/**
+ * Posts several transfers as `transfer` would one after another, in two statements where that took three each: every
+ * counter moved at once, then every transfer row. Only when each balance moves one way among them (no ledger account
+ * both debited and credited, no card both overdrawn and not): then its final value is the furthest it goes, and
+ * checking it is checking every step. Otherwise, or for one transfer, they go one by one.
+ */
+export async function transfers(deps: Pick<Deps, 'db'>, list: readonly TransferInput[]): Promise<void> {
+  const { db } = deps;
+  const posted = list.filter((t) => {
+    assertMicros(t.amountMicros);
+    if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
+    if (t.overdraw && t.debit.kind !== 'card') throw new Error(`only a card may be overdrawn (${t.reason})`);
+    return t.amountMicros !== 0;
+  });
+  const together = posted.length > 1 ? oneWay(posted) : undefined;
+  if (!together) {
+    for (const t of posted) await transfer(deps, t);
+    return;
+  }
+  if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
+  const after = new Map(await moveLedgerAccounts(db, [...together.moves.values()]));
+  for (const move of together.moves.values()) {
+    const balance = after.get(move.id)!;
+    if (balance < 0 && together.floored.has(move.id)) {
+      const reasons = together.rows.map((r) => r.kind).join(', ');
+      throw new Error(`ledger invariant: ${move.kind} balance would go negative (${reasons})`);
+    }
+    assertWithinBound(move.kind, balance);
+  }
+  await insertTransfers(db, together.rows);
+}
+
+interface Move {
+  id: string;
+  accountId: string;
+  kind: LedgerKind;
+  deltaMicros: number;
+}
+
+/** The transfers' net moves, floored accounts and rows; undefined when some balance would move both ways. */
+function oneWay(
+  posted: readonly TransferInput[],
+): { moves: Map<string, Move>; floored: Set<string>; rows: TransferRow[] } | undefined {
+  const moves = new Map<string, Move>();
+  // The debited accounts that must not go below zero (no source, no clearing's overdraft), and the overdrawn ones.
+  const floored = new Set<string>();
+  const overdrawn = new Set<string>();
+  const rows: TransferRow[] = [];
+  for (const t of posted) {
+    const debitId = ledgerId(t.accountId, t.debit.kind, t.debit.cardId);
+    const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);
+    for (const [id, kind, delta] of [
+      [debitId, t.debit.kind, -t.amountMicros],
+      [creditId, t.credit.kind, t.amountMicros],
+    ] as const) {
+      const move = moves.get(id) ?? { id, accountId: t.accountId, kind, deltaMicros: 0 };
+      if (Math.sign(move.deltaMicros) === -Math.sign(delta)) return undefined;
+      move.deltaMicros += delta;
+      moves.set(id, move);
+    }
+    if (t.overdraw) overdrawn.add(debitId);
+    else if (!SOURCES.has(t.debit.kind)) floored.add(debitId);
+    if (floored.has(debitId) && overdrawn.has(debitId)) return undefined;
+    rows.push(transferRow(t, debitId, creditId));
+  }
+  return { moves, floored, rows };
+}
+
+/** The row that records a transfer between two ledger accounts. */
+function transferRow(t: TransferInput, debitId: string, creditId: string): TransferRow {
+  return {
     account_id: t.accountId,
     debit_id: debitId,
     credit_id: creditId,
@@ -110,7 +191,7 @@ export async function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): Promis
     kind: t.reason,
     ref: t.ref ?? null,
     created_at_ms: t.atMs,
-  });
+  };
 }
 
 /** Balance of one ledger account (0 when it has never moved). */
