@@ -349,10 +349,13 @@ export class PostgresStore extends PostgresStatements implements Store {
     let broken: unknown;
     let tx: PostgresTransaction | undefined;
     try {
-      await client.query('BEGIN');
-      if (options?.account !== undefined) {
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [options.account]);
-      }
+      // The account's lock goes with BEGIN, in one round trip: a simple query of two statements, so the id is a
+      // literal (escaped), not a parameter.
+      await client.query(
+        options?.account === undefined
+          ? 'BEGIN'
+          : `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(options.account)}, 0))`,
+      );
       tx = new PostgresTransaction(this.texts, this.watchers, this.reach, client);
       const result = await work(tx);
       await client.query('COMMIT');
