@@ -6,16 +6,19 @@ import type { Db, TransactionOptions } from './seam.js';
 // does. Two forms:
 // - `run(work)`: a transaction of its own now, or, from a scope already in one, a savepoint of it (a job inside an
 //   advance, a command inside a batch). For what cannot wait a turn: start-up, a timer, a clock advance, a command.
-// - `batched(work)`: group commit (SQLite). The writes handed over within one turn of the event loop share one
-//   transaction and one commit. `batched` queues a write without running it; at the end of the turn (setImmediate)
-//   `flush` opens one transaction, runs every queued write in a savepoint of its own (a write that throws rolls back
-//   alone and its caller gets the error) and commits once. Only then are the callers' promises settled, so nobody
-//   answers before their write is committed. A failed commit fails every write of the batch: none of it happened.
-//   Why: in WAL mode every commit appends each page its transaction changed to the WAL, and concurrent keyed writes
-//   of one account change the same pages (its balance counters, the right edge of the indexes they insert into),
-//   which a batch writes once instead of once per request.
-//   On PostgreSQL a batch would hold the locks of every account in it for the batch's length, and a transaction
-//   must touch one tenant (docs/scaling.md): there each write is a transaction of its own, at once.
+// - `batched(work)`: group commit. Writes handed over together share one transaction and one commit, each write in
+//   a savepoint of its own (a write that throws rolls back alone and its caller gets the error; a write alone in its
+//   batch is the transaction, with no savepoint). The callers' promises settle only after the commit, so nobody
+//   answers before their write is committed; a failed commit fails every write of the batch: none of it happened.
+//   - SQLite: the writes handed over within one turn of the event loop, every account's, committed at the end of the
+//     turn (setImmediate). In WAL mode every commit appends each page its transaction changed to the WAL, and
+//     concurrent keyed writes of one account change the same pages (its balance counters, the right edge of the
+//     indexes they insert into), which a batch writes once instead of once per request.
+//   - PostgreSQL: per account. A transaction must touch one tenant (docs/scaling.md), and an account's transactions
+//     run one after another under its lock anyway; so an account has one batch in flight at a time, and the writes
+//     that arrive meanwhile go together in the next, after it commits. A busy account then pays BEGIN, its lock and
+//     the commit's flush of the log once per batch instead of once per write; a quiet one commits each write at once.
+//     A write without an account is a transaction of its own.
 
 interface Queued {
   write: (tx: Db) => Promise<unknown>;
@@ -25,9 +28,16 @@ interface Queued {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; err: unknown };
 
+/** An account's writes on PostgreSQL: those waiting for the next batch, and the batch in flight (if any). */
+interface Lane {
+  queue: Queued[];
+  draining: Promise<void>;
+}
+
 export class TransactionRunner<Scope> {
   private queue: Queued[] = [];
   private scheduled = false;
+  private readonly lanes = new Map<string, Lane>();
 
   /**
    * @param db the store (transactions of their own) or one of its transactions (savepoints)
@@ -43,14 +53,27 @@ export class TransactionRunner<Scope> {
     return this.db.transaction((tx) => work(this.scope(tx)), options);
   }
 
-  /** Runs `write` in this turn's batch; resolves with its result once the batch has committed. */
+  /** Runs `write` in a batch (see above); resolves with its result once the batch has committed. */
   batched<T>(write: (scope: Scope) => Promise<T>, options?: TransactionOptions): Promise<T> {
-    if (this.db.dialect !== 'sqlite' || this.db.inTransaction) return this.run(write, options);
+    if (this.db.inTransaction) return this.run(write, options);
+    const account = options?.account;
+    if (this.db.dialect !== 'sqlite' && account === undefined) return this.run(write, options);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ write: (tx) => write(this.scope(tx)), resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
+      const queued = { write: (tx: Db) => write(this.scope(tx)), resolve: resolve as (value: unknown) => void, reject };
+      if (this.db.dialect === 'sqlite') {
+        this.queue.push(queued);
+        if (!this.scheduled) {
+          this.scheduled = true;
+          setImmediate(() => void this.flush());
+        }
+        return;
+      }
+      const lane = this.lanes.get(account!);
+      if (lane) lane.queue.push(queued);
+      else {
+        const started: Lane = { queue: [queued], draining: Promise.resolve() };
+        this.lanes.set(account!, started);
+        started.draining = new Promise<void>((done) => setImmediate(done)).then(() => this.drain(account!, started));
       }
     });
   }
@@ -59,8 +82,29 @@ export class TransactionRunner<Scope> {
   async flush(): Promise<void> {
     this.scheduled = false;
     const batch = this.queue;
-    if (batch.length === 0) return;
     this.queue = [];
+    await Promise.all([this.commit(batch), ...[...this.lanes.values()].map((lane) => lane.draining)]);
+  }
+
+  /** An account's batches on PostgreSQL, one after another until none is waiting. */
+  private async drain(account: string, lane: Lane): Promise<void> {
+    while (lane.queue.length > 0) {
+      const batch = lane.queue;
+      lane.queue = [];
+      await this.commit(batch, { account });
+    }
+    this.lanes.delete(account);
+  }
+
+  /** One transaction for the batch; settles every caller's promise once it has committed (or failed). */
+  private async commit(batch: Queued[], options?: TransactionOptions): Promise<void> {
+    if (batch.length === 0) return;
+    if (batch.length === 1) {
+      // Alone in its batch: the write is the transaction, and a throw rolls it back, with no savepoint to open.
+      const [q] = batch as [Queued];
+      await this.db.transaction(q.write, options).then(q.resolve, q.reject);
+      return;
+    }
     const outcomes: Outcome[] = [];
     try {
       await this.db.transaction(async (tx) => {
@@ -71,7 +115,7 @@ export class TransactionRunner<Scope> {
             outcomes.push({ ok: false, err });
           }
         }
-      });
+      }, options);
     } catch (err) {
       // Nothing of the batch committed. A write that had failed on its own keeps its own error.
       batch.forEach((q, i) => {
