@@ -8,16 +8,17 @@ export interface TransferRow {
   debit_id: string;
   credit_id: string;
   amount_micros: number;
-  kind: string;
+  /** What the movement is: `card.create`, `topup.settle`, `auth.hold`, ... */
+  reason: string;
   ref: string | null;
   created_at_ms: number;
 }
 
 export async function insertTransfer(db: Db, t: TransferRow): Promise<void> {
   await db.run(
-    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
+    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, reason, ref, created_at_ms)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.kind, t.ref, t.created_at_ms],
+    [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.reason, t.ref, t.created_at_ms],
   );
 }
 
@@ -59,9 +60,9 @@ export async function moveLedgerAccounts(
 /** `insertTransfer` for several rows in one statement. */
 export async function insertTransfers(db: Db, rows: readonly TransferRow[]): Promise<void> {
   await db.run(
-    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, kind, ref, created_at_ms)
+    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, reason, ref, created_at_ms)
      VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-    rows.flatMap((t) => [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.kind, t.ref, t.created_at_ms]),
+    rows.flatMap((t) => [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.reason, t.ref, t.created_at_ms]),
   );
 }
 

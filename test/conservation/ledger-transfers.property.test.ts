@@ -47,8 +47,8 @@ async function state(accountId: string) {
     'SELECT id, balance_micros FROM ledger_accounts WHERE account_id = ? ORDER BY id',
     [accountId],
   );
-  const rows = await sb.deps.store.all<{ debit_id: string; credit_id: string; amount_micros: number; kind: string }>(
-    'SELECT debit_id, credit_id, amount_micros, kind FROM transfers WHERE account_id = ? ORDER BY id',
+  const rows = await sb.deps.store.all<{ debit_id: string; credit_id: string; amount_micros: number; reason: string }>(
+    'SELECT debit_id, credit_id, amount_micros, reason FROM transfers WHERE account_id = ? ORDER BY id',
     [accountId],
   );
   return { balances: new Map(balances.map((b) => [b.id, b.balance_micros])), rows };
@@ -115,7 +115,7 @@ describe('Ledger: transfers posted together', () => {
                   debit_id: ownerOf(accountId, t.debit),
                   credit_id: ownerOf(accountId, t.credit),
                   amount_micros: t.amountMicros,
-                  kind: t.reason,
+                  reason: t.reason,
                 })),
             );
           },

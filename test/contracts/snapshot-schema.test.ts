@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_TIMERS } from '../../src/domain/snapshots/check.js';
 import { sectionColumns } from '../../src/domain/snapshots/export.js';
-import { ATTEMPT_JOB_KIND, camel, NOT_IN_SNAPSHOT, SNAPSHOT_SECTIONS } from '../../src/domain/snapshots/format.js';
+import { ATTEMPT_JOB_KIND, fieldOf, NOT_IN_SNAPSHOT, SNAPSHOT_SECTIONS } from '../../src/domain/snapshots/format.js';
 import { accountOwnedTables } from '../../src/store/account-purge.js';
 import { createTestSandbox } from '../helpers/sandbox.js';
 
@@ -30,11 +30,11 @@ describe('the snapshot format follows the database', () => {
   });
 
   it.each(SNAPSHOT_SECTIONS.map((s) => [s.section, s] as const))(
-    'the schema of %s lists exactly its table columns (camelCased, required, closed)',
+    'the schema of %s lists exactly its table columns (camelCased or as the section names them, required, closed)',
     async (_section, spec) => {
       const property = schema.properties[spec.section]!;
       const row = property.items ?? property.anyOf!.find((s) => s.properties)!;
-      const columns = (await sectionColumns(sb.deps, spec)).map(camel);
+      const columns = (await sectionColumns(sb.deps, spec)).map((c) => fieldOf(spec, c));
       expect(Object.keys(row.properties)).toEqual(columns);
       expect(row.required).toEqual(columns);
       expect(row.additionalProperties).toBe(false);

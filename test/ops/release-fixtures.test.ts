@@ -43,6 +43,11 @@ const releases = readdirSync(FIXTURES)
 type Rows = Record<string, { columns: string[]; rows: string[] }>;
 
 /** Every table's columns and rows (each row as JSON, sorted: no order is assumed), the migrations' own aside. */
+/** Columns a later migration renamed, by table: a release's value is read back under the new name. */
+const RENAMED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  transfers: { kind: 'reason' }, // migration 066
+};
+
 function tableRows(db: Database.Database, only?: Rows): Rows {
   const tables = db
     .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
@@ -53,7 +58,7 @@ function tableRows(db: Database.Database, only?: Rows): Rows {
     const columns =
       only?.[table]?.columns ??
       (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[]);
-    const select = columns.map((c) => `"${c}"`).join(', ');
+    const select = columns.map((c) => `"${(only && RENAMED[table]?.[c]) ?? c}"`).join(', ');
     const rows = (db.prepare(`SELECT ${select} FROM "${table}"`).raw().all() as unknown[][])
       .map((r) => JSON.stringify(r))
       .sort();

@@ -67,12 +67,12 @@ describe('clock', () => {
 
     const res = await sim(sb, key, 'clock', { advanceSeconds: 8 * 24 * 3600 });
     expect(res.body).toMatchObject({ code: 0, now: '2026-06-09T00:00:00.000Z' });
-    const moves = await sb.deps.store.all<{ kind: string; created_at_ms: number }>(
-      "SELECT kind, created_at_ms FROM transfers WHERE account_id = ? AND kind IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id",
+    const moves = await sb.deps.store.all<{ reason: string; created_at_ms: number }>(
+      "SELECT reason, created_at_ms FROM transfers WHERE account_id = ? AND reason IN ('topup.settle', 'card.cancel.refund', 'chain.deposit', 'reverse') ORDER BY id",
       [chainAcct.accountId],
     );
     const start = Date.UTC(2026, 5, 1);
-    expect(moves.map((m) => [m.kind, (m.created_at_ms - start) / 1000])).toEqual([
+    expect(moves.map((m) => [m.reason, (m.created_at_ms - start) / 1000])).toEqual([
       ['topup.settle', 3],
       ['card.cancel.refund', 5],
       ['chain.deposit', 57],

@@ -137,7 +137,7 @@ export async function transfers(deps: Pick<Deps, 'db'>, list: readonly TransferI
   for (const move of together.moves.values()) {
     const balance = after.get(move.id)!;
     if (balance < 0 && together.floored.has(move.id)) {
-      const reasons = together.rows.map((r) => r.kind).join(', ');
+      const reasons = together.rows.map((r) => r.reason).join(', ');
       throw new Error(`ledger invariant: ${move.kind} balance would go negative (${reasons})`);
     }
     assertWithinBound(move.kind, balance);
@@ -188,7 +188,7 @@ function transferRow(t: TransferInput, debitId: string, creditId: string): Trans
     debit_id: debitId,
     credit_id: creditId,
     amount_micros: t.amountMicros,
-    kind: t.reason,
+    reason: t.reason,
     ref: t.ref ?? null,
     created_at_ms: t.atMs,
   };

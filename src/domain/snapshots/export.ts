@@ -13,6 +13,7 @@ import { DomainError } from '../kernel/errors.js';
 import { canonicalJson } from '../idempotency/keys.js';
 import {
   camel,
+  fieldOf,
   MAX_SNAPSHOT_BYTES,
   MAX_SNAPSHOT_ROWS,
   SNAPSHOT_FORMAT,
@@ -48,7 +49,7 @@ function toDocumentRow(spec: SectionSpec, row: Row): Row {
   const out: Row = {};
   for (const [column, value] of Object.entries(row)) {
     if (column === 'account_id' || column === spec.serial || spec.omit?.includes(column)) continue;
-    out[camel(column)] = spec.json?.includes(column) && typeof value === 'string' ? JSON.parse(value) : value;
+    out[fieldOf(spec, column)] = spec.json?.includes(column) && typeof value === 'string' ? JSON.parse(value) : value;
   }
   return out;
 }

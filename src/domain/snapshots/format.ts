@@ -34,6 +34,16 @@ export interface SectionSpec {
   omit?: readonly string[];
   /** Rows left out (SQL on the table's own columns). */
   where?: string;
+  /**
+   * Columns whose field in the document keeps the name the column had when this version of the document was
+   * fixed: renaming a field would refuse every snapshot partners have kept.
+   */
+  fields?: Readonly<Record<string, string>>;
+}
+
+/** A column's field in the document: its name camelCased, or the name the section keeps for it. */
+export function fieldOf(spec: SectionSpec, column: string): string {
+  return spec.fields?.[column] ?? camel(column);
 }
 
 export const ATTEMPT_JOB_KIND = 'webhook.attempt';
@@ -45,7 +55,8 @@ export const SNAPSHOT_SECTIONS: readonly SectionSpec[] = [
   { table: 'topups', section: 'topups', order: 'created_at_ms, id' },
   { table: 'transactions', section: 'transactions', order: 'acct_seq' },
   { table: 'ledger_accounts', section: 'ledgerAccounts', order: 'id' },
-  { table: 'transfers', section: 'transfers', order: 'id', serial: 'id' },
+  // The column `reason` was `kind` (migration 066); version 1 of the document names it so.
+  { table: 'transfers', section: 'transfers', order: 'id', serial: 'id', fields: { reason: 'kind' } },
   { table: 'events', section: 'events', order: 'seq', serial: 'seq', json: ['data'] },
   {
     table: 'jobs',

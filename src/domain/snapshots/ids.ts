@@ -2,7 +2,7 @@ import { takenValues } from '../../store/snapshot.js';
 import type { Deps } from '../kernel/deps.js';
 import type { Ids } from '../kernel/ids.js';
 import type { SnapshotDocument } from './export.js';
-import { camel, GLOBAL_IDS, SNAPSHOT_SECTIONS } from './format.js';
+import { fieldOf, GLOBAL_IDS, SNAPSHOT_SECTIONS } from './format.js';
 
 // A snapshot loaded beside other accounts keeps its ids where they are free. One another account already has (always,
 // for a copy of an account on its own server) is replaced by a new id of the same shape, everywhere the document
@@ -63,8 +63,8 @@ async function findTaken(
   column: string,
   into: Map<string, string>,
 ) {
-  const section = SNAPSHOT_SECTIONS.find((s) => s.table === table)!.section;
-  const values = (doc[section] as Record<string, unknown>[]).map((r) => r[camel(column)] as string);
+  const spec = SNAPSHOT_SECTIONS.find((s) => s.table === table)!;
+  const values = (doc[spec.section] as Record<string, unknown>[]).map((r) => r[fieldOf(spec, column)] as string);
   for (const taken of await takenValues(deps.db, table, column, values)) into.set(taken, freshLike(deps.ids, taken));
 }
 

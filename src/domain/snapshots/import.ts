@@ -19,7 +19,7 @@ import { issueKey } from '../accounts/api-keys.js';
 import { findBin, putBin } from '../cards/bins.js';
 import { checkSnapshot } from './check.js';
 import { sectionColumns, type SnapshotDocument } from './export.js';
-import { ATTEMPT_JOB_KIND, camel, MAX_TENANT_SNAPSHOT_ROWS, SNAPSHOT_SECTIONS, type SectionSpec } from './format.js';
+import { ATTEMPT_JOB_KIND, fieldOf, MAX_TENANT_SNAPSHOT_ROWS, SNAPSHOT_SECTIONS, type SectionSpec } from './format.js';
 import { remapTakenIds, type IdRemap } from './ids.js';
 import { newSealedSecret } from '../webhooks/config.js';
 
@@ -45,8 +45,8 @@ async function toTableRow(
 ): Promise<Row> {
   const out: Row = { account_id: accountId };
   for (const column of await sectionColumns(deps, spec)) {
-    const value = row[camel(column)];
-    if (value === undefined) throw new DomainError('SNAPSHOT_INVALID', `${path}.${camel(column)} is required`);
+    const value = row[fieldOf(spec, column)];
+    if (value === undefined) throw new DomainError('SNAPSHOT_INVALID', `${path}.${fieldOf(spec, column)} is required`);
     out[column] = spec.json?.includes(column) ? JSON.stringify(value) : value;
   }
   return out;
