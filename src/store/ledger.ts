@@ -22,6 +22,11 @@ export async function insertTransfer(db: Db, t: TransferRow): Promise<void> {
   );
 }
 
+// The balance after a move is read as text: a move the ledger then refuses may take it past 2^53 - 1 (two moves of
+// the largest amount), which PostgreSQL's driver would refuse to read at all (a 500 instead of the ledger's 400).
+// Past that the number is not exact, and need not be: the ledger refuses anything beyond MAX_BALANCE_MICROS.
+const BALANCE_AFTER = 'CAST(balance_micros AS TEXT) AS balance_micros';
+
 /**
  * Adds `deltaMicros` (negative for a debit) to the ledger account's balance, creating the account (at 0) if it has
  * never moved; answers the balance after. One statement where opening and updating took two.
@@ -33,11 +38,14 @@ export async function moveLedgerAccount(
   kind: string,
   deltaMicros: number,
 ): Promise<number> {
-  return (await db.value(
-    `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES (@id, @accountId, @kind, @delta)
-     ON CONFLICT (id) DO UPDATE SET balance_micros = ledger_accounts.balance_micros + @delta RETURNING balance_micros`,
-    { id, accountId, kind, delta: deltaMicros },
-  )) as number;
+  return Number(
+    await db.value(
+      `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES (@id, @accountId, @kind, @delta)
+       ON CONFLICT (id) DO UPDATE SET balance_micros = ledger_accounts.balance_micros + @delta
+       RETURNING ${BALANCE_AFTER}`,
+      { id, accountId, kind, delta: deltaMicros },
+    ),
+  );
 }
 
 /**
@@ -48,13 +56,13 @@ export async function moveLedgerAccounts(
   db: Db,
   moves: readonly { id: string; accountId: string; kind: string; deltaMicros: number }[],
 ): Promise<[string, number][]> {
-  const rows = await db.all<{ id: string; balance_micros: number }>(
+  const rows = await db.all<{ id: string; balance_micros: string }>(
     `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES ${moves.map(() => '(?, ?, ?, ?)').join(', ')}
      ON CONFLICT (id) DO UPDATE SET balance_micros = ledger_accounts.balance_micros + excluded.balance_micros
-     RETURNING id, balance_micros`,
+     RETURNING id, ${BALANCE_AFTER}`,
     moves.flatMap((m) => [m.id, m.accountId, m.kind, m.deltaMicros]),
   );
-  return rows.map((r) => [r.id, r.balance_micros]);
+  return rows.map((r) => [r.id, Number(r.balance_micros)]);
 }
 
 /** `insertTransfer` for several rows in one statement. */
