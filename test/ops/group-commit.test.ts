@@ -1,85 +1,21 @@
-import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/store/db.js';
-
-type Db = Database.Database;
 import { TransactionRunner } from '../../src/store/transaction-runner.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import type { Db as Seam } from '../../src/store/seam.js';
-import { createTestSandbox, FUNDED_ACCOUNT, type TestSandbox } from '../helpers/sandbox.js';
 
-// Keyed writes that arrive together share one commit (store/transaction-runner.ts). What a partner must still see: an
-// answer only once its write is committed, and each write succeeding or failing on its own.
+// Keyed writes that arrive together share one commit (store/transaction-runner.ts); what a partner sees of that on
+// both stores is test/store/batches.test.ts. Here, SQLite's own way to fail a batch.
 
-let dir: string | undefined;
-let sb: TestSandbox | undefined;
-let db: Db | undefined;
+let db: Database.Database | undefined;
 
-afterEach(async () => {
-  await sb?.close();
+afterEach(() => {
   db?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-  sb = db = dir = undefined;
+  db = undefined;
 });
 
-describe('group commit: the keyed writes of one turn share a commit', () => {
-  it('answers a keyed write only once it is committed: another connection sees each acknowledged card at its answer', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'group-commit-'));
-    const path = join(dir, 'sandbox.db');
-    sb = createTestSandbox({ config: { dbPath: path } });
-    const { apiKey } = await sb.account(FUNDED_ACCOUNT);
-    const reader = new Database(path, { readonly: true });
-    try {
-      const committed = (cardId: string) =>
-        reader.prepare('SELECT 1 FROM cards WHERE id = ?').get(cardId) !== undefined;
-      const seenAtAnswer = await Promise.all(
-        Array.from({ length: 20 }, async (_, i) => {
-          const res = await sb!.post(
-            apiKey,
-            '/v1/card/create',
-            { amount: 10, currency: 'USDT' },
-            { 'Idempotency-Key': `c${i}` },
-          );
-          expect(res.status).toBe(200);
-          return committed(res.body.cardId as string);
-        }),
-      );
-      expect(seenAtAnswer).toEqual(Array(20).fill(true));
-    } finally {
-      reader.close();
-    }
-  });
-
-  it('fails or succeeds each write on its own: of 10 deposits to one card sent together, one is credited, 9 get 4007', async () => {
-    sb = createTestSandbox();
-    const { apiKey } = await sb.account(FUNDED_ACCOUNT);
-    const card = await sb.post(apiKey, '/v1/card/create', { amount: 10, currency: 'USDT' });
-    const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) =>
-        sb!.post(apiKey, '/v1/card/deposit', { cardId: card.body.cardId, amount: 5 }, { 'Idempotency-Key': `d${i}` }),
-      ),
-    );
-    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
-    expect(answers.filter((r) => r.status === 400).map((r) => r.body.code)).toEqual(Array(9).fill(4007));
-    // 1,000 USDT seeded, 10 on the card, 5 deposited once (0 % fee).
-    const assets = await sb.post(apiKey, '/v1/wallet/assetList', {});
-    expect(Number(assets.body.assetList[0].availableAmount)).toBe(985);
-    // The refused keys are free: the same key retried after the top-up settled executes.
-    await sb.advance(apiKey, 3);
-    const failedKey = `d${answers.findIndex((r) => r.status === 400)}`;
-    const retry = await sb.post(
-      apiKey,
-      '/v1/card/deposit',
-      { cardId: card.body.cardId, amount: 5 },
-      { 'Idempotency-Key': failedKey },
-    );
-    expect(retry.status).toBe(200);
-    expect(retry.headers['idempotent-replayed']).toBeUndefined();
-  });
-
+describe('group commit on SQLite', () => {
   it('fails every write of a batch whose transaction SQLite rolled back, and applies none of them', async () => {
     db = openDb(':memory:');
     db.exec('CREATE TABLE t (v INTEGER)');
