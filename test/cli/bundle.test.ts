@@ -71,6 +71,10 @@ describe('the bundled card-sandbox command', () => {
       return fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined);
     });
     expect(res.status).toBe(200);
+    // The hook wrote its lines before the server listened, but this process may read the child's stderr after the
+    // answer: wait until the first of them, the command's own, has been read (a busy run read none at the answer).
+    const commandLine = `loaded ${pathToFileURL(COMMAND).href}`;
+    await waitFor("the load hook's line for the command", () => proc.stderr().includes(commandLine) || undefined);
     const loaded = [...proc.stderr().matchAll(/^loaded (file:\S+)$/gm)].map((m) => fileURLToPath(m[1]!));
     const ours = loaded.filter((p) => p.startsWith(ROOT + '/') && !p.includes('/node_modules/'));
     expect(ours).toContain(COMMAND);
