@@ -94,12 +94,21 @@ export interface TransferInput {
 
 /** Posts one transfer; must run inside the caller's transaction. A zero amount posts nothing. */
 export async function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): Promise<void> {
-  const { db } = deps;
+  if (postsAnything(deps.db, t)) await post(deps.db, t);
+}
+
+/** Refuses a transfer no caller may ask for; answers whether it moves anything (a zero amount does not). */
+function postsAnything(db: Deps['db'], t: TransferInput): boolean {
   assertMicros(t.amountMicros);
   if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
-  if (t.amountMicros === 0) return;
+  if (t.amountMicros === 0) return false;
   if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
   if (t.overdraw && t.debit.kind !== 'card') throw new Error(`only a card may be overdrawn (${t.reason})`);
+  return true;
+}
+
+/** Posts a transfer `postsAnything` accepted. */
+async function post(db: Deps['db'], t: TransferInput): Promise<void> {
   // Each side's counter moves (its ledger account made on first use), then the transfer row naming both.
   const debitId = ledgerId(t.accountId, t.debit.kind, t.debit.cardId);
   const after = await moveLedgerAccount(db, debitId, t.accountId, t.debit.kind, -t.amountMicros);
@@ -121,18 +130,12 @@ export async function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): Promis
  */
 export async function transfers(deps: Pick<Deps, 'db'>, list: readonly TransferInput[]): Promise<void> {
   const { db } = deps;
-  const posted = list.filter((t) => {
-    assertMicros(t.amountMicros);
-    if (t.amountMicros < 0) throw new Error('transfer amount must not be negative');
-    if (t.overdraw && t.debit.kind !== 'card') throw new Error(`only a card may be overdrawn (${t.reason})`);
-    return t.amountMicros !== 0;
-  });
+  const posted = list.filter((t) => postsAnything(db, t));
   const together = posted.length > 1 ? oneWay(posted) : undefined;
   if (!together) {
-    for (const t of posted) await transfer(deps, t);
+    for (const t of posted) await post(db, t);
     return;
   }
-  if (!db.inTransaction) throw new Error('ledger transfer outside a transaction');
   const after = new Map(await moveLedgerAccounts(db, [...together.moves.values()]));
   for (const move of together.moves.values()) {
     const balance = after.get(move.id)!;
