@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Db, TransactionOptions } from './seam.js';
 
 // The one transaction runner: every transaction of the server opens here, and nowhere else (the layer test holds
@@ -60,22 +61,29 @@ export class TransactionRunner<Scope> {
     if (this.db.dialect !== 'sqlite' && account === undefined) return this.run(write, options);
     return new Promise<T>((resolve, reject) => {
       const queued = { write: (tx: Db) => write(this.scope(tx)), resolve: resolve as (value: unknown) => void, reject };
-      if (this.db.dialect === 'sqlite') {
-        this.queue.push(queued);
-        if (!this.scheduled) {
-          this.scheduled = true;
-          setImmediate(() => void this.flush());
-        }
-        return;
-      }
-      const lane = this.lanes.get(account!);
-      if (lane) lane.queue.push(queued);
-      else {
-        const started: Lane = { queue: [queued], draining: Promise.resolve() };
-        this.lanes.set(account!, started);
-        started.draining = new Promise<void>((done) => setImmediate(done)).then(() => this.drain(account!, started));
-      }
+      if (account === undefined || this.db.dialect === 'sqlite') this.queueForTurn(queued);
+      else this.queueForAccount(account, queued);
     });
+  }
+
+  /** SQLite: into this turn's batch, committed at the end of the turn. */
+  private queueForTurn(queued: Queued): void {
+    this.queue.push(queued);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => void this.flush());
+  }
+
+  /** PostgreSQL: into the account's next batch, which starts at the end of the turn when none is in flight. */
+  private queueForAccount(account: string, queued: Queued): void {
+    const waiting = this.lanes.get(account);
+    if (waiting) {
+      waiting.queue.push(queued);
+      return;
+    }
+    const lane: Lane = { queue: [queued], draining: nextTurn() };
+    lane.draining = lane.draining.then(() => this.drain(account, lane));
+    this.lanes.set(account, lane);
   }
 
   /** Runs and commits every queued write now (the end of the turn does; so does a server closing its store). */
