@@ -2,7 +2,7 @@ import { findAccount } from '../domain/accounts/accounts.js';
 import type { Deps } from '../domain/kernel/deps.js';
 import { tenantOf } from '../domain/accounts/tenants.js';
 import {
-  insertRequestLogRow,
+  insertRequestLogRows,
   tenantRequestLogBytes,
   trimRequestLog,
   trimTenantRequestLog,
@@ -190,7 +190,7 @@ export class RequestLog {
         const budget = this.deps.config.tenant.requestLogBytes;
         const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
         await this.deps.transactions.run(async ({ db }) => {
-          for (const row of rows) await insertRequestLogRow(db, row);
+          await insertRequestLogRows(db, rows);
           for (const [accountId, tenant] of tenantOfAccount) {
             if (tenant !== undefined) await trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
           }

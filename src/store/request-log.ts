@@ -35,31 +35,42 @@ export type NewRequestLogRow = Omit<RequestLogRow, 'seq'>;
 /** A row as a record makes it; its tenant is added when its batch is written. */
 export type RecordRow = Omit<NewRequestLogRow, 'tenant_id'>;
 
-export async function insertRequestLogRow(db: Db, r: NewRequestLogRow): Promise<void> {
-  await db.run(
-    `INSERT INTO request_log (account_id, tenant_id, bytes, request_id, at_ms, method, path, status, code, latency_ms,
-       key_id, idempotency_key, replayed, detail, fault, hint, source)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      r.account_id,
-      r.tenant_id,
-      r.bytes,
-      r.request_id,
-      r.at_ms,
-      r.method,
-      r.path,
-      r.status,
-      r.code,
-      r.latency_ms,
-      r.key_id,
-      r.idempotency_key,
-      r.replayed,
-      r.detail,
-      r.fault,
-      r.hint,
-      r.source,
-    ],
-  );
+const REQUEST_LOG_COLUMNS = [
+  'account_id',
+  'tenant_id',
+  'bytes',
+  'request_id',
+  'at_ms',
+  'method',
+  'path',
+  'status',
+  'code',
+  'latency_ms',
+  'key_id',
+  'idempotency_key',
+  'replayed',
+  'detail',
+  'fault',
+  'hint',
+  'source',
+] as const satisfies readonly (keyof NewRequestLogRow)[];
+
+/** Rows per statement: 17 parameters a row stays far below either store's bound on parameters. */
+const ROWS_PER_INSERT = 64;
+
+/**
+ * Inserts the rows in order (their seqs follow it), many to a statement: on PostgreSQL each statement is a round
+ * trip, and a batch of one row each cost one per request answered.
+ */
+export async function insertRequestLogRows(db: Db, rows: readonly NewRequestLogRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+    const tuple = `(${REQUEST_LOG_COLUMNS.map(() => '?').join(', ')})`;
+    await db.run(
+      `INSERT INTO request_log (${REQUEST_LOG_COLUMNS.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')}`,
+      chunk.flatMap((r) => REQUEST_LOG_COLUMNS.map((column) => r[column])),
+    );
+  }
 }
 
 /** Keeps the newest `keep` rows of the account. */
