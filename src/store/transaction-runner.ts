@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { Db, TransactionOptions } from './seam.js';
+import { StoreUnavailable, type Db, type TransactionOptions } from './seam.js';
 
 // The one transaction runner: every transaction of the server opens here, and nowhere else (the layer test holds
 // `.transaction(` to this file and the drivers). The work it runs is given a scope: the server's deps with `db` the
@@ -19,6 +19,8 @@ import type { Db, TransactionOptions } from './seam.js';
 //     run one after another under its lock anyway; so an account has one batch in flight at a time, and the writes
 //     that arrive meanwhile go together in the next, after it commits. A busy account then pays BEGIN, its lock and
 //     the commit's flush of the log once per batch instead of once per write; a quiet one commits each write at once.
+//     A batch runs first with no savepoints, each a round trip here; only when a write throws does it run again,
+//     each write in a savepoint of its own.
 //     A write without an account is a transaction of its own.
 
 interface Queued {
@@ -104,6 +106,35 @@ export class TransactionRunner<Scope> {
     this.lanes.delete(account);
   }
 
+  /**
+   * PostgreSQL: the batch's writes one after another with no savepoints (two round trips fewer per write), for the
+   * common case where none throws. Answers false when one did: then nothing of the batch committed, and it runs again
+   * with a savepoint per write. A batch is one account's (its lane), so only that account's writes pay for the rerun.
+   */
+  private async commitWhole(batch: Queued[], options?: TransactionOptions): Promise<boolean> {
+    const values: unknown[] = [];
+    let threw = false;
+    try {
+      await this.db.transaction(async (tx) => {
+        for (const q of batch) {
+          try {
+            values.push(await q.write(tx));
+          } catch (err) {
+            threw = true;
+            throw err;
+          }
+        }
+      }, options);
+    } catch (err) {
+      // A write's own failure runs the batch again; the store's (unreachable, the commit refused) fails every write.
+      if (threw && !(err instanceof StoreUnavailable)) return false;
+      for (const q of batch) q.reject(err);
+      return true;
+    }
+    batch.forEach((q, i) => q.resolve(values[i]));
+    return true;
+  }
+
   /** One transaction for the batch; settles every caller's promise once it has committed (or failed). */
   private async commit(batch: Queued[], options?: TransactionOptions): Promise<void> {
     if (batch.length === 0) return;
@@ -113,6 +144,7 @@ export class TransactionRunner<Scope> {
       await this.db.transaction(q.write, options).then(q.resolve, q.reject);
       return;
     }
+    if (this.db.dialect !== 'sqlite' && (await this.commitWhole(batch, options))) return;
     const outcomes: Outcome[] = [];
     try {
       await this.db.transaction(async (tx) => {
