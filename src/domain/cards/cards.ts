@@ -5,12 +5,13 @@ import {
   markCardCancelled,
   markCardCancelling,
   ownedCardRow,
+  ownedCardRowSettling,
   setCardStatus,
   type CardRow,
   type CardStatus,
 } from '../../store/cards.js';
 import { assertInTransaction } from '../../store/db.js';
-import { hasSettlingTopUp, insertTopUp, markTopUpSettled, settlingTopUp } from '../../store/topups.js';
+import { insertTopUp, markTopUpSettled, settlingTopUp } from '../../store/topups.js';
 import { hasPendingAuthorisation } from '../../store/transactions.js';
 import type { Account } from '../accounts/accounts.js';
 import { getBin, takeFromInventory, type Bin } from './bins.js';
@@ -63,26 +64,28 @@ export async function listCards(deps: Deps, accountId: string, status?: CardStat
   return (await cardRowsOf(deps.db, accountId, status)).map(toCard);
 }
 
-/** State checks shared by the card mutations, in the documented order: 4008, 4007, then cancelled. */
-async function assertMutable(deps: Deps, card: Card, nowMs: number): Promise<void> {
-  if (card.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
-  if (await hasSettlingTopUp(deps.db, card.id))
-    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(await settlingTopUpHint(deps, card.id, nowMs));
-  if (card.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
+/**
+ * The account's card for a change to it, after the state checks the card mutations share, in the documented order:
+ * 4001, 4008, 4007, then cancelled. The card and whether a top-up of it is settling are one read.
+ */
+async function getMutableCard(deps: Deps, accountId: string, cardId: string, nowMs: number): Promise<Card> {
+  const row = await ownedCardRowSettling(deps.db, accountId, cardId);
+  if (!row) throw new DomainError('CARD_NOT_FOUND');
+  if (row.status === 'CANCELLING') throw new DomainError('CARD_IS_DELETING');
+  if (row.settling === 1)
+    throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(await settlingTopUpHint(deps, row.id, nowMs));
+  if (row.status === 'CANCELLED') throw new DomainError('CARD_CANCELLED');
+  return toCard(row);
 }
 
-/** Fails with 8001 below the BIN's minimum or when fees eat the amount, then with 3001 on a short balance. */
-async function priceFunding(
-  deps: Deps,
-  account: Account,
-  amountMicros: number,
-  minimalMicros: number,
-  openFeeMicros: number,
-) {
+/**
+ * Fails with 8001 below the BIN's minimum or when fees eat the amount. Whether the wallet can pay (3001) is the
+ * debit's own check, in fundFromWallet: nothing that can fail comes between.
+ */
+function priceFunding(account: Account, amountMicros: number, minimalMicros: number, openFeeMicros: number) {
   if (amountMicros < minimalMicros) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
   const priced = cardCredit(amountMicros, account.depositFeeRatePpm, openFeeMicros);
   if (priced.creditMicros <= 0) throw new DomainError('DEPOSIT_AMOUNT_TOO_SMALL');
-  if ((await balance(deps, account.id, 'wallet')) < amountMicros) throw new DomainError('ASSET_NOT_ENOUGH');
   return priced;
 }
 
@@ -94,13 +97,20 @@ interface Funding {
   feeMicros: number;
 }
 
-/** The wallet pays `credit + fee`: the credit to `to` (reason `reason`), the fee to the fee account (`reason.fee`). */
+/**
+ * The wallet pays `credit + fee` (the amount asked): the credit to `to` (reason `reason`), the fee to the fee account
+ * (`reason.fee`); a wallet that cannot is 3001.
+ */
 async function fundFromWallet(deps: Deps, f: Funding, to: TransferInput['credit'], reason: string): Promise<void> {
   const common = { accountId: f.accountId, ref: f.ref, atMs: f.atMs, debit: { kind: 'wallet' } as const };
-  await transfers(deps, [
-    { ...common, credit: to, amountMicros: f.creditMicros, reason },
-    { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` },
-  ]);
+  await transfers(
+    deps,
+    [
+      { ...common, credit: to, amountMicros: f.creditMicros, reason },
+      { ...common, credit: { kind: 'fee' }, amountMicros: f.feeMicros, reason: `${reason}.fee` },
+    ],
+    { short: 'ASSET_NOT_ENOUGH' },
+  );
 }
 
 export interface CreateCardInput {
@@ -129,8 +139,7 @@ export async function createCard(
   const bin = await getBin(deps, input.binId ?? account.defaultBinId);
   if (!bin.enabled) throw new DomainError('BIN_DISABLED');
   await takeFromInventory(deps, account.id, bin);
-  const { creditMicros, feeMicros } = await priceFunding(
-    deps,
+  const { creditMicros, feeMicros } = priceFunding(
     account,
     input.amountMicros,
     bin.minimalDepositMicros,
@@ -168,10 +177,9 @@ export async function depositToCard(
   nowMs: number,
 ): Promise<void> {
   assertInTransaction(deps.db, 'depositToCard');
-  const card = await getOwnedCard(deps, account.id, cardId);
-  await assertMutable(deps, card, nowMs);
+  const card = await getMutableCard(deps, account.id, cardId, nowMs);
   const bin = await getBin(deps, card.binId);
-  const { creditMicros, feeMicros } = await priceFunding(deps, account, amountMicros, bin.minimalDepositMicros, 0);
+  const { creditMicros, feeMicros } = priceFunding(account, amountMicros, bin.minimalDepositMicros, 0);
   const id = deps.ids.internalId('topup');
   const settlesAt = nowMs + deps.config.topUpSettleSeconds * 1000;
   await insertTopUp(deps.db, {
@@ -214,8 +222,7 @@ export async function setFrozen(
   nowMs: number,
 ): Promise<void> {
   assertInTransaction(deps.db, 'setFrozen');
-  const card = await getOwnedCard(deps, accountId, cardId);
-  await assertMutable(deps, card, nowMs);
+  const card = await getMutableCard(deps, accountId, cardId, nowMs);
   const [from, to] = frozen ? (['ACTIVE', 'FROZEN'] as const) : (['FROZEN', 'ACTIVE'] as const);
   if (card.status !== from) return;
   await setCardStatus(deps.db, cardId, to);
@@ -228,8 +235,7 @@ export async function setFrozen(
  */
 export async function cancelCard(deps: Deps, accountId: string, cardId: string, nowMs: number): Promise<void> {
   assertInTransaction(deps.db, 'cancelCard');
-  const card = await getOwnedCard(deps, accountId, cardId);
-  await assertMutable(deps, card, nowMs);
+  await getMutableCard(deps, accountId, cardId, nowMs);
   if (await hasPendingAuthorisation(deps.db, cardId))
     throw new DomainError('REJECTED_HAVING_PENDING_ORDERS').withHint(await pendingAuthorisationsHint(deps, cardId));
   const debt = -Math.min(0, await balance(deps, accountId, 'card', cardId));

@@ -9,7 +9,7 @@ import {
 } from '../../store/ledger.js';
 import { assertMicros, formatMicros } from '../kernel/money.js';
 import type { Deps } from '../kernel/deps.js';
-import { DomainError } from '../kernel/errors.js';
+import { DomainError, type ErrorName } from '../kernel/errors.js';
 
 // Double-entry and append-only: every movement is one transfer row from a debit ledger account to a credit
 // ledger account; a balance (credits - debits) is a counter updated in the same transaction. Source accounts
@@ -107,14 +107,21 @@ function postsAnything(db: Deps['db'], t: TransferInput): boolean {
   return true;
 }
 
+/**
+ * What a balance that would go below zero is: the partner's refusal the caller names (`short`: the wallet cannot
+ * pay, checked by the move itself rather than by a read before it), or else a broken invariant.
+ */
+function belowZero(kind: LedgerKind, reasons: string, short: ErrorName | undefined): Error {
+  if (short !== undefined) return new DomainError(short);
+  return new Error(`ledger invariant: ${kind} balance would go negative (${reasons})`);
+}
+
 /** Posts a transfer `postsAnything` accepted. */
-async function post(db: Deps['db'], t: TransferInput): Promise<void> {
+async function post(db: Deps['db'], t: TransferInput, short?: ErrorName): Promise<void> {
   // Each side's counter moves (its ledger account made on first use), then the transfer row naming both.
   const debitId = ledgerId(t.accountId, t.debit.kind, t.debit.cardId);
   const after = await moveLedgerAccount(db, debitId, t.accountId, t.debit.kind, -t.amountMicros);
-  if (after < 0 && !SOURCES.has(t.debit.kind) && !t.overdraw) {
-    throw new Error(`ledger invariant: ${t.debit.kind} balance would go negative (${t.reason})`);
-  }
+  if (after < 0 && !SOURCES.has(t.debit.kind) && !t.overdraw) throw belowZero(t.debit.kind, t.reason, short);
   // Thrown inside the caller's transaction: the counter just moved is rolled back with everything else.
   assertWithinBound(t.debit.kind, after);
   const creditId = ledgerId(t.accountId, t.credit.kind, t.credit.cardId);
@@ -128,20 +135,23 @@ async function post(db: Deps['db'], t: TransferInput): Promise<void> {
  * both debited and credited, no card both overdrawn and not): then its final value is the furthest it goes, and
  * checking it is checking every step. Otherwise, or for one transfer, they go one by one.
  */
-export async function transfers(deps: Pick<Deps, 'db'>, list: readonly TransferInput[]): Promise<void> {
+export async function transfers(
+  deps: Pick<Deps, 'db'>,
+  list: readonly TransferInput[],
+  { short }: { short?: ErrorName } = {},
+): Promise<void> {
   const { db } = deps;
   const posted = list.filter((t) => postsAnything(db, t));
   const together = posted.length > 1 ? oneWay(posted) : undefined;
   if (!together) {
-    for (const t of posted) await post(db, t);
+    for (const t of posted) await post(db, t, short);
     return;
   }
   const after = new Map(await moveLedgerAccounts(db, [...together.moves.values()]));
   for (const move of together.moves.values()) {
     const balance = after.get(move.id)!;
     if (balance < 0 && together.floored.has(move.id)) {
-      const reasons = together.rows.map((r) => r.reason).join(', ');
-      throw new Error(`ledger invariant: ${move.kind} balance would go negative (${reasons})`);
+      throw belowZero(move.kind, together.rows.map((r) => r.reason).join(', '), short);
     }
     assertWithinBound(move.kind, balance);
   }
