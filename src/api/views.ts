@@ -3,7 +3,7 @@ import { binView, getBin } from '../domain/cards/bins.js';
 import { maskGrouped, maskStored } from '../domain/cards/card-data.js';
 import type { Card, CreatedCard } from '../domain/cards/cards.js';
 import type { ServerDeps } from '../http/server-deps.js';
-import { balance, balancesOf, ledgerId } from '../domain/ledger/ledger.js';
+import { balancesOf, ledgerId } from '../domain/ledger/ledger.js';
 import { formatCents, formatMicros, microsToJsonNumber } from '../domain/kernel/money.js';
 import { LISTING_STATUS, type BillRow } from '../domain/network/transactions.js';
 
@@ -20,11 +20,11 @@ export function cardCreatedView({ card, bin }: CreatedCard) {
   };
 }
 
+/** A card's two balances, read in one statement (on PostgreSQL a statement is a round trip). */
 async function cardBalances(deps: ServerDeps, card: Card) {
-  return {
-    availableMicros: await balance(deps, card.accountId, 'card', card.id),
-    heldMicros: await balance(deps, card.accountId, 'held', card.id),
-  };
+  const ids = [ledgerId(card.accountId, 'card', card.id), ledgerId(card.accountId, 'held', card.id)] as const;
+  const balances = await balancesOf(deps, ids);
+  return { availableMicros: balances.get(ids[0])!, heldMicros: balances.get(ids[1])! };
 }
 
 /** card/list rows: every card's two balances read in one statement. */

@@ -1,5 +1,4 @@
 import type { Db } from './seam.js';
-import { nextSeq } from './sequences.js';
 
 // SQL of cards. A card's status moves ACTIVE <-> FROZEN, then CANCELLING -> CANCELLED.
 
@@ -22,6 +21,19 @@ export async function ownedCardRow(db: Db, accountId: string, cardId: string): P
     CardRow | undefined;
 }
 
+/** The account's card, and whether a top-up of it is settling: what a change to the card checks first, in one read. */
+export async function ownedCardRowSettling(
+  db: Db,
+  accountId: string,
+  cardId: string,
+): Promise<(CardRow & { settling: number }) | undefined> {
+  return (await db.get(
+    `SELECT c.*, EXISTS (SELECT 1 FROM topups t WHERE t.card_id = c.id AND t.settled_at_ms IS NULL) AS settling
+       FROM cards c WHERE c.id = ? AND c.account_id = ?`,
+    [cardId, accountId],
+  )) as (CardRow & { settling: number }) | undefined;
+}
+
 /** The account's cards (of one status, when given), newest first. */
 export async function cardRowsOf(db: Db, accountId: string, status?: CardStatus): Promise<CardRow[]> {
   const rows = status
@@ -38,12 +50,16 @@ export async function liveCardCount(db: Db, accountId: string): Promise<number> 
 }
 
 /** A new ACTIVE card, numbered after the account's last one. */
+/**
+ * The card is its account's next in order (seq, dense from 1): one more than the last, read through the index the
+ * listing pages by, in the insert itself. The account's writes run one after another (its lock), so no two read the
+ * same last.
+ */
 export async function insertCard(db: Db, c: Omit<CardRow, 'status'>): Promise<void> {
-  const seq = await nextSeq(db, `cards:${c.account_id}`);
   await db.run(
     `INSERT INTO cards (id, account_id, bin_id, alias, status, last4, open_fee_micros, created_at_ms, seq)
-       VALUES (?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?)`,
-    [c.id, c.account_id, c.bin_id, c.alias, c.last4, c.open_fee_micros, c.created_at_ms, seq],
+       VALUES (?, ?, ?, ?, 'ACTIVE', ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM cards WHERE account_id = ?))`,
+    [c.id, c.account_id, c.bin_id, c.alias, c.last4, c.open_fee_micros, c.created_at_ms, c.account_id],
   );
 }
 

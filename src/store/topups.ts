@@ -14,12 +14,6 @@ export interface TopUpRow {
   settled_at_ms: number | null;
 }
 
-export async function hasSettlingTopUp(db: Db, cardId: string): Promise<boolean> {
-  return (
-    (await db.get('SELECT 1 FROM topups WHERE card_id = ? AND settled_at_ms IS NULL LIMIT 1', [cardId])) !== undefined
-  );
-}
-
 /** The card's top-up settling first (for the hint of the 4007 it causes). */
 export async function firstSettlingTopUp(db: Db, cardId: string): Promise<TopUpRow | undefined> {
   return (await db.get(
