@@ -95,6 +95,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     // Lets a request take its account clock from the row it authenticated with (domain/kernel/clock.ts, `now`).
     accountRows: watchAccountRows(store),
     keyCache: new Map(),
+    keyPurges: { writes: 0 },
     faultHint: { armed: undefined },
     readinessWindows: { byAccount: undefined },
     readinessSending: new Map(),

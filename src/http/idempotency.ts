@@ -3,7 +3,7 @@ import type { ServerDeps } from './server-deps.js';
 import {
   completeKey,
   findKey,
-  purgeExpiredKeys,
+  purgeSomeExpiredKeys,
   releaseKey,
   requestHash,
   reserveKey,
@@ -96,7 +96,7 @@ export async function runKeyed(
     // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
     const startMs = await caughtUpNow(c, deps);
     const existing = await deps.transactions.run(async (deps) => {
-      await purgeExpiredKeys(deps.db, account.id, startMs);
+      await purgeSomeExpiredKeys(deps, account.id, startMs);
       const found = await findKey(deps, account.id, key, startMs);
       if (!found) await reserveKey(deps, account.id, key, endpoint, body, hash, startMs);
       return found;
@@ -137,7 +137,7 @@ export async function runKeyed(
    */
   async function keyed(deps: ServerDeps, nowMs: number): Promise<{ replay: KeyRecord } | { stored: StoredResponse }> {
     if (!reserved) {
-      await purgeExpiredKeys(deps.db, account.id, nowMs);
+      await purgeSomeExpiredKeys(deps, account.id, nowMs);
       const existing = await findKey(deps, account.id, key!, nowMs);
       if (existing) return { replay: existing };
     }

@@ -11,9 +11,24 @@ import type { Deps } from '../kernel/deps.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
-// Statements of the store the HTTP layer's keyed runner uses as they are: a key released when its request failed,
-// and a bounded batch of expired keys purged on the keyed request path.
-export { purgeExpiredKeys, releaseKey };
+// A statement of the store the HTTP layer's keyed runner uses as it is: a key released when its request failed.
+export { releaseKey };
+
+/**
+ * One keyed write in PURGE_EVERY deletes a bounded batch of its account's expired keys (findKey already treats an
+ * expired key as absent, so this only bounds the table): each write adds one key and a purge deletes up to 100, so
+ * the purges keep up, at one statement in PURGE_EVERY writes instead of one each.
+ */
+const PURGE_EVERY = 16;
+
+/** A keyed write's share of the purge of expired keys (see PURGE_EVERY). */
+export async function purgeSomeExpiredKeys(
+  deps: Pick<Deps, 'db' | 'keyPurges'>,
+  accountId: string,
+  nowMs: number,
+): Promise<void> {
+  if (deps.keyPurges.writes++ % PURGE_EVERY === 0) await purgeExpiredKeys(deps.db, accountId, nowMs);
+}
 
 export interface StoredResponse {
   status: number;

@@ -7,7 +7,7 @@ import type { EventObservers, StoredEvent } from '../events/types.js';
 import type { HeldRequests } from '../faults/held-requests.js';
 import type { ReadinessPaths } from '../readiness/catalogue.js';
 import type { Ids } from './ids.js';
-import type { FaultHint, KeyCache, ReadinessSending, ReadinessWindows } from './instance-state.js';
+import type { FaultHint, KeyCache, KeyPurges, ReadinessSending, ReadinessWindows } from './instance-state.js';
 import type { FairShare, OneAtATime } from './fair-share.js';
 import type { JobRunner } from './jobs.js';
 import type { Logger } from './logger.js';
@@ -100,6 +100,8 @@ export interface Deps {
   accountRows: AccountRowWatch;
   /** Per instance, a cache: what authenticating each key found, valid while `accountRows` has not moved. */
   keyCache: KeyCache;
+  /** Per instance: the cadence of the keyed writes' purge of expired keys (idempotency/keys.ts). */
+  keyPurges: KeyPurges;
   /** Per instance, a cache: whether any fault rule may be armed (false lets a request skip the faults query). */
   faultHint: FaultHint;
   /** Per instance, a cache: the accounts whose readiness window is open, and when it ends. */

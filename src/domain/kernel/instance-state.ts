@@ -36,6 +36,11 @@ export interface FaultHint {
   armed: boolean | undefined;
 }
 
+/** The keyed writes this process has run since it started, counted for the cadence of the purge of expired keys. */
+export interface KeyPurges {
+  writes: number;
+}
+
 /**
  * The accounts with a readiness window not yet evaluated, and its end, so that a request of any other account (the
  * common case) never queries for armed faults. Read from the table when unknown (at start, after a restart);
