@@ -24,6 +24,7 @@ const { values: opt } = parseArgs({
     'write-connections': { type: 'string', default: '20' },
     'deposit-cards': { type: 'string', default: '2000' },
     out: { type: 'string', default: 'bench/postgres-results.md' },
+    only: { type: 'string' },
   },
 });
 const rounds = Number(opt.rounds);
@@ -98,6 +99,7 @@ try {
     const url = `http://127.0.0.1:${port}`;
     const node = await startNode(
       [
+        ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
         'dist/src/cli/main.js',
         'serve',
         '--db',
@@ -124,7 +126,7 @@ try {
   const list = scenarioList({
     readConnections: Number(opt['read-connections']),
     writeConnections: opt['write-connections'].split(',').map(Number),
-  }).filter((s) => !s.bare);
+  }).filter((s) => !s.bare && (opt.only === undefined || opt.only.split(',').some((o) => s.name.startsWith(o))));
   const results = new Map();
   const load = [os.loadavg()[0]];
   for (let round = 0; round < rounds; round++) {
@@ -143,7 +145,7 @@ try {
         if (!results.has(key)) results.set(key, { scenario, sqlite: [], postgres: [] });
         results.get(key)[s.name].push(m);
         log(
-          `round ${round + 1} ${key.padEnd(28)} ${s.name.padEnd(8)} cpu ${Math.round(m.cpuUsPerReq)} us ${Math.round(m.rps)} req/s p99 ${m.p99} non-2xx ${m.non2xx} errors ${m.errors}`,
+          `round ${round + 1} ${key.padEnd(28)} ${s.name.padEnd(8)} cpu ${Math.round(m.cpuUsPerReq)} us (node ${Math.round(m.nodeUsPerReq)}) ${Math.round(m.rps)} req/s p99 ${m.p99} non-2xx ${m.non2xx} errors ${m.errors}`,
         );
       }
     }

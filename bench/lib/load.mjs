@@ -46,12 +46,14 @@ export async function measure(opts, serverPid, { seconds = SECONDS, alsoPids } =
   const cpuBefore = cpuSeconds(serverPid);
   const mainBefore = cpuSeconds(serverPid, serverPid);
   const r = await run({ ...opts, duration: seconds });
-  let cpu = cpuSeconds(serverPid) - cpuBefore;
+  const node = cpuSeconds(serverPid) - cpuBefore;
+  let cpu = node;
   // Processes the server's work runs in too (a database server's backends): a process born during the run counts whole.
   if (alsoPids) for (const [pid, after] of cpuOf(alsoPids())) cpu += after - (others.get(pid) ?? 0);
   const main = cpuSeconds(serverPid, serverPid) - mainBefore;
   return {
     cpuUsPerReq: (cpu * 1e6) / r.requests.total,
+    nodeUsPerReq: (node * 1e6) / r.requests.total,
     mainThreadUsPerReq: (main * 1e6) / r.requests.total,
     rps: r.requests.average,
     p50: r.latency.p50,
