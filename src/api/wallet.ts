@@ -1,7 +1,6 @@
 import { ensureDepositAddress } from '../domain/accounts/accounts.js';
 import type { ServerDeps } from '../http/server-deps.js';
-import { pendingDepositsMicros } from '../domain/chain/chain.js';
-import { balance } from '../domain/ledger/ledger.js';
+import { walletAsset } from '../domain/chain/chain.js';
 import { formatMicros } from '../domain/kernel/money.js';
 import { caughtUpNow } from '../http/account-clock.js';
 import type { Handlers } from '../http/router.js';
@@ -13,13 +12,14 @@ export const walletHandlers = (deps: ServerDeps): Handlers => ({
   'POST /v1/wallet/assetList': async (c) => {
     const accountId = c.get('account').id;
     await caughtUpNow(c, deps);
+    const usdt = await walletAsset(deps, accountId);
     return c.json({
       ...OK,
       assetList: [
         {
           currency: 'USDT',
-          availableAmount: formatMicros(await balance(deps, accountId, 'wallet')),
-          frozenAmount: formatMicros(await pendingDepositsMicros(deps, accountId)),
+          availableAmount: formatMicros(usdt.available),
+          frozenAmount: formatMicros(usdt.pending),
           assetType: 'CRYPTO',
           status: 'ACTIVE',
         },

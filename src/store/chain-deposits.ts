@@ -67,6 +67,23 @@ export async function pendingDepositsMicros(db: Db, accountId: string): Promise<
   )) as number;
 }
 
+/**
+ * The wallet's balance (its ledger account, `walletId`; 0 when it never moved) and the USDT pending on chain, in one
+ * read: what wallet/assetList shows.
+ */
+export async function walletAndPendingMicros(
+  db: Db,
+  accountId: string,
+  walletId: string,
+): Promise<{ available: number; pending: number }> {
+  return (await db.get(
+    `SELECT COALESCE((SELECT balance_micros FROM ledger_accounts WHERE id = ?), 0) AS available,
+       (SELECT COALESCE(SUM(amount_micros), 0) FROM chain_deposits WHERE account_id = ? AND credited_at_ms IS NULL)
+         AS pending`,
+    [walletId, accountId],
+  )) as { available: number; pending: number };
+}
+
 /** Part of the sandbox reset: the account's deposits and their numbering. */
 export async function resetDeposits(db: Db, accountId: string): Promise<void> {
   await db.run('DELETE FROM chain_deposits WHERE account_id = ?', [accountId]);

@@ -3,7 +3,7 @@ import {
   depositRowsOf,
   insertDeposit,
   markDepositCredited,
-  pendingDepositsMicros as pendingInStore,
+  walletAndPendingMicros,
   type DepositRow,
 } from '../../store/chain-deposits.js';
 import { assertInTransaction } from '../../store/db.js';
@@ -12,7 +12,7 @@ import { DomainError, invalidField } from '../kernel/errors.js';
 import { assertRoomToEnter, ensureDepositAddress } from '../accounts/accounts.js';
 import { catchUp } from '../kernel/clock.js';
 import { generateTronAddress, isTronAddress } from './deposit-address.js';
-import { transfer } from '../ledger/ledger.js';
+import { ledgerId, transfer } from '../ledger/ledger.js';
 import { formatMicros } from '../kernel/money.js';
 
 // Simulated TRC20 USDT deposits. A transfer is seen on chain at once (the wallet's frozenAmount), gains one
@@ -126,9 +126,9 @@ export async function listDeposits(deps: Deps, accountId: string, nowMs: number)
   return (await depositRowsOf(deps.db, accountId)).map((d) => depositView(d, nowMs));
 }
 
-/** USDT seen on chain but not yet confirmed: the wallet's frozenAmount. */
-export async function pendingDepositsMicros(deps: Deps, accountId: string): Promise<number> {
-  return await pendingInStore(deps.db, accountId);
+/** The wallet's balance, and USDT seen on chain but not yet confirmed (the wallet's frozenAmount), in one read. */
+export async function walletAsset(deps: Deps, accountId: string): Promise<{ available: number; pending: number }> {
+  return await walletAndPendingMicros(deps.db, accountId, ledgerId(accountId, 'wallet'));
 }
 
 export function registerChain(deps: Deps): void {
