@@ -5,6 +5,7 @@ import { ensureDefaultBin } from './domain/cards/bins.js';
 import { registerCardJobs } from './domain/cards/cards.js';
 import { EventObservers } from './domain/events/types.js';
 import { HeldRequests } from './domain/faults/held-requests.js';
+import { stillHeldBy } from './domain/faults/shared-holds.js';
 import { Ids, type RandomSource } from './domain/kernel/ids.js';
 import { FairShare, OneAtATime } from './domain/kernel/fair-share.js';
 import { JobRunner } from './domain/kernel/jobs.js';
@@ -85,7 +86,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     jobs: new JobRunner({ logger, wallClock, fairShare, root: () => deps }),
     fairShare,
     oneAtATime: new OneAtATime(),
-    heldRequests: new HeldRequests(wallClock),
+    heldRequests: new HeldRequests(wallClock, () => stillHeldBy(deps, deps.instance)),
     events: new EventObservers(),
     logger,
     meter: new Meter(),

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { DomainError } from '../domain/kernel/errors.js';
+import { holdRequest } from '../domain/faults/shared-holds.js';
 import type { ServerDeps } from './server-deps.js';
 import { ClientGoneError } from './body-bounds.js';
 import { clientWatch } from './client-gone.js';
@@ -12,7 +13,7 @@ import type { AppEnv, InjectedWait } from './context.js';
  */
 export async function waitInjected(c: Context<AppEnv>, deps: ServerDeps, wait: InjectedWait): Promise<void> {
   const fromMs = deps.wallClock();
-  const end = await deps.heldRequests.hold(c.get('account').id, {
+  const end = await holdRequest(deps, deps.instance, c.get('account').id, {
     untilWallMs: wait.hold ? undefined : fromMs + wait.latencyMs,
     watchClient: clientWatch(c),
   });

@@ -2,6 +2,7 @@ import type { ServerDeps } from '../http/server-deps.js';
 import { inFlightExemptPaths } from '../contracts/files.js';
 import { invalidField } from '../domain/kernel/errors.js';
 import { clearFaults, setFaults, type FaultRule } from '../domain/faults/faults.js';
+import { heldRequestsOf, releaseHeldRequests } from '../domain/faults/shared-holds.js';
 import { OK } from '../http/envelope.js';
 import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
@@ -62,16 +63,17 @@ export function faultHandlers(deps: ServerDeps): Handlers {
       const accountId = c.get('account').id;
       return c.json({ ...OK, rules: await runCommand(c, deps, (deps) => setFaults(deps, accountId, rules)) });
     },
+    // Both count the requests held on every instance of the deployment (domain/faults/shared-holds.ts).
     'POST /sandbox/v1/faults/release': async (c) => {
-      return c.json({ ...OK, released: deps.heldRequests.release(c.get('account').id) });
+      return c.json({ ...OK, released: await releaseHeldRequests(deps, c.get('account').id) });
     },
     // What a test polls to know a request is held before it sends the retry that must meet it: decided by state.
     'POST /sandbox/v1/faults/held': async (c) =>
-      c.json({ ...OK, held: deps.heldRequests.heldCount(c.get('account').id) }),
+      c.json({ ...OK, held: await heldRequestsOf(deps, c.get('account').id) }),
     'POST /sandbox/v1/faults/clear': async (c) => {
       const accountId = c.get('account').id;
       await runCommand(c, deps, (deps) => clearFaults(deps.db, accountId));
-      deps.heldRequests.release(accountId);
+      await releaseHeldRequests(deps, accountId);
       return c.json({ ...OK });
     },
   };

@@ -1,5 +1,6 @@
 import { OK } from '../http/envelope.js';
 import { resetAccount } from '../domain/accounts/reset.js';
+import { releaseHeldRequests } from '../domain/faults/shared-holds.js';
 import { runCommand } from '../http/run-command.js';
 import type { Handlers } from '../http/router.js';
 import { microsOf } from '../http/amounts.js';
@@ -12,7 +13,7 @@ export function resetHandlers(deps: ServerDeps): Handlers {
       const accountId = c.get('account').id;
       await runCommand(c, deps, (deps, now) => resetAccount(deps, accountId, balanceMicros, now));
       // Requests a fault held go on after the reset, into the wiped world (their rules are gone with it).
-      deps.heldRequests.release(accountId);
+      await releaseHeldRequests(deps, accountId);
       return c.json({ ...OK });
     },
   };

@@ -11,6 +11,7 @@ import {
 import { liveChildren } from './tenants.js';
 import { SliceBudget } from '../kernel/fair-share.js';
 import { assertInTransaction } from '../../store/db.js';
+import { deleteHeldRequestsOf } from '../../store/held-requests.js';
 import { createAccount, ensureDepositAddress, findAccount, type Account } from './accounts.js';
 import { catchUp } from '../kernel/clock.js';
 import { issueKey } from './api-keys.js';
@@ -181,7 +182,9 @@ export async function deleteSandbox(deps: Deps, parentId: string, childId: strin
 async function endAccount(deps: Deps, accountId: string): Promise<void> {
   assertInTransaction(deps.db, 'endAccount');
   await endAccountRow(deps.db, accountId, deps.wallClock());
-  // A request a fault holds would wait for a release that can no longer come: it ends, and finds no account.
+  // A request a fault holds would wait for a release that can no longer come: it ends, and finds no account (on
+  // another instance, its row deleted here ends its wait at the next look).
+  await deleteHeldRequestsOf(deps.db, accountId);
   deps.heldRequests.deleted(accountId);
 }
 

@@ -9,11 +9,20 @@ export interface HoldOptions {
   untilWallMs?: number;
   /** The client of the request: once it has gone, nobody waits for the answer, and the request is abandoned. */
   watchClient?: WatchClient;
+  /** Its row among the held requests every instance sees (shared-holds.ts): a release elsewhere deletes it. */
+  id?: string;
 }
 
 interface Held {
+  id: string | undefined;
   end: (how: HoldEnd) => void;
 }
+
+/** The ids of the held requests whose rows are still there: what a release on another instance has not deleted. */
+export type StillHeld = () => Promise<ReadonlySet<string>>;
+
+/** How often an instance holding a request looks whether another instance released it (on the wall clock). */
+const RELEASE_POLL_MS = 100;
 
 /**
  * The requests an injected fault holds in memory, per account (sandbox/v1/faults: `hold: true` until released,
@@ -25,9 +34,17 @@ interface Held {
  */
 export class HeldRequests {
   private readonly held = new Map<string, Set<Held>>();
+  private polling: NodeJS.Timeout | undefined;
 
-  /** `wallClock`: the wall clock latencies are measured on (tests move a fake one; timers re-read it). */
-  constructor(private readonly wallClock: () => number) {}
+  /**
+   * @param wallClock the wall clock latencies are measured on (tests move a fake one; timers re-read it)
+   * @param stillHeld while this process holds a request with a row, asked every RELEASE_POLL_MS: a held request whose
+   *   row is gone was released by another instance (faults/release there), and goes on here
+   */
+  constructor(
+    private readonly wallClock: () => number,
+    private readonly stillHeld?: StillHeld,
+  ) {}
 
   /** Holds a request of the account until its wait ends; resolves how it ended. */
   hold(accountId: string, opts: HoldOptions = {}): Promise<HoldEnd> {
@@ -35,6 +52,7 @@ export class HeldRequests {
       let timer: NodeJS.Timeout | undefined;
       let unwatch: (() => void) | undefined;
       const entry: Held = {
+        id: opts.id,
         end: (how) => {
           const set = this.held.get(accountId);
           if (!set?.delete(entry)) return;
@@ -60,7 +78,31 @@ export class HeldRequests {
         check();
       }
       if (opts.watchClient && set.has(entry)) unwatch = opts.watchClient(() => entry.end('gone'));
+      if (entry.id !== undefined) this.pollReleases();
     });
+  }
+
+  /** Looks, while a request with a row is held, whether its row is gone; ends those whose row is. */
+  private pollReleases(): void {
+    if (this.polling || !this.stillHeld) return;
+    const look = async (): Promise<void> => {
+      // Judged: only the requests held before the look began (a row is written before its request is held here).
+      const judged = [...this.held.values()].flatMap((set) => [...set]).filter((e) => e.id !== undefined);
+      if (judged.length === 0) {
+        this.polling = undefined;
+        return;
+      }
+      try {
+        const rows = await this.stillHeld!();
+        for (const entry of judged) if (!rows.has(entry.id!)) entry.end('released');
+      } catch {
+        // The database out of reach: the held requests wait, and the next look asks again.
+      }
+      this.polling = setTimeout(() => void look(), RELEASE_POLL_MS);
+      this.polling.unref();
+    };
+    this.polling = setTimeout(() => void look(), RELEASE_POLL_MS);
+    this.polling.unref();
   }
 
   /** Lets every request the account holds go on; answers how many there were. */
@@ -73,7 +115,7 @@ export class HeldRequests {
     this.endAll(accountId, 'deleted');
   }
 
-  /** How many requests the account holds now. */
+  /** How many requests the account holds in this process (faults/held counts every instance's: shared-holds.ts). */
   heldCount(accountId: string): number {
     return this.held.get(accountId)?.size ?? 0;
   }
