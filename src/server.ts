@@ -40,6 +40,9 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     await deps.store.close();
     throw err;
   }
+  // Counted among the database's instances before it answers, so that its share of each tenant budget is right
+  // from its first request (PostgreSQL; on SQLite the process is the deployment).
+  await deps.deployment.start();
   const app = createApp(deps);
   const limits = deps.config.server;
   const server: ServerType = await new Promise((resolve) => {
@@ -102,6 +105,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         // Written before the database closes: a clean stop loses no request-log record, nor a queued write.
         await deps.transactions.flush();
         await deps.requestLog.flush();
+        await deps.deployment.stop();
         clearTimeout(startingCheckpointer);
         await checkpointer?.stop();
         if (sqliteFile) truncateWal(sqliteFile.connection);

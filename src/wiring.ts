@@ -5,6 +5,7 @@ import { ensureDefaultBin } from './domain/cards/bins.js';
 import { registerCardJobs } from './domain/cards/cards.js';
 import { EventObservers } from './domain/events/types.js';
 import { HeldRequests } from './domain/faults/held-requests.js';
+import { Deployment } from './domain/kernel/deployment.js';
 import { stillHeldBy } from './domain/faults/shared-holds.js';
 import { Ids, type RandomSource } from './domain/kernel/ids.js';
 import { FairShare, OneAtATime } from './domain/kernel/fair-share.js';
@@ -62,6 +63,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
   const wallClock = opts.wallClock ?? Date.now;
   const fairShare = new FairShare();
   const clientAddresses = new ClientAddresses(config.trustProxy);
+  const instance = opts.instance ?? newInstanceId();
   // What the runner gives the work of a transaction: these deps with `db` that transaction, and a runner of its
   // savepoints (every other member is the same object).
   const scope = (tx: Db): ServerDeps => {
@@ -79,7 +81,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     },
     transactions,
     config,
-    instance: opts.instance ?? newInstanceId(),
+    instance,
     secret,
     ids: new Ids(opts.random),
     wallClock,
@@ -103,6 +105,13 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     requestLog: undefined!,
     rateLimits: new RateLimits(),
     tenantHoldings: new TenantHoldings(),
+    deployment: new Deployment(
+      store.dialect,
+      (work) => transactions.run(({ db }) => work(db)),
+      instance,
+      wallClock,
+      logger,
+    ),
     clientAddresses,
     connectionGuard:
       config.mode === 'hosted'

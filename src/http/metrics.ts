@@ -170,6 +170,12 @@ export class MetricsExposition {
           'gauge',
           () => [{ labels: { instance_id: deps.instance, store: deps.store.dialect }, value: 1 }],
         ),
+        metric(
+          'sandbox_instances_live',
+          'Instances serving the database as this one counted them at its last heartbeat (1 on SQLite); each enforces its share of every tenant budget',
+          'gauge',
+          () => [{ labels: {}, value: deps.deployment.instances }],
+        ),
         ...backlogGauges(() => this.backlog),
         ...connectionMetrics(deps.connectionGuard),
       ]) {

@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Deps, Transactions } from '../domain/kernel/deps.js';
+import type { Deployment } from '../domain/kernel/deployment.js';
 import type { RequestLog } from '../request-log/log.js';
 import type { ClientAddresses } from './client-address.js';
 import type { ConnectionGuard } from './connection-guard.js';
@@ -24,6 +25,11 @@ export interface ServerDeps extends Deps {
   rateLimits: RateLimits;
   /** Per instance: what each tenant holds open in this process (requests in flight, connections). */
   tenantHoldings: TenantHoldings;
+  /**
+   * Per instance: the live instances on the database as this one counts them (each says so in a shared table), and
+   * this instance's share of a tenant budget.
+   */
+  deployment: Deployment;
   /** Per instance, hosted mode only: the connections this process holds, anonymous ones bounded per client. */
   connectionGuard: ConnectionGuard | undefined;
   /** Constant: the proxies `--trust-proxy` names, and the client of a request (every per-client bound asks it). */

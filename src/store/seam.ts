@@ -11,7 +11,7 @@
 /** Parameters of a statement: positional (`?`), or by name (`@name`). */
 export type Params = readonly unknown[] | object;
 
-type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres';
 
 export interface Db {
   readonly dialect: Dialect;

@@ -43,11 +43,13 @@ export function heldRefusals(deps: ServerDeps, tenantId: string): number {
  * open connection; MAX_HELD_PER_TENANT bounds those.
  */
 export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
-  const perSecond = deps.config.rateLimitPerSecond;
   const holdMs = deps.config.rateLimitHoldMs;
   const { buckets, held } = deps.rateLimits;
   return async function rateLimit(c, next) {
     if (deps.config.mode !== 'hosted') return next();
+    // This instance's share of the tenant's rate (domain/kernel/deployment.ts): the whole of it on one instance.
+    const perSecond = deps.deployment.share(deps.config.rateLimitPerSecond);
+    const refill = (bucket: Bucket) => refillBucket(bucket, perSecond, deps.wallClock());
     const tenant = c.get('tenantId');
     const bucket = buckets.get(tenant) ?? { tokens: perSecond, atMs: deps.wallClock() };
     buckets.set(tenant, bucket);
@@ -92,12 +94,12 @@ export function rateLimit(deps: ServerDeps): MiddlewareHandler<AppEnv> {
       );
     return next();
   };
+}
 
-  function refill(bucket: Bucket): void {
-    const nowMs = deps.wallClock();
-    bucket.tokens = Math.min(perSecond, bucket.tokens + (Math.max(0, nowMs - bucket.atMs) * perSecond) / 1000);
-    bucket.atMs = nowMs;
-  }
+/** Tokens come back at `perSecond`, up to one second's worth. */
+function refillBucket(bucket: Bucket, perSecond: number, nowMs: number): void {
+  bucket.tokens = Math.min(perSecond, bucket.tokens + (Math.max(0, nowMs - bucket.atMs) * perSecond) / 1000);
+  bucket.atMs = nowMs;
 }
 
 /** The 429 of a tenant past its budget. */

@@ -28,10 +28,12 @@ export function tenantHoldings(deps: ServerDeps, tenantId: string): { inFlight: 
  * `inFlight: false` (an operation the contract marks `inFlightExempt`) only the connection bound applies.
  */
 export function tenantBudget(deps: ServerDeps, { inFlight: counted = true } = {}): MiddlewareHandler<AppEnv> {
-  const { maxInFlight, maxConnections } = deps.config.tenant;
   const { inFlight, connections, owner, current } = deps.tenantHoldings;
   return async function tenantBudget(c, next) {
     if (deps.config.mode !== 'hosted') return next();
+    // This instance's share of the tenant's budgets (domain/kernel/deployment.ts): the whole of it on one instance.
+    const maxInFlight = deps.deployment.share(deps.config.tenant.maxInFlight);
+    const maxConnections = deps.deployment.share(deps.config.tenant.maxConnections);
     const tenant = c.get('tenantId');
     const socket = c.env?.incoming?.socket;
     const previous = socket && owner.get(socket);

@@ -17,6 +17,7 @@ import { readinessThrottleGone } from './064-readiness-throttle-gone.js';
 import { dueJobsAndDailySpend } from './065-due-jobs-and-daily-spend.js';
 import { transferReason } from './066-transfer-reason.js';
 import { heldRequests, heldRequestsPostgres } from './069-held-requests.js';
+import { instances, instancesPostgres } from './070-instances.js';
 
 import { postgresBaseline } from './postgres-065-baseline.js';
 
@@ -49,10 +50,16 @@ export const migrations: Migration[] = [
   dueJobsAndDailySpend,
   transferReason,
   heldRequests,
+  instances,
 ].sort((a, b) => a.version - b.version);
 
 /**
  * PostgreSQL's migrations, numbered as SQLite's: its first is the baseline, the schema SQLite's migrations reach at
  * the same number (postgres-065-baseline.ts); each later migration gives its text for both stores.
  */
-export const postgresMigrations: Migration[] = [postgresBaseline, transferReason, heldRequestsPostgres];
+export const postgresMigrations: Migration[] = [
+  postgresBaseline,
+  transferReason,
+  heldRequestsPostgres,
+  instancesPostgres,
+];
