@@ -1,5 +1,8 @@
-/** How a held request's wait ended: it goes on (`released`, `elapsed`), or it must not (`deleted`, `gone`). */
-export type HoldEnd = 'released' | 'elapsed' | 'deleted' | 'gone';
+/**
+ * How a held request's wait ended: it goes on (`released`, `elapsed`), or it must not (`deleted`, `gone`, or
+ * `stopping`: its instance is stopping, and a hold only a release ends would keep it past its drain).
+ */
+export type HoldEnd = 'released' | 'elapsed' | 'deleted' | 'gone' | 'stopping';
 
 /** Registers `onGone` to run once the request's client has gone away; returns its unregistration. */
 export type WatchClient = (onGone: () => void) => () => void;
@@ -13,6 +16,8 @@ export interface HoldOptions {
 
 interface Held {
   end: (how: HoldEnd) => void;
+  /** A latency (ends by itself), not a hold. */
+  latency: boolean;
 }
 
 /**
@@ -25,12 +30,14 @@ interface Held {
  */
 export class HeldRequests {
   private readonly held = new Map<string, Set<Held>>();
+  private stopped = false;
 
   /** `wallClock`: the wall clock latencies are measured on (tests move a fake one; timers re-read it). */
   constructor(private readonly wallClock: () => number) {}
 
   /** Holds a request of the account until its wait ends; resolves how it ended. */
   hold(accountId: string, opts: HoldOptions = {}): Promise<HoldEnd> {
+    if (this.stopped && opts.untilWallMs === undefined) return Promise.resolve('stopping');
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       let unwatch: (() => void) | undefined;
@@ -43,6 +50,7 @@ export class HeldRequests {
           unwatch?.();
           resolve(how);
         },
+        latency: opts.untilWallMs !== undefined,
       };
       let set = this.held.get(accountId);
       if (!set) this.held.set(accountId, (set = new Set()));
@@ -71,6 +79,23 @@ export class HeldRequests {
   /** The account was deleted: its held requests end without going on. */
   deleted(accountId: string): void {
     this.endAll(accountId, 'deleted');
+  }
+
+  /**
+   * The instance is stopping: every hold ends now, and any later one at once, so the drain does not wait for a
+   * release that may never come (a latency ends by itself, and is let run). Answers how many holds ended.
+   */
+  stop(): number {
+    this.stopped = true;
+    let ended = 0;
+    for (const set of [...this.held.values()]) {
+      for (const entry of [...set]) {
+        if (entry.latency) continue;
+        entry.end('stopping');
+        ended++;
+      }
+    }
+    return ended;
   }
 
   /** How many requests the account holds now. */
