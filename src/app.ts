@@ -175,7 +175,11 @@ const STORE_RETRY_AFTER_SECONDS = 2;
 /** The one error mapping: a domain error as its `{code, message}`, anything unexpected as a logged 500. */
 function errorHandler(deps: ServerDeps) {
   return (err: Error, c: Context<AppEnv>) => {
-    if (err instanceof DomainError) return errorResponse(c, err);
+    if (err instanceof DomainError) {
+      // Nothing ran: the client may retry at once, and a load balancer sends the retry to another instance.
+      if (err.errorName === 'INSTANCE_STOPPING') c.header('Retry-After', '1');
+      return errorResponse(c, err);
+    }
     if (err instanceof HTTPException && err.status < 500) {
       return c.json(errorBody(400, err.message || 'Bad request'), err.status);
     }

@@ -22,6 +22,11 @@ export interface Config {
   webhookHeaderPrefix: string;
   /** Wall-clock limit of one webhook attempt (connect, send, answer). */
   webhookTimeoutMs: number;
+  /**
+   * How long a key in flight stays held by its instance without being renewed (wall clock): a key held by an instance
+   * that died is free this long after its last renewal at most. Renewed every third of it while held.
+   */
+  idempotencyLeaseMs: number;
   topUpSettleSeconds: number;
   cancelSeconds: number;
   /** Server secret text; when absent it lives in `<db>.secret` (or is random for ':memory:'). */
@@ -114,6 +119,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   allowHttpWebhooks: false,
   webhookHeaderPrefix: 'Service',
   webhookTimeoutMs: 10_000,
+  idempotencyLeaseMs: 15_000,
   topUpSettleSeconds: 3,
   cancelSeconds: 5,
   secret: undefined,
@@ -295,6 +301,13 @@ export function loadConfig(
       values['allow-http-webhooks'] ?? (env.SANDBOX_ALLOW_HTTP_WEBHOOKS ?? 'false').toLowerCase() === 'true',
     webhookHeaderPrefix: pick('webhook-header-prefix', 'SANDBOX_WEBHOOK_HEADER_PREFIX') ?? 'Service',
     webhookTimeoutMs: integer(env.SANDBOX_WEBHOOK_TIMEOUT_MS || '10000', 'webhook timeout', 1, 600_000),
+    // At most 30 s: a key left by an instance that died is free within 30 s (docs/scaling.md). Shorter for tests.
+    idempotencyLeaseMs: integer(
+      env.SANDBOX_IDEMPOTENCY_LEASE_MS || String(DEFAULT_CONFIG.idempotencyLeaseMs),
+      'idempotency lease',
+      300,
+      30_000,
+    ),
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),

@@ -11,6 +11,7 @@ import { openDeps, type RuntimeOptions } from './wiring.js';
 import { SqliteStore } from './store/sqlite.js';
 import { bootstrapAccount, bootstrapFromSnapshot, type Bootstrap } from './bootstrap.js';
 import { startCheckpointer, truncateWal, type Checkpointer } from './store/checkpointer.js';
+import { releaseHeldBy } from './store/idempotency.js';
 
 export interface RunningServer {
   url: string;
@@ -101,9 +102,14 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     close: (graceMs = deps.config.shutdownGraceSeconds * 1000) =>
       (closing ??= (async () => {
         stopSweeper?.();
-        const [http] = await Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
+        const draining = Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
+        // A request a `hold` fault keeps waits for a release that may never come: it is answered 503 now (it did not
+        // run, and its key is released), so the drain waits only for requests that are running.
+        deps.heldRequests.stop();
+        const [http] = await draining;
         // Written before the database closes: a clean stop loses no request-log record, nor a queued write.
         await deps.transactions.flush();
+        await handBackKeys(deps);
         await deps.requestLog.flush();
         await deps.deployment.stop();
         clearTimeout(startingCheckpointer);
@@ -113,6 +119,22 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         return http;
       })()),
   };
+}
+
+/**
+ * The idempotency keys this instance still holds in flight (a request cut by the grace), handed back at once, so
+ * other instances need not wait for their leases to run out. A database lost meanwhile leaves them to their leases.
+ */
+async function handBackKeys(deps: ServerDeps): Promise<void> {
+  try {
+    const released = await deps.transactions.run((tx) => releaseHeldBy(tx.db, deps.instance));
+    if (released > 0) deps.logger.info({ released }, 'handed back the idempotency keys this instance held');
+  } catch (err) {
+    deps.logger.warn(
+      { err },
+      'could not hand back the idempotency keys this instance held: their leases will free them',
+    );
+  }
 }
 
 /**

@@ -23,8 +23,16 @@ import { Meter } from './metering/meter.js';
 import { Redactor } from './redaction/redactor.js';
 import { RequestLog } from './request-log/log.js';
 import { watchAccountRows } from './store/accounts.js';
-import { isPostgresUrl, openPostgres, openSqlite, storedSecretText, type Db, type Store } from './store/db.js';
-import { releaseAllInFlight } from './store/idempotency.js';
+import {
+  isPostgresUrl,
+  lockFirstStart,
+  openPostgres,
+  openSqlite,
+  storedSecretText,
+  type Db,
+  type Store,
+} from './store/db.js';
+import { releaseAllInFlight, releaseLapsedInFlight } from './store/idempotency.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks, restoreWebhookAttempts } from './webhooks/index.js';
 import { newInstanceId } from './http/instance.js';
@@ -132,11 +140,18 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
 
 /** The first-start state: the default BIN, and the keys a crash left in flight released. */
 async function prepareStore(deps: ServerDeps): Promise<void> {
-  await deps.transactions.run((deps) => ensureDefaultBin(deps));
+  await deps.transactions.run(async (deps) => {
+    await lockFirstStart(deps.db);
+    await ensureDefaultBin(deps);
+  });
   await restoreWebhookAttempts(deps);
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
-  // never executed: releasing it lets the client's retry run.
-  const released = await deps.transactions.run((deps) => releaseAllInFlight(deps.db));
+  // never executed: releasing it lets the client's retry run. A SQLite file has one process, so every key in flight
+  // there was left by a crash; on PostgreSQL other instances hold theirs, and only keys whose lease has run out are
+  // left (the rest are freed when their lease runs out, or at once by an instance that stops).
+  const released = await deps.transactions.run((deps) =>
+    deps.db.dialect === 'postgres' ? releaseLapsedInFlight(deps.db, deps.wallClock()) : releaseAllInFlight(deps.db),
+  );
   if (released > 0) deps.logger.warn({ released }, 'released idempotency keys left in flight by a crash');
 }
 

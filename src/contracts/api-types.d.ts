@@ -2447,10 +2447,10 @@ export interface components {
         /** @description Wall milliseconds the request was held. */
         ms: number;
         /**
-         * @description elapsed: the latency ran out; released: the account released it; gone: the client left first; deleted: its sandbox was deleted (gone and deleted: the operation never ran).
+         * @description elapsed: the latency ran out; released: the account released it; gone: the client left first; deleted: its sandbox was deleted; stopping: the instance holding it began to stop, and answered 503 (gone, deleted and stopping: the operation never ran).
          * @enum {unknown}
          */
-        ended: 'elapsed' | 'released' | 'gone' | 'deleted';
+        ended: 'elapsed' | 'released' | 'gone' | 'deleted' | 'stopping';
       } | null;
       /**
        * @description What the client got: sent, the operation's own answer; injected, the fault's answer (the operation never ran); dropped, nothing (the operation ran and committed, then the connection was reset).

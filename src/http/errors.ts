@@ -24,6 +24,7 @@ const STATUS: Partial<Record<ErrorName, ContentfulStatusCode>> = {
   RATE_LIMITED: 429,
   SYSTEM_ERROR: 500,
   STORE_UNAVAILABLE: 503,
+  INSTANCE_STOPPING: 503,
 };
 
 function httpStatus(err: DomainError): ContentfulStatusCode {

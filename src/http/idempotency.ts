@@ -5,10 +5,12 @@ import {
   findKey,
   purgeSomeExpiredKeys,
   releaseKey,
+  renewLease,
   requestHash,
   reserveKey,
   mismatchHint,
   type KeyRecord,
+  type Lease,
   type StoredResponse,
 } from '../domain/idempotency/keys.js';
 import { caughtUpNow, accountNow } from './account-clock.js';
@@ -92,22 +94,28 @@ export async function runKeyed(
   const lock = { account: account.id };
 
   const reserved = wait !== undefined;
+  const holder = deps.instance;
   if (wait) {
-    // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window.
+    // Only a wait opens a window in which a concurrent retry can see the key; reserve it for that window, held by
+    // this instance under a lease every instance on the database can read.
     const startMs = await caughtUpNow(c, deps);
     const existing = await deps.transactions.run(async (deps) => {
       await purgeSomeExpiredKeys(deps, account.id, startMs);
-      const found = await findKey(deps, account.id, key, startMs);
-      if (!found) await reserveKey(deps, account.id, key, endpoint, body, hash, startMs);
+      const found = await findKey(deps, account.id, key, startMs, leaseClock(deps));
+      if (!found) await reserveKey(deps, account.id, key, endpoint, body, hash, startMs, leaseFrom(deps));
       return found;
     }, lock);
     if (existing) return answerExisting(c, deps, key, { endpoint, body, hash }, existing);
+    const renewing = renewWhileHeld(deps, account.id, key);
     try {
       await waitInjected(c, deps, wait);
     } catch (err) {
-      // Abandoned before it ran (its client gone, its account deleted): the key is free for a retry.
-      await deps.transactions.run((deps) => releaseKey(deps.db, account.id, key), lock);
+      // Abandoned before it ran (its client gone, its account deleted, its instance stopping): the key is free for
+      // a retry.
+      await deps.transactions.run((deps) => releaseKey(deps.db, account.id, key, holder), lock);
       throw err;
+    } finally {
+      clearInterval(renewing);
     }
   }
   const outcome = await deps.transactions.batched(async (deps) => {
@@ -122,7 +130,7 @@ export async function runKeyed(
       return await deps.transactions.run((deps) => keyed(deps, nowMs));
     } catch (err) {
       // Failed results are not stored: the key is free for a retry.
-      if (reserved) await releaseKey(deps.db, account.id, key);
+      if (reserved) await releaseKey(deps.db, account.id, key, holder);
       return { failed: err };
     }
   }, lock);
@@ -136,11 +144,12 @@ export async function runKeyed(
    * completion.
    */
   async function keyed(deps: ServerDeps, nowMs: number): Promise<{ replay: KeyRecord } | { stored: StoredResponse }> {
-    if (!reserved) {
-      await purgeSomeExpiredKeys(deps, account.id, nowMs);
-      const existing = await findKey(deps, account.id, key!, nowMs);
-      if (existing) return { replay: existing };
-    }
+    if (!reserved) await purgeSomeExpiredKeys(deps, account.id, nowMs);
+    const existing = await findKey(deps, account.id, key!, nowMs, leaseClock(deps));
+    // A reserved key is checked again: this instance may have lost it while it waited (its lease ran out unrenewed,
+    // and another instance took the key and executed). Still held, or free, it executes here, once.
+    if (existing && !(reserved && existing.state === 'in_flight' && existing.heldBy === holder))
+      return { replay: existing };
     const stored: StoredResponse = {
       status: 200,
       body: JSON.stringify(await command(deps, nowMs)),
@@ -149,6 +158,37 @@ export async function runKeyed(
     await completeKey(deps, account.id, key!, endpoint, body, hash, stored, nowMs);
     return { stored };
   }
+}
+
+/**
+ * The wall clock leases lapse on, where instances may share the database (PostgreSQL); none on a SQLite file, served
+ * by one process, which releases its keys left in flight when it starts.
+ */
+function leaseClock(deps: ServerDeps): number | undefined {
+  return deps.store.dialect === 'postgres' ? deps.wallClock() : undefined;
+}
+
+/** A lease of this instance on a key, from now. */
+function leaseFrom(deps: ServerDeps): Lease {
+  return { holder: deps.instance, untilMs: deps.wallClock() + deps.config.idempotencyLeaseMs };
+}
+
+/**
+ * Renews the lease of a reserved key every third of its length while its request waits, so that other instances
+ * never take a key whose holder lives. A renewal that fails (the database briefly lost) is tried again at the next.
+ */
+function renewWhileHeld(deps: ServerDeps, accountId: string, key: string): NodeJS.Timeout {
+  const renewing = setInterval(
+    () => {
+      deps.transactions
+        .run((deps) => renewLease(deps.db, accountId, key, leaseFrom(deps)), { account: accountId })
+        .catch((err: unknown) => deps.logger.warn({ err, accountId }, 'could not renew the lease of a key in flight'));
+    },
+    Math.ceil(deps.config.idempotencyLeaseMs / 3),
+  );
+  // A held request keeps its connection open, not the process alive.
+  renewing.unref();
+  return renewing;
 }
 
 function answerExisting(

@@ -18,7 +18,11 @@ export interface FaultEffect {
    * `released` it; either ends `gone` when the client left first, `deleted` when its sandbox was deleted meanwhile (the
    * operation then never ran). `ms`: wall milliseconds held.
    */
-  wait: { kind: 'latency' | 'hold'; ms: number; ended: 'elapsed' | 'released' | 'gone' | 'deleted' } | null;
+  wait: {
+    kind: 'latency' | 'hold';
+    ms: number;
+    ended: 'elapsed' | 'released' | 'gone' | 'deleted' | 'stopping';
+  } | null;
   /**
    * What the client got: `sent` the operation's own answer; `injected` the fault's answer, the operation never ran;
    * `dropped` nothing, the operation ran and committed and then the connection was reset.

@@ -29,6 +29,8 @@ function waitText(wait: NonNullable<FaultEffect['wait']>): string {
       return `${held}; the client went away first, so the operation never ran`;
     case 'deleted':
       return `${held}; its sandbox was deleted meanwhile, so the operation never ran`;
+    case 'stopping':
+      return `${held}; the instance holding it began to stop, so the operation never ran (503, retry)`;
   }
 }
 

@@ -318,13 +318,14 @@ describe('Idempotency: crash safety', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('a key left in flight by a crash is released when the server starts, and the retry executes once', async () => {
+  it('a key left in flight by a crash is released (on SQLite when the server starts, on PostgreSQL once its lease has run out), and the retry executes once', async () => {
     const dbPath = join(dir, 'sandbox.db');
     const before = createTestSandbox({ config: { dbPath } });
     const a = await before.account({ balance: 100 });
     const accountId = a.accountId;
-    // The process died while waiting between reserving the key and executing: the row says in flight.
-    await reserveKey(before.deps, accountId, 'crash-key', 'card/create', CREATE, requestHash(CREATE), START_MS);
+    // The process died while waiting between reserving the key and executing: the row says in flight, held by it.
+    const lease = { holder: before.deps.instance, untilMs: START_MS + before.config.idempotencyLeaseMs };
+    await reserveKey(before.deps, accountId, 'crash-key', 'card/create', CREATE, requestHash(CREATE), START_MS, lease);
     expect((await before.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' })).body.code).toBe(
       4212,
     );
@@ -332,9 +333,16 @@ describe('Idempotency: crash safety', () => {
 
     const after = createTestSandbox({ config: { dbPath } });
     try {
-      // Keys in flight are released as the store is prepared (deps.ready).
       await after.deps.ready;
-      expect(await after.deps.store.value('SELECT COUNT(*) FROM idempotency_keys')).toBe(0);
+      if (after.deps.store.dialect === 'sqlite') {
+        // One process serves a SQLite file: keys in flight are released as the store is prepared (deps.ready).
+        expect(await after.deps.store.value('SELECT COUNT(*) FROM idempotency_keys')).toBe(0);
+      } else {
+        // Other instances may share a PostgreSQL database: the key stays held until its lease has run out.
+        const held = await after.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' });
+        expect(held.body.code).toBe(4212);
+        after.wall.ms = lease.untilMs;
+      }
       const retry = await after.post(a.apiKey, '/v1/card/create', CREATE, { 'Idempotency-Key': 'crash-key' });
       expect(retry.status).toBe(200);
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
@@ -406,7 +414,10 @@ describe('Idempotency rule 3: every response to a keyed request echoes the key',
 describe('Idempotency: an in-flight key never expires under the request that holds it', () => {
   it('25 h of account time after a key was reserved, a retry still gets 4212 and executes nothing', async () => {
     // A holder that never finishes (a held request is released by the advance that would expire its key).
-    await reserveKey(sb.deps, acct.accountId, 'slow', 'card/create', CREATE, requestHash(CREATE), START_MS);
+    await reserveKey(sb.deps, acct.accountId, 'slow', 'card/create', CREATE, requestHash(CREATE), START_MS, {
+      holder: sb.deps.instance,
+      untilMs: START_MS + sb.config.idempotencyLeaseMs,
+    });
     await sb.advance(acct.apiKey, 25 * 3600);
     const retry = await keyed('slow', '/v1/card/create', CREATE);
     expect(retry.status).toBe(409);

@@ -1,5 +1,8 @@
-/** How a held request's wait ended: it goes on (`released`, `elapsed`), or it must not (`deleted`, `gone`). */
-export type HoldEnd = 'released' | 'elapsed' | 'deleted' | 'gone';
+/**
+ * How a held request's wait ended: it goes on (`released`, `elapsed`), or it must not (`deleted`, `gone`, or
+ * `stopping`: its instance is stopping, and a hold only a release ends would keep it past its drain).
+ */
+export type HoldEnd = 'released' | 'elapsed' | 'deleted' | 'gone' | 'stopping';
 
 /** Registers `onGone` to run once the request's client has gone away; returns its unregistration. */
 export type WatchClient = (onGone: () => void) => () => void;
@@ -16,6 +19,8 @@ export interface HoldOptions {
 interface Held {
   id: string | undefined;
   end: (how: HoldEnd) => void;
+  /** A latency (ends by itself), not a hold. */
+  latency: boolean;
 }
 
 /** The ids of the held requests whose rows are still there: what a release on another instance has not deleted. */
@@ -35,6 +40,7 @@ const RELEASE_POLL_MS = 100;
 export class HeldRequests {
   private readonly held = new Map<string, Set<Held>>();
   private polling: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   /**
    * @param wallClock the wall clock latencies are measured on (tests move a fake one; timers re-read it)
@@ -48,6 +54,7 @@ export class HeldRequests {
 
   /** Holds a request of the account until its wait ends; resolves how it ended. */
   hold(accountId: string, opts: HoldOptions = {}): Promise<HoldEnd> {
+    if (this.stopped && opts.untilWallMs === undefined) return Promise.resolve('stopping');
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       let unwatch: (() => void) | undefined;
@@ -61,6 +68,7 @@ export class HeldRequests {
           unwatch?.();
           resolve(how);
         },
+        latency: opts.untilWallMs !== undefined,
       };
       let set = this.held.get(accountId);
       if (!set) this.held.set(accountId, (set = new Set()));
@@ -113,6 +121,23 @@ export class HeldRequests {
   /** The account was deleted: its held requests end without going on. */
   deleted(accountId: string): void {
     this.endAll(accountId, 'deleted');
+  }
+
+  /**
+   * The instance is stopping: every hold ends now, and any later one at once, so the drain does not wait for a
+   * release that may never come (a latency ends by itself, and is let run). Answers how many holds ended.
+   */
+  stop(): number {
+    this.stopped = true;
+    let ended = 0;
+    for (const set of [...this.held.values()]) {
+      for (const entry of [...set]) {
+        if (entry.latency) continue;
+        entry.end('stopping');
+        ended++;
+      }
+    }
+    return ended;
   }
 
   /** How many requests the account holds in this process (faults/held counts every instance's: shared-holds.ts). */

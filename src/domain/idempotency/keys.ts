@@ -5,14 +5,17 @@ import {
   keyRow,
   purgeExpiredKeys,
   releaseKey,
+  renewLease,
   upsertDoneKey,
+  type Lease,
 } from '../../store/idempotency.js';
 import type { Deps } from '../kernel/deps.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 
-// A statement of the store the HTTP layer's keyed runner uses as it is: a key released when its request failed.
-export { releaseKey };
+// Statements of the store the HTTP layer's keyed runner uses as they are: a key released when its request failed,
+// and a lease renewed while its request waits.
+export { releaseKey, renewLease, type Lease };
 
 /**
  * One keyed write in PURGE_EVERY deletes a bounded batch of its account's expired keys (findKey already treats an
@@ -43,7 +46,8 @@ interface KeyFacts {
   fieldDigests: string | null;
 }
 
-export type KeyRecord = ({ state: 'in_flight' } & KeyFacts) | ({ state: 'done'; response: StoredResponse } & KeyFacts);
+export type KeyRecord =
+  ({ state: 'in_flight'; heldBy: string | null } & KeyFacts) | ({ state: 'done'; response: StoredResponse } & KeyFacts);
 
 type CanonicalTask = { text: string } | { value: unknown };
 
@@ -92,25 +96,33 @@ export function requestHash(body: unknown): string {
 }
 
 /**
- * The live record of a key; an expired one is deleted and reads as absent (the key counts as new). Only a
- * completed key expires: an in-flight one belongs to a request still running (start-up releases those left by
- * a crash), and expiring it would let a retry execute the operation a second time.
+ * The live record of a key; an expired one is deleted and reads as absent (the key counts as new). A completed key
+ * expires with its retention (account time). A key in flight belongs to the request holding it, which may run for
+ * as long as its fault holds it (expiring it then would let a retry execute the operation a second time); it is
+ * free only once its holder's lease has run out on the wall clock (`wallMs`): an instance that died renews it no
+ * more. A key in flight without a lease (left by a release before leases) is free. `wallMs` undefined: one process
+ * serves the database (a SQLite file), whose keys left by a crash are released at its start, so none lapses.
  */
 export async function findKey(
   deps: Pick<Deps, 'db'>,
   accountId: string,
   key: string,
   nowMs: number,
+  wallMs: number | undefined,
 ): Promise<KeyRecord | undefined> {
   const { db } = deps;
   const row = await keyRow(db, accountId, key);
   if (!row) return undefined;
-  if (row.state === 'done' && row.expires_at_ms <= nowMs) {
+  const lapsed =
+    row.state === 'done'
+      ? row.expires_at_ms <= nowMs
+      : wallMs !== undefined && (row.lease_until_ms === null || row.lease_until_ms <= wallMs);
+  if (lapsed) {
     await deleteKey(db, accountId, key);
     return undefined;
   }
   const facts = { endpoint: row.endpoint, requestHash: row.request_hash, fieldDigests: row.field_digests };
-  if (row.state === 'in_flight') return { state: 'in_flight', ...facts };
+  if (row.state === 'in_flight') return { state: 'in_flight', heldBy: row.held_by, ...facts };
   return {
     state: 'done',
     ...facts,
@@ -126,9 +138,20 @@ export async function reserveKey(
   body: unknown,
   hash: string,
   nowMs: number,
+  lease: Lease,
 ): Promise<void> {
   const { db } = deps;
-  await insertInFlightKey(db, accountId, key, endpoint, hash, nowMs, nowMs + RETENTION_MS, fieldDigests(deps, body));
+  await insertInFlightKey(
+    db,
+    accountId,
+    key,
+    endpoint,
+    hash,
+    nowMs,
+    nowMs + RETENTION_MS,
+    fieldDigests(deps, body),
+    lease,
+  );
 }
 
 /** Stores the 2xx response; call in the transaction of the operation itself. Retention counts from here. */

@@ -41,6 +41,11 @@ const ERRORS = {
   SYSTEM_ERROR: { code: 9999, message: 'Unexpected server error, retry later' },
   // The store cannot be reached (PostgreSQL lost while serving): the request changed nothing, a retry may succeed.
   STORE_UNAVAILABLE: { code: 503, message: 'The sandbox cannot reach its database; retry after the Retry-After delay' },
+  // A request a `hold` fault kept when its instance began to stop: it did not run, and its key is free for a retry.
+  INSTANCE_STOPPING: {
+    code: 503,
+    message: 'This sandbox instance is stopping and the request did not run; retry it (another instance will answer)',
+  },
   // The sandbox's own failures (docs/design.md), beyond the spec's catalogue: each a 400 with its exact text.
   ACCOUNT_NOT_FOUND: { code: 404, message: 'account not found' },
   KEY_NOT_FOUND: { code: 404, message: 'key not found' },

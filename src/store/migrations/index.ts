@@ -16,6 +16,7 @@ import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
 import { readinessThrottleGone } from './064-readiness-throttle-gone.js';
 import { dueJobsAndDailySpend } from './065-due-jobs-and-daily-spend.js';
 import { transferReason } from './066-transfer-reason.js';
+import { idempotencyLease, idempotencyLeasePostgres } from './067-idempotency-lease.js';
 import { heldRequests, heldRequestsPostgres } from './069-held-requests.js';
 import { instances, instancesPostgres } from './070-instances.js';
 
@@ -49,17 +50,20 @@ export const migrations: Migration[] = [
   readinessThrottleGone,
   dueJobsAndDailySpend,
   transferReason,
+  idempotencyLease,
   heldRequests,
   instances,
 ].sort((a, b) => a.version - b.version);
 
 /**
  * PostgreSQL's migrations, numbered as SQLite's: its first is the baseline, the schema SQLite's migrations reach at
- * the same number (postgres-065-baseline.ts); each later migration gives its text for both stores.
+ * the same number (postgres-065-baseline.ts); each later migration gives its text for both stores (the same text, or
+ * one per store where their types are spelt differently, as 067's).
  */
 export const postgresMigrations: Migration[] = [
   postgresBaseline,
   transferReason,
+  idempotencyLeasePostgres,
   heldRequestsPostgres,
   instancesPostgres,
 ];
