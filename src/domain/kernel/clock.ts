@@ -26,6 +26,8 @@ export function seenClock(deps: Pick<Deps, 'accountRows'>, row: ClockRow): SeenC
 /**
  * The account's "now". Given `seen` (the clock columns a request's authentication read), the row is not read again
  * while no account row has changed since, the common case; the answer is exactly what reading the row would give.
+ * Where other instances write the database too, authentication reads the row on every request (never from its cache,
+ * store/accounts.ts `unchangedSince`), so `seen` is the clock as the request found it at its start.
  * An account that is gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
  */
 export async function now(
