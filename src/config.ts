@@ -22,6 +22,11 @@ export interface Config {
   webhookHeaderPrefix: string;
   /** Wall-clock limit of one webhook attempt (connect, send, answer). */
   webhookTimeoutMs: number;
+  /**
+   * How long an instance's claim on a job that waits on the network (a webhook attempt) holds unless renewed: the
+   * running instance renews it every third of it, so one that died hands the job to another within this (at most 30 s).
+   */
+  jobLeaseMs: number;
   topUpSettleSeconds: number;
   cancelSeconds: number;
   /** Server secret text; when absent it lives in `<db>.secret` (or is random for ':memory:'). */
@@ -114,6 +119,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   allowHttpWebhooks: false,
   webhookHeaderPrefix: 'Service',
   webhookTimeoutMs: 10_000,
+  jobLeaseMs: 15_000,
   topUpSettleSeconds: 3,
   cancelSeconds: 5,
   secret: undefined,
@@ -295,6 +301,7 @@ export function loadConfig(
       values['allow-http-webhooks'] ?? (env.SANDBOX_ALLOW_HTTP_WEBHOOKS ?? 'false').toLowerCase() === 'true',
     webhookHeaderPrefix: pick('webhook-header-prefix', 'SANDBOX_WEBHOOK_HEADER_PREFIX') ?? 'Service',
     webhookTimeoutMs: integer(env.SANDBOX_WEBHOOK_TIMEOUT_MS || '10000', 'webhook timeout', 1, 600_000),
+    jobLeaseMs: integer(env.SANDBOX_JOB_LEASE_MS || '15000', 'job lease', 300, 30_000),
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),

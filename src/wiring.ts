@@ -23,6 +23,7 @@ import { RequestLog } from './request-log/log.js';
 import { watchAccountRows } from './store/accounts.js';
 import { isPostgresUrl, openPostgres, openSqlite, storedSecretText, type Db, type Store } from './store/db.js';
 import { releaseAllInFlight } from './store/idempotency.js';
+import { releaseClaimsOfTheDead } from './store/jobs.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks, restoreWebhookAttempts } from './webhooks/index.js';
 import { newInstanceId } from './http/instance.js';
@@ -70,6 +71,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     return scoped;
   };
   const transactions = new TransactionRunner<ServerDeps>(store, scope);
+  const instance = opts.instance ?? newInstanceId();
   const deps: ServerDeps = {
     db: store,
     store,
@@ -78,11 +80,20 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     },
     transactions,
     config,
-    instance: opts.instance ?? newInstanceId(),
+    instance,
     secret,
     ids: new Ids(opts.random),
     wallClock,
-    jobs: new JobRunner({ logger, wallClock, fairShare, root: () => deps }),
+    // A claim's lease is counted in real time, whatever wall clock a test gives the rest (domain/kernel/jobs.ts).
+    jobs: new JobRunner({
+      logger,
+      wallClock,
+      fairShare,
+      root: () => deps,
+      instance,
+      leaseMs: config.jobLeaseMs,
+      leaseClock: Date.now,
+    }),
     fairShare,
     oneAtATime: new OneAtATime(),
     heldRequests: new HeldRequests(wallClock),
@@ -122,6 +133,8 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
 /** The first-start state: the default BIN, and the keys a crash left in flight released. */
 async function prepareStore(deps: ServerDeps): Promise<void> {
   await deps.transactions.run((deps) => ensureDefaultBin(deps));
+  // Before the attempts are restored: a SQLite file's claims are all a dead process's, and run again now.
+  await deps.transactions.run((deps) => releaseClaimsOfTheDead(deps.db));
   await restoreWebhookAttempts(deps);
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run.

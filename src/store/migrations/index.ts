@@ -16,6 +16,7 @@ import { idempotencyFieldDigests } from './063-idempotency-field-digests.js';
 import { readinessThrottleGone } from './064-readiness-throttle-gone.js';
 import { dueJobsAndDailySpend } from './065-due-jobs-and-daily-spend.js';
 import { transferReason } from './066-transfer-reason.js';
+import { jobClaims, jobClaimsPostgres } from './068-job-claims.js';
 
 import { postgresBaseline } from './postgres-065-baseline.js';
 
@@ -47,10 +48,11 @@ export const migrations: Migration[] = [
   readinessThrottleGone,
   dueJobsAndDailySpend,
   transferReason,
+  jobClaims,
 ].sort((a, b) => a.version - b.version);
 
 /**
  * PostgreSQL's migrations, numbered as SQLite's: its first is the baseline, the schema SQLite's migrations reach at
  * the same number (postgres-065-baseline.ts); each later migration gives its text for both stores.
  */
-export const postgresMigrations: Migration[] = [postgresBaseline, transferReason];
+export const postgresMigrations: Migration[] = [postgresBaseline, transferReason, jobClaimsPostgres];
