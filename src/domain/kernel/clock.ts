@@ -114,6 +114,11 @@ async function changeClock(
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
     if (!(await findAccount(deps, accountId))) throw new DomainError('SANDBOX_NOT_FOUND');
     await deps.transactions.run((deps) => shiftClock(deps, accountId, advanceMs));
+    // Another instance may have advanced the same clock meanwhile (one at a time holds in this process only): what
+    // fell due up to the "now" this call answers runs before it answers, whoever moved the clock there.
+    const nowMs = await now(deps, accountId);
+    await deps.jobs.runDue(accountId, nowMs, { includeBackground: true });
+    return { nowMs, mode: await clockMode(deps, accountId) };
   }
   return { nowMs: await now(deps, accountId), mode: await clockMode(deps, accountId) };
 }
