@@ -6,6 +6,7 @@ import { asSnapshotInvalid, bootSnapshot } from './domain/snapshots/import.js';
 import type { ServerDeps } from './http/server-deps.js';
 import { readSnapshot } from './http/snapshot-document.js';
 import { bootstrapAccountId, rememberBootstrapAccount } from './store/accounts.js';
+import { lockFirstStart } from './store/db.js';
 import { hasAccounts, snapshotAccountId } from './store/snapshot.js';
 
 // What a server starts with: the ready account (its key printed once), or the state of a snapshot file.
@@ -69,19 +70,20 @@ export async function bootstrapFromSnapshot(deps: ServerDeps, file: string): Pro
  * account, a fresh account whose key is printed once.
  */
 export async function bootstrapAccount(deps: ServerDeps): Promise<Bootstrap | undefined> {
-  const { config, db } = deps;
+  const { config } = deps;
   if (!config.bootstrapAccount) return undefined;
-  if (config.apiKey) {
-    if (await findKeyByValue(deps, config.apiKey)) return undefined;
-    return await deps.transactions.run(async (deps) => {
+  // Instances starting together on one database check and make under one lock: the first makes the account (and
+  // prints its key), the others find it.
+  return await deps.transactions.run(async (deps) => {
+    await lockFirstStart(deps.db);
+    if (config.apiKey) {
+      if (await findKeyByValue(deps, config.apiKey)) return undefined;
       const account = await newBootstrapAccount(deps);
       await issueKey(deps, account.id, config.apiKey);
       return { accountId: account.id };
-    });
-  }
-  const existing = await bootstrapAccountId(db);
-  if (existing && (await findAccount(deps, existing))) return { accountId: existing, reused: true };
-  return await deps.transactions.run(async (deps) => {
+    }
+    const existing = await bootstrapAccountId(deps.db);
+    if (existing && (await findAccount(deps, existing))) return { accountId: existing, reused: true };
     const account = await newBootstrapAccount(deps);
     const { apiKey } = await issueKey(deps, account.id);
     await rememberBootstrapAccount(deps.db, account.id);

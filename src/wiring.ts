@@ -21,7 +21,15 @@ import { Meter } from './metering/meter.js';
 import { Redactor } from './redaction/redactor.js';
 import { RequestLog } from './request-log/log.js';
 import { watchAccountRows } from './store/accounts.js';
-import { isPostgresUrl, openPostgres, openSqlite, storedSecretText, type Db, type Store } from './store/db.js';
+import {
+  isPostgresUrl,
+  lockFirstStart,
+  openPostgres,
+  openSqlite,
+  storedSecretText,
+  type Db,
+  type Store,
+} from './store/db.js';
 import { releaseAllInFlight } from './store/idempotency.js';
 import { releaseClaimsOfTheDead } from './store/jobs.js';
 import { TransactionRunner } from './store/transaction-runner.js';
@@ -132,7 +140,10 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
 
 /** The first-start state: the default BIN, and the keys a crash left in flight released. */
 async function prepareStore(deps: ServerDeps): Promise<void> {
-  await deps.transactions.run((deps) => ensureDefaultBin(deps));
+  await deps.transactions.run(async (deps) => {
+    await lockFirstStart(deps.db);
+    await ensureDefaultBin(deps);
+  });
   // Before the attempts are restored: a SQLite file's claims are all a dead process's, and run again now.
   await deps.transactions.run((deps) => releaseClaimsOfTheDead(deps.db));
   await restoreWebhookAttempts(deps);

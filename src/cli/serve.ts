@@ -12,6 +12,7 @@ import { reusedAccountHint } from './bootstrap-hint.js';
 import { SnapshotFileError } from '../bootstrap.js';
 import { newInstanceId } from '../http/instance.js';
 import { StoreUnavailable } from '../store/seam.js';
+import { SchemaTooNew } from '../store/db.js';
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
@@ -59,8 +60,9 @@ export async function runServe(argv: string[]): Promise<number> {
   try {
     server = await startServer({ config, logger, instance });
   } catch (err) {
-    if (err instanceof StoreUnavailable) {
-      // One line and exit status 2 (docs/scaling.md), no stack: what the operator must fix is outside.
+    if (err instanceof StoreUnavailable || err instanceof SchemaTooNew) {
+      // One line and exit status 2 (docs/scaling.md), no stack: what the operator must fix is outside (the database,
+      // or the release run on it).
       process.stderr.write(`card-sandbox serve: ${err.message}\n`);
       return 2;
     }

@@ -70,7 +70,7 @@ export function isPostgresUrl(db: string): boolean {
 }
 
 /** The store's schema is newer than this release knows: refused at start, with both versions named. */
-class SchemaTooNew extends Error {}
+export class SchemaTooNew extends Error {}
 
 /** A lock every instance takes to migrate, so the first migrates and the others wait, then find nothing to do. */
 const MIGRATION_LOCK = 'card-sandbox migrations';
@@ -107,6 +107,19 @@ export async function openPostgres(url: string, options: PostgresOptions): Promi
     throw err;
   }
   return store;
+}
+
+/** A lock every instance takes for its first-start work, so a row made once per database is made once. */
+const FIRST_START_LOCK = 'card-sandbox first start';
+
+/**
+ * Serialises the first-start work of instances starting together on one database (the default BIN, the ready
+ * account): each checks what exists under the lock, so the first makes it and the others find it. Held until the
+ * transaction ends; SQLite has one writer, and one process per file, already.
+ */
+export async function lockFirstStart(db: Db): Promise<void> {
+  if (db.dialect === 'postgres')
+    await db.value('SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [FIRST_START_LOCK]);
 }
 
 /** The server secret the database holds (made by the first server to ask, in the same statement as the read). */

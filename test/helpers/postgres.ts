@@ -59,6 +59,18 @@ export async function postgresCopy(): Promise<{ name: string; port: number; url:
   return { name: u.pathname.slice(1), port: Number(u.port), url, drop };
 }
 
+/** An empty database (never migrated) on the run's server, for a test of what a first start does to one. */
+export async function postgresEmpty(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `e_${randomBytes(8).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  const url = new URL(inject('postgresUrl'));
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
 /** The first column of the first row a statement answers on the database at `url`, read on a connection of its own. */
 export async function peekPostgres<T>(url: string, sql: string): Promise<T | undefined> {
   const { rows } = await onConnection(url, (client) => client.query<Record<string, T>>(sql));
