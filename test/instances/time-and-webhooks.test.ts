@@ -200,6 +200,44 @@ describe('Time, once (issue 44 item 3)', () => {
     expect(racedEffects).toEqual(await effects(db, a, alone.apiKey, alone.accountId));
   });
 
+  it('an advance through either instance answers once every job due by the clock it answers has run, while the other advances the same clock', async (ctx) => {
+    deployment = await startInstances(ctx, 2);
+    const { urls, db } = deployment;
+    const [a, b] = urls as [string, string];
+    const partner = await deployment.newAccount(1000);
+    const rx = await slowReceiver(0);
+    await post(a, '/sandbox/v1/clock', partner.apiKey, { mode: 'frozen' });
+    expect((await call(a, 'PUT', '/v1/webhook', partner.apiKey, { url: rx.url })).status).toBe(200);
+    const cards: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      cards.push((await post(a, '/v1/card/create', partner.apiKey, { amount: 20, currency: 'USDT' })).cardId as string);
+    }
+    await post(a, '/sandbox/v1/clock', partner.apiKey, { advanceSeconds: 60 });
+    // Authorisations now and 4 days on: their expiries fall 7 and 11 days from now, each with its event's delivery.
+    for (const cardId of cards) await post(a, '/sandbox/v1/card/authorize', partner.apiKey, { cardId, amount: 1 });
+    await post(a, '/sandbox/v1/clock', partner.apiKey, { advanceSeconds: 4 * DAY_S });
+    for (const cardId of cards) await post(a, '/sandbox/v1/card/authorize', partner.apiKey, { cardId, amount: 1 });
+    await waitFor('the events so far delivered', async () =>
+      rx.arrived.length === (await outboxOrder(db, partner.accountId)).length ? true : undefined,
+    );
+
+    // Two 5-day advances at once: the first expiry's delivery is held on the wire until both are under way, so
+    // neither can have moved the clock before the other read it; together they move it 10 days, past every expiry.
+    rx.holdTheNext();
+    const answers = Promise.all([
+      post(a, '/sandbox/v1/clock', partner.apiKey, { advanceSeconds: 5 * DAY_S }),
+      post(b, '/sandbox/v1/clock', partner.apiKey, { advanceSeconds: 5 * DAY_S }),
+    ]);
+    await waitFor('an expiry delivery on the wire', () => rx.held.length === 1);
+    rx.held[0]!();
+    const [first, second] = await answers;
+    const written = await outboxOrder(db, partner.accountId);
+    // Both answered: every expiry ran and its event was delivered before the later of the two answers.
+    expect(Math.max(at(first!), at(second!))).toBe(at(await post(a, '/sandbox/v1/clock', partner.apiKey)));
+    expect(new Set(rx.arrived)).toEqual(new Set(written));
+    expect(await dueJobsLeft(db, partner.accountId)).toBe(0);
+  });
+
   it('a request through one instance runs at the clock another instance advanced, not at the one it saw before', async (ctx) => {
     deployment = await startInstances(ctx, 2);
     const { urls } = deployment;
