@@ -1,6 +1,6 @@
 import type { Deps } from '../kernel/deps.js';
 import type { StoredEvent } from '../events/types.js';
-import { assertInTransaction } from '../../store/db.js';
+import { assertInTransaction, lockFirstStart } from '../../store/db.js';
 import { deleteJobsOfKind } from '../../store/jobs.js';
 import { deleteWebhookConfig } from '../../store/webhook-config.js';
 import {
@@ -143,8 +143,10 @@ async function cancelPendingDeliveries(deps: Deps, accountId: string): Promise<v
  * Returns how many were restored.
  */
 export async function restoreLostAttempts(deps: Deps): Promise<number> {
-  const lost = await deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
   assertInTransaction(deps.db, 'restoreLostAttempts');
+  // Instances starting together on one database look one at a time, so a lost attempt gets one job, not one each.
+  await lockFirstStart(deps.db);
+  const lost = await deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
   for (const d of lost) {
     await deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
   }
