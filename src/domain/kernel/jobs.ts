@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { soleWriter, type Db, type Store } from '../../store/db.js';
+import { soleWriter, StoreUnavailable, type Db, type Store } from '../../store/db.js';
 import type { TransactionRunner } from '../../store/transaction-runner.js';
 import {
   accountClockNow,
@@ -399,7 +399,7 @@ export class JobRunner<D extends JobDeps<D>> {
   /**
    * A claimed background job: its lease renewed every third of its length while it runs, its row deleted after (its
    * kind may have replaced it already: a webhook attempt's retry is a new row). One that fails goes too, as a claim
-   * by deletion did; a database lost meanwhile leaves the claim, which runs out, and the job runs again.
+   * by deletion did, unless the database was lost: then the claim stays, runs out, and the job runs again.
    */
   private async runClaimed(root: D, kind: JobKind<D>, job: Job): Promise<void> {
     const { instance, leaseMs, leaseClock, logger } = this.deps;
@@ -418,7 +418,8 @@ export class JobRunner<D extends JobDeps<D>> {
       await finishLeasedJob(root.db, job.id, instance);
     } catch (err) {
       logger.error({ err, job: job.kind }, 'background job failed');
-      await finishLeasedJob(root.db, job.id, instance).catch(() => undefined);
+      // The database lost: the claim stays and runs out, and the job runs again once it is back.
+      if (!(err instanceof StoreUnavailable)) await finishLeasedJob(root.db, job.id, instance).catch(() => undefined);
     }
   }
 
