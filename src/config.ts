@@ -27,6 +27,11 @@ export interface Config {
    * that died is free this long after its last renewal at most. Renewed every third of it while held.
    */
   idempotencyLeaseMs: number;
+  /**
+   * How long an instance's claim on a job that waits on the network (a webhook attempt) holds unless renewed: the
+   * running instance renews it every third of it, so one that died hands the job to another within this (at most 30 s).
+   */
+  jobLeaseMs: number;
   topUpSettleSeconds: number;
   cancelSeconds: number;
   /** Server secret text; when absent it lives in `<db>.secret` (or is random for ':memory:'). */
@@ -120,6 +125,7 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   webhookHeaderPrefix: 'Service',
   webhookTimeoutMs: 10_000,
   idempotencyLeaseMs: 15_000,
+  jobLeaseMs: 15_000,
   topUpSettleSeconds: 3,
   cancelSeconds: 5,
   secret: undefined,
@@ -308,6 +314,7 @@ export function loadConfig(
       300,
       30_000,
     ),
+    jobLeaseMs: integer(env.SANDBOX_JOB_LEASE_MS || '15000', 'job lease', 300, 30_000),
     secret: env.SANDBOX_SECRET || undefined,
     logLevel: pick('log-level', 'SANDBOX_LOG_LEVEL') ?? 'info',
     rateLimitPerSecond: integer(pick('rate-limit', 'SANDBOX_RATE_LIMIT') ?? '50', 'rate limit', 1, 1_000_000),

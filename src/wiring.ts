@@ -33,6 +33,7 @@ import {
   type Store,
 } from './store/db.js';
 import { releaseAllInFlight, releaseLapsedInFlight } from './store/idempotency.js';
+import { releaseClaimsOfTheDead } from './store/jobs.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks, restoreWebhookAttempts } from './webhooks/index.js';
 import { newInstanceId } from './http/instance.js';
@@ -93,7 +94,16 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     secret,
     ids: new Ids(opts.random),
     wallClock,
-    jobs: new JobRunner({ logger, wallClock, fairShare, root: () => deps }),
+    // A claim's lease is counted in real time, whatever wall clock a test gives the rest (domain/kernel/jobs.ts).
+    jobs: new JobRunner({
+      logger,
+      wallClock,
+      fairShare,
+      root: () => deps,
+      instance,
+      leaseMs: config.jobLeaseMs,
+      leaseClock: Date.now,
+    }),
     fairShare,
     oneAtATime: new OneAtATime(),
     heldRequests: new HeldRequests(wallClock, () => stillHeldBy(deps, deps.instance)),
@@ -144,6 +154,8 @@ async function prepareStore(deps: ServerDeps): Promise<void> {
     await lockFirstStart(deps.db);
     await ensureDefaultBin(deps);
   });
+  // Before the attempts are restored: a SQLite file's claims are all a dead process's, and run again now.
+  await deps.transactions.run((deps) => releaseClaimsOfTheDead(deps.db));
   await restoreWebhookAttempts(deps);
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run. A SQLite file has one process, so every key in flight

@@ -1,4 +1,4 @@
-import type { Db, Store } from './seam.js';
+import { soleWriter, type Db, type Store } from './seam.js';
 
 // SQL of accounts: the account row, its clock columns (the account clock moves them) and the bootstrap account's
 // marker in meta.
@@ -96,11 +96,21 @@ export async function setGeneratedAddress(db: Db, id: string, address: string): 
 export class AccountRowWatch {
   /** Moves on every change to an account or key row made through the watched store. */
   version = 0;
+  /**
+   * Whether the version sees every change: false on a store other instances write too (a clock another instance
+   * advanced moves no version here), where a row read before is never answered again without reading it.
+   */
+  constructor(readonly seesEveryChange: boolean) {}
+
+  /** Whether rows read at `version` are still what the tables hold. */
+  unchangedSince(version: number): boolean {
+    return this.seesEveryChange && version === this.version;
+  }
 }
 
 /** Starts counting changes to account and key rows through this store (once; the wiring does it at start). */
 export function watchAccountRows(store: Store): AccountRowWatch {
-  const watch = new AccountRowWatch();
+  const watch = new AccountRowWatch(soleWriter(store));
   store.watchWrites(['accounts', 'api_keys'], () => watch.version++);
   return watch;
 }

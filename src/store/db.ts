@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { migrations, postgresMigrations } from './migrations/index.js';
 import { PostgresStore, type PostgresOptions } from './postgres.js';
 import { StoreUnavailable, type Db, type Dialect, type Store } from './seam.js';
+export { soleWriter, StoreUnavailable } from './seam.js';
 import { SqliteStore } from './sqlite.js';
 
 export type { Db, Dialect, Store };

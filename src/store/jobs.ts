@@ -11,6 +11,10 @@ export interface JobRow {
   due_at_ms: number;
   kind: string;
   ref: string;
+  /** The instance running it (a job that waits on the network, claimed rather than deleted), or null. */
+  claimed_by: string | null;
+  /** Until when that claim holds (wall-clock milliseconds): past it, the claim is a dead instance's. */
+  claim_until_ms: number | null;
 }
 
 export async function insertJob(db: Db, accountId: string, dueAtMs: number, kind: string, ref: string): Promise<void> {
@@ -61,9 +65,52 @@ export async function nextDueJob(
   ) as JobRow | undefined;
 }
 
-/** Claims a job by deleting its row; false when another runner claimed it first. */
+/**
+ * Claims a job by deleting its row; false when another runner claimed it first. In a transaction the claim and the
+ * job's effects commit together, and a runner that dies before the commit leaves the row to the next: PostgreSQL
+ * makes a second DELETE of the row wait for the first transaction, then finds nothing.
+ */
 export async function claimJob(db: Db, id: number): Promise<boolean> {
   return (await db.run('DELETE FROM jobs WHERE id = ?', [id])) === 1;
+}
+
+/**
+ * The account's claimed job, if any (jobs_account_claimed): at most one of an account's jobs is claimed at a time, by
+ * the rule of its caller, who asks inside a transaction on the account.
+ */
+export async function claimedJobOf(db: Db, accountId: string): Promise<JobRow | undefined> {
+  return (await db.get('SELECT * FROM jobs WHERE account_id = ? AND claimed_by IS NOT NULL ORDER BY id LIMIT 1', [
+    accountId,
+  ])) as JobRow | undefined;
+}
+
+/** Claims a job for `instance` until `untilMs`, keeping its row; false when it is gone. */
+export async function leaseJob(db: Db, id: number, instance: string, untilMs: number): Promise<boolean> {
+  return (
+    (await db.run('UPDATE jobs SET claimed_by = ?, claim_until_ms = ? WHERE id = ?', [instance, untilMs, id])) === 1
+  );
+}
+
+/** Extends `instance`'s claim on a job; false when the job is gone or no longer its claim. */
+export async function renewJobLease(db: Db, id: number, instance: string, untilMs: number): Promise<boolean> {
+  return (
+    (await db.run('UPDATE jobs SET claim_until_ms = ? WHERE id = ? AND claimed_by = ?', [untilMs, id, instance])) === 1
+  );
+}
+
+/** Deletes a job `instance` claimed, once it has run (its kind may have deleted or replaced the row already). */
+export async function finishLeasedJob(db: Db, id: number, instance: string): Promise<void> {
+  await db.run('DELETE FROM jobs WHERE id = ? AND claimed_by = ?', [id, instance]);
+}
+
+/**
+ * The claims a crash left, released at start where nobody else can hold one: a SQLite file has one server, so every
+ * claim it holds is a dead process's, and its jobs run again at once rather than when their lease runs out. On
+ * PostgreSQL other instances may be running theirs: each claim is left to run out (or to be handed back).
+ */
+export async function releaseClaimsOfTheDead(db: Db): Promise<number> {
+  if (db.dialect === 'postgres') return 0;
+  return await db.run('UPDATE jobs SET claimed_by = NULL, claim_until_ms = NULL WHERE claimed_by IS NOT NULL');
 }
 
 /** An account with a job due on its clock: the account, its tenant (itself, or its parent) and its "now". */

@@ -70,6 +70,15 @@ export interface TransactionOptions {
   foreignKeys?: boolean;
 }
 
+/**
+ * Whether every write to the database goes through this process, so that what it remembers of the rows (a cache it
+ * forgets on its own writes) stays true: SQLite's file has one server; a PostgreSQL database may have many instances,
+ * each writing behind the others' backs.
+ */
+export function soleWriter(db: Db): boolean {
+  return db.dialect === 'sqlite';
+}
+
 /** Named parameters go as the object itself, never inside an array (a driver would bind the object as one value). */
 export const NAMED_IN_ARRAY = 'named statement parameters go as an object, not inside an array';
 

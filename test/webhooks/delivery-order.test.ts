@@ -50,3 +50,45 @@ describe('webhook deliveries sent by the timer', () => {
     }
   });
 });
+
+describe('webhook deliveries while a clock advance runs', () => {
+  it.override({ sandboxOptions: { config: { webhookTimeoutMs: 300 } } })(
+    "an advance waits for the attempt the timer has on the wire: the account's attempts never overlap",
+    async ({ sb, acct }) => {
+      const arrived: string[] = [];
+      let inFlight = 0;
+      let mostInFlight = 0;
+      // The first request hangs until its sender gives up (the attempt's timeout); the others are answered at once.
+      const server = createServer((req, res) => {
+        inFlight++;
+        mostInFlight = Math.max(mostInFlight, inFlight);
+        const first = arrived.length === 0;
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          arrived.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id);
+          if (!first) res.end('ok');
+        });
+        res.on('close', () => inFlight--);
+      });
+      const url = `${await listen(server)}/hooks`;
+      try {
+        expect((await putWebhookConfig(sb, acct.apiKey, { url })).status).toBe(200);
+        const cardId = await newCard(sb, acct.apiKey, 50);
+        for (let i = 0; i < 3; i++)
+          await sb.post(acct.apiKey, `/v1/card/${i % 2 === 0 ? 'freeze' : 'unfreeze'}`, { cardId });
+        const sent = (await outbox(sb, acct.accountId)).map((e) => e.id);
+        sb.deps.jobs.start(10);
+        await waitFor('the first attempt on the wire', () => arrived.length === 1);
+        // The advance finds the next attempts due while the first hangs: it sends them only after the first is over.
+        expect((await sb.post(acct.apiKey, '/sandbox/v1/clock', { advanceSeconds: 1 })).status).toBe(200);
+        await waitFor('every event delivered', () => arrived.length >= sent.length);
+        expect(arrived.slice(0, sent.length)).toEqual(sent);
+        expect(mostInFlight).toBe(1);
+      } finally {
+        await sb.deps.jobs.stop(0);
+        await closeServer(server);
+      }
+    },
+  );
+});

@@ -75,7 +75,7 @@ const MAX_REMEMBERED = 10_000;
 export async function authenticate(deps: Deps, apiKey: string): Promise<Authenticated | undefined> {
   const known = deps.keyCache;
   const hit = known.get(apiKey);
-  if (hit && hit.seen.version === deps.accountRows.version) return hit;
+  if (hit && deps.accountRows.unchangedSince(hit.seen.version)) return hit;
   const row = await activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey));
   if (!row) {
     known.delete(apiKey);

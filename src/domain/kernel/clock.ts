@@ -26,6 +26,8 @@ export function seenClock(deps: Pick<Deps, 'accountRows'>, row: ClockRow): SeenC
 /**
  * The account's "now". Given `seen` (the clock columns a request's authentication read), the row is not read again
  * while no account row has changed since, the common case; the answer is exactly what reading the row would give.
+ * Where other instances write the database too, authentication reads the row on every request (never from its cache,
+ * store/accounts.ts `unchangedSince`), so `seen` is the clock as the request found it at its start.
  * An account that is gone (a child sandbox deleted while its request ran) fails as its key would now: 401.
  */
 export async function now(
@@ -112,6 +114,11 @@ async function changeClock(
     // A child sandbox can be deleted by its parent while a webhook attempt of the advance is awaited.
     if (!(await findAccount(deps, accountId))) throw new DomainError('SANDBOX_NOT_FOUND');
     await deps.transactions.run((deps) => shiftClock(deps, accountId, advanceMs));
+    // Another instance may have advanced the same clock meanwhile (one at a time holds in this process only): what
+    // fell due up to the "now" this call answers runs before it answers, whoever moved the clock there.
+    const nowMs = await now(deps, accountId);
+    await deps.jobs.runDue(accountId, nowMs, { includeBackground: true });
+    return { nowMs, mode: await clockMode(deps, accountId) };
   }
   return { nowMs: await now(deps, accountId), mode: await clockMode(deps, accountId) };
 }

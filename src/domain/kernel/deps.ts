@@ -63,7 +63,8 @@ export interface Deps {
   wallClock: () => number;
   /**
    * Per instance: the runner of timers on the account clock (and the catch-ups of accounts it runs in slices now); the
-   * timers themselves are shared (the jobs table).
+   * timers themselves are shared (the jobs table), and so are the claims on those that wait on the network (each row
+   * names the instance running it, until its lease runs out), so a timer runs once whichever instance runs it.
    */
   jobs: JobRunner<Deps>;
   /**

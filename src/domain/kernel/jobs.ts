@@ -1,13 +1,18 @@
-import type { Db, Store } from '../../store/db.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { soleWriter, StoreUnavailable, type Db, type Store } from '../../store/db.js';
 import type { TransactionRunner } from '../../store/transaction-runner.js';
 import {
   accountClockNow,
+  claimedJobOf,
   claimJob,
   deleteJob,
   dueAccounts,
   earliestJobOf,
+  finishLeasedJob,
   insertJob,
+  leaseJob,
   nextDueJob,
+  renewJobLease,
   type JobRow,
 } from '../../store/jobs.js';
 import { SliceBudget, type FairShare } from './fair-share.js';
@@ -61,11 +66,25 @@ const toJob = (r: JobRow): Job => ({
  */
 const FIRST_SLICE_MS = 1;
 
+/** How often an advance looks again at a webhook attempt another instance has on the wire, until it is recorded. */
+const CLAIM_POLL_MS = 25;
+
+/** What an account's next background job is to a runner: its own to run now, or another's on the wire to wait for. */
+type BackgroundTurn = { run: Job } | { wait: Job };
+
 /**
  * Timers on the account clock, stored so they survive a restart. Whatever runs them (a clock advance, a request
  * catching its account up, the wall-clock timer) runs them in slices in its tenant's turns (fair-share.ts), so one
  * tenant's backlog never holds the thread every tenant shares. A slice is one awaited transaction: on SQLite its
  * statements complete at once, so nothing else of the loop runs inside it.
+ *
+ * Once across instances (any number of servers on one database): every job runs in a transaction on its account (its
+ * lock, store/postgres.ts), which claims it by deleting its row with its effects, so a second runner of the account
+ * waits for the first to commit and then finds it gone; one that dies before committing leaves the row to the next.
+ * A background job (a webhook attempt) waits on the network outside any transaction: it is claimed instead, its row
+ * kept and marked with this instance and a lease it renews while it runs, and deleted once its outcome is recorded.
+ * An account has one claimed job at a time, so its attempts go out one after another in due order, whichever
+ * instance sends each; a claim whose lease ran out (its instance died) is taken over first.
  */
 export class JobRunner<D extends JobDeps<D>> {
   private readonly kinds = new Map<string, JobKind<D>>();
@@ -77,9 +96,24 @@ export class JobRunner<D extends JobDeps<D>> {
   /** Accounts an event was written for this turn, whose webhook attempts the kick looks at. */
   private readonly kicked = new Set<string>();
 
-  /** `root`: the server's deps, once they are built (the runner is one of them). */
+  /** Background jobs this runner is running, by job id (what an advance of the same account waits for). */
+  private readonly running = new Map<number, Promise<void>>();
+
+  /**
+   * `root`: the server's deps, once they are built (the runner is one of them). `instance`: this process's id, which
+   * its claims carry; `leaseMs` how long a claim holds unless renewed, counted on `leaseClock` (real time: a lease is
+   * about a process staying alive, not about any clock a test or the simulation moves).
+   */
   constructor(
-    private readonly deps: { logger: Logger; wallClock: () => number; fairShare: FairShare; root: () => D },
+    private readonly deps: {
+      logger: Logger;
+      wallClock: () => number;
+      fairShare: FairShare;
+      root: () => D;
+      instance: string;
+      leaseMs: number;
+      leaseClock: () => number;
+    },
   ) {}
 
   register(kind: string, handler: JobKind<D>): void {
@@ -120,10 +154,18 @@ export class JobRunner<D extends JobDeps<D>> {
     return this.backgroundJson;
   }
 
-  /** Whether a foreground job of the account may be due at `nowMs` (false: certainly none). */
+  /**
+   * Whether a foreground job of the account may be due at `nowMs` (false: certainly none). The bound is this
+   * process's: where other instances schedule jobs too, it is never trusted.
+   */
   private mayBeDue(accountId: string, nowMs: number): boolean {
     const bound = this.minForegroundDue.get(accountId);
-    return bound === undefined || bound <= nowMs;
+    return bound === undefined || bound <= nowMs || !this.boundsHold();
+  }
+
+  /** Whether every job is scheduled through this process, so that its bounds see every one (store/seam.ts). */
+  private boundsHold(): boolean {
+    return soleWriter(this.deps.root().store);
   }
 
   /** Schedules a job; call inside the transaction of the change that needs it. */
@@ -163,6 +205,8 @@ export class JobRunner<D extends JobDeps<D>> {
         const slice = await budget.run((workMs) => this.runSlice(accountId, untilOf, kinds, workMs));
         // A webhook attempt waits on the network, which leaves the thread to others.
         if (slice.background) await this.execute(slice.background);
+        // Another's attempt of the account is on the wire: this advance answers once it is recorded.
+        else if (slice.waitFor) await this.claimEnded(slice.waitFor);
         else if (!slice.more) return;
         // 1,500 expiring holds took 1.3 s in one go, and two concurrent half-day advances of a busy account held
         // every tenant for 53 s: now the advance waits its tenant's turn after each slice.
@@ -186,33 +230,63 @@ export class JobRunner<D extends JobDeps<D>> {
     untilOf: NowOf<D>,
     kinds: string | undefined,
     sliceMs: number,
-  ): Promise<{ background?: Job; more: boolean }> {
+  ): Promise<{ background?: Job; waitFor?: Job; more: boolean }> {
     const endMs = performance.now() + sliceMs;
-    let outcome: { background?: Job; more: boolean } = { more: false };
+    let outcome: { background?: Job; waitFor?: Job; more: boolean } = { more: false };
     let failed: { err: unknown } | undefined;
-    await this.deps.root().transactions.run(async (scope) => {
-      for (;;) {
-        const row = await nextDueJob(scope.db, accountId, await untilOf(scope), kinds);
-        if (!row) return;
-        const job = toJob(row);
-        if (this.kinds.get(job.kind)?.background) {
-          outcome = { background: job, more: true };
-          return;
+    await this.deps.root().transactions.run(
+      async (scope) => {
+        for (;;) {
+          const row = await nextDueJob(scope.db, accountId, await untilOf(scope), kinds);
+          if (!row) return;
+          const job = toJob(row);
+          if (this.kinds.get(job.kind)?.background) {
+            const turn = await this.claimNextBackground(scope.db, accountId, job);
+            outcome = 'run' in turn ? { background: turn.run, more: true } : { waitFor: turn.wait, more: true };
+            return;
+          }
+          try {
+            await this.execute(job, scope);
+          } catch (err) {
+            failed = { err };
+            return;
+          }
+          if (performance.now() > endMs) {
+            outcome = { more: true };
+            return;
+          }
         }
-        try {
-          await this.execute(job, scope);
-        } catch (err) {
-          failed = { err };
-          return;
-        }
-        if (performance.now() > endMs) {
-          outcome = { more: true };
-          return;
-        }
-      }
-    });
+      },
+      // On the account: its jobs run one runner at a time, across instances (see the class).
+      { account: accountId },
+    );
     if (failed) throw failed.err;
     return outcome;
+  }
+
+  /**
+   * The account's next background job, in a transaction on the account: a claim whose lease ran out (its instance
+   * died) first, then `candidate` (its earliest due); none while another claim holds, which is waited for instead.
+   * Claimed here for this instance, it is the caller's to run once the transaction commits.
+   */
+  private async claimNextBackground(db: Db, accountId: string, candidate: Job): Promise<BackgroundTurn>;
+  private async claimNextBackground(db: Db, accountId: string, candidate?: Job): Promise<BackgroundTurn | undefined>;
+  private async claimNextBackground(db: Db, accountId: string, candidate?: Job): Promise<BackgroundTurn | undefined> {
+    const held = await claimedJobOf(db, accountId);
+    const nowMs = this.deps.leaseClock();
+    if (held && (held.claim_until_ms ?? 0) > nowMs) return { wait: toJob(held) };
+    const job = held ? toJob(held) : candidate;
+    if (!job) return undefined;
+    if (held) this.deps.logger.warn({ job: job.kind, from: held.claimed_by }, 'taking over a job whose claim ran out');
+    await leaseJob(db, job.id, this.deps.instance, nowMs + this.deps.leaseMs);
+    return { run: job };
+  }
+
+  /** Waits until a claimed job is no longer on the wire: this runner's own, or another instance's, looked at again. */
+  private async claimEnded(job: Job): Promise<void> {
+    const own = this.running.get(job.id);
+    if (own) await own;
+    else await sleep(CLAIM_POLL_MS);
   }
 
   /**
@@ -224,11 +298,19 @@ export class JobRunner<D extends JobDeps<D>> {
   async caughtUp(accountId: string, nowOf: NowOf<D>): Promise<void> {
     const running = this.catchingUp.get(accountId);
     if (running) return running;
-    const nowMs = await nowOf(this.deps.root());
+    const root = this.deps.root();
+    const nowMs = await nowOf(root);
     // Another request may have started the account's catch-up while its "now" was read.
     const started = this.catchingUp.get(accountId);
     if (started) return started;
     if (!this.mayBeDue(accountId, nowMs)) return;
+    // Where the bound is not trusted, one read tells, rather than a transaction on the account on every request.
+    if (!this.boundsHold()) {
+      const earliest = await earliestJobOf(root.db, accountId, this.foregroundKinds());
+      if (!earliest || earliest.due_at_ms > nowMs) return;
+      const meanwhile = this.catchingUp.get(accountId);
+      if (meanwhile) return meanwhile;
+    }
     return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS);
   }
 
@@ -284,8 +366,9 @@ export class JobRunner<D extends JobDeps<D>> {
   }
 
   /**
-   * Claims the job (deletes its row) and runs it; a foreground job's claim and effects commit together, in a
-   * transaction of its own or a savepoint of `scope`'s.
+   * Runs a job. A foreground one is claimed (its row deleted) and run, claim and effects committed together, in a
+   * transaction of its own or a savepoint of `scope`'s. A background one is already claimed for this instance
+   * (claimNextBackground): it runs outside any transaction, its lease renewed meanwhile, and its row goes after.
    */
   private async execute(job: Job, scope?: D): Promise<void> {
     const kind = this.kinds.get(job.kind);
@@ -304,12 +387,40 @@ export class JobRunner<D extends JobDeps<D>> {
       );
       return;
     }
-    if (!(await claimJob(root.db, job.id))) return;
-    const p = (async () => kind.run(root, job))().catch((err: unknown) => {
-      this.deps.logger.error({ err, job: job.kind }, 'background job failed');
-    });
+    const p = this.runClaimed(root, kind, job);
     this.inFlight.add(p);
-    return p.finally(() => this.inFlight.delete(p));
+    this.running.set(job.id, p);
+    return p.finally(() => {
+      this.inFlight.delete(p);
+      this.running.delete(job.id);
+    });
+  }
+
+  /**
+   * A claimed background job: its lease renewed every third of its length while it runs, its row deleted after (its
+   * kind may have replaced it already: a webhook attempt's retry is a new row). One that fails goes too, as a claim
+   * by deletion did, unless the database was lost: then the claim stays, runs out, and the job runs again.
+   */
+  private async runClaimed(root: D, kind: JobKind<D>, job: Job): Promise<void> {
+    const { instance, leaseMs, leaseClock, logger } = this.deps;
+    const renewal = setInterval(() => {
+      renewJobLease(root.db, job.id, instance, leaseClock() + leaseMs).catch((err: unknown) => {
+        logger.warn({ err, job: job.kind }, 'renewing a job lease failed');
+      });
+    }, leaseMs / 3);
+    renewal.unref();
+    try {
+      try {
+        await kind.run(root, job);
+      } finally {
+        clearInterval(renewal);
+      }
+      await finishLeasedJob(root.db, job.id, instance);
+    } catch (err) {
+      logger.error({ err, job: job.kind }, 'background job failed');
+      // The database lost: the claim stays and runs out, and the job runs again once it is back.
+      if (!(err instanceof StoreUnavailable)) await finishLeasedJob(root.db, job.id, instance).catch(() => undefined);
+    }
   }
 
   /**
@@ -320,13 +431,20 @@ export class JobRunner<D extends JobDeps<D>> {
   private async sendInOrder(accountId: string): Promise<void> {
     this.inOrder.add(accountId);
     try {
-      const { db } = this.deps.root();
+      const root = this.deps.root();
       // A stopping runner starts nothing more.
       while (this.timer) {
-        const clock = await accountClockNow(db, accountId, this.deps.wallClock());
-        const row = clock && (await nextDueJob(db, accountId, clock.now_ms, this.backgroundKinds()));
-        if (!row) return;
-        await this.execute(toJob(row));
+        const turn = await root.transactions.run(
+          async (scope) => {
+            const clock = await accountClockNow(scope.db, accountId, this.deps.wallClock());
+            const row = clock && (await nextDueJob(scope.db, accountId, clock.now_ms, this.backgroundKinds()));
+            return await this.claimNextBackground(scope.db, accountId, row ? toJob(row) : undefined);
+          },
+          { account: accountId },
+        );
+        // Nothing due, or another's attempt on the wire: that runner sends the next one after it.
+        if (!turn || !('run' in turn)) return;
+        await this.execute(turn.run);
       }
     } catch (err) {
       this.deps.logger.error({ err }, 'webhook attempts failed');

@@ -64,6 +64,8 @@ export const SNAPSHOT_SECTIONS: readonly SectionSpec[] = [
     order: 'due_at_ms, id',
     serial: 'id',
     where: `kind <> '${ATTEMPT_JOB_KIND}'`,
+    // Only a webhook attempt is ever claimed by an instance (migration 68), and none is in the document.
+    omit: ['claimed_by', 'claim_until_ms'],
   },
   // The endpoint without its signing secret: the target makes a new one.
   { table: 'webhook_configs', section: 'webhook', order: 'account_id', omit: ['secret_sealed', 'secret_prefix'] },

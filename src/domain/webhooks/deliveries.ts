@@ -1,6 +1,6 @@
 import type { Deps } from '../kernel/deps.js';
 import type { StoredEvent } from '../events/types.js';
-import { assertInTransaction } from '../../store/db.js';
+import { assertInTransaction, lockFirstStart } from '../../store/db.js';
 import { deleteJobsOfKind } from '../../store/jobs.js';
 import { deleteWebhookConfig } from '../../store/webhook-config.js';
 import {
@@ -84,6 +84,9 @@ export async function recordScheduledAttempt(
     await closeDelivery(deps, now, 'failed');
   } else {
     row.next_retry_at_ms = row.at_ms + RETRY_DELAYS_SECONDS[attempts - 1]! * 1000;
+    // The retry replaces the attempt's own job (still there, claimed, while it runs) in this transaction, so no
+    // instance can run this attempt again once its outcome is recorded.
+    await deps.jobs.cancel(deps.db, now.account_id, ATTEMPT_JOB, String(now.id));
     await deps.jobs.schedule(deps.db, now.account_id, ATTEMPT_JOB, String(now.id), row.next_retry_at_ms);
   }
   await setDeliveryAttempts(deps.db, now.id, attempts, row.next_retry_at_ms);
@@ -135,13 +138,15 @@ async function cancelPendingDeliveries(deps: Deps, accountId: string): Promise<v
 }
 
 /**
- * Start-up repair: the JobRunner deletes a background job's row before running it, so a process killed during an
- * attempt leaves a pending delivery with no timer. Each such delivery gets its job back, due at its next attempt.
+ * Start-up repair: before migration 68 the JobRunner deleted a background job's row before running it, so a process
+ * killed during an attempt left a pending delivery with no timer (now the row stays, claimed, until the outcome). Each such delivery gets its job back, due at its next attempt.
  * Returns how many were restored.
  */
 export async function restoreLostAttempts(deps: Deps): Promise<number> {
-  const lost = await deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
   assertInTransaction(deps.db, 'restoreLostAttempts');
+  // Instances starting together on one database look one at a time, so a lost attempt gets one job, not one each.
+  await lockFirstStart(deps.db);
+  const lost = await deliveriesWithoutJob(deps.db, ATTEMPT_JOB);
   for (const d of lost) {
     await deps.jobs.schedule(deps.db, d.account_id, ATTEMPT_JOB, String(d.id), d.next_attempt_at_ms ?? d.created_at_ms);
   }

@@ -19,6 +19,7 @@ import { transferReason } from './066-transfer-reason.js';
 import { idempotencyLease, idempotencyLeasePostgres } from './067-idempotency-lease.js';
 import { heldRequests, heldRequestsPostgres } from './069-held-requests.js';
 import { instances, instancesPostgres } from './070-instances.js';
+import { jobClaims, jobClaimsPostgres } from './068-job-claims.js';
 
 import { postgresBaseline } from './postgres-065-baseline.js';
 
@@ -53,6 +54,7 @@ export const migrations: Migration[] = [
   idempotencyLease,
   heldRequests,
   instances,
+  jobClaims,
 ].sort((a, b) => a.version - b.version);
 
 /**
@@ -64,6 +66,7 @@ export const postgresMigrations: Migration[] = [
   postgresBaseline,
   transferReason,
   idempotencyLeasePostgres,
+  jobClaimsPostgres,
   heldRequestsPostgres,
   instancesPostgres,
 ];
