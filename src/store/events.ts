@@ -20,15 +20,11 @@ export async function insertEvent(
   type: string,
   createdS: number,
   dataJson: string,
-): Promise<{ seq: number; hasEndpoint: boolean }> {
-  // Whether the account has a webhook endpoint comes back with the insert: without one, its event needs no delivery
-  // row, and the insert that would find none is not run.
-  const row = (await db.get(
-    `INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?)
-     RETURNING seq, EXISTS (SELECT 1 FROM webhook_configs WHERE account_id = ?) AS has_endpoint`,
-    [id, accountId, type, createdS, dataJson, accountId],
-  )) as { seq: number; has_endpoint: number };
-  return { seq: row.seq, hasEndpoint: row.has_endpoint === 1 };
+): Promise<number> {
+  return (await db.value<number>(
+    'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?) RETURNING seq',
+    [id, accountId, type, createdS, dataJson],
+  ))!;
 }
 
 export async function eventRow(db: Db, accountId: string, id: string): Promise<EventRow | undefined> {

@@ -21,11 +21,11 @@ export async function emitEvent(
   if (!db.inTransaction) throw new Error('emitEvent outside a transaction');
   const id = deps.ids.eventId();
   const created = Math.floor(nowMs / 1000);
-  const { seq, hasEndpoint } = await insertEvent(db, id, accountId, type, created, JSON.stringify(data));
+  const seq = await insertEvent(db, id, accountId, type, created, JSON.stringify(data));
   const event: StoredEvent = { seq, accountId, id, type, created, data };
   // Its webhook delivery (when the account has an endpoint) commits with it, and its first attempt is scheduled:
   // scheduling an attempt asks the timer to look at the account at once (jobs.schedule).
-  if (hasEndpoint) await recordDelivery(deps, event);
+  await recordDelivery(deps, event);
   deps.events.notify(event);
   return event;
 }
