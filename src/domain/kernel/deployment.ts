@@ -19,11 +19,11 @@ export class Deployment {
   private timer: NodeJS.Timeout | undefined;
 
   /**
-   * @param transaction runs its work in a transaction of the one runner (its db the transaction's)
+   * @param runTransaction runs its work in a transaction of the one runner (its db the transaction's)
    */
   constructor(
     private readonly dialect: Dialect,
-    private readonly transaction: <T>(work: (db: Db) => Promise<T>) => Promise<T>,
+    private readonly runTransaction: <T>(work: (db: Db) => Promise<T>) => Promise<T>,
     private readonly instance: string,
     private readonly wallClock: () => number,
     private readonly logger: Logger,
@@ -48,7 +48,7 @@ export class Deployment {
   private async beat(): Promise<void> {
     const now = this.wallClock();
     try {
-      this.instances = await this.transaction((db) => heartbeat(db, this.instance, now, now - LIVE_MS));
+      this.instances = await this.runTransaction((db) => heartbeat(db, this.instance, now, now - LIVE_MS));
     } catch (err) {
       // The database out of reach: the last count stands until it answers again.
       this.logger.warn({ err }, 'instance heartbeat not written');
@@ -60,6 +60,6 @@ export class Deployment {
     clearTimeout(this.timer);
     this.timer = undefined;
     if (this.dialect === 'sqlite') return;
-    await this.transaction((db) => deleteInstance(db, this.instance)).catch(() => {});
+    await this.runTransaction((db) => deleteInstance(db, this.instance)).catch(() => {});
   }
 }

@@ -89,6 +89,7 @@ export const NOT_IN_SNAPSHOT: Readonly<Record<string, string>> = {
   readiness_runs: "a readiness run is a window of wall time watching a partner's receiver",
   readiness_deliveries: 'the test deliveries of a readiness run',
   card_day_spend: "a running total of the transactions' daily spend, made again by the database as they are loaded",
+  held_requests: 'a request a fault holds lives in the process holding it, and ends with it',
 };
 
 /** Columns whose values are ids naming an account's things across the whole server: taken ones are remapped. */
