@@ -172,38 +172,43 @@ describe('every transaction touches one tenant', () => {
     await sb.deps.ready;
     const recorder = recordStore(sb);
     const s = sb;
+    const ok = async (res: PromiseLike<{ status: number; body: unknown }>) => {
+      const r = await res;
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      return r;
+    };
 
     /** One tenant's day: everything a snapshot holds (richAccount), then a child sandbox and the reads and tools. */
     const tenant = async () => {
       const { acct, cards } = await richAccount(s);
       const key = acct.apiKey;
-      const child = (await sim(s, key, 'sandboxes/create', { name: 'child', balance: 100 })).body as {
+      const child = (await ok(sim(s, key, 'sandboxes/create', { name: 'child', balance: 100 }))).body as {
         accountId: string;
         apiKey: string;
       };
       expect(child.accountId).toBeTruthy();
       const childCard = await newCard(s, child.apiKey, 20);
-      await s.post(child.apiKey, '/v1/card/deposit', { cardId: childCard, amount: 5 });
-      await sim(s, child.apiKey, 'card/authorize', { cardId: childCard, amount: 2 });
-      await sim(s, key, 'clock', { mode: 'running' });
+      await ok(s.post(child.apiKey, '/v1/card/deposit', { cardId: childCard, amount: 5 }));
+      await ok(sim(s, child.apiKey, 'card/authorize', { cardId: childCard, amount: 2 }));
+      await ok(sim(s, key, 'clock', { mode: 'running' }));
       await s.advance(key, 3600);
       await s.advance(child.apiKey, 3600);
-      for (const path of ['/v1/wallet/assetList', '/v1/card/list', '/v1/bill/list']) await s.post(key, path, {});
-      await s.post(key, '/v1/card/detail', { cardId: cards[0] });
-      await s.post(key, '/v1/card/asset', { cardId: cards[0] });
-      await s.post(key, '/v1/card/deposit', { cardId: cards[0], amount: 3 }, { 'Idempotency-Key': `k-${key}` });
-      await s.post(key, '/v1/card/deposit', { cardId: cards[0], amount: 3 }, { 'Idempotency-Key': `k-${key}` });
-      await sim(s, key, 'faults/held');
-      await sim(s, key, 'faults/clear');
-      await sim(s, key, 'webhook/deliveries');
-      await sim(s, key, 'traffic/list');
-      await sim(s, key, 'sandboxes/list');
-      await sim(s, key, 'snapshot/export');
-      const run = (await sim(s, key, 'readiness/run', {})).body as { runId?: string };
-      if (run.runId) await sim(s, key, 'readiness/stop', { runId: run.runId });
-      await sim(s, key, 'requests', {});
-      await sim(s, child.apiKey, 'reset', {});
-      await sim(s, key, 'sandboxes/delete', { accountId: child.accountId });
+      for (const path of ['/v1/wallet/assetList', '/v1/card/list', '/v1/bill/list']) await ok(s.post(key, path, {}));
+      await ok(s.post(key, '/v1/card/detail', { cardId: cards[0] }));
+      await ok(s.post(key, '/v1/card/asset', { cardId: cards[0] }));
+      await ok(s.post(key, '/v1/card/deposit', { cardId: cards[0], amount: 3 }, { 'Idempotency-Key': `k-${key}` }));
+      await ok(s.post(key, '/v1/card/deposit', { cardId: cards[0], amount: 3 }, { 'Idempotency-Key': `k-${key}` }));
+      await ok(sim(s, key, 'faults/held'));
+      await ok(sim(s, key, 'faults/clear'));
+      await ok(sim(s, key, 'webhook/deliveries'));
+      await ok(sim(s, key, 'traffic/list'));
+      await ok(sim(s, key, 'sandboxes/list'));
+      await ok(sim(s, key, 'snapshot/export'));
+      const run = (await ok(sim(s, key, 'readiness/run', {}))).body as { runId?: string };
+      if (run.runId) await ok(sim(s, key, 'readiness/stop', { runId: run.runId }));
+      await ok(sim(s, key, 'requests', {}));
+      await ok(sim(s, child.apiKey, 'reset', {}));
+      await ok(sim(s, key, 'sandboxes/delete', { accountId: child.accountId }));
       return { acct, child };
     };
     const [a, b] = await Promise.all([tenant(), tenant()]);
