@@ -16,8 +16,8 @@ import { MAX_BODY_CHARS, toRow } from './rows.js';
 // Off the request's critical path: a request only hands over flat strings it already holds (header names and
 // values, body text), which are encoded at once into the account's circle of its newest 1,000 pending records, bytes
 // outside the JS heap (pending-records.ts). At most once a second, the pending records are decoded, redacted,
-// serialised and written, in transactions of a few milliseconds each with the event loop free in between, each
-// trimming its accounts to 1,000; a record pushed out of the circle before that is never written (the trim would
+// serialised and written, in transactions of a few milliseconds each (one tenant's rows each) with the event loop free
+// in between, each trimming its accounts to 1,000; a record pushed out of the circle before that is never written (the trim would
 // delete it at once). So the writing costs at most 1,000 records per account and batch whatever the load, and after a
 // batch in which an account pushed records out (more than 1,000 requests since the last), the next is written
 // BUSY_FLUSH_INTERVAL_MS later instead: at 3,000 card/list a second, writing 1,000 records every second was a third
@@ -188,18 +188,26 @@ export class RequestLog {
         }
         this.backlog.splice(0, n);
         const budget = this.deps.config.tenant.requestLogBytes;
-        const tenants = new Set([...tenantOfAccount.values()].filter((t) => t !== undefined));
-        await this.deps.transactions.run(async ({ db }) => {
-          await insertRequestLogRows(db, rows);
-          for (const [accountId, tenant] of tenantOfAccount) {
-            if (tenant !== undefined) await trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
-          }
-          for (const tenant of tenants) {
+        // A transaction per tenant (its rows, its accounts' trims, its budget), never one of several tenants': every
+        // transaction touches one tenant, so the schema distributes by tenant (docs/scaling.md). A slice mostly holds
+        // one busy tenant's records, so this is seldom more than one transaction.
+        const rowsOfTenant = new Map<string, NewRequestLogRow[]>();
+        for (const row of rows) {
+          const tenantRows = rowsOfTenant.get(row.tenant_id);
+          if (tenantRows) tenantRows.push(row);
+          else rowsOfTenant.set(row.tenant_id, [row]);
+        }
+        for (const [tenant, tenantRows] of rowsOfTenant) {
+          await this.deps.transactions.run(async ({ db }) => {
+            await insertRequestLogRows(db, tenantRows);
+            for (const [accountId, tenantOfIt] of tenantOfAccount) {
+              if (tenantOfIt === tenant) await trimRequestLog(db, accountId, KEEP_PER_ACCOUNT);
+            }
             if ((await tenantRequestLogBytes(db, tenant)) > budget) {
               this.deps.meter.refused('request_log', await trimTenantRequestLog(db, tenant, budget));
             }
-          }
-        });
+          });
+        }
         if (performance.now() - started >= budgetMs) return;
       }
     } catch (err) {
