@@ -45,5 +45,10 @@ describe('Many instances: requests held by a fault', () => {
     expect(answerB.status).toBe(200);
     expect((await post(a, '/v1/card/list', partner.apiKey)).body.cardList).toHaveLength(2);
     expect((await post(b, '/sandbox/v1/faults/held', partner.apiKey)).body.held).toBe(0);
+    // Three processes, one sandbox: each names itself, and the ready account's key works on any of them.
+    const health = await Promise.all([a, b, c].map(async (u) => (await (await fetch(`${u}/healthz`)).json()) as any));
+    expect(new Set(health.map((h) => h.instance)).size).toBe(3);
+    expect(health.every((h) => h.store === 'postgres')).toBe(true);
+    expect((await post(c, '/v1/wallet/assetList', deployment.apiKey!)).status).toBe(200);
   });
 });
