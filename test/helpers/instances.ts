@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { TestContext } from 'vitest';
 import { cleanEnv, ensureBuilt, startServe, type ServeProcess } from './cli-process.js';
+import { post } from './http-call.js';
 import { onPostgres, postgresCopy, postgresEmpty } from './postgres.js';
 
 // Several real `serve` processes (the built command) on one PostgreSQL database of the run's server, each on its
@@ -146,4 +147,29 @@ function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/** What a keyed call to an instance answered: its status, whether it replayed, its Retry-After, its parsed body. */
+export interface KeyedAnswer {
+  status: number;
+  replayed: boolean;
+  retryAfter: string | null;
+  body: Record<string, any>;
+}
+
+/** POST `body` to an instance with the API key and, when given, an Idempotency-Key. */
+export async function postTo(
+  url: string,
+  path: string,
+  apiKey: string,
+  body: unknown = {},
+  key?: string,
+): Promise<KeyedAnswer> {
+  const res = await post(url, apiKey, path, body, key === undefined ? {} : { 'Idempotency-Key': key });
+  return {
+    status: res.status,
+    replayed: res.headers.get('idempotent-replayed') === 'true',
+    retryAfter: res.headers.get('retry-after'),
+    body: res.body as Record<string, any>,
+  };
 }

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startInstances, type Instances } from '../helpers/instances.js';
+import { postTo, startInstances, type Instances, type KeyedAnswer } from '../helpers/instances.js';
 import { peekPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -13,27 +13,12 @@ afterEach(async () => {
   deployment = undefined;
 });
 
-interface Answer {
-  status: number;
-  replayed: boolean;
-  body: Record<string, any>;
-}
+type Answer = Omit<KeyedAnswer, 'retryAfter'>;
 
-async function post(url: string, path: string, apiKey: string, body: unknown = {}, key?: string): Promise<Answer> {
-  const res = await fetch(url + path, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': apiKey,
-      ...(key !== undefined && { 'idempotency-key': key }),
-    },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: res.status,
-    replayed: res.headers.get('idempotent-replayed') === 'true',
-    body: (await res.json()) as Record<string, any>,
-  };
+/** The answers this file compares whole: status, replayed and body. */
+async function post(...call: Parameters<typeof postTo>): Promise<Answer> {
+  const { status, replayed, body } = await postTo(...call);
+  return { status, replayed, body };
 }
 
 const CREATE = { amount: 10, currency: 'USDT' };

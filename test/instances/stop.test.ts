@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startInstances, type Instances } from '../helpers/instances.js';
+import { postTo, startInstances, type Instances } from '../helpers/instances.js';
 import { peekPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -12,30 +12,7 @@ afterEach(async () => {
   deployment = undefined;
 });
 
-interface Answer {
-  status: number;
-  replayed: boolean;
-  retryAfter: string | null;
-  body: Record<string, any>;
-}
-
-async function post(url: string, path: string, apiKey: string, body: unknown = {}, key?: string): Promise<Answer> {
-  const res = await fetch(url + path, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'x-api-key': apiKey,
-      ...(key !== undefined && { 'idempotency-key': key }),
-    },
-    body: JSON.stringify(body),
-  });
-  return {
-    status: res.status,
-    replayed: res.headers.get('idempotent-replayed') === 'true',
-    retryAfter: res.headers.get('retry-after'),
-    body: (await res.json()) as Record<string, any>,
-  };
-}
+const post = postTo;
 
 const CREATE = { amount: 10, currency: 'USDT' };
 
