@@ -170,25 +170,34 @@ export class SqliteStore extends SqliteStatements implements Store {
     this.pending++;
     const unchecked = options?.foreignKeys === false;
     const run = async (): Promise<T> => {
-      const db = this.connection;
-      // The connection's setting, taken outside a transaction; set back in `finally`, before the next one begins.
-      if (unchecked) db.pragma('foreign_keys = OFF');
-      this.statements.control('BEGIN');
+      // Counted down however it ends, BEGIN refused included (a timer's transaction after the connection closed): a
+      // count left up made every later wait for idleness (`idle`) spin on a settled tail, a core at 100 % for ever.
       try {
-        const result = await work(new SqliteTransaction(this.statements));
-        this.statements.control('COMMIT');
-        return result;
-      } catch (err) {
-        if (db.inTransaction) this.statements.control('ROLLBACK');
-        throw err;
+        return await this.runTransaction(work, unchecked);
       } finally {
-        if (unchecked) db.pragma('foreign_keys = ON');
         this.pending--;
       }
     };
     const next = this.tail.then(run, run);
     this.tail = next;
     return next;
+  }
+
+  private async runTransaction<T>(work: (tx: Db) => Promise<T>, unchecked: boolean): Promise<T> {
+    const db = this.connection;
+    // The connection's setting, taken outside a transaction; set back in `finally`, before the next one begins.
+    if (unchecked) db.pragma('foreign_keys = OFF');
+    this.statements.control('BEGIN');
+    try {
+      const result = await work(new SqliteTransaction(this.statements));
+      this.statements.control('COMMIT');
+      return result;
+    } catch (err) {
+      if (db.inTransaction) this.statements.control('ROLLBACK');
+      throw err;
+    } finally {
+      if (unchecked) db.pragma('foreign_keys = ON');
+    }
   }
 
   detached<T>(work: () => T): T {
