@@ -1,7 +1,7 @@
-import { createServer } from 'node:net';
 import type { TestContext } from 'vitest';
 import { cleanEnv, ensureBuilt, startServe, type ServeProcess } from './cli-process.js';
 import { post } from './http-call.js';
+import { freePort } from './loopback.js';
 import { onPostgres, postgresCopy, postgresEmpty } from './postgres.js';
 
 // Several real `serve` processes (the built command) on one PostgreSQL database of the run's server, each on its
@@ -136,17 +136,6 @@ export async function startInstances(
     },
     close,
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** What a keyed call to an instance answered: its status, whether it replayed, its Retry-After, its parsed body. */
