@@ -21,6 +21,9 @@ type AccountOptions = Record<string, unknown>;
 
 export { FUNDED_ACCOUNT };
 
+/** The account `acct` is, unless a file or a describe overrides it. */
+const DEFAULT_ACCOUNT: AccountOptions = { balance: 100 };
+
 export const sandboxTest = test.extend<{
   /** Options of the sandbox (config, logger); override per describe. */
   sandboxOptions: SandboxOptions;
@@ -30,7 +33,7 @@ export const sandboxTest = test.extend<{
   acct: AccountHandle;
 }>({
   sandboxOptions: {},
-  accountOptions: { balance: 100 },
+  accountOptions: DEFAULT_ACCOUNT,
   sb: async ({ sandboxOptions }, use) => {
     const sb = createTestSandbox(sandboxOptions);
     await use(sb);
@@ -63,3 +66,14 @@ export const fundedTest = sandboxTest.extend<{ accountOptions: AccountOptions }>
     await use(FUNDED_ACCOUNT);
   },
 });
+
+/**
+ * Puts every fixture of this file back to its default. A file's top-level `override` replaces the fixtures for good,
+ * and where test files share a worker's modules (vitest `isolate: false`) the next file would inherit it: the setup
+ * file calls this before each test file.
+ */
+export function restoreFixtureDefaults(): void {
+  sandboxTest.override({ sandboxOptions: {}, accountOptions: DEFAULT_ACCOUNT });
+  webhookTest.override({ sandboxOptions: {}, accountOptions: DEFAULT_ACCOUNT });
+  fundedTest.override({ sandboxOptions: {}, accountOptions: FUNDED_ACCOUNT });
+}

@@ -1,16 +1,17 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { spawnCli, type ServeProcess } from './cli-process.js';
 
 // The compiled `card-sandbox proxy` as a partner runs it, with every output going to a file of a fresh folder. The
-// folders go when the test file that made them is done (this module is evaluated once per test file).
+// folders go when the test file that made them is done (test/setup/per-file.ts).
 
 const folders: string[] = [];
-afterAll(() => {
+
+/** Removes every folder the proxies of this test file wrote. */
+export function removeProxyFolders(): void {
   for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+}
 
 export interface ProxyProcess extends ServeProcess {
   url: string;
