@@ -22,11 +22,11 @@ const EXPECTED: Record<'sqlite' | 'postgres', Record<string, number>> = {
     'card/deposit, keyed': 10,
   },
   postgres: {
-    'card/asset': 5,
-    'card/list': 5,
-    'wallet/assetList': 4,
-    'card/create, keyed': 16,
-    'card/deposit, keyed': 13,
+    'card/asset': 4,
+    'card/list': 4,
+    'wallet/assetList': 3,
+    'card/create, keyed': 15,
+    'card/deposit, keyed': 12,
   },
 };
 

@@ -144,7 +144,8 @@ export class JobRunner<D extends JobDeps<D>> {
    */
   private readonly minForegroundDue = new Map<string, number>();
 
-  private foregroundKinds(): string {
+  /** The foreground kinds as the store's job reads take them (a JSON array of names). */
+  foregroundKinds(): string {
     this.foregroundJson ??= JSON.stringify([...this.kinds].filter(([, k]) => !k.background).map(([name]) => name));
     return this.foregroundJson;
   }
@@ -293,25 +294,28 @@ export class JobRunner<D extends JobDeps<D>> {
    * The request path's catch-up: runs the account's foreground jobs due at its "now" (`nowOf()`, read again as it
    * goes, since a running clock moves), FIRST_SLICE_MS of them at once and the rest in its tenant's turns, so a
    * backlog (a day of traffic on a clock nobody advanced) never runs in one go. One catch-up per account at a time: a
-   * second request waits for the first's. Never waits on the network.
+   * second request waits for the first's. Never waits on the network. `nextDueMs`: the due instant of the account's
+   * earliest foreground job, as the request read it with its authentication (store/api-keys.ts), which spares the
+   * read here. Answers whether nothing was due (nothing ran, nor was waited for): then `nextDueMs` still holds.
    */
-  async caughtUp(accountId: string, nowOf: NowOf<D>): Promise<void> {
+  async caughtUp(accountId: string, nowOf: NowOf<D>, nextDueMs?: number): Promise<boolean> {
     const running = this.catchingUp.get(accountId);
-    if (running) return running;
+    if (running) return running.then(() => false);
     const root = this.deps.root();
     const nowMs = await nowOf(root);
     // Another request may have started the account's catch-up while its "now" was read.
     const started = this.catchingUp.get(accountId);
-    if (started) return started;
-    if (!this.mayBeDue(accountId, nowMs)) return;
+    if (started) return started.then(() => false);
+    if (nextDueMs !== undefined && nextDueMs > nowMs) return true;
+    if (!this.mayBeDue(accountId, nowMs)) return true;
     // Where the bound is not trusted, one read tells, rather than a transaction on the account on every request.
-    if (!this.boundsHold()) {
+    if (!this.boundsHold() && nextDueMs === undefined) {
       const earliest = await earliestJobOf(root.db, accountId, this.foregroundKinds());
-      if (!earliest || earliest.due_at_ms > nowMs) return;
+      if (!earliest || earliest.due_at_ms > nowMs) return true;
       const meanwhile = this.catchingUp.get(accountId);
-      if (meanwhile) return meanwhile;
+      if (meanwhile) return meanwhile.then(() => false);
     }
-    return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS);
+    return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS).then(() => false);
   }
 
   private catchUpInSlices(accountId: string, nowOf: NowOf<D>, firstSliceMs: number): Promise<void> {

@@ -13,7 +13,7 @@ export function catchUp(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function catchUp(c, next) {
     const accountId = c.get('account').id;
     const seen = c.get('accountSeen');
-    await deps.jobs.caughtUp(accountId, (scope) => now(scope, accountId, seen));
+    await deps.jobs.caughtUp(accountId, (scope) => now(scope, accountId, seen), c.get('nextJobDueMs'));
     await next();
   };
 }
