@@ -22,9 +22,9 @@ const EXPECTED: Record<'sqlite' | 'postgres', Record<string, number>> = {
     'card/deposit, keyed': 10,
   },
   postgres: {
-    'card/asset': 4,
-    'card/list': 4,
-    'wallet/assetList': 3,
+    'card/asset': 3,
+    'card/list': 3,
+    'wallet/assetList': 2,
     'card/create, keyed': 15,
     'card/deposit, keyed': 12,
   },
