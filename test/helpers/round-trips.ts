@@ -1,9 +1,11 @@
+import pg from 'pg';
 import type { Db, Params, Store, TransactionOptions } from '../../src/store/seam.js';
 
-// Counts what a request costs the store in round trips: on PostgreSQL each statement is one (the time a request waits
-// on the network and the database's CPU go with them, and unlike CPU figures on a busy machine, the count is the same
-// every run); on SQLite the same count is statements, each a call into the library. A transaction costs its BEGIN
-// (with the account's lock: one round trip, store/postgres.ts) and its COMMIT; a savepoint its SAVEPOINT and RELEASE.
+// Counts what a request costs the store in round trips (the time a request waits on the network and the database's
+// CPU go with them, and unlike CPU figures on a busy machine, the count is the same every run). On PostgreSQL, every
+// query the driver sends on a connection (`countPostgresQueries`): a statement, BEGIN with the account's lock and the
+// reads the transaction opens with (one simple query, store/postgres.ts), COMMIT, a savepoint. On SQLite, where a
+// statement is a call into the library, every statement of the store (`countedStore`), BEGIN and COMMIT included.
 
 /** The statements a store ran, in order, since the last `reset`. */
 export class RoundTrips {
@@ -66,5 +68,19 @@ export function countedStore(store: Store, trips: RoundTrips): Store {
     watchWrites: (tables, onWrite) => store.watchWrites(tables, onWrite),
     detached: (work) => store.detached(work),
     close: () => store.close(),
+  };
+}
+
+/** Notes every query of every PostgreSQL connection of this process in `trips`, until the answer is called. */
+export function countPostgresQueries(trips: RoundTrips): () => void {
+  const proto = pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown };
+  const query = proto.query;
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string };
+    trips.note(typeof config === 'string' ? config : (config.text ?? ''));
+    return query.apply(this, args);
+  };
+  return () => {
+    proto.query = query;
   };
 }

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { soleWriter, StoreUnavailable, type Db, type Store } from '../../store/db.js';
+import { soleWriter, StoreUnavailable, type Db, type Statement, type Store } from '../../store/db.js';
 import type { TransactionRunner } from '../../store/transaction-runner.js';
 import {
   accountClockNow,
@@ -8,6 +8,7 @@ import {
   deleteJob,
   dueAccounts,
   earliestJobOf,
+  earliestJobRead,
   finishLeasedJob,
   insertJob,
   leaseJob,
@@ -167,6 +168,14 @@ export class JobRunner<D extends JobDeps<D>> {
   /** Whether every job is scheduled through this process, so that its bounds see every one (store/seam.ts). */
   private boundsHold(): boolean {
     return soleWriter(this.deps.root().store);
+  }
+
+  /**
+   * What a transaction on the account that starts with `runForegroundDue` reads first, for it to open with
+   * (store/seam.ts, `opening`): nothing where the bound is trusted, which reads nothing.
+   */
+  openingReads(accountId: string): Statement[] {
+    return this.boundsHold() ? [] : [earliestJobRead(accountId, this.foregroundKinds())];
   }
 
   /** Schedules a job; call inside the transaction of the change that needs it. */
