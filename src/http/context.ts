@@ -38,6 +38,11 @@ export interface AppEnv {
     /** The account clock as authentication read it with the account (the request's "now" comes from it). */
     accountSeen: SeenClock;
     keyId: string;
+    /**
+     * The due instant of the account's earliest foreground job (Infinity: none), as authentication read it with the
+     * account, while no job of the account has run since; unset when not known (domain/kernel/jobs.ts, `caughtUp`).
+     */
+    nextJobDueMs?: number;
     /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
     tenantId: string;
     /** The request body, read and checked against its operation's schema by the route's body step (router.ts). */

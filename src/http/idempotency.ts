@@ -3,6 +3,7 @@ import type { ServerDeps } from './server-deps.js';
 import {
   completeKey,
   findKey,
+  keyLookup,
   purgeSomeExpiredKeys,
   releaseKey,
   renewLease,
@@ -118,6 +119,8 @@ export async function runKeyed(
       clearInterval(renewing);
     }
   }
+  // Its first reads (the account's due jobs, then the key) go with the transaction's BEGIN on PostgreSQL.
+  const options = { ...lock, opening: [...deps.jobs.openingReads(account.id), keyLookup(account.id, key)] };
   const outcome = await deps.transactions.batched(async (deps) => {
     // The clock is read once, when the batch runs: the account's timers due by then first (each job in a savepoint of
     // its own: they stay done even when the command then fails), then the command, at that same instant.
@@ -133,7 +136,7 @@ export async function runKeyed(
       if (reserved) await releaseKey(deps.db, account.id, key, holder);
       return { failed: err };
     }
-  }, lock);
+  }, options);
   if ('failed' in outcome) throw outcome.failed;
   if ('replay' in outcome) return answerExisting(c, deps, key, { endpoint, body, hash }, outcome.replay);
   return c.body(outcome.stored.body, 200, outcome.stored.headers);

@@ -42,16 +42,25 @@ export async function activeKeyByHash(
   ])) as { id: string; account_id: string } | undefined;
 }
 
-/** The active key with this hash and its account's row, in one indexed read: what every authenticated request reads. */
+/**
+ * The active key with this hash and its account's row, in one indexed read: what every authenticated request reads.
+ * With them, the due instant of the account's earliest job of the given kinds (null: none; `kindsJson` as in jobs.ts),
+ * which a request's catch-up would otherwise read next: where other instances write the database, the row is read
+ * on every request, and so the job is learnt in the same round trip.
+ */
 export async function activeKeyWithAccount(
   db: Db,
   keyHash: string,
-): Promise<(FullAccountRow & { key_id: string }) | undefined> {
+  kindsJson: string,
+): Promise<(FullAccountRow & { key_id: string; next_job_due_ms: number | null }) | undefined> {
   return (await db.get(
-    `SELECT k.id AS key_id, a.* FROM api_keys k JOIN accounts a ON a.id = k.account_id
+    `SELECT k.id AS key_id, a.*,
+       (SELECT j.due_at_ms FROM jobs j WHERE j.account_id = a.id AND j.kind IN (SELECT value FROM json_each(?))
+          ORDER BY j.due_at_ms, j.id LIMIT 1) AS next_job_due_ms
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id
        WHERE k.key_hash = ? AND k.revoked_at_ms IS NULL`,
-    [keyHash],
-  )) as (FullAccountRow & { key_id: string }) | undefined;
+    [kindsJson, keyHash],
+  )) as (FullAccountRow & { key_id: string; next_job_due_ms: number | null }) | undefined;
 }
 
 /** Whether any key, active or revoked, has this hash. */

@@ -3,11 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { migrations, postgresMigrations } from './migrations/index.js';
 import { PostgresStore, type PostgresOptions } from './postgres.js';
-import { StoreUnavailable, type Db, type Dialect, type Store } from './seam.js';
+import { StoreUnavailable, type Db, type Dialect, type Statement, type Store } from './seam.js';
 export { soleWriter, StoreUnavailable } from './seam.js';
 import { SqliteStore } from './sqlite.js';
 
-export type { Db, Dialect, Store };
+export type { Db, Dialect, Statement, Store };
 
 /** Opens the SQLite database with the house pragmas and brings its schema up to date. */
 export function openSqlite(path: string): SqliteStore {

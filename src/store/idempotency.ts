@@ -1,4 +1,4 @@
-import type { Db } from './seam.js';
+import type { Db, Statement } from './seam.js';
 
 // SQL of idempotency keys: a key is in flight while its request runs, then done with the stored response. A key in
 // flight is held by one instance (`held_by`) under a lease on the wall clock (`lease_until_ms`, migration 067).
@@ -25,9 +25,14 @@ export interface Lease {
   untilMs: number;
 }
 
+/** The statement of `keyRow`, for a transaction to open with (store/seam.ts, `opening`). */
+export function keyRowRead(accountId: string, key: string): Statement {
+  return { sql: 'SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?', params: [accountId, key] };
+}
+
 export async function keyRow(db: Db, accountId: string, key: string): Promise<KeyRow | undefined> {
-  return (await db.get('SELECT * FROM idempotency_keys WHERE account_id = ? AND key = ?', [accountId, key])) as
-    KeyRow | undefined;
+  const { sql, params } = keyRowRead(accountId, key);
+  return (await db.get(sql, params)) as KeyRow | undefined;
 }
 
 export async function deleteKey(db: Db, accountId: string, key: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Db } from './seam.js';
+import type { Db, Statement } from './seam.js';
 
 // SQL of jobs: timers on the account clock, stored so they survive a restart. `kindsJson` is a JSON array of kind
 // names (the foreground kinds), matched with json_each. Every query reads within one account, through an index
@@ -35,13 +35,19 @@ export async function deleteJobsOfKind(db: Db, accountId: string, kind: string):
   await db.run('DELETE FROM jobs WHERE account_id = ? AND kind = ?', [accountId, kind]);
 }
 
+/** The statement of `earliestJobOf`, for a transaction to open with (store/seam.ts, `opening`). */
+export function earliestJobRead(accountId: string, kindsJson: string): Statement {
+  return {
+    sql: `SELECT * FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
+       ORDER BY due_at_ms, id LIMIT 1`,
+    params: [accountId, kindsJson],
+  };
+}
+
 /** The account's earliest job of the given kinds, due or not: asked on every request. */
 export async function earliestJobOf(db: Db, accountId: string, kindsJson: string): Promise<JobRow | undefined> {
-  return (await db.get(
-    `SELECT * FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
-       ORDER BY due_at_ms, id LIMIT 1`,
-    [accountId, kindsJson],
-  )) as JobRow | undefined;
+  const { sql, params } = earliestJobRead(accountId, kindsJson);
+  return (await db.get(sql, params)) as JobRow | undefined;
 }
 
 /** The account's earliest job due at or before `untilMs`: of any kind, or of the given kinds. */

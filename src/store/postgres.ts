@@ -1,7 +1,15 @@
 import pg from 'pg';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { positional, StoreUnavailable, type Db, type Params, type Store, type TransactionOptions } from './seam.js';
+import {
+  positional,
+  StoreUnavailable,
+  type Db,
+  type Params,
+  type Statement,
+  type Store,
+  type TransactionOptions,
+} from './seam.js';
 
 // The PostgreSQL driver of the store seam (store/seam.ts), on node-postgres (`pg`). What it does about the dialects'
 // differences, so that the store's SQL is written once:
@@ -14,7 +22,9 @@ import { positional, StoreUnavailable, type Db, type Params, type Store, type Tr
 //   type): `SELECT EXISTS (...)` compared with 1 held on SQLite and was always false here;
 // - rows changed: a statement's rowCount.
 // Transactions hold one pooled connection for their length and, given an account, its advisory lock: an account's
-// transactions run one after another on every instance, as they do on SQLite's single connection.
+// transactions run one after another on every instance, as they do on SQLite's single connection. The reads a
+// transaction opens with (seam.ts, `opening`) go with its BEGIN and lock in one simple query, their parameters
+// written as quoted literals (typed from their context, as a parameter is), and answer its first statements.
 
 const BOOL = 16;
 const INT8 = 20;
@@ -185,10 +195,17 @@ abstract class PostgresStatements implements Db {
 
   protected abstract connection(): Queryable;
 
+  /** The answer of an opening read, when this statement is the next of them (a transaction's). */
+  protected openedAnswer(_text: string, _values: unknown[], _rowMode?: 'array'): pg.QueryResult | undefined {
+    return undefined;
+  }
+
   private async query(sql: string, params: Params | undefined, rowMode?: 'array'): Promise<pg.QueryResult> {
     if (!this.inTransaction) refuseInsideTransaction('a statement');
     this.reach.check();
     const { query, values } = this.texts.prepared(sql, params);
+    const opened = this.openedAnswer(query.text, values, rowMode);
+    if (opened) return opened;
     const hooks = this.watchers.of(sql);
     if (hooks.length > 0) this.wrote(hooks);
     try {
@@ -228,9 +245,49 @@ abstract class PostgresStatements implements Db {
   abstract transaction<T>(work: (tx: Db) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 
+/** An opening read as the transaction sent it, and what it answered. */
+interface Opened {
+  text: string;
+  values: unknown[];
+  result: pg.QueryResult;
+}
+
+/**
+ * A value as a literal of SQL text: a quoted string, untyped until its context types it, as a parameter sent as
+ * text is; undefined for a value with no such text (bytes, a boolean), whose read then goes on its own.
+ */
+function literal(client: pg.PoolClient, value: unknown): string | undefined {
+  if (value === null || value === undefined) return 'NULL';
+  if (typeof value === 'string') return client.escapeLiteral(value);
+  if ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'bigint')
+    return client.escapeLiteral(String(value));
+  return undefined;
+}
+
+/** The opening reads as one text of statements, or undefined when a parameter has no literal. */
+function openingText(
+  client: pg.PoolClient,
+  texts: StatementTexts,
+  reads: readonly Statement[],
+): { text: string; reads: { text: string; values: unknown[] }[] } | undefined {
+  const prepared = reads.map((r) => texts.prepared(r.sql, r.params).query.text);
+  const out: { text: string; values: unknown[] }[] = [];
+  const sql: string[] = [];
+  for (const [i, r] of reads.entries()) {
+    const values = [...r.params];
+    const literals = values.map((v) => literal(client, v));
+    if (literals.includes(undefined)) return undefined;
+    sql.push(prepared[i]!.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!));
+    out.push({ text: prepared[i]!, values });
+  }
+  return { text: sql.join('; '), reads: out };
+}
+
 class PostgresTransaction extends PostgresStatements {
   readonly inTransaction = true;
   private savepoints = 0;
+  /** The opening reads not yet asked for, in order (dropped at the first statement that is not the next). */
+  opened: Opened[] = [];
   /** Watchers to tell again when the transaction ends (what another connection read meanwhile was the old row). */
   readonly toTellAtEnd = new Set<() => void>();
 
@@ -252,6 +309,22 @@ class PostgresTransaction extends PostgresStatements {
 
   protected connection(): pg.PoolClient {
     return this.client;
+  }
+
+  protected override openedAnswer(text: string, values: unknown[], rowMode?: 'array'): pg.QueryResult | undefined {
+    const next = this.opened.shift();
+    if (!next) return undefined;
+    // Its rows came as objects: a statement wanting arrays of them, or any other, goes on its own.
+    if (
+      rowMode ||
+      next.text !== text ||
+      next.values.length !== values.length ||
+      next.values.some((v, i) => v !== values[i])
+    ) {
+      this.opened = [];
+      return undefined;
+    }
+    return next.result;
   }
 
   async transaction<T>(work: (tx: Db) => Promise<T>): Promise<T> {
@@ -351,12 +424,20 @@ export class PostgresStore extends PostgresStatements implements Store {
     try {
       // The account's lock goes with BEGIN, in one round trip: a simple query of two statements, so the id is a
       // literal (escaped), not a parameter.
-      await client.query(
+      const begin =
         options?.account === undefined
           ? 'BEGIN'
-          : `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(options.account)}, 0))`,
-      );
+          : `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${client.escapeLiteral(options.account)}, 0))`;
+      const opening = options?.opening?.length ? openingText(client, this.texts, options.opening) : undefined;
+      const results = (await client.query({
+        text: opening ? `${begin}; ${opening.text}` : begin,
+        types: TYPES,
+      })) as unknown as pg.QueryResult | pg.QueryResult[];
       tx = new PostgresTransaction(this.texts, this.watchers, this.reach, client);
+      if (opening && Array.isArray(results)) {
+        const answers = results.slice(results.length - opening.reads.length);
+        tx.opened = opening.reads.map((r, i) => ({ ...r, result: answers[i]! }));
+      }
       const result = await work(tx);
       await client.query('COMMIT');
       return result;

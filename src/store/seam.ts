@@ -54,6 +54,12 @@ export interface Store extends Db {
   close(): Promise<void>;
 }
 
+/** A statement and its parameters, as a store function would run it. */
+export interface Statement {
+  sql: string;
+  params: readonly unknown[];
+}
+
 export interface TransactionOptions {
   /**
    * The account whose rows the transaction reads to decide what it writes: transactions of one account run one
@@ -68,6 +74,14 @@ export interface TransactionOptions {
    * Inside a transaction (a savepoint) the checks stay. PostgreSQL keeps them.
    */
   foreignKeys?: boolean;
+  /**
+   * Reads the work is expected to begin with, in order (a keyed write's look at its account's due jobs and at its
+   * key). PostgreSQL sends them with BEGIN and the account's lock, in one round trip, and answers the work's first
+   * statements from them while each is the next of them, same text and parameters; the first that is not drops the
+   * rest. What they answer is what the statements would have: read under the lock, with nothing of the transaction
+   * run before them. SQLite runs each statement when the work does: its statements cost no round trip.
+   */
+  opening?: readonly Statement[];
 }
 
 /**

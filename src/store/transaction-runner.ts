@@ -25,6 +25,8 @@ import { StoreUnavailable, type Db, type TransactionOptions } from './seam.js';
 
 interface Queued {
   write: (tx: Db) => Promise<unknown>;
+  /** The reads the write begins with (seam.ts): a batch opens with its first write's. */
+  opening: TransactionOptions['opening'];
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -62,7 +64,12 @@ export class TransactionRunner<Scope> {
     const account = options?.account;
     if (this.db.dialect !== 'sqlite' && account === undefined) return this.run(write, options);
     return new Promise<T>((resolve, reject) => {
-      const queued = { write: (tx: Db) => write(this.scope(tx)), resolve: resolve as (value: unknown) => void, reject };
+      const queued = {
+        write: (tx: Db) => write(this.scope(tx)),
+        opening: options?.opening,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+      };
       if (account === undefined || this.db.dialect === 'sqlite') this.queueForTurn(queued);
       else this.queueForAccount(account, queued);
     });
@@ -101,7 +108,7 @@ export class TransactionRunner<Scope> {
     while (lane.queue.length > 0) {
       const batch = lane.queue;
       lane.queue = [];
-      await this.commit(batch, { account });
+      await this.commit(batch, { account, opening: batch[0]?.opening });
     }
     this.lanes.delete(account);
   }

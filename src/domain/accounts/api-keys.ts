@@ -10,9 +10,9 @@ import { assertInTransaction } from '../../store/db.js';
 import { toAccount } from './accounts.js';
 import { tenantOf } from './account.js';
 import { seenClock } from '../kernel/clock.js';
-import type { Authenticated } from '../kernel/instance-state.js';
+import type { Authentication } from '../kernel/instance-state.js';
 
-export type { Authenticated };
+export type { Authentication };
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
 
@@ -70,13 +70,14 @@ const MAX_REMEMBERED = 10_000;
  * The account of an active key, read with the key in one query; undefined for an unknown or revoked key. What a
  * key found is answered again without a read (nor an HMAC) while no account or key row has changed since
  * (store/accounts.ts, `AccountRowWatch`): exactly what the read would answer. The account is frozen: requests
- * share it.
+ * share it. A read also learns when the account's earliest foreground job is due (`nextJobDueMs`), for the
+ * request's catch-up; an answer from the cache does not know it.
  */
-export async function authenticate(deps: Deps, apiKey: string): Promise<Authenticated | undefined> {
+export async function authenticate(deps: Deps, apiKey: string): Promise<Authentication | undefined> {
   const known = deps.keyCache;
   const hit = known.get(apiKey);
   if (hit && deps.accountRows.unchangedSince(hit.seen.version)) return hit;
-  const row = await activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey));
+  const row = await activeKeyWithAccount(deps.db, hashApiKey(deps, apiKey), deps.jobs.foregroundKinds());
   if (!row) {
     known.delete(apiKey);
     return undefined;
@@ -85,7 +86,7 @@ export async function authenticate(deps: Deps, apiKey: string): Promise<Authenti
   const found = { account, keyId: row.key_id, tenantId: tenantOf(account), seen: seenClock(deps, row) };
   if (known.size >= MAX_REMEMBERED) known.clear();
   known.set(apiKey, found);
-  return found;
+  return { ...found, nextJobDueMs: row.next_job_due_ms ?? Infinity };
 }
 
 export async function findKeyByValue(deps: Deps, apiKey: string): Promise<boolean> {

@@ -3,12 +3,14 @@ import {
   deleteKey,
   insertInFlightKey,
   keyRow,
+  keyRowRead,
   purgeExpiredKeys,
   releaseKey,
   renewLease,
   upsertDoneKey,
   type Lease,
 } from '../../store/idempotency.js';
+import type { Statement } from '../../store/db.js';
 import type { Deps } from '../kernel/deps.js';
 
 const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -93,6 +95,11 @@ export function canonicalJson(value: unknown): string {
 // Node's one-shot hash, not createHash: no Hash object per call, a third of the cost for a body this short.
 export function requestHash(body: unknown): string {
   return hash('sha256', canonicalJson(body), 'hex');
+}
+
+/** The read `findKey` starts with, for the transaction of a keyed write to open with (store/seam.ts, `opening`). */
+export function keyLookup(accountId: string, key: string): Statement {
+  return keyRowRead(accountId, key);
 }
 
 /**

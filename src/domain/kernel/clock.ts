@@ -41,10 +41,14 @@ export async function now(
   return timeOf(row, deps.wallClock());
 }
 
-/** Runs the account's timers that are due on its clock (each in its own transaction), then answers its "now". */
-export async function catchUp(deps: Deps, accountId: string, seen?: SeenClock): Promise<number> {
+/**
+ * Runs the account's timers that are due on its clock (each in its own transaction), then answers its "now".
+ * `nextDueMs`: when the account's earliest foreground job is due, as the caller read it (none ran since); before it
+ * nothing is due, and nothing is read.
+ */
+export async function catchUp(deps: Deps, accountId: string, seen?: SeenClock, nextDueMs?: number): Promise<number> {
   const nowMs = await now(deps, accountId, seen);
-  await deps.jobs.runForegroundDue(deps, accountId, nowMs);
+  if (nextDueMs === undefined || nextDueMs <= nowMs) await deps.jobs.runForegroundDue(deps, accountId, nowMs);
   return nowMs;
 }
 

@@ -12,7 +12,7 @@ export interface SeenClock {
 }
 
 /** What authenticating a request's key gives: its account, the key's id, and the account clock as read. */
-export interface Authenticated {
+interface Authenticated {
   account: Account;
   keyId: string;
   /** The tenant the account belongs to: itself, or its parent for a child sandbox (every hosted budget is its). */
@@ -20,6 +20,12 @@ export interface Authenticated {
   /** The request's "now" comes from this while no account row changes (clock.ts, `now`). */
   seen: SeenClock;
 }
+
+/**
+ * What authenticating a request's key gives it: when the rows were read (not answered from the cache), also the due
+ * instant of the account's earliest foreground job, read with them (Infinity: none).
+ */
+export type Authentication = Authenticated & { nextJobDueMs?: number };
 
 /**
  * What authenticating each key found, valid while its `seen.version` is current. Kept by the key itself (in memory

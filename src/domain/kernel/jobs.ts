@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { soleWriter, StoreUnavailable, type Db, type Store } from '../../store/db.js';
+import { soleWriter, StoreUnavailable, type Db, type Statement, type Store } from '../../store/db.js';
 import type { TransactionRunner } from '../../store/transaction-runner.js';
 import {
   accountClockNow,
@@ -8,6 +8,7 @@ import {
   deleteJob,
   dueAccounts,
   earliestJobOf,
+  earliestJobRead,
   finishLeasedJob,
   insertJob,
   leaseJob,
@@ -144,7 +145,8 @@ export class JobRunner<D extends JobDeps<D>> {
    */
   private readonly minForegroundDue = new Map<string, number>();
 
-  private foregroundKinds(): string {
+  /** The foreground kinds as the store's job reads take them (a JSON array of names). */
+  foregroundKinds(): string {
     this.foregroundJson ??= JSON.stringify([...this.kinds].filter(([, k]) => !k.background).map(([name]) => name));
     return this.foregroundJson;
   }
@@ -166,6 +168,14 @@ export class JobRunner<D extends JobDeps<D>> {
   /** Whether every job is scheduled through this process, so that its bounds see every one (store/seam.ts). */
   private boundsHold(): boolean {
     return soleWriter(this.deps.root().store);
+  }
+
+  /**
+   * What a transaction on the account that starts with `runForegroundDue` reads first, for it to open with
+   * (store/seam.ts, `opening`): nothing where the bound is trusted, which reads nothing.
+   */
+  openingReads(accountId: string): Statement[] {
+    return this.boundsHold() ? [] : [earliestJobRead(accountId, this.foregroundKinds())];
   }
 
   /** Schedules a job; call inside the transaction of the change that needs it. */
@@ -293,25 +303,28 @@ export class JobRunner<D extends JobDeps<D>> {
    * The request path's catch-up: runs the account's foreground jobs due at its "now" (`nowOf()`, read again as it
    * goes, since a running clock moves), FIRST_SLICE_MS of them at once and the rest in its tenant's turns, so a
    * backlog (a day of traffic on a clock nobody advanced) never runs in one go. One catch-up per account at a time: a
-   * second request waits for the first's. Never waits on the network.
+   * second request waits for the first's. Never waits on the network. `nextDueMs`: the due instant of the account's
+   * earliest foreground job, as the request read it with its authentication (store/api-keys.ts), which spares the
+   * read here. Answers whether nothing was due (nothing ran, nor was waited for): then `nextDueMs` still holds.
    */
-  async caughtUp(accountId: string, nowOf: NowOf<D>): Promise<void> {
+  async caughtUp(accountId: string, nowOf: NowOf<D>, nextDueMs?: number): Promise<boolean> {
     const running = this.catchingUp.get(accountId);
-    if (running) return running;
+    if (running) return running.then(() => false);
     const root = this.deps.root();
     const nowMs = await nowOf(root);
     // Another request may have started the account's catch-up while its "now" was read.
     const started = this.catchingUp.get(accountId);
-    if (started) return started;
-    if (!this.mayBeDue(accountId, nowMs)) return;
+    if (started) return started.then(() => false);
+    if (nextDueMs !== undefined && nextDueMs > nowMs) return true;
+    if (!this.mayBeDue(accountId, nowMs)) return true;
     // Where the bound is not trusted, one read tells, rather than a transaction on the account on every request.
-    if (!this.boundsHold()) {
+    if (!this.boundsHold() && nextDueMs === undefined) {
       const earliest = await earliestJobOf(root.db, accountId, this.foregroundKinds());
-      if (!earliest || earliest.due_at_ms > nowMs) return;
+      if (!earliest || earliest.due_at_ms > nowMs) return true;
       const meanwhile = this.catchingUp.get(accountId);
-      if (meanwhile) return meanwhile;
+      if (meanwhile) return meanwhile.then(() => false);
     }
-    return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS);
+    return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS).then(() => false);
   }
 
   private catchUpInSlices(accountId: string, nowOf: NowOf<D>, firstSliceMs: number): Promise<void> {

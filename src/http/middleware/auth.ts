@@ -36,6 +36,7 @@ export function apiKeyAuth(deps: ServerDeps): MiddlewareHandler<AppEnv> {
     c.set('account', account);
     c.set('accountSeen', found.seen);
     c.set('keyId', found.keyId);
+    c.set('nextJobDueMs', found.nextJobDueMs);
     c.set('tenantId', found.tenantId);
     await next();
   };

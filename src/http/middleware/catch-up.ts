@@ -7,13 +7,20 @@ import type { AppEnv } from '../context.js';
  * The step before a tenant API's handler: the calling account's timers that fell due on its clock run first, a
  * millisecond of them at once and the rest in slices in its tenant's turns (domain/kernel/jobs.ts, `caughtUp`), so a
  * backlog (a day of traffic on a running clock nobody touched, a restart) never holds the thread every tenant shares.
- * The handler's own catch-up (`caughtUpNow`, http/account-clock.ts) then finds only what fell due since, a few at most.
+ * The handler's own catch-up (`caughtUpNow`, http/account-clock.ts) then finds only what fell due since, a few at most:
+ * when nothing was due here, it knows from authentication's read when the next job is, and reads again only past it.
  */
 export function catchUp(deps: ServerDeps): MiddlewareHandler<AppEnv> {
   return async function catchUp(c, next) {
     const accountId = c.get('account').id;
     const seen = c.get('accountSeen');
-    await deps.jobs.caughtUp(accountId, (scope) => now(scope, accountId, seen));
+    const nothingDue = await deps.jobs.caughtUp(
+      accountId,
+      (scope) => now(scope, accountId, seen),
+      c.get('nextJobDueMs'),
+    );
+    // Jobs ran (here or in another request's catch-up): what authentication read of them no longer holds.
+    if (!nothingDue) c.set('nextJobDueMs', undefined);
     await next();
   };
 }
