@@ -5,14 +5,16 @@
 // files). Each round measures every scenario on both stores in turn, the order alternating. Server CPU per request
 // is the Node process's plus, on PostgreSQL, every process of the database server (its backends do the statements).
 // Options: --rounds N (3), --seconds S (3), --read-connections N (20), --write-connections LIST (20),
-// --deposit-cards N (2000), --out FILE (bench/postgres-results.md).
+// --deposit-cards N (2000), --out FILE (bench/postgres-results.md), --only PREFIXES, --instances N (1): with N > 1,
+// a deployment of N instances on a third database joins each round, the connections shared out among them (many
+// instances, one sandbox: what sharing costs a request).
 import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN } from './lib/client.mjs';
 import { scenarioList, setUpScenarios } from './lib/compare-scenarios.mjs';
-import { measure } from './lib/load.mjs';
+import { measure, measureSpread } from './lib/load.mjs';
 import { freePort, startNode } from './lib/procs.mjs';
 import { machine } from './lib/report.mjs';
 
@@ -25,9 +27,11 @@ const { values: opt } = parseArgs({
     'deposit-cards': { type: 'string', default: '2000' },
     out: { type: 'string', default: 'bench/postgres-results.md' },
     only: { type: 'string' },
+    instances: { type: 'string', default: '1' },
   },
 });
 const rounds = Number(opt.rounds);
+const instances = Number(opt.instances);
 const seconds = Number(opt.seconds);
 const log = (line) => process.stderr.write(`[bench:postgres] ${line}\n`);
 
@@ -58,6 +62,7 @@ await pg.initialise();
 process.env.TMPDIR = tmp;
 await pg.start();
 await pg.createDatabase('bench');
+if (instances > 1) await pg.createDatabase('bench_instances');
 
 /** The database server's processes: the postmaster (the oldest `postgres` whose data folder is ours) and its children. */
 function postgresPids() {
@@ -89,39 +94,77 @@ function postgresPids() {
 }
 
 const stores = [
-  { name: 'sqlite', db: join(dir, 'bench.db') },
-  { name: 'postgres', db: `postgres://postgres:bench@127.0.0.1:${pgPort}/bench` },
+  { name: 'sqlite', db: join(dir, 'bench.db'), n: 1 },
+  { name: 'postgres', db: `postgres://postgres:bench@127.0.0.1:${pgPort}/bench`, n: 1 },
 ];
+if (instances > 1)
+  stores.push({
+    name: `postgres x${instances}`,
+    db: `postgres://postgres:bench@127.0.0.1:${pgPort}/bench_instances`,
+    n: instances,
+  });
+/** One `serve` on `db`, as every store's runs (the flags of bench:compare). */
+async function startServer(db) {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const node = await startNode(
+    [
+      ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+      'dist/src/cli/main.js',
+      'serve',
+      '--db',
+      db,
+      '--port',
+      String(port),
+      '--admin-token',
+      ADMIN_TOKEN,
+      '--log-level',
+      'info',
+      '--request-log',
+      'on',
+    ],
+    { env: { SANDBOX_BOOTSTRAP: 'false', SANDBOX_LOG_LEVEL: 'info' }, healthUrl: `${url}/healthz` },
+  );
+  return { node, url };
+}
+
+/**
+ * One measurement of `scenario` on a store's servers: on one, as bench:compare measures; on several, the connections
+ * shared out among them, each with options of its own (a keyed write's keys are fresh per set).
+ */
+function measureOn(s, scenario) {
+  const also = s.name.startsWith('postgres') ? postgresPids : undefined;
+  if (s.nodes.length === 1)
+    return measure(
+      { ...s.scenarios.optionsFor(scenario.name), connections: scenario.connections },
+      s.nodes[0].node.child.pid,
+      { seconds, alsoPids: also },
+    );
+  const each = Math.ceil(scenario.connections / s.nodes.length);
+  const optsList = s.nodes.map(({ url }) => {
+    const opts = s.scenarios.optionsFor(scenario.name);
+    return { ...opts, url: url + new URL(opts.url).pathname, connections: each };
+  });
+  return measureSpread(
+    optsList,
+    s.nodes.map(({ node }) => node.child.pid),
+    { seconds, alsoPids: also },
+  );
+}
+
 const servers = [];
 try {
   for (const store of stores) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const node = await startNode(
-      [
-        ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
-        'dist/src/cli/main.js',
-        'serve',
-        '--db',
-        store.db,
-        '--port',
-        String(port),
-        '--admin-token',
-        ADMIN_TOKEN,
-        '--log-level',
-        'info',
-        '--request-log',
-        'on',
-      ],
-      { env: { SANDBOX_BOOTSTRAP: 'false', SANDBOX_LOG_LEVEL: 'info' }, healthUrl: `${url}/healthz` },
-    );
+    const nodes = [];
+    for (let i = 0; i < store.n; i++) nodes.push(await startServer(store.db));
+    const url = nodes[0].url;
     log(`${store.name}: setting up (${opt['deposit-cards']} cards)`);
     const scenarios = await setUpScenarios(url, store.db, {
       transactions: 0,
       depositCards: Number(opt['deposit-cards']),
-      tag: store.name,
+      tag: store.name.replace(/\W/g, ''),
     });
-    servers.push({ ...store, node, scenarios });
+    servers.push({ ...store, nodes, scenarios });
   }
   const list = scenarioList({
     readConnections: Number(opt['read-connections']),
@@ -133,17 +176,10 @@ try {
     for (const scenario of list) {
       const order = round % 2 ? [...servers].reverse() : servers;
       for (const s of order) {
-        const m = await measure(
-          { ...s.scenarios.optionsFor(scenario.name), connections: scenario.connections },
-          s.node.child.pid,
-          {
-            seconds,
-            alsoPids: s.name === 'postgres' ? postgresPids : undefined,
-          },
-        );
+        const m = await measureOn(s, scenario);
         const key = `${scenario.name}@${scenario.connections}`;
-        if (!results.has(key)) results.set(key, { scenario, sqlite: [], postgres: [] });
-        results.get(key)[s.name].push(m);
+        if (!results.has(key)) results.set(key, { scenario, sqlite: [], postgres: [], many: [] });
+        results.get(key)[s.n > 1 ? 'many' : s.name].push(m);
         log(
           `round ${round + 1} ${key.padEnd(28)} ${s.name.padEnd(8)} cpu ${Math.round(m.cpuUsPerReq)} us (node ${Math.round(m.nodeUsPerReq)}) ${Math.round(m.rps)} req/s p99 ${m.p99} non-2xx ${m.non2xx} errors ${m.errors}`,
         );
@@ -158,6 +194,27 @@ try {
     const node = median(postgres.map((m) => m.nodeUsPerReq));
     return `| ${scenario.name} | ${scenario.connections} | ${Math.round(cpu(sqlite))} | ${Math.round(cpu(postgres))} (${Math.round(node)} + ${Math.round(cpu(postgres) - node)}) | **${ratio.toFixed(2)}x** | ${Math.round(median(sqlite.map((m) => m.rps)))} | ${Math.round(median(postgres.map((m) => m.rps)))} | ${median(sqlite.map((m) => m.p99))} | ${median(postgres.map((m) => m.p99))} | ${sqlite.concat(postgres).reduce((n, m) => n + m.non2xx + m.errors, 0)} |`;
   });
+  // With several instances: what the deployment spends per request beside the one instance on PostgreSQL.
+  const manyRows = [...results.values()]
+    .filter(({ many }) => many.length > 0)
+    .map(({ scenario, postgres, many }) => {
+      const cpu = (ms) => median(ms.map((m) => m.cpuUsPerReq));
+      const node = median(many.map((m) => m.nodeUsPerReq));
+      return `| ${scenario.name} | ${scenario.connections} | ${Math.round(cpu(postgres))} | ${Math.round(cpu(many))} (${Math.round(node)} + ${Math.round(cpu(many) - node)}) | **${(cpu(many) / cpu(postgres)).toFixed(2)}x** | ${Math.round(median(postgres.map((m) => m.rps)))} | ${Math.round(median(many.map((m) => m.rps)))} | ${median(postgres.map((m) => m.p99))} | ${median(many.map((m) => m.p99))} | ${many.reduce((n, m) => n + m.non2xx + m.errors, 0)} |`;
+    });
+  const manyTable =
+    instances > 1
+      ? [
+          `## One instance and ${instances} instances on PostgreSQL`,
+          '',
+          `The same scenarios on a deployment of ${instances} \`serve\` processes on one database of the same server, the connections shared out evenly, measured in the same seconds. CPU per request: every instance plus every process of the database server, over every request answered. p99: the highest instance's.`,
+          '',
+          `| scenario | conns | 1 instance CPU µs/req | ${instances} instances CPU µs/req (Node + database) | ${instances} / 1 | 1 instance req/s | ${instances} instances req/s | 1 instance p99 ms | ${instances} instances p99 ms | non-2xx + errors |`,
+          '| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
+          ...manyRows,
+          '',
+        ]
+      : [];
   const host = machine();
   const report = [
     '# SQLite and PostgreSQL side by side (`npm run bench:postgres`)',
@@ -170,11 +227,12 @@ try {
     '| --- | --: | --: | --: | --: | --: | --: | --: | --: | --: |',
     ...rows,
     '',
+    ...manyTable,
   ].join('\n');
   writeFileSync(opt.out, report);
   process.stdout.write(report);
 } finally {
-  for (const s of servers) await s.node.stop();
+  for (const s of servers) for (const { node } of s.nodes) await node.stop();
   await pg.stop();
   rmSync(dir, { recursive: true, force: true });
 }

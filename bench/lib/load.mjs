@@ -63,3 +63,33 @@ export async function measure(opts, serverPid, { seconds = SECONDS, alsoPids } =
     errors: r.errors + r.timeouts,
   };
 }
+
+/**
+ * Measures one scenario spread over several servers at once (instances of one deployment): `optsList[i]` is sent to
+ * the server whose pid is `serverPids[i]`, all in the same seconds. CPU per request counts every server and
+ * `alsoPids()` over every request answered; req/s is the sum; p50 and p99 are the highest of the servers' (a
+ * deployment is as slow as its slowest instance).
+ */
+export async function measureSpread(optsList, serverPids, { seconds = SECONDS, alsoPids } = {}) {
+  await Promise.all(optsList.map((opts) => run({ ...opts, duration: 1 })));
+  const before = cpuOf([...serverPids, ...(alsoPids ? alsoPids() : [])]);
+  const results = await Promise.all(optsList.map((opts) => run({ ...opts, duration: seconds })));
+  let node = 0;
+  let cpu = 0;
+  for (const [pid, after] of cpuOf([...serverPids, ...(alsoPids ? alsoPids() : [])])) {
+    const used = after - (before.get(pid) ?? 0);
+    cpu += used;
+    if (serverPids.includes(pid)) node += used;
+  }
+  const total = results.reduce((n, r) => n + r.requests.total, 0);
+  return {
+    cpuUsPerReq: (cpu * 1e6) / total,
+    nodeUsPerReq: (node * 1e6) / total,
+    rps: results.reduce((n, r) => n + r.requests.average, 0),
+    p50: Math.max(...results.map((r) => r.latency.p50)),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    total,
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    errors: results.reduce((n, r) => n + r.errors + r.timeouts, 0),
+  };
+}
