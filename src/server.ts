@@ -112,6 +112,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         await handBackKeys(deps);
         await deps.requestLog.flush();
         await deps.deployment.stop();
+        // Last before the store closes: an abandoned attempt has the least time left to record anything.
+        await handBackClaims(deps);
         clearTimeout(startingCheckpointer);
         await checkpointer?.stop();
         if (sqliteFile) truncateWal(sqliteFile.connection);
@@ -133,6 +135,22 @@ async function handBackKeys(deps: ServerDeps): Promise<void> {
     deps.logger.warn(
       { err },
       'could not hand back the idempotency keys this instance held: their leases will free them',
+    );
+  }
+}
+
+/**
+ * The webhook attempts this instance still has on the wire past the grace, handed back so that another instance sends
+ * each at once rather than when its claim's lease runs out. A database lost meanwhile leaves them to their leases.
+ */
+async function handBackClaims(deps: ServerDeps): Promise<void> {
+  try {
+    const released = await deps.jobs.handBackClaims();
+    if (released > 0) deps.logger.info({ released }, 'handed back the webhook attempts this instance had on the wire');
+  } catch (err) {
+    deps.logger.warn(
+      { err },
+      'could not hand back the webhook attempts this instance held: their leases will free them',
     );
   }
 }
