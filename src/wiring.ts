@@ -82,6 +82,14 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     return scoped;
   };
   const transactions = new TransactionRunner<ServerDeps>(store, scope);
+  const deployment = new Deployment(
+    store.dialect,
+    (work) => transactions.run(({ db }) => work(db)),
+    instance,
+    wallClock,
+    logger,
+  );
+  const share = (bound: number) => deployment.share(bound);
   const deps: ServerDeps = {
     db: store,
     store,
@@ -123,13 +131,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     requestLog: undefined!,
     rateLimits: new RateLimits(),
     tenantHoldings: new TenantHoldings(),
-    deployment: new Deployment(
-      store.dialect,
-      (work) => transactions.run(({ db }) => work(db)),
-      instance,
-      wallClock,
-      logger,
-    ),
+    deployment,
     clientAddresses,
     connectionGuard:
       config.mode === 'hosted'
@@ -138,8 +140,9 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
             firstRequestMs: firstRequestMs(config.server.headersTimeoutMs),
           })
         : undefined,
-    operatorThrottle: new FailureThrottle(wallClock),
-    keySignInThrottle: new FailureThrottle(wallClock),
+    // Each instance grants its share of the deployment's bound on guesses, as of every tenant budget.
+    operatorThrottle: new FailureThrottle(wallClock, undefined, share),
+    keySignInThrottle: new FailureThrottle(wallClock, undefined, share),
   };
   deps.requestLog = new RequestLog(deps);
   registerCardJobs(deps);
