@@ -34,6 +34,7 @@ import {
 } from './store/db.js';
 import { releaseAllInFlight, releaseLapsedInFlight } from './store/idempotency.js';
 import { releaseClaimsOfTheDead } from './store/jobs.js';
+import { handBackDeliveries } from './store/readiness.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks, restoreWebhookAttempts } from './webhooks/index.js';
 import { newInstanceId } from './http/instance.js';
@@ -159,6 +160,8 @@ async function prepareStore(deps: ServerDeps): Promise<void> {
   });
   // Before the attempts are restored: a SQLite file's claims are all a dead process's, and run again now.
   await deps.transactions.run((deps) => releaseClaimsOfTheDead(deps.db));
+  // Likewise a SQLite file's readiness deliveries still owed: sent again now (on PostgreSQL, left to their leases).
+  if (deps.store.dialect === 'sqlite') await deps.transactions.run((deps) => handBackDeliveries(deps.db));
   await restoreWebhookAttempts(deps);
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run. A SQLite file has one process, so every key in flight

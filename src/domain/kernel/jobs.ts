@@ -12,7 +12,6 @@ import {
   insertJob,
   leaseJob,
   nextDueJob,
-  releaseClaimsOf,
   renewJobLease,
   type JobRow,
 } from '../../store/jobs.js';
@@ -482,15 +481,6 @@ export class JobRunner<D extends JobDeps<D>> {
     this.timer = undefined;
     const grace = new Promise((r) => setTimeout(r, graceMs).unref());
     await Promise.race([Promise.allSettled([...this.inFlight, ...this.catchingUp.values()]), grace]);
-  }
-
-  /**
-   * After stop's grace: hands back the claims of the attempts still on the wire (a receiver that does not answer), so
-   * another instance takes each over at once instead of after its lease; this one's attempt is abandoned, and what it
-   * would record is refused once the store closes. Answers how many were handed back.
-   */
-  async handBackClaims(): Promise<number> {
-    return await this.deps.root().transactions.run((scope) => releaseClaimsOf(scope.db, this.deps.instance));
   }
 
   /** Accounts whose background jobs are running, one after another (their webhook attempts, in event order). */
