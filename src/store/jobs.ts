@@ -104,6 +104,17 @@ export async function finishLeasedJob(db: Db, id: number, instance: string): Pro
 }
 
 /**
+ * Whether `instance` still holds its claim on a job, asked in the transaction that records the job's outcome: on
+ * PostgreSQL the row is locked until it commits, so a hand-back or a takeover either waits for the record or is seen.
+ */
+export async function holdsJob(db: Db, id: number, instance: string): Promise<boolean> {
+  const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+  return (
+    (await db.get(`SELECT 1 AS held FROM jobs WHERE id = ? AND claimed_by = ?${lock}`, [id, instance])) !== undefined
+  );
+}
+
+/**
  * A stopping instance hands back the claims it still holds (attempts left on the wire past the grace), so another
  * instance sends them at once rather than when their leases run out.
  */
