@@ -12,6 +12,9 @@ import { SqliteStore } from './store/sqlite.js';
 import { bootstrapAccount, bootstrapFromSnapshot, type Bootstrap } from './bootstrap.js';
 import { startCheckpointer, truncateWal, type Checkpointer } from './store/checkpointer.js';
 import { releaseHeldBy } from './store/idempotency.js';
+import { releaseClaimsOf } from './store/jobs.js';
+import { handBackDeliveries } from './store/readiness.js';
+import { startReadinessTakeover } from './webhooks/readiness-takeover.js';
 
 export interface RunningServer {
   url: string;
@@ -85,6 +88,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
   startingCheckpointer?.unref();
   if (deps.config.backgroundJobs) deps.jobs.start();
   const stopSweeper = deps.config.backgroundJobs ? startSandboxSweeper(deps) : undefined;
+  const stopTakeover = deps.config.backgroundJobs ? startReadinessTakeover(deps) : undefined;
   // Off the start-up path: the first deposit address then costs nothing extra, and the metrics' process figures
   // (event-loop lag among them) are measured from here on.
   setTimeout(() => {
@@ -102,6 +106,7 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
     close: (graceMs = deps.config.shutdownGraceSeconds * 1000) =>
       (closing ??= (async () => {
         stopSweeper?.();
+        stopTakeover?.();
         const draining = Promise.all([drainHttpServer(server as Server, graceMs), deps.jobs.stop(graceMs)]);
         // A request a `hold` fault keeps waits for a release that may never come: it is answered 503 now (it did not
         // run, and its key is released), so the drain waits only for requests that are running.
@@ -112,6 +117,8 @@ export async function startServer(opts: RuntimeOptions): Promise<RunningServer> 
         await handBackKeys(deps);
         await deps.requestLog.flush();
         await deps.deployment.stop();
+        // Last before the store closes: an abandoned attempt has the least time left to record anything.
+        await handBackClaims(deps);
         clearTimeout(startingCheckpointer);
         await checkpointer?.stop();
         if (sqliteFile) truncateWal(sqliteFile.connection);
@@ -134,6 +141,23 @@ async function handBackKeys(deps: ServerDeps): Promise<void> {
       { err },
       'could not hand back the idempotency keys this instance held: their leases will free them',
     );
+  }
+}
+
+/**
+ * The webhook attempts and readiness test deliveries this instance still has on the wire past the grace, handed back
+ * so that another instance sends each at once rather than when its claim's lease runs out; this instance's attempt is
+ * abandoned (what it would record is refused: its claim is gone, then the store). A database lost meanwhile leaves
+ * them to their leases.
+ */
+async function handBackClaims(deps: ServerDeps): Promise<void> {
+  try {
+    const released = await deps.transactions.run(
+      async (tx) => (await releaseClaimsOf(tx.db, deps.instance)) + (await handBackDeliveries(tx.db, deps.instance)),
+    );
+    if (released > 0) deps.logger.info({ released }, 'handed back the deliveries this instance had on the wire');
+  } catch (err) {
+    deps.logger.warn({ err }, 'could not hand back the deliveries this instance held: their leases will free them');
   }
 }
 

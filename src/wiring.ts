@@ -34,6 +34,7 @@ import {
 } from './store/db.js';
 import { releaseAllInFlight, releaseLapsedInFlight } from './store/idempotency.js';
 import { releaseClaimsOfTheDead } from './store/jobs.js';
+import { handBackDeliveries } from './store/readiness.js';
 import { TransactionRunner } from './store/transaction-runner.js';
 import { registerWebhooks, restoreWebhookAttempts } from './webhooks/index.js';
 import { newInstanceId } from './http/instance.js';
@@ -82,6 +83,14 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     return scoped;
   };
   const transactions = new TransactionRunner<ServerDeps>(store, scope);
+  const deployment = new Deployment(
+    store.dialect,
+    (work) => transactions.run(({ db }) => work(db)),
+    instance,
+    wallClock,
+    logger,
+  );
+  const share = (bound: number) => deployment.share(bound);
   const deps: ServerDeps = {
     db: store,
     store,
@@ -123,13 +132,7 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
     requestLog: undefined!,
     rateLimits: new RateLimits(),
     tenantHoldings: new TenantHoldings(),
-    deployment: new Deployment(
-      store.dialect,
-      (work) => transactions.run(({ db }) => work(db)),
-      instance,
-      wallClock,
-      logger,
-    ),
+    deployment,
     clientAddresses,
     connectionGuard:
       config.mode === 'hosted'
@@ -138,8 +141,9 @@ export function createDeps(opts: RuntimeOptions, opened?: OpenedStore): ServerDe
             firstRequestMs: firstRequestMs(config.server.headersTimeoutMs),
           })
         : undefined,
-    operatorThrottle: new FailureThrottle(wallClock),
-    keySignInThrottle: new FailureThrottle(wallClock),
+    // Each instance grants its share of the deployment's bound on guesses, as of every tenant budget.
+    operatorThrottle: new FailureThrottle(wallClock, undefined, share),
+    keySignInThrottle: new FailureThrottle(wallClock, undefined, share),
   };
   deps.requestLog = new RequestLog(deps);
   registerCardJobs(deps);
@@ -156,6 +160,8 @@ async function prepareStore(deps: ServerDeps): Promise<void> {
   });
   // Before the attempts are restored: a SQLite file's claims are all a dead process's, and run again now.
   await deps.transactions.run((deps) => releaseClaimsOfTheDead(deps.db));
+  // Likewise a SQLite file's readiness deliveries still owed: sent again now (on PostgreSQL, left to their leases).
+  if (deps.store.dialect === 'sqlite') await deps.transactions.run((deps) => handBackDeliveries(deps.db));
   await restoreWebhookAttempts(deps);
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run. A SQLite file has one process, so every key in flight

@@ -9,6 +9,9 @@ import { clientOf, networkOf } from './address-groups.js';
 // failures (oldest first), so the busiest offenders are the last forgotten (once, 10,001 other addresses emptied a
 // table that started over when full, and an address refused a moment before passed again). The address is the
 // connection's: behind a reverse proxy every client shares the proxy's, and the throttle belongs in the proxy too.
+// Several instances on one database each count apart and grant their share of each bound (the bound over the live
+// instances, rounded up, at least 1: kernel/deployment.ts), as with the tenant budgets: a guesser spread over N
+// instances by a load balancer gets about one instance's bound, not N times it, and no failure costs a database write.
 
 export const MAX_FAILURES = 10;
 export const MAX_NETWORK_FAILURES = 50;
@@ -105,7 +108,12 @@ export class FailureThrottle {
   private readonly clients: FailureWindows;
   private readonly networks: FailureWindows;
 
-  constructor(wallClock: () => number, capacity = MAX_REMEMBERED) {
+  /** @param share this instance's share of a deployment-wide bound (the bound itself where one process serves) */
+  constructor(
+    wallClock: () => number,
+    capacity = MAX_REMEMBERED,
+    private readonly share: (bound: number) => number = (bound) => bound,
+  ) {
     this.clients = new FailureWindows(MAX_FAILURES, capacity, wallClock);
     this.networks = new FailureWindows(MAX_NETWORK_FAILURES, capacity, wallClock);
   }
@@ -115,8 +123,8 @@ export class FailureThrottle {
     const client = clientOf(address);
     const network = networkOf(address);
     return Math.max(
-      this.clients.failures(client) >= MAX_FAILURES ? this.clients.secondsLeft(client) : 0,
-      this.networks.failures(network) >= MAX_NETWORK_FAILURES ? this.networks.secondsLeft(network) : 0,
+      this.clients.failures(client) >= this.share(MAX_FAILURES) ? this.clients.secondsLeft(client) : 0,
+      this.networks.failures(network) >= this.share(MAX_NETWORK_FAILURES) ? this.networks.secondsLeft(network) : 0,
     );
   }
 

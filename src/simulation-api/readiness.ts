@@ -31,6 +31,12 @@ async function receiverOf(deps: ServerDeps, accountId: string, webhookUrl: strin
 }
 
 /**
+ * How long a stop waits for deliveries another instance sends: the duplicate's two attempts, and a dead sender's lease
+ * before another takes them over.
+ */
+const sendingBoundMs = (deps: ServerDeps) => 2 * deps.config.webhookTimeoutMs + deps.config.jobLeaseMs;
+
+/**
  * readiness/run, get, stop, list and ledger (docs/readiness.md): a run grades the partner's side of the integration,
  * its webhook receiver by test deliveries, its API use by the request log of a window in which the run arms faults,
  * and its ledger by what it posts of it.
@@ -51,7 +57,8 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       await settleOpenRun(deps, log, accountId);
       // An account made to deliver nothing (a replay's child sandbox) has no receiver: its receiver checks are not observed.
       const receiver = account.delivers ? await receiverOf(deps, accountId, webhookUrl) : undefined;
-      if (receiver && runsSending(deps, tenantId) >= MAX_SENDING_PER_TENANT) {
+      // The bound is on what this instance sends: each instance grants its share, as of every tenant budget.
+      if (receiver && runsSending(deps, tenantId) >= deps.deployment.share(MAX_SENDING_PER_TENANT)) {
         // Each run's deliveries end within two webhook timeouts (the duplicate's two attempts).
         c.header('Retry-After', String(Math.ceil((2 * deps.config.webhookTimeoutMs) / 1000)));
         return errorResponse(c, new DomainError('READINESS_SENDING_LIMIT'));
@@ -63,12 +70,14 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
           receiverUrl: receiver?.url ?? null,
           requestLog: deps.config.requestLog,
           fullWindow,
+          claim: { holder: deps.instance, untilMs: Date.now() + deps.config.jobLeaseMs },
         }),
       );
       if (receiver) {
         // After the answer, never inside a transaction: each delivery waits on the network (the webhook timeout).
+        const sending = { accountId, ...receiver, holder: deps.instance, leaseMs: deps.config.jobLeaseMs, deliveries };
         const sent = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-          sendReadinessDeliveries(deps, { accountId, ...receiver, deliveries }),
+          sendReadinessDeliveries(deps, sending),
         );
         trackSending(deps, run.id, tenantId, sent);
       }
@@ -84,7 +93,7 @@ export function readinessHandlers(deps: ServerDeps): Handlers {
       const accountId = c.get('account').id;
       await stopRun(deps, accountId, runId);
       // The answer is the final report: the test deliveries still on the wire are waited for (each is bounded).
-      await deliveriesSent(deps, runId);
+      await deliveriesSent(deps, runId, sendingBoundMs(deps));
       return c.json({ ...OK, ...(await runView(deps, log, await getRun(deps, log, accountId, runId))) });
     },
     'POST /sandbox/v1/readiness/ledger': async (c, body) => {

@@ -110,6 +110,25 @@ export async function finishLeasedJob(db: Db, id: number, instance: string): Pro
 }
 
 /**
+ * Whether `instance` still holds its claim on a job, asked in the transaction that records the job's outcome: on
+ * PostgreSQL the row is locked until it commits, so a hand-back or a takeover either waits for the record or is seen.
+ */
+export async function holdsJob(db: Db, id: number, instance: string): Promise<boolean> {
+  const lock = db.dialect === 'postgres' ? ' FOR UPDATE' : '';
+  return (
+    (await db.get(`SELECT 1 AS held FROM jobs WHERE id = ? AND claimed_by = ?${lock}`, [id, instance])) !== undefined
+  );
+}
+
+/**
+ * A stopping instance hands back the claims it still holds (attempts left on the wire past the grace), so another
+ * instance sends them at once rather than when their leases run out.
+ */
+export async function releaseClaimsOf(db: Db, instance: string): Promise<number> {
+  return await db.run('UPDATE jobs SET claimed_by = NULL, claim_until_ms = NULL WHERE claimed_by = ?', [instance]);
+}
+
+/**
  * The claims a crash left, released at start where nobody else can hold one: a SQLite file has one server, so every
  * claim it holds is a dead process's, and its jobs run again at once rather than when their lease runs out. On
  * PostgreSQL other instances may be running theirs: each claim is left to run out (or to be handed back).

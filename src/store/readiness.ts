@@ -37,6 +37,14 @@ export interface DeliveryRow {
   event_id: string;
   /** JSON array of attempts. */
   attempts: string;
+  /** 1 while attempts are owed (migration 071); null once they are all made. */
+  pending?: number | null;
+}
+
+/** Who sends a delivery's attempts and until when (wall-clock ms of a real clock), unless renewed. */
+export interface DeliveryClaim {
+  holder: string;
+  untilMs: number;
 }
 
 export async function insertRun(db: Db, r: RunRow): Promise<void> {
@@ -58,10 +66,16 @@ export async function insertRun(db: Db, r: RunRow): Promise<void> {
   );
 }
 
-export async function insertDelivery(db: Db, d: Omit<DeliveryRow, 'attempts'>): Promise<void> {
+/** A delivery owed its attempts, claimed by the instance starting the run, which sends them once it commits. */
+export async function insertDelivery(
+  db: Db,
+  d: Omit<DeliveryRow, 'attempts' | 'pending'>,
+  claim: DeliveryClaim,
+): Promise<void> {
   await db.run(
-    `INSERT INTO readiness_deliveries (id, run_id, account_id, seq, check_id, event_id) VALUES (?, ?, ?, ?, ?, ?)`,
-    [d.id, d.run_id, d.account_id, d.seq, d.check_id, d.event_id],
+    `INSERT INTO readiness_deliveries (id, run_id, account_id, seq, check_id, event_id, pending, claimed_by,
+       claim_until_ms) VALUES (?, ?, ?, ?, ?, ?, 1, ?, ?)`,
+    [d.id, d.run_id, d.account_id, d.seq, d.check_id, d.event_id, claim.holder, claim.untilMs],
   );
 }
 
@@ -133,12 +147,71 @@ export async function deliveriesOf(db: Db, runId: string): Promise<DeliveryRow[]
  * Appends one attempt (a JSON object, as JSON.stringify writes it) to a delivery's array, as text: the same statement
  * on both stores (SQLite's json_insert has no PostgreSQL twin, and jsonb would reorder the object's keys).
  */
-export async function appendAttempt(db: Db, deliveryId: string, attemptJson: string): Promise<void> {
-  await db.run(
+export async function appendAttempt(db: Db, deliveryId: string, attemptJson: string, holder: string): Promise<boolean> {
+  // Only while `holder` still holds the delivery: an attempt it abandoned (handed back, or taken over) is not recorded.
+  const changed = await db.run(
     `UPDATE readiness_deliveries SET attempts = CASE WHEN attempts = '[]' THEN '[' || @attempt || ']'
-       ELSE substr(attempts, 1, length(attempts) - 1) || ',' || @attempt || ']' END WHERE id = @id`,
-    { attempt: attemptJson, id: deliveryId },
+       ELSE substr(attempts, 1, length(attempts) - 1) || ',' || @attempt || ']' END
+     WHERE id = @id AND pending = 1 AND claimed_by = @holder`,
+    { attempt: attemptJson, id: deliveryId, holder },
   );
+  return changed > 0;
+}
+
+/** The deliveries owed attempts whose claim has lapsed (a dead instance's) or was handed back, oldest claim first. */
+export async function lapsedDeliveries(db: Db, nowMs: number, limit: number): Promise<DeliveryRow[]> {
+  return (await db.all(
+    'SELECT * FROM readiness_deliveries WHERE pending = 1 AND claim_until_ms <= ? ORDER BY claim_until_ms LIMIT ?',
+    [nowMs, limit],
+  )) as DeliveryRow[];
+}
+
+/** Takes over a lapsed delivery for `claim`; false when another instance took it first or it is done. */
+export async function claimLapsedDelivery(db: Db, id: string, nowMs: number, claim: DeliveryClaim): Promise<boolean> {
+  const changed = await db.run(
+    `UPDATE readiness_deliveries SET claimed_by = ?, claim_until_ms = ?
+      WHERE id = ? AND pending = 1 AND claim_until_ms <= ?`,
+    [claim.holder, claim.untilMs, id, nowMs],
+  );
+  return changed > 0;
+}
+
+/** Extends the holder's claim while its attempts are on the wire. */
+export async function renewDeliveryClaim(db: Db, id: string, claim: DeliveryClaim): Promise<void> {
+  await db.run('UPDATE readiness_deliveries SET claim_until_ms = ? WHERE id = ? AND pending = 1 AND claimed_by = ?', [
+    claim.untilMs,
+    id,
+    claim.holder,
+  ]);
+}
+
+/** Every attempt owed was made (or none can be): the delivery is done, if `holder` still held it. */
+export async function finishDelivery(db: Db, id: string, holder: string): Promise<void> {
+  await db.run(
+    'UPDATE readiness_deliveries SET pending = NULL, claimed_by = NULL, claim_until_ms = NULL WHERE id = ? AND claimed_by = ?',
+    [id, holder],
+  );
+}
+
+/** Whether any of the run's deliveries is still owed attempts (whichever instance sends them). */
+export async function runOwesDeliveries(db: Db, runId: string): Promise<boolean> {
+  return (
+    (await db.get('SELECT 1 AS owed FROM readiness_deliveries WHERE run_id = ? AND pending = 1 LIMIT 1', [runId])) !==
+    undefined
+  );
+}
+
+/**
+ * Claims handed back for another instance to take over at once: a stopping instance's own (`holder`), or, at start
+ * on a SQLite file (one process), every claim, since all were a dead process's.
+ */
+export async function handBackDeliveries(db: Db, holder?: string): Promise<number> {
+  return holder === undefined
+    ? await db.run('UPDATE readiness_deliveries SET claimed_by = NULL, claim_until_ms = 0 WHERE pending = 1')
+    : await db.run(
+        'UPDATE readiness_deliveries SET claimed_by = NULL, claim_until_ms = 0 WHERE pending = 1 AND claimed_by = ?',
+        [holder],
+      );
 }
 
 export type ArmedFault = 'drop' | 'error' | 'throttle';

@@ -13,6 +13,7 @@ import {
   type AttemptRow,
 } from '../domain/webhooks/deliveries.js';
 import { sendWebhook, type SendResult } from './sender.js';
+import { holdsJob } from '../store/jobs.js';
 import { signatureHeader } from './signature.js';
 
 // One attempt of one event: build the body at send time (delivery-only fields such as the 3DS code are never in
@@ -91,7 +92,15 @@ export async function runScheduledAttempt(deps: WebhookDeps, job: Job): Promise<
     'webhook attempt',
   );
   const attempt = attemptOf(event, sent, atMs, false);
-  await deps.transactions.run((deps) => recordScheduledAttempt(deps, delivery.id, attempt, sent.error === null));
+  await deps.transactions.run(async (deps) => {
+    // An attempt this instance abandoned (its claim handed back at a stop, or taken over after a stall) records
+    // nothing: the instance holding the claim now makes the attempt again, and records it once.
+    if (job.holder !== undefined && !(await holdsJob(deps.db, job.id, job.holder))) {
+      deps.logger.warn({ eventId: event.id }, 'webhook attempt abandoned: another instance holds its claim now');
+      return;
+    }
+    await recordScheduledAttempt(deps, delivery.id, attempt, sent.error === null);
+  });
 }
 
 /** /sandbox/v1/webhook/redeliver: one extra attempt now, outside the schedule (recordRedelivery says what follows). */

@@ -162,3 +162,10 @@ export async function postTo(
     body: res.body as Record<string, any>,
   };
 }
+
+/** The live instances an instance counts (its `sandbox_instances_live` metric): each grants its share of a bound. */
+export async function liveInstances(url: string, adminToken: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
+  const line = (await res.text()).split('\n').find((l) => l.startsWith('sandbox_instances_live '));
+  return Number(line?.split(' ')[1]);
+}

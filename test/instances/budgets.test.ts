@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startInstances, type Instances } from '../helpers/instances.js';
+import { liveInstances, startInstances, type Instances } from '../helpers/instances.js';
 import { waitFor } from '../helpers/wait.js';
 
 // Budgets across instances (domain/kernel/deployment.ts): each live instance enforces its share of a tenant's
@@ -24,12 +24,6 @@ async function post(url: string, path: string, apiKey: string, body: unknown = {
     body: JSON.stringify(body),
   });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
-}
-
-async function liveInstances(url: string, adminToken: string): Promise<number> {
-  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } });
-  const line = (await res.text()).split('\n').find((l) => l.startsWith('sandbox_instances_live '));
-  return Number(line?.split(' ')[1]);
 }
 
 /** Sends held card/list requests round the instances until `refusals` of them were refused; answers those held. */

@@ -1,16 +1,33 @@
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postTo, startInstances, type Instances } from '../helpers/instances.js';
 import { peekPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
+import { behaviours, startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 // Issue 44, "Stop and die well": on SIGTERM an instance stops taking requests, finishes those running, and hands the
-// keys it holds back at once (no lease to wait out); killed outright, it loses nothing it acknowledged.
+// keys and webhook attempts it holds back at once (no lease to wait out); killed outright, it loses nothing it
+// acknowledged.
 
 let deployment: Instances | undefined;
+let receiver: Receiver | undefined;
 afterEach(async () => {
   await deployment?.close();
   deployment = undefined;
+  await receiver?.close();
+  receiver = undefined;
 });
+
+/** The rows a statement answers on the deployment's database, read on a connection of the test's own. */
+async function rowsOf<T>(db: string, sql: string, params: unknown[]): Promise<T[]> {
+  const client = new pg.Client({ connectionString: db });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
 
 const post = postTo;
 
@@ -61,6 +78,60 @@ describe('Many instances: stop and die well', () => {
     expect([retry.status, retry.replayed]).toEqual([200, false]);
     const assets = await post(b.url, '/v1/wallet/assetList', apiKey);
     expect(assets.body.assetList[0].availableAmount).toBe('90');
+  });
+
+  it('a webhook attempt still on the wire after the grace is handed back at SIGTERM: another instance sends it at once, not when its lease runs out', async (ctx) => {
+    // The lease as long as it may be, the receiver's answer awaited for ten minutes: only the hand-back frees it.
+    const env = { SANDBOX_JOB_LEASE_MS: '30000', SANDBOX_SHUTDOWN_GRACE: '1', SANDBOX_WEBHOOK_TIMEOUT_MS: '600000' };
+    deployment = await startInstances(ctx, 2, { env });
+    const { db, instances, urls } = deployment;
+    receiver = await startReceiver();
+    receiver.queue.push(behaviours.hang);
+    const { accountId, apiKey } = await deployment.newAccount(100);
+    const put = await fetch(`${urls[0]}/v1/webhook`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    expect(put.status).toBe(200);
+    expect((await post(urls[0]!, '/v1/card/create', apiKey, CREATE)).status).toBe(200);
+    const rx = receiver;
+    await waitFor('the first attempt on the wire', () => rx.received.length === 1);
+    const [claim] = await rowsOf<{ id: string; claimed_by: string; claim_until_ms: string }>(
+      db,
+      'SELECT id, claimed_by, claim_until_ms FROM jobs WHERE account_id = $1 AND claimed_by IS NOT NULL',
+      [accountId],
+    );
+    const ids = await Promise.all(
+      urls.map(async (u) => ((await (await fetch(`${u}/healthz`)).json()) as { instance: string }).instance),
+    );
+    const sender = ids.indexOf(claim!.claimed_by);
+    expect(sender).toBeGreaterThanOrEqual(0);
+
+    expect(await instances[sender]!.kill('SIGTERM')).toEqual({ code: 0, signal: null });
+    // Decided by state: when the sender has exited, its claim is no longer its own, though its lease still runs.
+    expect(Number(claim!.claim_until_ms)).toBeGreaterThan(Date.now());
+    const after = await rowsOf<{ claimed_by: string | null }>(db, 'SELECT claimed_by FROM jobs WHERE id = $1', [
+      claim!.id,
+    ]);
+    expect(after.every((r) => r.claimed_by !== claim!.claimed_by)).toBe(true);
+
+    // The survivor sends the abandoned attempt again, then the account's other events, in the order they happened.
+    const written = (
+      await rowsOf<{ id: string }>(db, 'SELECT id FROM events WHERE account_id = $1 ORDER BY seq', [accountId])
+    ).map((r) => r.id);
+    await waitFor('every event delivered by the survivor', () => rx.received.length >= written.length + 1);
+    expect(rx.received.map((r) => r.body.id)).toEqual([written[0], ...written]);
+    const deliveries = await waitFor('every delivery recorded', async () => {
+      const rows = await rowsOf<{ state: string; attempts: number }>(
+        db,
+        'SELECT state, attempts::int AS attempts FROM webhook_deliveries WHERE account_id = $1 ORDER BY id',
+        [accountId],
+      );
+      return rows.every((r) => r.state === 'delivered') && rows;
+    });
+    // The abandoned attempt recorded nothing: each delivery is one attempt, the survivor's.
+    expect(deliveries.map((r) => r.attempts)).toEqual(written.map(() => 1));
   });
 
   it('killed under keyed load, an instance loses no acknowledged write: each is there exactly once, read from another', async (ctx) => {

@@ -349,4 +349,68 @@ describe('Webhooks, once and in order (issue 44 item 4)', () => {
     // The dead instance's attempt was never recorded: each delivery is one recorded attempt, by the survivor.
     expect(deliveries.map((r) => r.attempts)).toEqual(written.map(() => 1));
   });
+
+  it("an attempt whose claim another instance took over while its sender stalled records nothing: each delivery is one recorded attempt, the taker's", async (ctx) => {
+    deployment = await startInstances(ctx, 2, { env: { SANDBOX_JOB_LEASE_MS: '2000' } });
+    const { urls, db, instances } = deployment;
+    const [a] = urls as [string, string];
+    const rx = await slowReceiver(5);
+    const partner = await deployment.newAccount(1000);
+    await post(a, '/sandbox/v1/clock', partner.apiKey, { mode: 'frozen' });
+    expect((await call(a, 'PUT', '/v1/webhook', partner.apiKey, { url: rx.url })).status).toBe(200);
+    rx.holdTheNext();
+    await post(a, '/v1/card/create', partner.apiKey, { amount: 20, currency: 'USDT' });
+    const written = await outboxOrder(db, partner.accountId);
+    await waitFor('the first attempt on the wire', () => rx.held.length === 1);
+    const claimedBy = await onDatabase(
+      db,
+      async (c) =>
+        (
+          await c.query<{ claimed_by: string }>(
+            'SELECT claimed_by FROM jobs WHERE account_id = $1 AND claimed_by IS NOT NULL',
+            [partner.accountId],
+          )
+        ).rows,
+    );
+    const stalled = instances[(await instanceIds(urls)).indexOf(claimedBy[0]!.claimed_by)]!;
+
+    // The sender stalls (stopped, not dead): its claim runs out unrenewed, and the other instance sends every event.
+    stalled.process.child.kill('SIGSTOP');
+    await waitFor('every event delivered by the other instance', () => rx.arrived.length >= written.length + 1);
+    const recorded = () =>
+      onDatabase(
+        db,
+        async (c) =>
+          (
+            await c.query<{ state: string; attempts: number }>(
+              'SELECT state, attempts::int AS attempts FROM webhook_deliveries WHERE account_id = $1 ORDER BY id',
+              [partner.accountId],
+            )
+          ).rows,
+      );
+    await waitFor('every delivery recorded', async () => (await recorded()).every((r) => r.state === 'delivered'));
+
+    // The stalled sender goes on, and its receiver answers the attempt it had on the wire: it records nothing.
+    stalled.process.child.kill('SIGCONT');
+    expect(rx.held[0]!()).toBeTruthy();
+    const attemptRows = () =>
+      onDatabase(
+        db,
+        async (c) =>
+          (
+            await c.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM webhook_attempts WHERE account_id = $1', [
+              partner.accountId,
+            ])
+          ).rows[0]!.n,
+      );
+    // Done with it either way: it says it abandoned the attempt, or the attempt shows among the recorded ones.
+    const abandoned = (r: Record<string, unknown>) =>
+      r.msg === 'webhook attempt abandoned: another instance holds its claim now';
+    await waitFor(
+      'the stalled sender done with its attempt',
+      async () => stalled.process.logs().some(abandoned) || (await attemptRows()) > written.length,
+    );
+    expect((await recorded()).map((r) => r.attempts)).toEqual(written.map(() => 1));
+    expect(await attemptRows()).toBe(written.length);
+  });
 });

@@ -25,6 +25,8 @@ export interface Job {
   dueAtMs: number;
   kind: string;
   ref: string;
+  /** A background job's: the instance whose claim it runs under (its outcome is recorded only while it holds it). */
+  holder?: string;
 }
 
 /**
@@ -289,7 +291,7 @@ export class JobRunner<D extends JobDeps<D>> {
     if (!job) return undefined;
     if (held) this.deps.logger.warn({ job: job.kind, from: held.claimed_by }, 'taking over a job whose claim ran out');
     await leaseJob(db, job.id, this.deps.instance, nowMs + this.deps.leaseMs);
-    return { run: job };
+    return { run: { ...job, holder: this.deps.instance } };
   }
 
   /** Waits until a claimed job is no longer on the wire: this runner's own, or another instance's, looked at again. */

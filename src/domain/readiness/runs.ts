@@ -9,11 +9,13 @@ import {
   markThrottleGone,
   openRunOf,
   openWindows,
+  runOwesDeliveries,
   runsOf,
   storeApiChecks,
   takeArmed,
   trimRuns,
   type ArmedFault,
+  type DeliveryClaim,
   type DeliveryRow,
   type RunEnd,
   type RunRow,
@@ -21,7 +23,6 @@ import {
 import type { Deps } from '../kernel/deps.js';
 import { DomainError } from '../kernel/errors.js';
 import { evaluateApiChecks, type WindowLog } from './api-checks.js';
-import { isSending } from './sending.js';
 import {
   API_CHECKS,
   RECEIVER_CHECKS,
@@ -108,13 +109,15 @@ export async function startRun(
     requestLog: boolean;
     /** Keep the whole window even once every check is decided. */
     fullWindow: boolean;
+    /** The instance that sends the test deliveries once the run commits, and its lease. */
+    claim: DeliveryClaim;
   },
 ): Promise<StartedRun> {
   assertInTransaction(deps.db, 'startRun');
   const nowMs = deps.wallClock();
   const open = await openRunOf(deps.db, input.accountId);
   const latest = (await runsOf(deps.db, input.accountId, 1))[0];
-  const running = open ?? (latest && isSending(deps, latest.id) ? latest : undefined);
+  const running = open ?? (latest && (await runOwesDeliveries(deps.db, latest.id)) ? latest : undefined);
   if (running) {
     const why = open ? `its window ends at ${iso(open.ends_at_ms)}` : 'its test deliveries are still on the wire';
     throw new DomainError(
@@ -144,14 +147,11 @@ export async function startRun(
       ? []
       : RECEIVER_CHECKS.map((check) => ({ id: 'rdl_' + deps.ids.base62(24), check, eventId: deps.ids.eventId() }));
   for (const [seq, d] of deliveries.entries()) {
-    await insertDelivery(deps.db, {
-      id: d.id,
-      run_id: run.id,
-      account_id: input.accountId,
-      seq,
-      check_id: d.check,
-      event_id: d.eventId,
-    });
+    await insertDelivery(
+      deps.db,
+      { id: d.id, run_id: run.id, account_id: input.accountId, seq, check_id: d.check, event_id: d.eventId },
+      input.claim,
+    );
   }
   await trimRuns(deps.db, input.accountId, RUNS_KEPT);
   deps.readinessWindows.byAccount = undefined;
@@ -228,7 +228,8 @@ export async function runView(deps: Deps, log: WindowLog, run: RunRow): Promise<
   const checks = await checksOf(deps, log, run, Math.min(run.ends_at_ms, deps.wallClock()));
   return {
     runId: run.id,
-    status: run.api_checks !== null && !isSending(deps, run.id) ? 'done' : 'running',
+    // Whichever instance sends the deliveries still owed (another's, or one that took them over), the run runs.
+    status: run.api_checks !== null && !(await runOwesDeliveries(deps.db, run.id)) ? 'done' : 'running',
     startedAt: iso(run.started_at_ms),
     endsAt: iso(run.ends_at_ms),
     fullWindow: run.full_window === 1,
@@ -260,9 +261,17 @@ function toDelivery(row: DeliveryRow): ReceiverDelivery {
   };
 }
 
-/** Records one attempt of a test delivery (nothing once the database is closed, or the account deleted). */
-export async function recordAttempt(deps: Deps, deliveryId: string, attempt: ReadinessAttempt): Promise<void> {
-  if (deps.store.open) await appendAttempt(deps.db, deliveryId, JSON.stringify(attempt));
+/**
+ * Records one attempt of a test delivery `holder` sends; false when it no longer holds it (handed back or taken over:
+ * the attempt is abandoned), the database is closed or the account deleted.
+ */
+export async function recordAttempt(
+  deps: Deps,
+  deliveryId: string,
+  attempt: ReadinessAttempt,
+  holder: string,
+): Promise<boolean> {
+  return deps.store.open && (await appendAttempt(deps.db, deliveryId, JSON.stringify(attempt), holder));
 }
 
 /**

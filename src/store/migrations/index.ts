@@ -19,6 +19,7 @@ import { transferReason } from './066-transfer-reason.js';
 import { idempotencyLease, idempotencyLeasePostgres } from './067-idempotency-lease.js';
 import { heldRequests, heldRequestsPostgres } from './069-held-requests.js';
 import { instances, instancesPostgres } from './070-instances.js';
+import { readinessDeliveryClaims, readinessDeliveryClaimsPostgres } from './071-readiness-delivery-claims.js';
 import { jobClaims, jobClaimsPostgres } from './068-job-claims.js';
 
 import { postgresBaseline } from './postgres-065-baseline.js';
@@ -55,6 +56,7 @@ export const migrations: Migration[] = [
   heldRequests,
   instances,
   jobClaims,
+  readinessDeliveryClaims,
 ].sort((a, b) => a.version - b.version);
 
 /**
@@ -69,4 +71,5 @@ export const postgresMigrations: Migration[] = [
   jobClaimsPostgres,
   heldRequestsPostgres,
   instancesPostgres,
+  readinessDeliveryClaimsPostgres,
 ];
