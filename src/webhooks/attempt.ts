@@ -10,10 +10,10 @@ import {
   getDelivery,
   recordRedelivery,
   recordScheduledAttempt,
+  holdsAttemptClaim,
   type AttemptRow,
 } from '../domain/webhooks/deliveries.js';
 import { sendWebhook, type SendResult } from './sender.js';
-import { holdsJob } from '../store/jobs.js';
 import { signatureHeader } from './signature.js';
 
 // One attempt of one event: build the body at send time (delivery-only fields such as the 3DS code are never in
@@ -95,7 +95,7 @@ export async function runScheduledAttempt(deps: WebhookDeps, job: Job): Promise<
   await deps.transactions.run(async (deps) => {
     // An attempt this instance abandoned (its claim handed back at a stop, or taken over after a stall) records
     // nothing: the instance holding the claim now makes the attempt again, and records it once.
-    if (job.holder !== undefined && !(await holdsJob(deps.db, job.id, job.holder))) {
+    if (job.holder !== undefined && !(await holdsAttemptClaim(deps, job.id, job.holder))) {
       deps.logger.warn({ eventId: event.id }, 'webhook attempt abandoned: another instance holds its claim now');
       return;
     }

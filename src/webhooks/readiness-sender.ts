@@ -4,8 +4,8 @@ import { recordAttempt, type PlannedDelivery } from '../domain/readiness/runs.js
 import type { ReceiverCheckId } from '../domain/readiness/catalogue.js';
 import type { WebhookDeps } from './deps.js';
 import { sendWebhook } from './sender.js';
-import { StoreUnavailable } from '../store/db.js';
-import { finishDelivery, renewDeliveryClaim } from '../store/readiness.js';
+import { StoreUnavailable } from '../domain/kernel/errors.js';
+import { finishDelivery, renewDeliveryClaim } from '../domain/readiness/deliveries.js';
 import { signatureHeader } from './signature.js';
 
 // The test deliveries of a readiness run (docs/readiness.md): realistic `card.created` events, never stored among the

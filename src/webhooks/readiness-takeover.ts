@@ -9,7 +9,7 @@ import {
   finishDelivery,
   lapsedDeliveries,
   type DeliveryRow,
-} from '../store/readiness.js';
+} from '../domain/readiness/deliveries.js';
 import type { WebhookDeps } from './deps.js';
 import { sendReadinessDeliveries } from './readiness-sender.js';
 

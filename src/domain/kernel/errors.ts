@@ -185,3 +185,6 @@ export function invalidField(message: string): DomainError {
 export function messageForCode(code: number): string | undefined {
   return Object.values(ERRORS).find((e) => e.code === code)?.message;
 }
+
+// The store's refusal while its database is away: the domain passes it through, and the layers above it tell it apart.
+export { StoreUnavailable } from '../../store/db.js';

@@ -1,7 +1,7 @@
 import type { Deps } from '../kernel/deps.js';
 import type { StoredEvent } from '../events/types.js';
 import { assertInTransaction, lockFirstStart } from '../../store/db.js';
-import { deleteJobsOfKind } from '../../store/jobs.js';
+import { deleteJobsOfKind, holdsJob } from '../../store/jobs.js';
 import { deleteWebhookConfig } from '../../store/webhook-config.js';
 import {
   attemptCount,
@@ -31,6 +31,14 @@ const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 // The rows as the store reads them, for the webhooks module and the routes.
 export type { AttemptRow, DeliveryRow, DeliveryState };
 export { getDelivery };
+
+/**
+ * Whether `holder` (an instance) still holds the claim on an attempt's job: its recording transaction asks, with the
+ * row locked on PostgreSQL, so an attempt whose claim was handed back or taken over records nothing.
+ */
+export function holdsAttemptClaim(deps: Deps, jobId: number, holder: string): Promise<boolean> {
+  return holdsJob(deps.db, jobId, holder);
+}
 
 /**
  * Called by emitEvent, inside the event's own transaction: an event of an account with an enabled endpoint gets a
