@@ -163,6 +163,20 @@ async function slowReceiver(answerAfterMs: number) {
   };
 }
 
+/** The instances holding a claim on one of the account's jobs (an attempt on the wire), one row per claim. */
+function claimHolders(db: string, accountId: string): Promise<{ claimed_by: string }[]> {
+  return onDatabase(
+    db,
+    async (c) =>
+      (
+        await c.query<{ claimed_by: string }>(
+          'SELECT claimed_by FROM jobs WHERE account_id = $1 AND claimed_by IS NOT NULL',
+          [accountId],
+        )
+      ).rows,
+  );
+}
+
 describe('Time, once (issue 44 item 3)', () => {
   it('two instances advancing one account clock at once run each due job exactly once, as one advance on one instance does', async (ctx) => {
     deployment = await startInstances(ctx, 2);
@@ -312,16 +326,7 @@ describe('Webhooks, once and in order (issue 44 item 4)', () => {
 
     // The first event's attempt is on the wire, held by the receiver; whichever instance sent it holds its claim.
     await waitFor('the first attempt on the wire', () => rx.held.length === 1);
-    const claimedBy = await onDatabase(
-      db,
-      async (c) =>
-        (
-          await c.query<{ claimed_by: string }>(
-            'SELECT claimed_by FROM jobs WHERE account_id = $1 AND claimed_by IS NOT NULL',
-            [partner.accountId],
-          )
-        ).rows,
-    );
+    const claimedBy = await claimHolders(db, partner.accountId);
     expect(claimedBy).toHaveLength(1);
     const ids = await instanceIds(urls);
     const sender = ids.indexOf(claimedBy[0]!.claimed_by);
@@ -362,16 +367,7 @@ describe('Webhooks, once and in order (issue 44 item 4)', () => {
     await post(a, '/v1/card/create', partner.apiKey, { amount: 20, currency: 'USDT' });
     const written = await outboxOrder(db, partner.accountId);
     await waitFor('the first attempt on the wire', () => rx.held.length === 1);
-    const claimedBy = await onDatabase(
-      db,
-      async (c) =>
-        (
-          await c.query<{ claimed_by: string }>(
-            'SELECT claimed_by FROM jobs WHERE account_id = $1 AND claimed_by IS NOT NULL',
-            [partner.accountId],
-          )
-        ).rows,
-    );
+    const claimedBy = await claimHolders(db, partner.accountId);
     const stalled = instances[(await instanceIds(urls)).indexOf(claimedBy[0]!.claimed_by)]!;
 
     // The sender stalls (stopped, not dead): its claim runs out unrenewed, and the other instance sends every event.
