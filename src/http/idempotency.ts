@@ -15,6 +15,7 @@ import {
   type StoredResponse,
 } from '../domain/idempotency/keys.js';
 import { caughtUpNow, accountNow } from './account-clock.js';
+import { keepRenewing } from '../domain/kernel/lease.js';
 import { runCommand } from './run-command.js';
 import { waitInjected } from './injected-wait.js';
 import type { AppEnv, Command, InjectedWait } from './context.js';
@@ -107,7 +108,7 @@ export async function runKeyed(
       return found;
     }, lock);
     if (existing) return answerExisting(c, deps, key, { endpoint, body, hash }, existing);
-    const renewing = renewWhileHeld(deps, account.id, key);
+    const stopRenewing = renewWhileHeld(deps, account.id, key);
     try {
       await waitInjected(c, deps, wait);
     } catch (err) {
@@ -116,7 +117,7 @@ export async function runKeyed(
       await deps.transactions.run((deps) => releaseKey(deps.db, account.id, key, holder), lock);
       throw err;
     } finally {
-      clearInterval(renewing);
+      stopRenewing();
     }
   }
   // Its first reads (the account's due jobs, then the key) go with the transaction's BEGIN on PostgreSQL.
@@ -177,21 +178,16 @@ function leaseFrom(deps: ServerDeps): Lease {
 }
 
 /**
- * Renews the lease of a reserved key every third of its length while its request waits, so that other instances
- * never take a key whose holder lives. A renewal that fails (the database briefly lost) is tried again at the next.
+ * Renews the lease of a reserved key while its request waits (kernel/lease.ts), so that other instances never take a
+ * key whose holder lives; a held request keeps its connection open, not the process alive. Answers the function that
+ * stops it.
  */
-function renewWhileHeld(deps: ServerDeps, accountId: string, key: string): NodeJS.Timeout {
-  const renewing = setInterval(
-    () => {
-      deps.transactions
-        .run((deps) => renewLease(deps.db, accountId, key, leaseFrom(deps)), { account: accountId })
-        .catch((err: unknown) => deps.logger.warn({ err, accountId }, 'could not renew the lease of a key in flight'));
-    },
-    Math.ceil(deps.config.idempotencyLeaseMs / 3),
+function renewWhileHeld(deps: ServerDeps, accountId: string, key: string): () => void {
+  return keepRenewing(
+    deps.config.idempotencyLeaseMs,
+    () => deps.transactions.run((deps) => renewLease(deps.db, accountId, key, leaseFrom(deps)), { account: accountId }),
+    (err) => deps.logger.warn({ err, accountId }, 'could not renew the lease of a key in flight'),
   );
-  // A held request keeps its connection open, not the process alive.
-  renewing.unref();
-  return renewing;
 }
 
 function answerExisting(

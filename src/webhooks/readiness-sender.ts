@@ -5,6 +5,7 @@ import type { ReceiverCheckId } from '../domain/readiness/catalogue.js';
 import type { WebhookDeps } from './deps.js';
 import { sendWebhook } from './sender.js';
 import { StoreUnavailable } from '../domain/kernel/errors.js';
+import { keepRenewing } from '../domain/kernel/lease.js';
 import { finishDelivery, renewDeliveryClaim } from '../domain/readiness/deliveries.js';
 import { signatureHeader } from './signature.js';
 
@@ -130,12 +131,11 @@ async function sendOne(
   envelope: Record<string, unknown>,
 ): Promise<void> {
   const { holder, leaseMs } = sending;
-  const renewal = setInterval(() => {
-    renewDeliveryClaim(deps.db, d.id, { holder, untilMs: Date.now() + leaseMs }).catch((err: unknown) => {
-      deps.logger.warn({ err }, 'renewing a readiness delivery claim failed');
-    });
-  }, leaseMs / 3);
-  renewal.unref();
+  const stopRenewing = keepRenewing(
+    leaseMs,
+    () => renewDeliveryClaim(deps.db, d.id, { holder, untilMs: Date.now() + leaseMs }),
+    (err) => deps.logger.warn({ err }, 'renewing a readiness delivery claim failed'),
+  );
   try {
     for (let i = d.made ?? 0; i < attemptsOf(d); i++) if (!(await attempt(deps, sending, d, envelope))) return;
     await finishDelivery(deps.db, d.id, holder);
@@ -144,6 +144,6 @@ async function sendOne(
     if (deps.store.open) deps.logger.error({ err, check: d.check }, 'readiness delivery not sent');
     await giveUp(deps, err, holder, [d]);
   } finally {
-    clearInterval(renewal);
+    stopRenewing();
   }
 }

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { soleWriter, StoreUnavailable, type Db, type Statement, type Store } from '../../store/db.js';
 import type { TransactionRunner } from '../../store/transaction-runner.js';
+import { keepRenewing } from './lease.js';
 import {
   accountClockNow,
   claimedJobOf,
@@ -418,17 +419,16 @@ export class JobRunner<D extends JobDeps<D>> {
    */
   private async runClaimed(root: D, kind: JobKind<D>, job: Job): Promise<void> {
     const { instance, leaseMs, leaseClock, logger } = this.deps;
-    const renewal = setInterval(() => {
-      renewJobLease(root.db, job.id, instance, leaseClock() + leaseMs).catch((err: unknown) => {
-        logger.warn({ err, job: job.kind }, 'renewing a job lease failed');
-      });
-    }, leaseMs / 3);
-    renewal.unref();
+    const stopRenewing = keepRenewing(
+      leaseMs,
+      () => renewJobLease(root.db, job.id, instance, leaseClock() + leaseMs),
+      (err) => logger.warn({ err, job: job.kind }, 'renewing a job lease failed'),
+    );
     try {
       try {
         await kind.run(root, job);
       } finally {
-        clearInterval(renewal);
+        stopRenewing();
       }
       await finishLeasedJob(root.db, job.id, instance);
     } catch (err) {
