@@ -158,10 +158,14 @@ async function prepareStore(deps: ServerDeps): Promise<void> {
     await lockFirstStart(deps.db);
     await ensureDefaultBin(deps);
   });
-  // Before the attempts are restored: a SQLite file's claims are all a dead process's, and run again now.
-  await deps.transactions.run((deps) => releaseClaimsOfTheDead(deps.db));
-  // Likewise a SQLite file's readiness deliveries still owed: sent again now (on PostgreSQL, left to their leases).
-  if (deps.store.dialect === 'sqlite') await deps.transactions.run((deps) => handBackDeliveries(deps.db));
+  // Before the attempts are restored: a SQLite file has one process, so every claim on it (a webhook attempt's, a
+  // readiness delivery's) is a dead process's, and runs again now. On PostgreSQL other instances may be running
+  // theirs: each is left to its lease (or handed back by an instance that stops).
+  if (deps.store.dialect === 'sqlite')
+    await deps.transactions.run(async (deps) => {
+      await releaseClaimsOfTheDead(deps.db);
+      await handBackDeliveries(deps.db);
+    });
   await restoreWebhookAttempts(deps);
   // Execution and completion of a keyed request commit together, so a key still in flight after a crash
   // never executed: releasing it lets the client's retry run. A SQLite file has one process, so every key in flight

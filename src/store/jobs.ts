@@ -129,12 +129,10 @@ export async function releaseClaimsOf(db: Db, instance: string): Promise<number>
 }
 
 /**
- * The claims a crash left, released at start where nobody else can hold one: a SQLite file has one server, so every
- * claim it holds is a dead process's, and its jobs run again at once rather than when their lease runs out. On
- * PostgreSQL other instances may be running theirs: each claim is left to run out (or to be handed back).
+ * Every claim released, at start where nobody else can hold one (a SQLite file: wiring.ts): each was a dead process's,
+ * and its job runs again at once rather than when its lease runs out.
  */
 export async function releaseClaimsOfTheDead(db: Db): Promise<number> {
-  if (db.dialect === 'postgres') return 0;
   return await db.run('UPDATE jobs SET claimed_by = NULL, claim_until_ms = NULL WHERE claimed_by IS NOT NULL');
 }
 
