@@ -83,6 +83,17 @@ export async function startInstances(
       { env },
     );
   };
+  // A first start only: another process may take the free port between its choice and the bind; then another port.
+  const firstStart = async (i: number) => {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await start(i);
+      } catch (err) {
+        if (tries >= 3 || !String(err).includes('EADDRINUSE')) throw err;
+        ports[i] = await freePort();
+      }
+    }
+  };
   const alive = (p: ServeProcess | undefined) =>
     p !== undefined && p.child.exitCode === null && p.child.signalCode === null;
   const kill = async (i: number, signal: NodeJS.Signals = 'SIGKILL') => {
@@ -90,8 +101,10 @@ export async function startInstances(
     if (alive(p)) p.child.kill(signal);
     return await p.exited;
   };
-  const instances: Instance[] = ports.map((port, i) => ({
-    url: `http://127.0.0.1:${port}`,
+  const instances: Instance[] = ports.map((_, i) => ({
+    get url() {
+      return `http://127.0.0.1:${ports[i]}`;
+    },
     get pid() {
       return running[i]!.child.pid!;
     },
@@ -109,10 +122,10 @@ export async function startInstances(
     await database.drop();
   };
   try {
-    if (opts.together) await Promise.all(ports.map((_, i) => start(i)));
+    if (opts.together) await Promise.all(ports.map((_, i) => firstStart(i)));
     else {
-      await start(0);
-      await Promise.all(ports.slice(1).map((_, i) => start(i + 1)));
+      await firstStart(0);
+      await Promise.all(ports.slice(1).map((_, i) => firstStart(i + 1)));
     }
   } catch (err) {
     await close();

@@ -110,7 +110,9 @@ describe('Many instances: idempotency', () => {
   });
 
   it('a key held by an instance that was killed is released by its lease; its retry on another executes once', async (ctx) => {
-    deployment = await startInstances(ctx, 2, { env: { SANDBOX_IDEMPOTENCY_LEASE_MS: '1500' } });
+    // 6 s: the living holder's renewals (every 2 s) keep its key through a busy machine's stalls; 1.5 s once lapsed
+    // before the first check.
+    deployment = await startInstances(ctx, 2, { env: { SANDBOX_IDEMPOTENCY_LEASE_MS: '6000' } });
     const [holder, other] = deployment.instances as [Instances['instances'][0], Instances['instances'][0]];
     const { apiKey } = await deployment.newAccount(100);
     const { pending } = await holdOn(holder.url, apiKey, deployment.db, 'orphan');
