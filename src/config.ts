@@ -8,7 +8,12 @@ export interface Config {
   /** A SQLite file path, ':memory:', or a PostgreSQL URL (`postgres://` or `postgresql://`). */
   dbPath: string;
   /** On PostgreSQL: the connection pool's bound and how long a statement or a connection may take. */
-  postgres: { maxConnections: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  postgres: {
+    maxConnections: number;
+    statementTimeoutMs: number;
+    connectTimeoutMs: number;
+    idleInTransactionTimeoutMs: number;
+  };
   mode: 'local' | 'hosted';
   adminToken: string | undefined;
   /** When set, a bootstrap account owning this key exists. */
@@ -112,8 +117,14 @@ export const DEFAULT_CONFIG: Config = Object.freeze({
   host: '127.0.0.1',
   port: 8080,
   dbPath: './data/sandbox.db',
-  // A statement or a connection that takes longer fails, and its request answers 503 before 10 s have passed.
-  postgres: Object.freeze({ maxConnections: 10, statementTimeoutMs: 4000, connectTimeoutMs: 4000 }),
+  // A statement or a connection that takes longer fails, and its request answers 503 before 10 s have passed. A
+  // transaction idle for 10 s (its instance stalled: nothing of ours waits that long between two statements) is ended.
+  postgres: Object.freeze({
+    maxConnections: 10,
+    statementTimeoutMs: 4000,
+    connectTimeoutMs: 4000,
+    idleInTransactionTimeoutMs: 10_000,
+  }),
   mode: 'local',
   adminToken: undefined,
   apiKey: undefined,

@@ -103,6 +103,16 @@ function isConnectionError(err: unknown): boolean {
 }
 
 /**
+ * The server ended the connection because its transaction stayed idle past idle_in_transaction_session_timeout
+ * (SQLSTATE 25P03). The database is there, so it is not marked unreachable: this transaction alone is lost, a 503.
+ */
+function endedIdle(err: unknown): StoreUnavailable | undefined {
+  return (err as { code?: unknown } | null)?.code === '25P03'
+    ? new StoreUnavailable(err, undefined, 'ended a transaction left idle too long')
+    : undefined;
+}
+
+/**
  * Every connection of the pool stayed taken for the whole wait (pg-pool's own error). The database is there, so it is
  * not marked unreachable; the request answers 503 with Retry-After like an outage, and the next one tries again.
  */
@@ -195,6 +205,11 @@ abstract class PostgresStatements implements Db {
 
   protected abstract connection(): Queryable;
 
+  /** A statement lost its connection: the database is marked unreachable for a moment. */
+  protected connectionLost(err: unknown): unknown {
+    return this.reach.failed(err);
+  }
+
   /** The answer of an opening read, when this statement is the next of them (a transaction's). */
   protected openedAnswer(_text: string, _values: unknown[], _rowMode?: 'array'): pg.QueryResult | undefined {
     return undefined;
@@ -217,7 +232,7 @@ abstract class PostgresStatements implements Db {
       if (rowMode) (config as pg.QueryArrayConfig).rowMode = rowMode;
       return await this.connection().query(config);
     } catch (err) {
-      if (isConnectionError(err)) throw this.reach.failed(err);
+      if (isConnectionError(err)) throw this.connectionLost(err);
       throw poolBusy(err) ?? err;
     }
   }
@@ -296,8 +311,13 @@ class PostgresTransaction extends PostgresStatements {
     watchers: WriteWatchers,
     reach: Reachability,
     private readonly client: pg.PoolClient,
+    private readonly session: { ended?: unknown },
   ) {
     super(texts, watchers, reach);
+  }
+
+  protected override connectionLost(err: unknown): unknown {
+    return endedIdle(this.session.ended) ?? super.connectionLost(err);
   }
 
   protected wrote(hooks: (() => void)[]): void {
@@ -350,6 +370,11 @@ export interface PostgresOptions {
   statementTimeoutMs: number;
   /** How long to wait for a connection (from the pool, or to the server). */
   connectTimeoutMs: number;
+  /**
+   * A transaction left idle longer is ended by the server, its locks with it: an instance that stalls inside one (a
+   * paused VM, a stopped process) cannot hold an account's lock while the other instances wait on it.
+   */
+  idleInTransactionTimeoutMs: number;
 }
 
 export class PostgresStore extends PostgresStatements implements Store {
@@ -382,6 +407,7 @@ export class PostgresStore extends PostgresStatements implements Store {
       max: options.maxConnections,
       connectionTimeoutMillis: options.connectTimeoutMs,
       statement_timeout: options.statementTimeoutMs,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs,
       // The server's statement timeout needs the server: a network that stops carrying anything is bounded here,
       // a second later, so a request never waits past it for a database that went silent.
       query_timeout: options.statementTimeoutMs + 1000,
@@ -420,6 +446,11 @@ export class PostgresStore extends PostgresStatements implements Store {
       throw poolBusy(err) ?? this.reach.failed(err);
     }
     let broken: unknown;
+    // The server ending this connection while no statement runs on it (a transaction left idle past its bound) is
+    // told here, not thrown at the process: the transaction's next statement fails, and it reports the first reason.
+    const session: { ended?: unknown } = {};
+    const onEnded = (err: unknown) => (session.ended ??= err);
+    client.on('error', onEnded);
     let tx: PostgresTransaction | undefined;
     try {
       // The account's lock goes with BEGIN, in one round trip: a simple query of two statements, so the id is a
@@ -433,7 +464,7 @@ export class PostgresStore extends PostgresStatements implements Store {
         text: opening ? `${begin}; ${opening.text}` : begin,
         types: TYPES,
       })) as unknown as pg.QueryResult | pg.QueryResult[];
-      tx = new PostgresTransaction(this.texts, this.watchers, this.reach, client);
+      tx = new PostgresTransaction(this.texts, this.watchers, this.reach, client, session);
       if (opening && Array.isArray(results)) {
         const answers = results.slice(results.length - opening.reads.length);
         tx.opened = opening.reads.map((r, i) => ({ ...r, result: answers[i]! }));
@@ -442,6 +473,11 @@ export class PostgresStore extends PostgresStatements implements Store {
       await client.query('COMMIT');
       return result;
     } catch (err) {
+      const idle = endedIdle(session.ended);
+      if (idle) {
+        broken = session.ended;
+        throw idle;
+      }
       if (isConnectionError(err) || err instanceof StoreUnavailable) {
         broken = err;
         throw this.reach.failed(err);
@@ -449,6 +485,7 @@ export class PostgresStore extends PostgresStatements implements Store {
       await client.query('ROLLBACK').catch((e: unknown) => (broken = e));
       throw err;
     } finally {
+      client.off('error', onEnded);
       // A connection that failed goes, not back to the pool.
       client.release(broken instanceof Error ? broken : broken === undefined ? undefined : true);
       for (const hook of tx?.toTellAtEnd ?? []) hook();

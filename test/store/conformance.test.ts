@@ -187,6 +187,46 @@ describe('Store conformance on PostgreSQL only', () => {
     );
   });
 
+  it("a transaction its holder left idle past the bound is ended by the server: the account's lock passes to another, and the idle one commits nothing", async ({
+    skip,
+  }) => {
+    if (!onPostgres) return skip(POSTGRES_ONLY);
+    const copy = await postgresCopy();
+    // Statements may wait 60 s for a lock: only the server ending the idle transaction lets the other one through.
+    const stalls = await openPostgres(copy.url, {
+      ...DEFAULT_CONFIG.postgres,
+      statementTimeoutMs: 60_000,
+      idleInTransactionTimeoutMs: 200,
+    });
+    try {
+      const resume = gate();
+      const inside = gate();
+      const stalled = stalls
+        .transaction(
+          async (tx) => {
+            await setMeta(tx, 'stalled', 'wrote');
+            inside.open();
+            // The holder stops here, its transaction open and the account's lock held, like a paused instance.
+            await resume.opened;
+            await setMeta(tx, 'stalled', 'resumed');
+          },
+          { account: 'acct_stalled' },
+        )
+        .catch((err: Error) => err);
+      await inside.opened;
+      await stalls.transaction((tx) => setMeta(tx, 'other', 'took the lock'), { account: 'acct_stalled' });
+      resume.open();
+      expect(await stalled).toMatchObject({ name: 'StoreUnavailable', message: /idle too long/ });
+      expect(await metaValue(stalls, 'stalled')).toBeUndefined();
+      expect(await metaValue(stalls, 'other')).toBe('took the lock');
+      // The database was not lost: the very next statement runs.
+      expect(await stalls.value('SELECT 1')).toBe(1);
+    } finally {
+      await stalls.close();
+      await copy.drop();
+    }
+  });
+
   it('a pool whose every connection stays taken answers StoreUnavailable (a 503), and serves again once one is free', async ({
     skip,
   }) => {
