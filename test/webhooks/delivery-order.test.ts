@@ -51,6 +51,38 @@ describe('webhook deliveries sent by the timer', () => {
   });
 });
 
+describe('webhook deliveries sent at once', () => {
+  it('an event goes out as soon as the write that made it commits, not at the next look of the timer', async ({
+    sb,
+    acct,
+  }) => {
+    const arrived: string[] = [];
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        arrived.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string }).id);
+        res.end('ok');
+      });
+    });
+    const url = `${await listen(server)}/hooks`;
+    try {
+      expect((await putWebhookConfig(sb, acct.apiKey, { url })).status).toBe(200);
+      const cardId = await newCard(sb, acct.apiKey, 50);
+      // The timer's first look is an hour away: only the write itself can send its event.
+      sb.deps.jobs.start(3_600_000);
+      const before = new Set((await outbox(sb, acct.accountId)).map((e) => e.id));
+      expect((await sb.post(acct.apiKey, '/v1/card/freeze', { cardId })).status).toBe(200);
+      const frozen = (await outbox(sb, acct.accountId)).map((e) => e.id).filter((id) => !before.has(id));
+      expect(frozen).toHaveLength(1);
+      await waitFor('the freeze event delivered', () => arrived.includes(frozen[0]!));
+    } finally {
+      await sb.deps.jobs.stop(0);
+      await closeServer(server);
+    }
+  });
+});
+
 describe('webhook deliveries while a clock advance runs', () => {
   it.override({ sandboxOptions: { config: { webhookTimeoutMs: 300 } } })(
     "an advance waits for the attempt the timer has on the wire: the account's attempts never overlap",

@@ -481,7 +481,9 @@ export class JobRunner<D extends JobDeps<D>> {
    */
   private kick(accountId: string): void {
     if (!this.timer) return;
-    if (this.kicked.size === 0) setImmediate(() => this.lookAtKicked());
+    // Scheduled outside the transaction that kicked (still open when the look comes): the look opens its own, which
+    // waits on the account's lock until the kicking one has committed.
+    if (this.kicked.size === 0) this.deps.root().store.detached(() => setImmediate(() => this.lookAtKicked()));
     this.kicked.add(accountId);
   }
 
