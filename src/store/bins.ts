@@ -100,6 +100,15 @@ export async function takeFromAccountInventory(db: Db, accountId: string, binId:
   );
 }
 
-export async function takeFromBinInventory(db: Db, binId: string): Promise<void> {
-  await db.run('UPDATE bins SET inventory = inventory - 1 WHERE id = ?', [binId]);
+/**
+ * Takes one card from the BIN's own inventory for an account without its own (account_bin_inventory), when the BIN
+ * is not provisioning and is not empty; answers 0 otherwise (the caller then reads why). One statement.
+ */
+export async function takeFromBinInventory(db: Db, accountId: string, binId: string): Promise<number> {
+  return await db.run(
+    `UPDATE bins SET inventory = inventory - 1
+      WHERE id = ? AND provisioning = 0 AND inventory > 0
+        AND NOT EXISTS (SELECT 1 FROM account_bin_inventory WHERE account_id = ? AND bin_id = ?)`,
+    [binId, accountId, binId],
+  );
 }

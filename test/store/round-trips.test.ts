@@ -18,14 +18,14 @@ const EXPECTED: Record<'sqlite' | 'postgres', Record<string, number>> = {
     'card/asset': 2,
     'card/list': 2,
     'wallet/assetList': 1,
-    'card/create, keyed': 13,
+    'card/create, keyed': 12,
     'card/deposit, keyed': 10,
   },
   postgres: {
     'card/asset': 3,
     'card/list': 3,
     'wallet/assetList': 2,
-    'card/create, keyed': 13,
+    'card/create, keyed': 12,
     'card/deposit, keyed': 10,
   },
 };

@@ -134,15 +134,18 @@ async function setAccountInventory(
   await upsertAccountInventory(db, accountId, binId, inv.available, inv.provisioning ? 1 : 0);
 }
 
-/** Takes one card from inventory (4010 while provisioning, 4009 when none is left). */
+/**
+ * Takes one card from inventory (4010 while provisioning, 4009 when none is left): the account's own when the sandbox
+ * set one, else the BIN's. A card to give costs one statement or two; only a refusal reads why.
+ */
 export async function takeFromInventory(deps: Pick<Deps, 'db'>, accountId: string, bin: Bin): Promise<void> {
   const { db } = deps;
-  // The account's own inventory when the sandbox set one and it has a card to give; else why not, or the BIN's.
   if ((await takeFromAccountInventory(db, accountId, bin.id)) === 1) return;
-  const inv = await inventoryFor(deps, accountId, bin);
+  if ((await takeFromBinInventory(db, accountId, bin.id)) === 1) return;
+  // Read again, not from `bin`: another account may have taken the BIN's last card since it was read.
+  const inv = await inventoryFor(deps, accountId, await getBin(deps, bin.id));
   if (inv.provisioning) throw new DomainError('CARD_PROVISIONING');
-  if (inv.available <= 0) throw new DomainError('CARD_OUT_OF_INVENTORY');
-  await takeFromBinInventory(db, bin.id);
+  throw new DomainError('CARD_OUT_OF_INVENTORY');
 }
 
 /** The BIN as binList shows it; `fee.deposit` is the calling account's rate, not the BIN's. */
