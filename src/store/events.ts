@@ -1,4 +1,5 @@
 import type { Db } from './seam.js';
+import { deliveryForEndpoint, type DeliveryState, type NewDelivery } from './webhook-deliveries.js';
 
 // SQL of the event outbox: each event is written in the transaction of the change it reports.
 
@@ -21,10 +22,37 @@ export async function insertEvent(
   createdS: number,
   dataJson: string,
 ): Promise<number> {
-  return (await db.value<number>(
-    'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?) RETURNING seq',
-    [id, accountId, type, createdS, dataJson],
-  ))!;
+  return (await db.value<number>(INSERT_EVENT, [id, accountId, type, createdS, dataJson]))!;
+}
+
+const INSERT_EVENT = 'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?) RETURNING seq';
+
+/**
+ * Writes an event and its webhook delivery as the account's endpoint stands (deliveryForEndpoint): answers the
+ * event's seq, and the delivery when the account has an endpoint. One statement on PostgreSQL, two on SQLite (which
+ * cannot write in a WITH).
+ */
+export async function insertEventWithDelivery(
+  db: Db,
+  event: { id: string; accountId: string; type: string; createdS: number; dataJson: string },
+  deliveryAtMs: number,
+): Promise<{ seq: number; delivery: NewDelivery | undefined }> {
+  const values = [event.id, event.accountId, event.type, event.createdS, event.dataJson];
+  const delivery = deliveryForEndpoint(event.accountId, event.id, deliveryAtMs);
+  if (db.dialect !== 'postgres') {
+    const seq = (await db.value<number>(INSERT_EVENT, values))!;
+    return { seq, delivery: (await db.get(delivery.sql, delivery.params)) as NewDelivery | undefined };
+  }
+  const row = (await db.get(
+    `WITH event AS (${INSERT_EVENT}), delivery AS (${delivery.sql})
+     SELECT event.seq, delivery.id AS delivery_id, delivery.state AS delivery_state
+       FROM event LEFT JOIN delivery ON true`,
+    [...values, ...delivery.params],
+  )) as { seq: number; delivery_id: number | null; delivery_state: DeliveryState | null };
+  return {
+    seq: row.seq,
+    delivery: row.delivery_id === null ? undefined : { id: row.delivery_id, state: row.delivery_state! },
+  };
 }
 
 export async function eventRow(db: Db, accountId: string, id: string): Promise<EventRow | undefined> {

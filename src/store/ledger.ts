@@ -48,30 +48,36 @@ export async function moveLedgerAccount(
   );
 }
 
+const TRANSFER_VALUES = '(?, ?, ?, ?, ?, ?, ?)';
+const transferValues = (rows: readonly TransferRow[]) =>
+  rows.flatMap((t) => [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.reason, t.ref, t.created_at_ms]);
+
 /**
- * `moveLedgerAccount` for several ledger accounts (each id once) in one statement; answers `[id, balance after]` of
- * each, in no particular order.
+ * `moveLedgerAccount` for several ledger accounts (each id once), and the transfer rows that record the moves:
+ * answers `[id, balance after]` of each account, in no particular order. PostgreSQL takes both in one statement (the
+ * rows' references to the accounts are checked at its end, once the accounts exist); SQLite, which cannot write in
+ * a WITH, in two. A caller that refuses a balance throws, and its transaction takes both back.
  */
-export async function moveLedgerAccounts(
+export async function moveLedgerAccountsRecorded(
   db: Db,
   moves: readonly { id: string; accountId: string; kind: string; deltaMicros: number }[],
+  rows: readonly TransferRow[],
 ): Promise<[string, number][]> {
-  const rows = await db.all<{ id: string; balance_micros: string }>(
-    `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros) VALUES ${moves.map(() => '(?, ?, ?, ?)').join(', ')}
+  const move = `INSERT INTO ledger_accounts (id, account_id, kind, balance_micros)
+     VALUES ${moves.map(() => '(?, ?, ?, ?)').join(', ')}
      ON CONFLICT (id) DO UPDATE SET balance_micros = ledger_accounts.balance_micros + excluded.balance_micros
-     RETURNING id, ${BALANCE_AFTER}`,
-    moves.flatMap((m) => [m.id, m.accountId, m.kind, m.deltaMicros]),
-  );
-  return rows.map((r) => [r.id, Number(r.balance_micros)]);
-}
-
-/** `insertTransfer` for several rows in one statement. */
-export async function insertTransfers(db: Db, rows: readonly TransferRow[]): Promise<void> {
-  await db.run(
-    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, reason, ref, created_at_ms)
-     VALUES ${rows.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-    rows.flatMap((t) => [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.reason, t.ref, t.created_at_ms]),
-  );
+     RETURNING id, ${BALANCE_AFTER}`;
+  const moved = moves.flatMap((m) => [m.id, m.accountId, m.kind, m.deltaMicros]);
+  const record = `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, reason, ref, created_at_ms)
+     VALUES ${rows.map(() => TRANSFER_VALUES).join(', ')}`;
+  let after: { id: string; balance_micros: string }[];
+  if (db.dialect === 'postgres') {
+    after = await db.all(`WITH recorded AS (${record}) ${move}`, [...transferValues(rows), ...moved]);
+  } else {
+    after = await db.all(move, moved);
+    await db.run(record, transferValues(rows));
+  }
+  return after.map((r) => [r.id, Number(r.balance_micros)]);
 }
 
 /** The ledger account's balance; undefined when it has never moved. */

@@ -30,25 +30,26 @@ export interface AttemptRow {
 }
 
 /** A new delivery of an event; answers its id. */
+/** A delivery made with its event: its id and first state. */
+export interface NewDelivery {
+  id: number;
+  state: DeliveryState;
+}
+
 /**
- * An event's delivery, as the account's webhook endpoint stands now: pending from `atMs` when it is enabled,
- * `disabled` when it is not, none when the account has no endpoint. One statement: the event's transaction reads no
- * endpoint row of its own. Answers the new delivery's id and state.
+ * The statement that makes an event's delivery as the account's webhook endpoint stands now: pending from `atMs` when
+ * it is enabled, `disabled` when it is not, none when the account has no endpoint. It reads no endpoint row into the
+ * event's transaction. Written with the event (store/events.ts); answers the delivery's id and state.
  */
-export async function insertDeliveryForEndpoint(
-  db: Db,
-  accountId: string,
-  eventId: string,
-  atMs: number,
-): Promise<{ id: number; state: DeliveryState } | undefined> {
-  return (await db.get(
-    `INSERT INTO webhook_deliveries (account_id, event_id, state, next_attempt_at_ms, created_at_ms)
+export function deliveryForEndpoint(accountId: string, eventId: string, atMs: number) {
+  return {
+    sql: `INSERT INTO webhook_deliveries (account_id, event_id, state, next_attempt_at_ms, created_at_ms)
      SELECT account_id, ?, CASE WHEN enabled = 1 THEN 'pending' ELSE 'disabled' END,
             CASE WHEN enabled = 1 THEN CAST(? AS BIGINT) END, ?
        FROM webhook_configs WHERE account_id = ?
      RETURNING id, state`,
-    [eventId, atMs, atMs, accountId],
-  )) as { id: number; state: DeliveryState } | undefined;
+    params: [eventId, atMs, atMs, accountId],
+  };
 }
 
 export async function getDelivery(db: Db, id: number): Promise<DeliveryRow | undefined> {

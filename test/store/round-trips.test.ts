@@ -25,8 +25,8 @@ const EXPECTED: Record<'sqlite' | 'postgres', Record<string, number>> = {
     'card/asset': 3,
     'card/list': 3,
     'wallet/assetList': 2,
-    'card/create, keyed': 12,
-    'card/deposit, keyed': 10,
+    'card/create, keyed': 10,
+    'card/deposit, keyed': 9,
   },
 };
 

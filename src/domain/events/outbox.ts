@@ -1,7 +1,7 @@
-import { eventRow, eventRowsOf, insertEvent, type EventRow } from '../../store/events.js';
+import { eventRow, eventRowsOf, insertEventWithDelivery, type EventRow } from '../../store/events.js';
 import { attemptCount, deliveryForEvent, type DeliveryRow } from '../../store/webhook-deliveries.js';
 import type { Deps } from '../kernel/deps.js';
-import { recordDelivery } from '../webhooks/deliveries.js';
+import { scheduleFirstAttempt } from '../webhooks/deliveries.js';
 import type { EventEnvelope, EventType, StoredEvent } from './types.js';
 
 export type { StoredEvent } from './types.js';
@@ -21,11 +21,15 @@ export async function emitEvent(
   if (!db.inTransaction) throw new Error('emitEvent outside a transaction');
   const id = deps.ids.eventId();
   const created = Math.floor(nowMs / 1000);
-  const seq = await insertEvent(db, id, accountId, type, created, JSON.stringify(data));
-  const event: StoredEvent = { seq, accountId, id, type, created, data };
   // Its webhook delivery (when the account has an endpoint) commits with it, and its first attempt is scheduled:
   // scheduling an attempt asks the timer to look at the account at once (jobs.schedule).
-  await recordDelivery(deps, event);
+  const { seq, delivery } = await insertEventWithDelivery(
+    db,
+    { id, accountId, type, createdS: created, dataJson: JSON.stringify(data) },
+    created * 1000,
+  );
+  const event: StoredEvent = { seq, accountId, id, type, created, data };
+  await scheduleFirstAttempt(deps, event, delivery);
   deps.events.notify(event);
   return event;
 }

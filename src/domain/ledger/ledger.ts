@@ -1,10 +1,9 @@
 import {
   insertTransfer,
-  insertTransfers,
   ledgerBalance,
   ledgerBalances,
   moveLedgerAccount,
-  moveLedgerAccounts,
+  moveLedgerAccountsRecorded,
   type TransferRow,
 } from '../../store/ledger.js';
 import { assertMicros, formatMicros } from '../kernel/money.js';
@@ -94,7 +93,7 @@ export interface TransferInput {
 
 /** Posts one transfer; must run inside the caller's transaction. A zero amount posts nothing. */
 export async function transfer(deps: Pick<Deps, 'db'>, t: TransferInput): Promise<void> {
-  if (postsAnything(deps.db, t)) await post(deps.db, t);
+  await transfers(deps, [t]);
 }
 
 /** Refuses a transfer no caller may ask for; answers whether it moves anything (a zero amount does not). */
@@ -130,10 +129,10 @@ async function post(db: Deps['db'], t: TransferInput, short?: ErrorName): Promis
 }
 
 /**
- * Posts several transfers as `transfer` would one after another, in two statements where that took three each: every
- * counter moved at once, then every transfer row. Only when each balance moves one way among them (no ledger account
- * both debited and credited, no card both overdrawn and not): then its final value is the furthest it goes, and
- * checking it is checking every step. Otherwise, or for one transfer, they go one by one.
+ * Posts transfers as `transfer` would post each in turn, in one statement on PostgreSQL and two on SQLite where that
+ * took three each: every counter moved at once, with every transfer row. Only when each balance moves one way among
+ * them (no ledger account both debited and credited, no card both overdrawn and not): then its final value is the
+ * furthest it goes, and checking it is checking every step. Otherwise they go one by one.
  */
 export async function transfers(
   deps: Pick<Deps, 'db'>,
@@ -142,12 +141,13 @@ export async function transfers(
 ): Promise<void> {
   const { db } = deps;
   const posted = list.filter((t) => postsAnything(db, t));
-  const together = posted.length > 1 ? oneWay(posted) : undefined;
+  if (posted.length === 0) return;
+  const together = oneWay(posted);
   if (!together) {
     for (const t of posted) await post(db, t, short);
     return;
   }
-  const after = new Map(await moveLedgerAccounts(db, [...together.moves.values()]));
+  const after = new Map(await moveLedgerAccountsRecorded(db, [...together.moves.values()], together.rows));
   for (const move of together.moves.values()) {
     const balance = after.get(move.id)!;
     if (balance < 0 && together.floored.has(move.id)) {
@@ -155,7 +155,6 @@ export async function transfers(
     }
     assertWithinBound(move.kind, balance);
   }
-  await insertTransfers(db, together.rows);
 }
 
 interface Move {

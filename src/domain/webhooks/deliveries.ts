@@ -10,13 +10,13 @@ import {
   deliveryForEvent,
   getDelivery,
   insertAttempt,
-  insertDeliveryForEndpoint,
   listAttempts,
   setDeliveryAttempts,
   setDeliveryClosed,
   type AttemptRow,
   type DeliveryRow,
   type DeliveryState,
+  type NewDelivery,
 } from '../../store/webhook-deliveries.js';
 
 // The delivery state of each event, its retry state machine, and the log of every attempt. The sending (network)
@@ -41,16 +41,18 @@ export function holdsAttemptClaim(deps: Deps, jobId: number, holder: string): Pr
 }
 
 /**
- * Called by emitEvent, inside the event's own transaction: an event of an account with an enabled endpoint gets a
- * pending delivery and a first attempt due at the event's instant; a disabled endpoint records the event as not
- * delivered. Nothing here touches the network, so the request that caused the event never waits on it.
+ * Called by emitEvent, inside the event's own transaction, with the delivery written with the event (a pending one
+ * when the account's endpoint is enabled, a disabled one when it is not, none without an endpoint): a pending
+ * delivery's first attempt is due at the event's instant. Nothing here touches the network, so the request that
+ * caused the event never waits on it.
  */
-export async function recordDelivery(deps: Deps, event: StoredEvent): Promise<void> {
-  const { db } = deps;
-  const atMs = event.created * 1000;
-  const delivery = await insertDeliveryForEndpoint(db, event.accountId, event.id, atMs);
+export async function scheduleFirstAttempt(
+  deps: Deps,
+  event: StoredEvent,
+  delivery: NewDelivery | undefined,
+): Promise<void> {
   if (delivery?.state === 'pending')
-    await deps.jobs.schedule(db, event.accountId, ATTEMPT_JOB, String(delivery.id), atMs);
+    await deps.jobs.schedule(deps.db, event.accountId, ATTEMPT_JOB, String(delivery.id), event.created * 1000);
 }
 
 /** Ends a delivery (delivered, failed, cancelled or disabled) and drops its timer. */
