@@ -13,24 +13,12 @@ export interface EventRow {
   data: string;
 }
 
-/** Writes an event; answers its seq (the outbox order). */
-export async function insertEvent(
-  db: Db,
-  id: string,
-  accountId: string,
-  type: string,
-  createdS: number,
-  dataJson: string,
-): Promise<number> {
-  return (await db.value<number>(INSERT_EVENT, [id, accountId, type, createdS, dataJson]))!;
-}
-
 const INSERT_EVENT = 'INSERT INTO events (id, account_id, type, created_s, data) VALUES (?, ?, ?, ?, ?) RETURNING seq';
 
 /**
- * Writes an event and its webhook delivery as the account's endpoint stands (deliveryForEndpoint): answers the
- * event's seq, and the delivery when the account has an endpoint. One statement on PostgreSQL, two on SQLite (which
- * cannot write in a WITH).
+ * Writes an event and its webhook delivery as the account's endpoint stands (deliveryForEndpoint): answers the event's
+ * seq (the outbox order), and the delivery when the account has an endpoint. One statement on PostgreSQL, two on
+ * SQLite (which cannot write in a WITH).
  */
 export async function insertEventWithDelivery(
   db: Db,
