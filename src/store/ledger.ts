@@ -15,12 +15,14 @@ export interface TransferRow {
 }
 
 export async function insertTransfer(db: Db, t: TransferRow): Promise<void> {
-  await db.run(
-    `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, reason, ref, created_at_ms)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.reason, t.ref, t.created_at_ms],
-  );
+  await db.run(insertTransfersSql(1), transferValues([t]));
 }
+
+const insertTransfersSql = (n: number) =>
+  `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, reason, ref, created_at_ms)
+     VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+const transferValues = (rows: readonly TransferRow[]) =>
+  rows.flatMap((t) => [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.reason, t.ref, t.created_at_ms]);
 
 // The balance after a move is read as text: a move the ledger then refuses may take it past 2^53 - 1 (two moves of
 // the largest amount), which PostgreSQL's driver would refuse to read at all (a 500 instead of the ledger's 400).
@@ -48,10 +50,6 @@ export async function moveLedgerAccount(
   );
 }
 
-const TRANSFER_VALUES = '(?, ?, ?, ?, ?, ?, ?)';
-const transferValues = (rows: readonly TransferRow[]) =>
-  rows.flatMap((t) => [t.account_id, t.debit_id, t.credit_id, t.amount_micros, t.reason, t.ref, t.created_at_ms]);
-
 /**
  * `moveLedgerAccount` for several ledger accounts (each id once), and the transfer rows that record the moves:
  * answers `[id, balance after]` of each account, in no particular order. PostgreSQL takes both in one statement (the
@@ -68,8 +66,7 @@ export async function moveLedgerAccountsRecorded(
      ON CONFLICT (id) DO UPDATE SET balance_micros = ledger_accounts.balance_micros + excluded.balance_micros
      RETURNING id, ${BALANCE_AFTER}`;
   const moved = moves.flatMap((m) => [m.id, m.accountId, m.kind, m.deltaMicros]);
-  const record = `INSERT INTO transfers (account_id, debit_id, credit_id, amount_micros, reason, ref, created_at_ms)
-     VALUES ${rows.map(() => TRANSFER_VALUES).join(', ')}`;
+  const record = insertTransfersSql(rows.length);
   let after: { id: string; balance_micros: string }[];
   if (db.dialect === 'postgres') {
     after = await db.all(`WITH recorded AS (${record}) ${move}`, [...transferValues(rows), ...moved]);

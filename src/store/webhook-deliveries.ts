@@ -29,7 +29,6 @@ export interface AttemptRow {
   next_retry_at_ms: number | null;
 }
 
-/** A new delivery of an event; answers its id. */
 /** A delivery made with its event: its id and first state. */
 export interface NewDelivery {
   id: number;

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG } from '../../src/config.js';
 import { openPostgres, openSqlite } from '../../src/store/db.js';
 import { NAMED_IN_ARRAY, type Db, type Store } from '../../src/store/seam.js';
+import type { PostgresOptions } from '../../src/store/postgres.js';
 import { lazyPostgresStore, onPostgres, postgresCopy } from '../helpers/postgres.js';
 
 // The store conformance suite: what every function of src/store/ counts on from the seam (store/seam.ts), on the
@@ -177,6 +178,18 @@ describe(`Store conformance on ${runOn}`, () => {
 
 const POSTGRES_ONLY = 'a rule of the PostgreSQL driver alone (`npm test` runs this file in its "postgres" project too)';
 
+/** A store on a database of its own, with the pool's options changed as given; closed and dropped after `use`. */
+async function withOwnPostgres(options: Partial<PostgresOptions>, use: (store: Store) => Promise<void>): Promise<void> {
+  const copy = await postgresCopy();
+  const own = await openPostgres(copy.url, { ...DEFAULT_CONFIG.postgres, ...options });
+  try {
+    await use(own);
+  } finally {
+    await own.close();
+    await copy.drop();
+  }
+}
+
 describe('Store conformance on PostgreSQL only', () => {
   it('a statement on the store inside one of its transactions is refused, not left to wait for a connection', async ({
     skip,
@@ -191,14 +204,8 @@ describe('Store conformance on PostgreSQL only', () => {
     skip,
   }) => {
     if (!onPostgres) return skip(POSTGRES_ONLY);
-    const copy = await postgresCopy();
     // Statements may wait 60 s for a lock: only the server ending the idle transaction lets the other one through.
-    const stalls = await openPostgres(copy.url, {
-      ...DEFAULT_CONFIG.postgres,
-      statementTimeoutMs: 60_000,
-      idleInTransactionTimeoutMs: 200,
-    });
-    try {
+    await withOwnPostgres({ statementTimeoutMs: 60_000, idleInTransactionTimeoutMs: 200 }, async (stalls) => {
       const resume = gate();
       const inside = gate();
       const stalled = stalls
@@ -221,23 +228,14 @@ describe('Store conformance on PostgreSQL only', () => {
       expect(await metaValue(stalls, 'other')).toBe('took the lock');
       // The database was not lost: the very next statement runs.
       expect(await stalls.value('SELECT 1')).toBe(1);
-    } finally {
-      await stalls.close();
-      await copy.drop();
-    }
+    });
   });
 
   it('a pool whose every connection stays taken answers StoreUnavailable (a 503), and serves again once one is free', async ({
     skip,
   }) => {
     if (!onPostgres) return skip(POSTGRES_ONLY);
-    const copy = await postgresCopy();
-    const small = await openPostgres(copy.url, {
-      ...DEFAULT_CONFIG.postgres,
-      maxConnections: 1,
-      connectTimeoutMs: 200,
-    });
-    try {
+    await withOwnPostgres({ maxConnections: 1, connectTimeoutMs: 200 }, async (small) => {
       const hold = gate();
       const held = gate();
       const holding = small.transaction(async () => {
@@ -251,9 +249,6 @@ describe('Store conformance on PostgreSQL only', () => {
       await holding;
       // Busy is not down: the very next statement runs.
       expect(await small.value('SELECT 1')).toBe(1);
-    } finally {
-      await small.close();
-      await copy.drop();
-    }
+    });
   });
 });
