@@ -40,11 +40,16 @@ async function startUnderLimit(fileLimit: number) {
 /**
  * An idle connection from `localAddress`, never sending a byte; `isClosed()` once the server has closed it. It reads
  * what comes (a 408 when the headers timeout cuts it), as any client does: an unread answer would hold its close back.
+ * It sends TCP keep-alive probes: a server slow to accept a flood overflows its accept queue, and the kernel then
+ * forgets a connection whose client already counts it established (its handshake's last packet was dropped). Such a
+ * connection never reaches the server, which cannot close it; a probe is answered with a reset, and it closes. Without
+ * them a fresh-clone CI on a busy machine waited 180 s for such connections, known to the client alone.
  */
 function idle(url: URL, localAddress: string) {
   const socket = connect({ port: Number(url.port), host: url.hostname, localAddress });
   sockets.push(socket);
   let closed = false;
+  socket.once('connect', () => socket.setKeepAlive(true, 1_000));
   socket.resume();
   socket.on('error', () => {});
   socket.on('close', () => (closed = true));
