@@ -9,6 +9,7 @@
 // meets them, with their entries, and the totals; what a wall-clock timer runs after the answers (the request log's
 // batch) is reported apart.
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { resolve, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -75,10 +76,21 @@ const fileOf = (node) => {
 };
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
 // The request log's batch (written once a second after the answers, on a timer and then in slices of setImmediate)
-// is not the request's path: what runs under its flushInSlices or writeSlice is walked apart and reported after it.
+// is not the request's path: what runs in its writing methods is walked apart and reported after it. A frame counts
+// as theirs by where its function is defined, not by its name: the batch's transaction callback is an arrow the
+// transaction runner calls, and the rest of an async method after an await resumes with no caller above it.
 // Other setImmediate callbacks (the group commit that runs a keyed write) stay on the path.
-const AFTER_ANSWER = new Set(['flushInSlices', 'writeSlice']);
-const isTimer = (node) => AFTER_ANSWER.has(node.callFrame.functionName) && fileOf(node) === 'request-log/log.ts';
+const AFTER_ANSWER = new Set(['flushInSlices', 'writeSlice', 'write', 'writeNow']);
+const LOG_FILE = 'request-log/log.ts';
+/** The built request log's methods as [name, first line] (0-based, as the profile counts), in order. */
+const logMethods = readFileSync(resolve(src, 'request-log/log.js'), 'utf8')
+  .split('\n')
+  .flatMap((line, i) => {
+    const method = /^ {4}(?:async )?(\w+)\(/.exec(line)?.[1];
+    return method ? [[method, i]] : [];
+  });
+const methodAt = (line) => logMethods.findLast(([, first]) => first <= line)?.[0];
+const isTimer = (node) => fileOf(node) === LOG_FILE && AFTER_ANSWER.has(methodAt(node.callFrame.lineNumber));
 /** File -> the files it is entered from (the request's own start, Node or Hono, is `(outside)`). */
 const entries = new Map();
 const afterAnswer = new Map();
