@@ -30,11 +30,13 @@ export async function insertTopUp(db: Db, t: Omit<TopUpRow, 'settled_at_ms'>): P
   );
 }
 
-/** The top-up while it has not settled. */
-export async function settlingTopUp(db: Db, id: string): Promise<TopUpRow | undefined> {
-  return (await db.get('SELECT * FROM topups WHERE id = ? AND settled_at_ms IS NULL', [id])) as TopUpRow | undefined;
-}
-
-export async function markTopUpSettled(db: Db, id: string, atMs: number): Promise<void> {
-  await db.run('UPDATE topups SET settled_at_ms = ? WHERE id = ?', [atMs, id]);
+/**
+ * Marks the top-up settled at `atMs` and answers it, if it had not settled yet: the settlement's read and its mark in
+ * one statement (on PostgreSQL every statement is a round trip).
+ */
+export async function settleTopUpRow(db: Db, id: string, atMs: number): Promise<TopUpRow | undefined> {
+  return (await db.get('UPDATE topups SET settled_at_ms = ? WHERE id = ? AND settled_at_ms IS NULL RETURNING *', [
+    atMs,
+    id,
+  ])) as TopUpRow | undefined;
 }

@@ -11,7 +11,7 @@ import {
   type CardStatus,
 } from '../../store/cards.js';
 import { assertInTransaction } from '../../store/db.js';
-import { insertTopUp, markTopUpSettled, settlingTopUp } from '../../store/topups.js';
+import { insertTopUp, settleTopUpRow } from '../../store/topups.js';
 import { hasPendingAuthorisation } from '../../store/transactions.js';
 import type { Account } from '../accounts/accounts.js';
 import { getBin, takeFromInventory, type Bin } from './bins.js';
@@ -199,9 +199,8 @@ export async function depositToCard(
 
 /** Job: a settling top-up reaches the card. */
 async function settleTopUp(deps: Deps, topUpId: string, nowMs: number): Promise<void> {
-  const t = await settlingTopUp(deps.db, topUpId);
+  const t = await settleTopUpRow(deps.db, topUpId, nowMs);
   if (!t) return;
-  await markTopUpSettled(deps.db, topUpId, nowMs);
   await transfer(deps, {
     accountId: t.account_id,
     debit: { kind: 'settling' },
