@@ -50,6 +50,33 @@ export async function earliestJobOf(db: Db, accountId: string, kindsJson: string
   return (await db.get(sql, params)) as JobRow | undefined;
 }
 
+/**
+ * The statement of `earliestJobsOf`, for a transaction to open with (store/seam.ts, `opening`): a timer slice's first
+ * read (domain/kernel/jobs.ts).
+ */
+export function earliestJobsRead(accountId: string, kindsJson: string, limit: number): Statement {
+  return {
+    sql: `SELECT * FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
+       ORDER BY due_at_ms, id LIMIT ?`,
+    params: [accountId, kindsJson, limit],
+  };
+}
+
+/** The account's earliest `limit` jobs of the given kinds, due or not, earliest first. */
+export async function earliestJobsOf(db: Db, accountId: string, kindsJson: string, limit: number): Promise<JobRow[]> {
+  const { sql, params } = earliestJobsRead(accountId, kindsJson, limit);
+  return (await db.all(sql, params)) as JobRow[];
+}
+
+/** The account's earliest `limit` jobs of any kind due at or before `untilMs`, earliest first. */
+export async function dueJobsOf(db: Db, accountId: string, untilMs: number, limit: number): Promise<JobRow[]> {
+  return (await db.all('SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT ?', [
+    accountId,
+    untilMs,
+    limit,
+  ])) as JobRow[];
+}
+
 /** The account's earliest job due at or before `untilMs`: of any kind, or of the given kinds. */
 export async function nextDueJob(
   db: Db,

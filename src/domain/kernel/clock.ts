@@ -54,8 +54,8 @@ export async function catchUp(deps: Deps, accountId: string, seen?: SeenClock, n
 
 /** `catchUp` for work that may wait: the due timers run in slices in the tenant's turns, then the account's "now". */
 async function caughtUp(deps: Deps, accountId: string): Promise<number> {
-  await deps.jobs.caughtUp(accountId, (scope) => now(scope, accountId));
-  return await catchUp(deps, accountId);
+  const nextDueMs = await deps.jobs.caughtUp(accountId, (scope) => now(scope, accountId));
+  return await catchUp(deps, accountId, undefined, nextDueMs);
 }
 
 async function clockMode(deps: Deps, accountId: string): Promise<ClockMode> {

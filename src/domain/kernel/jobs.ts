@@ -8,8 +8,11 @@ import {
   claimJob,
   deleteJob,
   dueAccounts,
+  dueJobsOf,
   earliestJobOf,
   earliestJobRead,
+  earliestJobsOf,
+  earliestJobsRead,
   finishLeasedJob,
   insertJob,
   leaseJob,
@@ -70,8 +73,29 @@ const toJob = (r: JobRow): Job => ({
  */
 const FIRST_SLICE_MS = 1;
 
+/** How many of an account's jobs a timer slice reads at once (one round trip on PostgreSQL). */
+const READ_AHEAD = 16;
+
+/** A job of a slice run with no savepoints threw: the slice rolled back, to run again with a savepoint per job. */
+class JobThrew extends Error {
+  constructor(readonly err: unknown) {
+    super('a job of the slice threw');
+  }
+}
+
 /** How often an advance looks again at a webhook attempt another instance has on the wire, until it is recorded. */
 const CLAIM_POLL_MS = 25;
+
+/**
+ * How a slice ended: `more` when jobs are left (or a background one, answered, comes next); over the foreground kinds,
+ * the due instant of the account's earliest job once none is due (Infinity: none).
+ */
+interface SliceOutcome {
+  background?: Job;
+  waitFor?: Job;
+  more: boolean;
+  nextDueMs?: number;
+}
 
 /** What an account's next background job is to a runner: its own to run now, or another's on the wire to wait for. */
 type BackgroundTurn = { run: Job } | { wait: Job };
@@ -96,7 +120,7 @@ export class JobRunner<D extends JobDeps<D>> {
   private polling = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** Accounts whose foreground timers are being caught up in slices (one catch-up per account at a time). */
-  private readonly catchingUp = new Map<string, Promise<void>>();
+  private readonly catchingUp = new Map<string, Promise<unknown>>();
   /** Accounts an event was written for this turn, whose webhook attempts the kick looks at. */
   private readonly kicked = new Set<string>();
 
@@ -148,6 +172,12 @@ export class JobRunner<D extends JobDeps<D>> {
    */
   private readonly minForegroundDue = new Map<string, number>();
 
+  /**
+   * The accounts whose slice is running, each with whether a job was scheduled for it since the slice's last job began:
+   * the new one may come due before the jobs the slice read ahead, so it reads again before its next job.
+   */
+  private readonly slicing = new Map<string, { scheduled: boolean }>();
+
   /** The foreground kinds as the store's job reads take them (a JSON array of names). */
   foregroundKinds(): string {
     this.foregroundJson ??= JSON.stringify([...this.kinds].filter(([, k]) => !k.background).map(([name]) => name));
@@ -185,6 +215,8 @@ export class JobRunner<D extends JobDeps<D>> {
   schedule(db: Db, accountId: string, kind: string, ref: string, dueAtMs: number): Promise<void> {
     const handler = this.kinds.get(kind);
     if (!handler) throw new Error(`unknown job kind ${kind}`);
+    const slice = this.slicing.get(accountId);
+    if (slice) slice.scheduled = true;
     if (!handler.background) {
       const known = this.minForegroundDue.get(accountId);
       if (known !== undefined && dueAtMs < known) this.minForegroundDue.set(accountId, dueAtMs);
@@ -211,11 +243,10 @@ export class JobRunner<D extends JobDeps<D>> {
     if (owns) this.inOrder.add(accountId);
     try {
       const tenantId = await this.tenantOf(accountId);
-      const kinds = opts.includeBackground ? undefined : this.foregroundKinds();
       const budget = new SliceBudget();
       const untilOf: NowOf<D> = () => Promise.resolve(untilMs);
       for (;;) {
-        const slice = await budget.run((workMs) => this.runSlice(accountId, untilOf, kinds, workMs));
+        const slice = await budget.run((workMs) => this.runSlice(accountId, untilOf, !opts.includeBackground, workMs));
         // A webhook attempt waits on the network, which leaves the thread to others.
         if (slice.background) await this.execute(slice.background);
         // Another's attempt of the account is on the wire: this advance answers once it is recorded.
@@ -232,47 +263,101 @@ export class JobRunner<D extends JobDeps<D>> {
 
   /**
    * One slice: the account's due jobs (of `kinds`, or any), in due order, until `sliceMs` have passed, none is due, or
-   * a background job comes next (answered, for the caller to await). In one transaction, each job in a savepoint of
-   * its own (its claim and its effects together), so the slice commits once: a day of traffic is some 30,000 jobs,
-   * and a commit each cost more than the jobs. A job that fails rolls back alone; those before it commit, then its
-   * error goes on to the caller, as it did when each job committed alone. Every read of the slice goes through the
-   * transaction's scope: a statement on the store itself would wait for the transaction to end (store/sqlite.ts).
+   * a background job comes next (answered, for the caller to await). In one transaction, so the slice commits once: a
+   * day of traffic is some 30,000 jobs, and a commit each cost more than the jobs. Each job's claim and effects go
+   * together, and a job that fails rolls back alone: those before it commit, then its error goes on to the caller, as
+   * it did when each job committed alone. That needs a savepoint per job, two round trips each on PostgreSQL, for a
+   * failure that is a bug: so the slice runs first with none, and only when a job throws does it run again (the
+   * first pass rolled back whole) with a savepoint per job.
    */
   private async runSlice(
     accountId: string,
     untilOf: NowOf<D>,
-    kinds: string | undefined,
+    foreground: boolean,
     sliceMs: number,
-  ): Promise<{ background?: Job; waitFor?: Job; more: boolean }> {
+  ): Promise<SliceOutcome> {
+    try {
+      return await this.runSliceOnce(accountId, untilOf, { foreground, sliceMs, savepoints: false });
+    } catch (err) {
+      if (!(err instanceof JobThrew)) throw err;
+    }
+    return await this.runSliceOnce(accountId, untilOf, { foreground, sliceMs, savepoints: true });
+  }
+
+  /**
+   * A slice's transaction. The due jobs are read READ_AHEAD at a time; a job that schedules another (which may come
+   * due before those read) makes the next job read again. The time is looked at once the next job is known to be
+   * due, so a slice that ran its last due job ends in its own transaction rather than opening one to find none. Over
+   * the foreground kinds, the reads take the earliest jobs, due or not: the first not due is the account's next bound
+   * (`nextDueMs`), learnt without a read of its own; the slice's first read goes with the transaction's opening
+   * (store/seam.ts). Every read of the slice goes through the transaction's scope: a statement on the store itself
+   * would wait for the transaction to end (store/sqlite.ts). The first job never needs a savepoint: the transaction
+   * holds nothing else, so its failure rolls the transaction back instead.
+   */
+  private async runSliceOnce(
+    accountId: string,
+    untilOf: NowOf<D>,
+    { foreground, sliceMs, savepoints }: { foreground: boolean; sliceMs: number; savepoints: boolean },
+  ): Promise<SliceOutcome> {
     const endMs = performance.now() + sliceMs;
-    let outcome: { background?: Job; waitFor?: Job; more: boolean } = { more: false };
+    let outcome: SliceOutcome = { more: false };
     let failed: { err: unknown } | undefined;
-    await this.deps.root().transactions.run(
-      async (scope) => {
-        for (;;) {
-          const row = await nextDueJob(scope.db, accountId, await untilOf(scope), kinds);
-          if (!row) return;
-          const job = toJob(row);
-          if (this.kinds.get(job.kind)?.background) {
-            const turn = await this.claimNextBackground(scope.db, accountId, job);
-            outcome = 'run' in turn ? { background: turn.run, more: true } : { waitFor: turn.wait, more: true };
-            return;
+    const kinds = this.foregroundKinds();
+    const read = (db: Db, untilMs: number) =>
+      foreground ? earliestJobsOf(db, accountId, kinds, READ_AHEAD) : dueJobsOf(db, accountId, untilMs, READ_AHEAD);
+    const slice = { scheduled: false };
+    await this.deps
+      .root()
+      .transactions.run(
+        async (scope) => {
+          this.slicing.set(accountId, slice);
+          let ahead: JobRow[] = [];
+          for (let ran = 0; ; ran++) {
+            const untilMs = await untilOf(scope);
+            if (ahead.length === 0 || slice.scheduled) ahead = await read(scope.db, untilMs);
+            const row = ahead[0];
+            if (!row || row.due_at_ms > untilMs) {
+              if (!foreground) return;
+              // Learnt in the transaction, as runForegroundDue does: a job scheduled after it only lowers the bound.
+              outcome = { more: false, nextDueMs: row ? row.due_at_ms : Infinity };
+              this.minForegroundDue.set(accountId, outcome.nextDueMs!);
+              return;
+            }
+            if (ran > 0 && performance.now() > endMs) {
+              outcome = { more: true };
+              return;
+            }
+            ahead.shift();
+            const job = toJob(row);
+            if (this.kinds.get(job.kind)?.background) {
+              const turn = await this.claimNextBackground(scope.db, accountId, job);
+              outcome = 'run' in turn ? { background: turn.run, more: true } : { waitFor: turn.wait, more: true };
+              return;
+            }
+            slice.scheduled = false;
+            if (ran === 0 || !savepoints) {
+              try {
+                await this.execute(job, scope, { savepoint: false });
+              } catch (err) {
+                // Rolls the transaction back: nothing of the slice commits, and a later job's failure runs it again.
+                throw ran === 0 || err instanceof StoreUnavailable ? err : new JobThrew(err);
+              }
+              continue;
+            }
+            try {
+              await this.execute(job, scope);
+            } catch (err) {
+              failed = { err };
+              return;
+            }
           }
-          try {
-            await this.execute(job, scope);
-          } catch (err) {
-            failed = { err };
-            return;
-          }
-          if (performance.now() > endMs) {
-            outcome = { more: true };
-            return;
-          }
-        }
-      },
-      // On the account: its jobs run one runner at a time, across instances (see the class).
-      { account: accountId },
-    );
+        },
+        // On the account: its jobs run one runner at a time, across instances (see the class).
+        { account: accountId, opening: foreground ? [earliestJobsRead(accountId, kinds, READ_AHEAD)] : undefined },
+      )
+      .finally(() => {
+        if (this.slicing.get(accountId) === slice) this.slicing.delete(accountId);
+      });
     if (failed) throw failed.err;
     return outcome;
   }
@@ -308,29 +393,30 @@ export class JobRunner<D extends JobDeps<D>> {
    * backlog (a day of traffic on a clock nobody advanced) never runs in one go. One catch-up per account at a time: a
    * second request waits for the first's. Never waits on the network. `nextDueMs`: the due instant of the account's
    * earliest foreground job, as the request read it with its authentication (store/api-keys.ts), which spares the
-   * read here. Answers whether nothing was due (nothing ran, nor was waited for): then `nextDueMs` still holds.
+   * read here. Answers that instant as it now stands: `nextDueMs` itself when nothing was due, the one the catch-up
+   * read last when it ran jobs, undefined when it cannot tell (another request's catch-up ran them).
    */
-  async caughtUp(accountId: string, nowOf: NowOf<D>, nextDueMs?: number): Promise<boolean> {
+  async caughtUp(accountId: string, nowOf: NowOf<D>, nextDueMs?: number): Promise<number | undefined> {
     const running = this.catchingUp.get(accountId);
-    if (running) return running.then(() => false);
+    if (running) return running.then(() => undefined);
     const root = this.deps.root();
     const nowMs = await nowOf(root);
     // Another request may have started the account's catch-up while its "now" was read.
     const started = this.catchingUp.get(accountId);
-    if (started) return started.then(() => false);
-    if (nextDueMs !== undefined && nextDueMs > nowMs) return true;
-    if (!this.mayBeDue(accountId, nowMs)) return true;
+    if (started) return started.then(() => undefined);
+    if (nextDueMs !== undefined && nextDueMs > nowMs) return nextDueMs;
+    if (!this.mayBeDue(accountId, nowMs)) return nextDueMs;
     // Where the bound is not trusted, one read tells, rather than a transaction on the account on every request.
     if (!this.boundsHold() && nextDueMs === undefined) {
       const earliest = await earliestJobOf(root.db, accountId, this.foregroundKinds());
-      if (!earliest || earliest.due_at_ms > nowMs) return true;
+      if (!earliest || earliest.due_at_ms > nowMs) return earliest ? earliest.due_at_ms : Infinity;
       const meanwhile = this.catchingUp.get(accountId);
-      if (meanwhile) return meanwhile.then(() => false);
+      if (meanwhile) return meanwhile.then(() => undefined);
     }
-    return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS).then(() => false);
+    return this.catchUpInSlices(accountId, nowOf, FIRST_SLICE_MS);
   }
 
-  private catchUpInSlices(accountId: string, nowOf: NowOf<D>, firstSliceMs: number): Promise<void> {
+  private catchUpInSlices(accountId: string, nowOf: NowOf<D>, firstSliceMs: number): Promise<number | undefined> {
     const done = this.runForegroundSlices(accountId, nowOf, firstSliceMs).finally(() =>
       this.catchingUp.delete(accountId),
     );
@@ -338,24 +424,25 @@ export class JobRunner<D extends JobDeps<D>> {
     return done;
   }
 
-  private async runForegroundSlices(accountId: string, nowOf: NowOf<D>, firstSliceMs: number): Promise<void> {
-    const tenantId = await this.tenantOf(accountId);
+  /** The slices of a catch-up; answers the next bound its last slice read. */
+  private async runForegroundSlices(
+    accountId: string,
+    nowOf: NowOf<D>,
+    firstSliceMs: number,
+  ): Promise<number | undefined> {
     const budget = new SliceBudget();
-    let first = firstSliceMs > 0;
-    for (;;) {
+    // Read only for a turn: a catch-up of one slice, the request path's common case, waits for none.
+    let tenantId: string | undefined;
+    for (let first = firstSliceMs > 0; ; first = false) {
       if (!first) {
-        await this.deps.fairShare.turn(tenantId);
+        await this.deps.fairShare.turn((tenantId ??= await this.tenantOf(accountId)));
         // The timer's catch-up of a stopping runner starts nothing more.
-        if (firstSliceMs <= 0 && !this.timer) return;
+        if (firstSliceMs <= 0 && !this.timer) return undefined;
       }
       const sliceMs = first ? firstSliceMs : budget.ms;
-      const slice = await budget.run(() => this.runSlice(accountId, nowOf, this.foregroundKinds(), sliceMs));
-      if (!slice.more) break;
-      first = false;
+      const slice = await budget.run(() => this.runSlice(accountId, nowOf, true, sliceMs));
+      if (!slice.more) return slice.nextDueMs;
     }
-    // Learns the next bound (and runs what fell due meanwhile, a few at most).
-    const root = this.deps.root();
-    await this.runForegroundDue(root, accountId, await nowOf(root));
   }
 
   /**
@@ -386,7 +473,7 @@ export class JobRunner<D extends JobDeps<D>> {
    * transaction of its own or a savepoint of `scope`'s. A background one is already claimed for this instance
    * (claimNextBackground): it runs outside any transaction, its lease renewed meanwhile, and its row goes after.
    */
-  private async execute(job: Job, scope?: D): Promise<void> {
+  private async execute(job: Job, scope?: D, { savepoint = true } = {}): Promise<void> {
     const kind = this.kinds.get(job.kind);
     const root = this.deps.root();
     if (!kind) {
@@ -395,12 +482,11 @@ export class JobRunner<D extends JobDeps<D>> {
       return;
     }
     if (!kind.background) {
-      await (scope ?? root).transactions.run(
-        async (deps) => {
-          if (await claimJob(deps.db, job.id)) await kind.run(deps, job);
-        },
-        { account: job.accountId },
-      );
+      const claimAndRun = async (deps: D) => {
+        if (await claimJob(deps.db, job.id)) await kind.run(deps, job);
+      };
+      if (scope && !savepoint) await claimAndRun(scope);
+      else await (scope ?? root).transactions.run(claimAndRun, { account: job.accountId });
       return;
     }
     const p = this.runClaimed(root, kind, job);
