@@ -262,7 +262,7 @@ export class JobRunner<D extends JobDeps<D>> {
   }
 
   /**
-   * One slice: the account's due jobs (of `kinds`, or any), in due order, until `sliceMs` have passed, none is due, or
+   * One slice: the account's due jobs (foreground, or any), in due order, until `sliceMs` have passed, none is due, or
    * a background job comes next (answered, for the caller to await). In one transaction, so the slice commits once: a
    * day of traffic is some 30,000 jobs, and a commit each cost more than the jobs. Each job's claim and effects go
    * together, and a job that fails rolls back alone: those before it commit, then its error goes on to the caller, as
