@@ -35,24 +35,9 @@ export async function deleteJobsOfKind(db: Db, accountId: string, kind: string):
   await db.run('DELETE FROM jobs WHERE account_id = ? AND kind = ?', [accountId, kind]);
 }
 
-/** The statement of `earliestJobOf`, for a transaction to open with (store/seam.ts, `opening`). */
-export function earliestJobRead(accountId: string, kindsJson: string): Statement {
-  return {
-    sql: `SELECT * FROM jobs WHERE account_id = ? AND kind IN (SELECT value FROM json_each(?))
-       ORDER BY due_at_ms, id LIMIT 1`,
-    params: [accountId, kindsJson],
-  };
-}
-
-/** The account's earliest job of the given kinds, due or not: asked on every request. */
-export async function earliestJobOf(db: Db, accountId: string, kindsJson: string): Promise<JobRow | undefined> {
-  const { sql, params } = earliestJobRead(accountId, kindsJson);
-  return (await db.get(sql, params)) as JobRow | undefined;
-}
-
 /**
  * The statement of `earliestJobsOf`, for a transaction to open with (store/seam.ts, `opening`): a timer slice's first
- * read (domain/kernel/jobs.ts).
+ * read (domain/kernel/jobs.ts), and with a limit of 1 `earliestJobOf`'s (a keyed write's).
  */
 export function earliestJobsRead(accountId: string, kindsJson: string, limit: number): Statement {
   return {
@@ -68,6 +53,16 @@ export async function earliestJobsOf(db: Db, accountId: string, kindsJson: strin
   return (await db.all(sql, params)) as JobRow[];
 }
 
+/** The statement of `earliestJobOf`, for a transaction to open with (store/seam.ts, `opening`). */
+export const earliestJobRead = (accountId: string, kindsJson: string): Statement =>
+  earliestJobsRead(accountId, kindsJson, 1);
+
+/** The account's earliest job of the given kinds, due or not: asked on every request. */
+export async function earliestJobOf(db: Db, accountId: string, kindsJson: string): Promise<JobRow | undefined> {
+  const { sql, params } = earliestJobRead(accountId, kindsJson);
+  return (await db.get(sql, params)) as JobRow | undefined;
+}
+
 /** The account's earliest `limit` jobs of any kind due at or before `untilMs`, earliest first. */
 export async function dueJobsOf(db: Db, accountId: string, untilMs: number, limit: number): Promise<JobRow[]> {
   return (await db.all('SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT ?', [
@@ -77,25 +72,18 @@ export async function dueJobsOf(db: Db, accountId: string, untilMs: number, limi
   ])) as JobRow[];
 }
 
-/** The account's earliest job due at or before `untilMs`: of any kind, or of the given kinds. */
+/** The account's earliest job of the given kinds due at or before `untilMs`. */
 export async function nextDueJob(
   db: Db,
   accountId: string,
   untilMs: number,
-  kindsJson?: string,
+  kindsJson: string,
 ): Promise<JobRow | undefined> {
-  return (
-    kindsJson === undefined
-      ? await db.get('SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ? ORDER BY due_at_ms, id LIMIT 1', [
-          accountId,
-          untilMs,
-        ])
-      : await db.get(
-          `SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ?
-             AND kind IN (SELECT value FROM json_each(?)) ORDER BY due_at_ms, id LIMIT 1`,
-          [accountId, untilMs, kindsJson],
-        )
-  ) as JobRow | undefined;
+  return (await db.get(
+    `SELECT * FROM jobs WHERE account_id = ? AND due_at_ms <= ?
+       AND kind IN (SELECT value FROM json_each(?)) ORDER BY due_at_ms, id LIMIT 1`,
+    [accountId, untilMs, kindsJson],
+  )) as JobRow | undefined;
 }
 
 /**

@@ -33,7 +33,7 @@ async function setUp() {
   const schedule = (kind: string, ref: string, dueMs: number) =>
     sb!.deps.transactions.run((deps) => deps.jobs.schedule(deps.db, accountId, kind, ref, dueMs));
   const rows = async () =>
-    (await sb!.deps.store.all<{ ref: string }>('SELECT ref FROM jobs WHERE account_id = ? ORDER BY ref', [accountId]))
+    (await sb!.deps.store.all<{ ref: string }>('SELECT ref FROM jobs WHERE account_id = ?', [accountId]))
       .map((r) => r.ref)
       .sort();
   const runDue = (untilMs: number) => sb!.deps.jobs.runDue(accountId, untilMs, { includeBackground: false });
